@@ -1,0 +1,250 @@
+package mapcommons
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"mapcommons/format/wkb"
+)
+
+// AttrType is the type of an attribute column.
+type AttrType string
+
+// Attribute types. Dates are kept as strings for now.
+const (
+	AttrInteger AttrType = "integer"
+	AttrFloat   AttrType = "float"
+	AttrString  AttrType = "string"
+	AttrBoolean AttrType = "boolean"
+	AttrDate    AttrType = "date"
+)
+
+// Numeric reports whether values of t are numbers.
+func (t AttrType) Numeric() bool { return t == AttrInteger || t == AttrFloat }
+
+// Attribute describes one attribute column of a dataset.
+type Attribute struct {
+	ID           int64    `json:"id"` // zero-based column index within the dataset
+	Name         string   `json:"name"`
+	OriginalName string   `json:"original_name"`
+	Type         AttrType `json:"data_type"`
+	Description  string   `json:"description"`
+}
+
+// Stats summarises one numeric attribute over all features.
+type Stats struct {
+	Min      float64 `json:"min"`
+	Max      float64 `json:"max"`
+	Mean     float64 `json:"mean"`
+	Median   float64 `json:"median"`
+	Stdev    float64 `json:"stdev"`
+	Variance float64 `json:"variance"`
+}
+
+// Dataset states.
+const (
+	StateComplete = "complete"
+)
+
+// Dataset is an uploaded or registered collection of features and its metadata.
+type Dataset struct {
+	ID      int64
+	OwnerID int64  // 0 when the owner's account is gone
+	Owner   string // the owner's login ("contributor")
+
+	Metadata
+
+	Type     string // the file type it came from: csv, shp, kml, atom
+	DataType string // "Dataset" or "Data Feed"
+	State    string
+
+	FeatureCount  int64
+	Extent        *wkb.Rect // nil when there is no geometry
+	GeometryTypes []string  // "point", "line", "area" in that order, each once
+	Attributes    []Attribute
+	Stats         map[string]Stats // by attribute name, numeric attributes only
+	CRS           string           // the name of the CRS the data came in, "" when unknown
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Metadata is the user-editable description of a dataset.
+type Metadata struct {
+	Title          string
+	Description    string
+	Author         string
+	Tags           string // comma-separated words
+	MetadataURL    string
+	CitationURL    string
+	ContactName    string
+	ContactAddress string
+	ContactPhone   string
+	ProcessNotes   string
+}
+
+// MetadataUpdate names the metadata fields to change; nil means unchanged.
+type MetadataUpdate struct {
+	Title          *string
+	Description    *string
+	Author         *string
+	Tags           *string
+	MetadataURL    *string
+	CitationURL    *string
+	ContactName    *string
+	ContactAddress *string
+	ContactPhone   *string
+	ProcessNotes   *string
+}
+
+// Fields pairs each parameter name with its field, for parsing and applying.
+func (u *MetadataUpdate) Fields() []struct {
+	Name string
+	Ptr  **string
+} {
+	return []struct {
+		Name string
+		Ptr  **string
+	}{
+		{"title", &u.Title}, {"description", &u.Description}, {"author", &u.Author},
+		{"tags", &u.Tags}, {"metadata_url", &u.MetadataURL}, {"citation_url", &u.CitationURL},
+		{"contact_name", &u.ContactName}, {"contact_address", &u.ContactAddress},
+		{"contact_phone", &u.ContactPhone}, {"process_notes", &u.ProcessNotes},
+	}
+}
+
+// Apply copies the given fields of u onto m.
+func (u *MetadataUpdate) Apply(m *Metadata) {
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&m.Title, u.Title)
+	set(&m.Description, u.Description)
+	set(&m.Author, u.Author)
+	set(&m.Tags, u.Tags)
+	set(&m.MetadataURL, u.MetadataURL)
+	set(&m.CitationURL, u.CitationURL)
+	set(&m.ContactName, u.ContactName)
+	set(&m.ContactAddress, u.ContactAddress)
+	set(&m.ContactPhone, u.ContactPhone)
+	set(&m.ProcessNotes, u.ProcessNotes)
+}
+
+// Size limits of metadata.
+const (
+	MaxTitleLen = 500
+	MaxTextLen  = 64 << 10
+)
+
+// Validate checks the metadata.
+func (m *Metadata) Validate() error {
+	if len(m.Title) > MaxTitleLen {
+		return Errorf(EINVALID, "title: longer than %d bytes", MaxTitleLen)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"description", m.Description}, {"author", m.Author}, {"tags", m.Tags},
+		{"metadata_url", m.MetadataURL}, {"citation_url", m.CitationURL},
+		{"contact_name", m.ContactName}, {"contact_address", m.ContactAddress},
+		{"contact_phone", m.ContactPhone}, {"process_notes", m.ProcessNotes},
+	} {
+		if len(f.v) > MaxTextLen {
+			return Errorf(EINVALID, "%s: longer than %d bytes", f.name, MaxTextLen)
+		}
+	}
+	return nil
+}
+
+// NormalizeTags turns a comma- or space-separated tag string into the
+// stored form: lower-case words joined by ", ", duplicates removed.
+func NormalizeTags(s string) string {
+	sep := func(r rune) bool { return r == ',' }
+	if !strings.Contains(s, ",") {
+		sep = func(r rune) bool { return r == ' ' || r == '\t' }
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range strings.FieldsFunc(s, sep) {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// DatasetFilter selects datasets in FindDatasets.
+type DatasetFilter struct {
+	OwnerID *int64
+	Offset  int
+	Limit   int // 0 means no limit
+}
+
+// DatasetService stores datasets and their features.
+type DatasetService interface {
+	// FindDatasetByID returns ENOTFOUND when there is no such dataset.
+	FindDatasetByID(ctx context.Context, id int64) (*Dataset, error)
+	// FindDatasets returns a page of datasets by id and the total count.
+	FindDatasets(ctx context.Context, f DatasetFilter) ([]*Dataset, int, error)
+	// CreateDataset stores ds and every feature of src atomically: on any
+	// error nothing is left behind. It sets ds.ID, the counts, extent, stats
+	// and times. Returns EINVALID when src reports bad input, or its error.
+	CreateDataset(ctx context.Context, ds *Dataset, src FeatureSource) error
+	// UpdateDataset changes metadata; ENOTFOUND when there is no such dataset.
+	UpdateDataset(ctx context.Context, id int64, upd MetadataUpdate) (*Dataset, error)
+	// DeleteDataset removes the dataset and its features for good;
+	// ENOTFOUND when there is no such dataset.
+	DeleteDataset(ctx context.Context, id int64) error
+}
+
+// MaxAttributes bounds the number of attribute columns of a dataset.
+const MaxAttributes = 1000
+
+// NormalizeAttributes gives every attribute a usable, unique name and its
+// index as ID: blank names become "column_<n>", "geometry" (which the feature
+// JSON uses for the geometry) becomes "geometry_<n>", and a name equal to an
+// earlier one (ignoring case) gets the first free suffix "_2", "_3", ...
+// OriginalName keeps the name as it came when it is empty.
+func NormalizeAttributes(attrs []Attribute) error {
+	if len(attrs) > MaxAttributes {
+		return Errorf(EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), MaxAttributes)
+	}
+	taken := make(map[string]bool, len(attrs))
+	for i := range attrs {
+		a := &attrs[i]
+		if a.OriginalName == "" {
+			a.OriginalName = a.Name
+		}
+		name := strings.TrimSpace(a.Name)
+		if name == "" {
+			name = "column_" + itoa(i+1)
+		}
+		base := name
+		if strings.EqualFold(base, "geometry") {
+			name = base + "_2"
+		}
+		for n := 2; taken[strings.ToLower(name)]; n++ {
+			name = base + "_" + itoa(n)
+		}
+		taken[strings.ToLower(name)] = true
+		a.Name = name
+		a.ID = int64(i)
+	}
+	return nil
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for ; n > 0; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+	}
+	return string(b[i:])
+}

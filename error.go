@@ -1,0 +1,58 @@
+package mapcommons
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. api/error.go maps each to one HTTP status.
+const (
+	EINVALID        = "invalid"          // malformed or missing input (400)
+	EUNAUTHORIZED   = "unauthorized"     // not logged in, or bad credentials (401)
+	EFORBIDDEN      = "forbidden"        // logged in but not allowed (403)
+	ENOTFOUND       = "not_found"        // no such object (404)
+	ECONFLICT       = "conflict"         // already exists (409)
+	ETOOLARGE       = "too_large"        // over a size limit (413)
+	EUNSUPPORTED    = "unsupported_type" // an upload of a kind we cannot read (415)
+	EINTERNAL       = "internal"         // a bug or an outage; never shown (500)
+	ENOTIMPLEMENTED = "not_implemented"  // a format or feature not built yet (501)
+)
+
+// Error is the error type of the domain: a code, a message safe to show to
+// the caller, and optionally per-field messages (user validation).
+type Error struct {
+	Code    string
+	Message string
+	Fields  map[string][]string
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err: its own for an *Error anywhere in the
+// chain, EINTERNAL for anything else, "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of err that may be shown to a caller.
+func ErrorMessage(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

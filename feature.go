@@ -1,0 +1,39 @@
+package mapcommons
+
+import (
+	"context"
+	"io"
+)
+
+// Feature is one row of a dataset: its zero-based position, one value per
+// attribute of the dataset (aligned with Dataset.Attributes) and its
+// geometry as WKB (2-D, little endian; nil when the feature has none).
+//
+// Values hold int64 (AttrInteger), float64 (AttrFloat), string (AttrString,
+// AttrDate), bool (AttrBoolean) or nil.
+type Feature struct {
+	Position int64
+	Values   []any
+	Geometry []byte
+}
+
+// FeatureSource is a stream of features read from an upload: its schema,
+// known before the first feature, then the features in order. Next returns
+// io.EOF after the last one; any other error is the reader's (EINVALID for
+// bad input). A feature returned by Next may be reused by the following call.
+type FeatureSource interface {
+	Attributes() []Attribute
+	Next() (*Feature, error)
+}
+
+// EOF is returned by FeatureSource.Next after the last feature.
+var EOF = io.EOF
+
+// FeatureService reads the features of datasets.
+type FeatureService interface {
+	// ScanFeatures calls fn for each feature of the dataset that q selects,
+	// in q's order, streaming. The *Feature passed to fn is reused between
+	// calls. Returns ENOTFOUND when the dataset does not exist, EINVALID when
+	// q does not fit the dataset, or the first error fn returns.
+	ScanFeatures(ctx context.Context, datasetID int64, q *FeatureQuery, fn func(*Feature) error) error
+}

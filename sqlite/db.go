@@ -1,0 +1,175 @@
+// Package sqlite is the embedded store of mapcommons: one SQLite database
+// file (modernc.org/sqlite, pure Go) in WAL mode, written by one connection
+// and read by many.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"mapcommons"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// timeLayout is how times are stored: UTC, sortable, microseconds.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// DB is an open store.
+type DB struct {
+	path  string
+	write *sql.DB // one connection: SQLite has one writer
+	read  *sql.DB // many connections, query-only
+	Now   func() time.Time
+}
+
+// Open opens (creating when missing) the database file at path and brings
+// its schema up to date.
+func Open(path string) (*DB, error) {
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, err
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "temp_store(FILE)")
+	q.Add("_pragma", "journal_size_limit(67108864)")
+	q.Set("_auto_vacuum", "INCREMENTAL")
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + q.Encode()
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	db := &DB{path: path, write: w, Now: time.Now}
+	if err := db.migrate(context.Background()); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	rq := url.Values{}
+	rq.Add("_pragma", "busy_timeout(30000)")
+	rq.Add("_pragma", "query_only(1)")
+	rq.Add("_pragma", "cache_size(-16384)")
+	rq.Set("_txlock", "deferred")
+	r, err := sql.Open("sqlite", "file:"+path+"?"+rq.Encode())
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	r.SetMaxOpenConns(16)
+	r.SetMaxIdleConns(16)
+	db.read = r
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var n int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&n)
+}
+
+func (db *DB) now() string { return db.Now().UTC().Format(timeLayout) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeLayout, s)
+	return t
+}
+
+// migrate applies every embedded migration not yet applied, each in its
+// own transaction, in file name order.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.migrateFile(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateFile(ctx context.Context, name string) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	} else if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES (?)`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// formatError translates driver errors into domain errors: the one place
+// that knows SQLite's error codes.
+func formatError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found")
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
+		case sqlite3.SQLITE_FULL:
+			return mapcommons.Errorf(mapcommons.ETOOLARGE, "the store is full")
+		}
+		if strings.Contains(se.Error(), "no such table: features_") {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset not found")
+		}
+	}
+	return err
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

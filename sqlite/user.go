@@ -1,0 +1,108 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"mapcommons"
+)
+
+// UserService implements mapcommons.UserService on the store.
+type UserService struct{ db *DB }
+
+// NewUserService returns the user service of db.
+func NewUserService(db *DB) *UserService { return &UserService{db: db} }
+
+var _ mapcommons.UserService = (*UserService)(nil)
+
+const userColumns = `id, login, email, fullname, password_hash, admin, created_at, updated_at`
+
+func scanUser(row interface{ Scan(...any) error }) (*mapcommons.User, error) {
+	var u mapcommons.User
+	var created, updated string
+	if err := row.Scan(&u.ID, &u.Login, &u.Email, &u.Fullname, &u.PasswordHash, &u.Admin, &created, &updated); err != nil {
+		return nil, err
+	}
+	u.CreatedAt, u.UpdatedAt = parseTime(created), parseTime(updated)
+	return &u, nil
+}
+
+func userNotFound(err error, what string) error {
+	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s not found", what)
+	}
+	return err
+}
+
+// FindUserByID implements mapcommons.UserService.
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+	return u, userNotFound(formatError(err), itoa(id))
+}
+
+// FindUserByLogin implements mapcommons.UserService.
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE login = ?`, login))
+	return u, userNotFound(formatError(err), login)
+}
+
+// CreateUser implements mapcommons.UserService.
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+	now := s.db.now()
+	res, err := s.db.write.ExecContext(ctx,
+		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now, now)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+		return &mapcommons.Error{Code: mapcommons.ECONFLICT, Message: "login: " + u.Login + " is already taken",
+			Fields: map[string][]string{"login": {"has already been taken"}}}
+	} else if err != nil {
+		return err
+	}
+	if u.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	u.CreatedAt, u.UpdatedAt = parseTime(now), parseTime(now)
+	return nil
+}
+
+// UpdateUser implements mapcommons.UserService.
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
+	var sets []string
+	var args []any
+	add := func(col string, v any) {
+		sets = append(sets, col+" = ?")
+		args = append(args, v)
+	}
+	if upd.Email != nil {
+		add("email", *upd.Email)
+	}
+	if upd.Fullname != nil {
+		add("fullname", *upd.Fullname)
+	}
+	if upd.PasswordHash != nil {
+		add("password_hash", *upd.PasswordHash)
+	}
+	if upd.Admin != nil {
+		add("admin", *upd.Admin)
+	}
+	add("updated_at", s.db.now())
+	args = append(args, id)
+	u, err := scanUser(s.db.write.QueryRowContext(ctx,
+		`UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = ? RETURNING `+userColumns, args...))
+	return u, userNotFound(formatError(err), itoa(id))
+}
+
+// DeleteUser implements mapcommons.UserService.
+func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+	res, err := s.db.write.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return userNotFound(formatError(sql.ErrNoRows), itoa(id))
+	}
+	return nil
+}

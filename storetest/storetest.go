@@ -1,0 +1,324 @@
+// Package storetest is the contract every mapcommons store must pass:
+// storetest.Run(t, open) runs it against a fresh store from open.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// Services are the services of one open store.
+type Services struct {
+	Users    mapcommons.UserService
+	Datasets mapcommons.DatasetService
+	Features mapcommons.FeatureService
+}
+
+// Opener returns the services of a new, empty store, closed by tb.Cleanup.
+type Opener func(tb testing.TB) Services
+
+// Run runs the whole contract.
+func Run(t *testing.T, open Opener) {
+	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
+	t.Run("Datasets", func(t *testing.T) { testDatasets(t, open) })
+	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
+}
+
+func code(t *testing.T, err error, want string) {
+	t.Helper()
+	if got := mapcommons.ErrorCode(err); got != want {
+		t.Fatalf("error code = %q (%v), want %q", got, err, want)
+	}
+}
+
+// MustCreateUser creates a user with the given login.
+func MustCreateUser(tb testing.TB, s Services, login string, admin bool) *mapcommons.User {
+	tb.Helper()
+	u := &mapcommons.User{Login: login, Email: login + "@example.com", Fullname: "Full " + login, PasswordHash: "x", Admin: admin}
+	if err := s.Users.CreateUser(context.Background(), u); err != nil {
+		tb.Fatal(err)
+	}
+	return u
+}
+
+func testUsers(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("OK", func(t *testing.T) {
+		s := open(t)
+		u := MustCreateUser(t, s, "Alice", false)
+		if u.ID == 0 || u.CreatedAt.IsZero() {
+			t.Fatalf("id/time not set: %+v", u)
+		}
+		byID, err := s.Users.FindUserByID(ctx, u.ID)
+		if err != nil || byID.Login != "Alice" || byID.Email != "Alice@example.com" || byID.Fullname != "Full Alice" {
+			t.Fatalf("FindUserByID = %+v, %v", byID, err)
+		}
+		byLogin, err := s.Users.FindUserByLogin(ctx, "alice")
+		if err != nil || byLogin.ID != u.ID {
+			t.Fatalf("FindUserByLogin is not case-insensitive: %+v, %v", byLogin, err)
+		}
+		email, admin := "new@example.com", true
+		upd, err := s.Users.UpdateUser(ctx, u.ID, mapcommons.UserUpdate{Email: &email, Admin: &admin})
+		if err != nil || upd.Email != email || !upd.Admin || upd.Fullname != "Full Alice" {
+			t.Fatalf("UpdateUser = %+v, %v", upd, err)
+		}
+		if err := s.Users.DeleteUser(ctx, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Users.FindUserByID(ctx, u.ID)
+		code(t, err, mapcommons.ENOTFOUND)
+	})
+	t.Run("ErrConflict", func(t *testing.T) {
+		s := open(t)
+		MustCreateUser(t, s, "bob", false)
+		err := s.Users.CreateUser(ctx, &mapcommons.User{Login: "BOB", Email: "b@example.com", PasswordHash: "x"})
+		code(t, err, mapcommons.ECONFLICT)
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		_, err := s.Users.FindUserByID(ctx, 999)
+		code(t, err, mapcommons.ENOTFOUND)
+		_, err = s.Users.FindUserByLogin(ctx, "nobody")
+		code(t, err, mapcommons.ENOTFOUND)
+		x := "x"
+		_, err = s.Users.UpdateUser(ctx, 999, mapcommons.UserUpdate{Email: &x})
+		code(t, err, mapcommons.ENOTFOUND)
+		code(t, s.Users.DeleteUser(ctx, 999), mapcommons.ENOTFOUND)
+	})
+}
+
+// SliceSource is a FeatureSource over features held in memory; Err, when
+// set, is returned after the features instead of EOF.
+type SliceSource struct {
+	Attrs    []mapcommons.Attribute
+	Features []mapcommons.Feature
+	Err      error
+	i        int
+}
+
+// Attributes implements mapcommons.FeatureSource.
+func (s *SliceSource) Attributes() []mapcommons.Attribute { return s.Attrs }
+
+// Next implements mapcommons.FeatureSource.
+func (s *SliceSource) Next() (*mapcommons.Feature, error) {
+	if s.i >= len(s.Features) {
+		if s.Err != nil {
+			return nil, s.Err
+		}
+		return nil, mapcommons.EOF
+	}
+	s.i++
+	return &s.Features[s.i-1], nil
+}
+
+// SampleSource returns n features with an integer, a float, a string and a
+// boolean attribute; feature i is the point (i, -i/2) with values i, i*1.5,
+// "name<i>", i%2==0. Feature 1 has nulls.
+func SampleSource(n int) *SliceSource {
+	attrs := []mapcommons.Attribute{
+		{Name: "n", Type: mapcommons.AttrInteger},
+		{Name: "x", Type: mapcommons.AttrFloat},
+		{Name: "label", Type: mapcommons.AttrString},
+		{Name: "flag", Type: mapcommons.AttrBoolean},
+	}
+	if err := mapcommons.NormalizeAttributes(attrs); err != nil {
+		panic(err)
+	}
+	src := &SliceSource{Attrs: attrs}
+	for i := 0; i < n; i++ {
+		f := mapcommons.Feature{
+			Values:   []any{int64(i), float64(i) * 1.5, "name" + string(rune('a'+i%26)), i%2 == 0},
+			Geometry: wkb.AppendPoint(nil, float64(i), -float64(i)/2),
+		}
+		if i == 1 {
+			f.Values = []any{nil, nil, nil, nil}
+		}
+		src.Features = append(src.Features, f)
+	}
+	return src
+}
+
+func testDatasets(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("OK", func(t *testing.T) {
+		s := open(t)
+		owner := MustCreateUser(t, s, "owner", false)
+		ds := &mapcommons.Dataset{OwnerID: owner.ID, Type: "csv", Metadata: mapcommons.Metadata{Title: "Sample", Tags: "a, b"}}
+		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(5)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Title != "Sample" || got.Tags != "a, b" || got.Owner != "owner" || got.OwnerID != owner.ID ||
+			got.FeatureCount != 5 || got.State != mapcommons.StateComplete || got.DataType != "Dataset" || got.Type != "csv" {
+			t.Fatalf("dataset = %+v", got)
+		}
+		if got.Extent == nil || *got.Extent != (wkb.Rect{MinX: 0, MinY: -2, MaxX: 4, MaxY: 0}) {
+			t.Fatalf("extent = %+v", got.Extent)
+		}
+		if !reflect.DeepEqual(got.GeometryTypes, []string{"point"}) {
+			t.Fatalf("geometry types = %v", got.GeometryTypes)
+		}
+		if len(got.Attributes) != 4 || got.Attributes[2].Name != "label" || got.Attributes[2].Type != mapcommons.AttrString {
+			t.Fatalf("attributes = %+v", got.Attributes)
+		}
+		// n over features 0,2,3,4 (feature 1 is null): mean 2.25, median 2.5.
+		st, ok := got.Stats["n"]
+		if !ok || st.Min != 0 || st.Max != 4 || st.Mean != 2.25 || st.Median != 2.5 {
+			t.Fatalf("stats n = %+v (%v)", st, got.Stats)
+		}
+		if want := (2.25*2.25 + 0.25*0.25 + 0.75*0.75 + 1.75*1.75) / 4; math.Abs(st.Variance-want) > 1e-12 || math.Abs(st.Stdev-math.Sqrt(want)) > 1e-12 {
+			t.Fatalf("variance %v stdev %v, want %v", st.Variance, st.Stdev, want)
+		}
+		if _, ok := got.Stats["label"]; ok {
+			t.Fatal("stats for a string column")
+		}
+
+		title := "Renamed"
+		upd, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title})
+		if err != nil || upd.Title != "Renamed" || upd.Tags != "a, b" || upd.FeatureCount != 5 {
+			t.Fatalf("update = %+v, %v", upd, err)
+		}
+		list, total, err := s.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{OwnerID: &owner.ID})
+		if err != nil || total != 1 || len(list) != 1 || list[0].ID != ds.ID {
+			t.Fatalf("FindDatasets = %v, %d, %v", list, total, err)
+		}
+		if err := s.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Datasets.FindDatasetByID(ctx, ds.ID)
+		code(t, err, mapcommons.ENOTFOUND)
+		err = s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(*mapcommons.Feature) error { return nil })
+		code(t, err, mapcommons.ENOTFOUND)
+	})
+	t.Run("OwnerDeleted", func(t *testing.T) {
+		s := open(t)
+		owner := MustCreateUser(t, s, "gone", false)
+		ds := &mapcommons.Dataset{OwnerID: owner.ID, Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Users.DeleteUser(ctx, owner.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil || got.OwnerID != 0 || got.Owner != "" {
+			t.Fatalf("after owner deletion: %+v, %v", got, err)
+		}
+	})
+	t.Run("ErrSourceFailsLeavesNothing", func(t *testing.T) {
+		s := open(t)
+		src := SampleSource(1000)
+		src.Err = mapcommons.Errorf(mapcommons.EINVALID, "row 1001: broken")
+		err := s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv"}, src)
+		code(t, err, mapcommons.EINVALID)
+		_, total, err := s.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{})
+		if err != nil || total != 0 {
+			t.Fatalf("a failed create left %d datasets (%v)", total, err)
+		}
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(2)); err != nil {
+			t.Fatal(err)
+		}
+		if ds.FeatureCount != 2 {
+			t.Fatalf("count = %d", ds.FeatureCount)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		_, err := s.Datasets.FindDatasetByID(ctx, 42)
+		code(t, err, mapcommons.ENOTFOUND)
+		x := "x"
+		_, err = s.Datasets.UpdateDataset(ctx, 42, mapcommons.MetadataUpdate{Title: &x})
+		code(t, err, mapcommons.ENOTFOUND)
+		code(t, s.Datasets.DeleteDataset(ctx, 42), mapcommons.ENOTFOUND)
+	})
+	t.Run("NoGeometry", func(t *testing.T) {
+		s := open(t)
+		src := SampleSource(3)
+		for i := range src.Features {
+			src.Features[i].Geometry = nil
+		}
+		ds := &mapcommons.Dataset{Type: "shp"}
+		if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil || got.Extent != nil || len(got.GeometryTypes) != 0 || got.FeatureCount != 3 {
+			t.Fatalf("dataset without geometry = %+v, %v", got, err)
+		}
+	})
+}
+
+func testFeatures(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	src := SampleSource(50)
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		t.Fatal(err)
+	}
+	scan := func(q mapcommons.FeatureQuery) []mapcommons.Feature {
+		t.Helper()
+		var out []mapcommons.Feature
+		err := s.Features.ScanFeatures(ctx, ds.ID, &q, func(f *mapcommons.Feature) error {
+			out = append(out, mapcommons.Feature{Position: f.Position, Values: append([]any(nil), f.Values...),
+				Geometry: append([]byte(nil), f.Geometry...)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Run("OrderAndValues", func(t *testing.T) {
+		all := scan(mapcommons.FeatureQuery{Limit: -1})
+		if len(all) != 50 {
+			t.Fatalf("%d features", len(all))
+		}
+		for i, f := range all {
+			if f.Position != int64(i) {
+				t.Fatalf("feature %d has position %d", i, f.Position)
+			}
+			want := src.Features[i]
+			if !reflect.DeepEqual(f.Values, want.Values) || !reflect.DeepEqual(f.Geometry, want.Geometry) {
+				t.Fatalf("feature %d = %#v %x, want %#v %x", i, f.Values, f.Geometry, want.Values, want.Geometry)
+			}
+		}
+	})
+	t.Run("Paging", func(t *testing.T) {
+		page := scan(mapcommons.FeatureQuery{Offset: 45, Limit: 30})
+		if len(page) != 5 || page[0].Position != 45 {
+			t.Fatalf("page = %d features from %d", len(page), page[0].Position)
+		}
+		if got := scan(mapcommons.FeatureQuery{Offset: 50, Limit: 30}); len(got) != 0 {
+			t.Fatalf("past the end: %d features", len(got))
+		}
+		if got := scan(mapcommons.FeatureQuery{Offset: 3, Limit: 0}); len(got) != 0 {
+			t.Fatalf("limit 0: %d features", len(got))
+		}
+	})
+	t.Run("ErrStopsScan", func(t *testing.T) {
+		stop := errors.New("stop")
+		n := 0
+		err := s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(*mapcommons.Feature) error {
+			n++
+			return stop
+		})
+		if !errors.Is(err, stop) || n != 1 {
+			t.Fatalf("err = %v after %d calls", err, n)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		err := s.Features.ScanFeatures(ctx, 9999, &mapcommons.FeatureQuery{Limit: 1}, func(*mapcommons.Feature) error { return nil })
+		code(t, err, mapcommons.ENOTFOUND)
+	})
+}

@@ -1,0 +1,113 @@
+package mapcommons
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// User is an account. PasswordHash is a bcrypt hash and never leaves the server.
+type User struct {
+	ID           int64
+	Login        string
+	Email        string
+	Fullname     string
+	Admin        bool
+	PasswordHash string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+var loginRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+
+// Password limits: bcrypt reads at most 72 bytes.
+const (
+	MinPasswordLen = 6
+	MaxPasswordLen = 72
+)
+
+// ValidateLogin checks a login: 1 to 40 letters, digits, '_', '.', '-',
+// starting with a letter or digit, and not all digits (a path segment of
+// digits names a user by id).
+func ValidateLogin(login string) error {
+	if !loginRE.MatchString(login) {
+		return &Error{Code: EINVALID, Message: "login: 1 to 40 letters, digits, '_', '.' or '-', starting with a letter or digit",
+			Fields: map[string][]string{"login": {"is invalid"}}}
+	}
+	if strings.Trim(login, "0123456789") == "" {
+		return &Error{Code: EINVALID, Message: "login: may not be all digits", Fields: map[string][]string{"login": {"may not be all digits"}}}
+	}
+	return nil
+}
+
+// ValidateEmail checks an e-mail address.
+func ValidateEmail(email string) error {
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || len(email) > 254 {
+		return &Error{Code: EINVALID, Message: "email: is not a valid address", Fields: map[string][]string{"email": {"is invalid"}}}
+	}
+	return nil
+}
+
+// ValidatePassword checks a new password and its confirmation.
+func ValidatePassword(password, confirmation string) error {
+	fields := map[string][]string{}
+	switch {
+	case len(password) < MinPasswordLen:
+		fields["password"] = []string{"is too short (minimum is 6 characters)"}
+	case len(password) > MaxPasswordLen:
+		fields["password"] = []string{"is too long (maximum is 72 bytes)"}
+	case password != confirmation:
+		fields["password"] = []string{"doesn't match confirmation"}
+	}
+	if len(fields) > 0 {
+		return &Error{Code: EINVALID, Message: "password: " + fields["password"][0], Fields: fields}
+	}
+	return nil
+}
+
+// HashPassword returns the bcrypt hash of a password.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// CheckPassword reports whether password matches the bcrypt hash.
+func CheckPassword(hash, password string) bool {
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}
+
+// SameSecret compares two secrets in constant time (of their digests).
+func SameSecret(a, b string) bool {
+	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
+	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
+}
+
+// UserUpdate names the fields of a user to change; nil means unchanged.
+type UserUpdate struct {
+	Email        *string
+	Fullname     *string
+	PasswordHash *string
+	Admin        *bool
+}
+
+// UserService stores users.
+type UserService interface {
+	// FindUserByID returns ENOTFOUND when there is no such user.
+	FindUserByID(ctx context.Context, id int64) (*User, error)
+	// FindUserByLogin matches the login case-insensitively; ENOTFOUND when none.
+	FindUserByLogin(ctx context.Context, login string) (*User, error)
+	// CreateUser sets u.ID and the times; ECONFLICT when the login is taken.
+	CreateUser(ctx context.Context, u *User) error
+	// UpdateUser returns the updated user; ENOTFOUND when there is no such user.
+	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)
+	// DeleteUser removes the user; their datasets stay, without an owner.
+	// ENOTFOUND when there is no such user.
+	DeleteUser(ctx context.Context, id int64) error
+}
