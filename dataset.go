@@ -47,6 +47,9 @@ const (
 	StateComplete = "complete"
 )
 
+// OnlyPoints reports whether every geometry of the dataset is a single Point.
+func (ds *Dataset) OnlyPoints() bool { return ds.GeometryMask == 1<<1 }
+
 // Dataset is an uploaded or registered collection of features and its metadata.
 type Dataset struct {
 	ID      int64
@@ -62,6 +65,7 @@ type Dataset struct {
 	FeatureCount  int64
 	Extent        *wkb.Rect // nil when there is no geometry
 	GeometryTypes []string  // "point", "line", "area" in that order, each once
+	GeometryMask  uint32    // bit 1<<t for each WKB type code t among the features
 	Attributes    []Attribute
 	Stats         map[string]Stats // by attribute name, numeric attributes only
 	CRS           string           // the name of the CRS the data came in, "" when unknown

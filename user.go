@@ -72,9 +72,13 @@ func ValidatePassword(password, confirmation string) error {
 	return nil
 }
 
-// HashPassword returns the bcrypt hash of a password.
-func HashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+// HashPassword returns the bcrypt hash of a password at the given cost
+// (0 means bcrypt's default).
+func HashPassword(password string, cost int) (string, error) {
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(password), cost)
 	return string(h), err
 }
 

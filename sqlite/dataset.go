@@ -47,7 +47,7 @@ func columnType(t mapcommons.AttrType) string {
 
 const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.title, d.description, d.author, d.tags,
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
-	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types,
+	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.created_at, d.updated_at`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
@@ -59,7 +59,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*mapcommons.Dataset, erro
 	m := &ds.Metadata
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
-		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes,
+		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
 		&attrs, &stats, &ds.CRS, &created, &updated); err != nil {
 		return nil, err
 	}
@@ -239,6 +239,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	ds.FeatureCount = sum.count
 	ds.Attributes = attrs
 	ds.GeometryTypes = sum.geometryTypes()
+	ds.GeometryMask = sum.mask
 	ds.Stats = sum.stats(attrs)
 	ds.Extent = nil
 	var ext [4]any
@@ -256,8 +257,8 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
-		geometry_types = ?, attributes = ?, stats = ? WHERE id = ?`,
-		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
+		geometry_types = ?, geometry_mask = ?, attributes = ?, stats = ? WHERE id = ?`,
+		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
 		string(attrJSON), string(statsJSON), ds.ID); err != nil {
 		return formatError(err)
 	}
@@ -279,6 +280,7 @@ type summary struct {
 	count  int64
 	extent wkb.Rect
 	kinds  [3]bool // point, line, area
+	mask   uint32  // 1<<t for each top-level WKB type t
 	acc    []*mapcommons.StatsAccumulator
 }
 
@@ -460,6 +462,7 @@ func (s *DatasetService) produce(ctx context.Context, src mapcommons.FeatureSour
 			minx, miny, maxx, maxy = x, y, x, y
 			sum.extent = sum.extent.Extend(wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y})
 			sum.kinds[0] = true
+			sum.mask |= 1 << wkb.Point
 			geom = append([]byte(nil), f.Geometry...)
 		} else if len(f.Geometry) > 0 {
 			g, err := wkb.Decode(f.Geometry)
@@ -471,6 +474,7 @@ func (s *DatasetService) produce(ctx context.Context, src mapcommons.FeatureSour
 				sum.extent = sum.extent.Extend(r)
 			}
 			sum.addKinds(g)
+			sum.mask |= 1 << g.Type
 			geom = append([]byte(nil), f.Geometry...)
 		}
 		b.args = append(b.args, sum.count, geom, minx, miny, maxx, maxy)

@@ -3,6 +3,7 @@ package wkb
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,9 @@ var wktNames = map[uint32]string{
 }
 
 func appendSeqWKT(dst []byte, xy []float64) []byte {
+	if len(xy) < 2 {
+		return append(dst, "EMPTY"...)
+	}
 	dst = append(dst, '(')
 	for i := 0; i+1 < len(xy); i += 2 {
 		if i > 0 {
@@ -128,7 +132,7 @@ func (p *wktParser) number() (float64, error) {
 		p.pos++
 	}
 	v, err := strconv.ParseFloat(p.s[start:p.pos], 64)
-	if err != nil || v != v || v > 1e300 || v < -1e300 {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		p.pos = start
 		return 0, p.fail("expected a number")
 	}

@@ -33,6 +33,7 @@ CREATE TABLE datasets (
 	maxx            REAL,
 	maxy            REAL,
 	geometry_types  TEXT    NOT NULL DEFAULT '',
+	geometry_mask   INTEGER NOT NULL DEFAULT 0,
 	attributes      TEXT    NOT NULL DEFAULT '[]',
 	stats           TEXT    NOT NULL DEFAULT '{}',
 	crs             TEXT    NOT NULL DEFAULT '',

@@ -1,0 +1,87 @@
+// Package format is the one registry of the file formats mapcommons speaks:
+// path suffix to content type, and upload content type to reader kind.
+// The readers and writers themselves live in the sub-packages.
+package format
+
+import (
+	"mime"
+	"strings"
+)
+
+// contentTypes maps each known path suffix to the content type we answer with.
+var contentTypes = map[string]string{
+	"json":    "application/json; charset=utf-8",
+	"xml":     "application/xml; charset=utf-8",
+	"csv":     "text/csv; charset=utf-8",
+	"geojson": "application/geo+json",
+	"kml":     "application/vnd.google-earth.kml+xml",
+	"kmz":     "application/vnd.google-earth.kmz",
+	"atom":    "application/atom+xml; charset=utf-8",
+	"rss":     "application/rss+xml; charset=utf-8",
+	"zip":     "application/zip",
+	"sqlite":  "application/x-sqlite3",
+	"gpkg":    "application/geopackage+sqlite3",
+	"html":    "text/html; charset=utf-8",
+}
+
+// ContentType returns the content type of a path suffix (without the dot)
+// and whether the suffix is a format at all.
+func ContentType(ext string) (string, bool) {
+	ct, ok := contentTypes[strings.ToLower(ext)]
+	return ct, ok
+}
+
+// Upload kinds: what reader an uploaded file or body needs.
+const (
+	KindCSV     = "csv"
+	KindShp     = "shp" // the .shp part of a shapefile; shx, dbf, prj, cpg go with it
+	KindKML     = "kml"
+	KindKMZ     = "kmz"
+	KindAtom    = "atom" // Atom or RSS with GeoRSS
+	KindZip     = "zip"  // a zipped shapefile
+	KindGeoJSON = "geojson"
+)
+
+// bodyKinds maps the content type of a raw upload body to its kind.
+var bodyKinds = map[string]string{
+	"text/csv":                             KindCSV,
+	"text/comma-separated-values":          KindCSV,
+	"application/csv":                      KindCSV,
+	"application/vnd.google-earth.kml+xml": KindKML,
+	"application/vnd.google-earth.kmz":     KindKMZ,
+	"application/atom+xml":                 KindAtom,
+	"application/rss+xml":                  KindAtom,
+	"application/zip":                      KindZip,
+	"application/x-zip-compressed":         KindZip,
+	"application/geo+json":                 KindGeoJSON,
+}
+
+// BodyKind returns the upload kind of a raw body's content type ("" when
+// we do not read that type).
+func BodyKind(contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	}
+	return bodyKinds[mt]
+}
+
+// partKinds maps the extension named in an upload part (dataset[<ext>]) to its kind.
+var partKinds = map[string]string{
+	"csv": KindCSV, "shp": KindShp, "kml": KindKML, "kmz": KindKMZ,
+	"rss": KindAtom, "atom": KindAtom, "xml": KindAtom, "zip": KindZip,
+	"geojson": KindGeoJSON, "json": KindGeoJSON,
+}
+
+// PartKind returns the upload kind of a part named by extension ("" for
+// sidecar files and unknown extensions).
+func PartKind(ext string) string { return partKinds[strings.ToLower(ext)] }
+
+// Sidecar reports whether ext is a shapefile's companion file.
+func Sidecar(ext string) bool {
+	switch strings.ToLower(ext) {
+	case "shx", "dbf", "prj", "cpg":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+// Package geojson writes features as GeoJSON (RFC 7946) and holds the JSON
+// value encoding every streamed JSON answer of mapcommons shares.
+package geojson
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"mapcommons/format/wkb"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// U+2028 and U+2029 are escaped so the output is also valid JavaScript
+// (JSONP).
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendValue appends an attribute value (int64, float64, string, bool or
+// nil) as JSON. Non-finite floats become null.
+func AppendValue(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case int64:
+		return strconv.AppendInt(dst, x, 10)
+	case float64:
+		if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
+			return append(dst, "null"...)
+		}
+		n := len(dst)
+		dst = wkb.AppendFloat(dst, x)
+		for _, c := range dst[n:] {
+			if c == '.' || c == 'e' {
+				return dst
+			}
+		}
+		return append(dst, '.', '0') // keep floats recognisable as floats
+	case string:
+		return AppendString(dst, x)
+	case bool:
+		return strconv.AppendBool(dst, x)
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10)
+	}
+	return append(dst, "null"...)
+}

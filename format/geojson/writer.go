@@ -1,0 +1,84 @@
+package geojson
+
+import (
+	"io"
+	"strconv"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// Writer streams a FeatureCollection: Begin, Write for each feature, End.
+// It buffers up to about 64 KiB before writing through.
+type Writer struct {
+	w     io.Writer
+	attrs []mapcommons.Attribute
+	buf   []byte
+	n     int
+}
+
+const flushAt = 64 << 10
+
+// NewWriter returns a writer of features with the given attributes.
+func NewWriter(w io.Writer, attrs []mapcommons.Attribute) *Writer {
+	return &Writer{w: w, attrs: attrs, buf: make([]byte, 0, flushAt+4096)}
+}
+
+// Begin writes the opening of the collection; members, when not empty, are
+// extra members written before "features" (a JSON fragment such as
+// `"columns":["a","b"],`, with its trailing comma).
+func (w *Writer) Begin(members []byte) {
+	w.buf = append(w.buf, `{"type":"FeatureCollection",`...)
+	w.buf = append(w.buf, members...)
+	w.buf = append(w.buf, `"features":[`...)
+}
+
+// AppendFeature appends one GeoJSON Feature object: id (the position),
+// geometry, and the attributes as properties.
+func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature) ([]byte, error) {
+	dst = append(dst, `{"type":"Feature","id":`...)
+	dst = strconv.AppendInt(dst, f.Position, 10)
+	dst = append(dst, `,"geometry":`...)
+	var err error
+	if dst, err = wkb.ToGeoJSON(dst, f.Geometry); err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"properties":{`...)
+	for i, a := range attrs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, a.Name)
+		dst = append(dst, ':')
+		dst = AppendValue(dst, f.Values[i])
+	}
+	return append(dst, '}', '}'), nil
+}
+
+// Write appends one feature.
+func (w *Writer) Write(f *mapcommons.Feature) error {
+	if w.n > 0 {
+		w.buf = append(w.buf, ',')
+	}
+	w.n++
+	var err error
+	if w.buf, err = AppendFeature(w.buf, w.attrs, f); err != nil {
+		return err
+	}
+	if len(w.buf) >= flushAt {
+		return w.flush()
+	}
+	return nil
+}
+
+// End closes the collection and flushes.
+func (w *Writer) End() error {
+	w.buf = append(w.buf, ']', '}')
+	return w.flush()
+}
+
+func (w *Writer) flush() error {
+	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
