@@ -2,8 +2,6 @@ package mapcommons
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/mail"
 	"regexp"
 	"strings"
@@ -85,12 +83,6 @@ func HashPassword(password string, cost int) (string, error) {
 // CheckPassword reports whether password matches the bcrypt hash.
 func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
-}
-
-// SameSecret compares two secrets in constant time (of their digests).
-func SameSecret(a, b string) bool {
-	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
-	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
 // UserUpdate names the fields of a user to change; nil means unchanged.

@@ -1,0 +1,69 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"mapcommons"
+)
+
+// codeStatus is the one table from error codes to HTTP statuses.
+var codeStatus = map[string]int{
+	mapcommons.EINVALID:        http.StatusBadRequest,
+	mapcommons.EUNAUTHORIZED:   http.StatusUnauthorized,
+	mapcommons.EFORBIDDEN:      http.StatusForbidden,
+	mapcommons.ENOTFOUND:       http.StatusNotFound,
+	mapcommons.ECONFLICT:       http.StatusConflict,
+	mapcommons.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	mapcommons.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
+	mapcommons.EINTERNAL:       http.StatusInternalServerError,
+	mapcommons.ENOTIMPLEMENTED: http.StatusNotImplemented,
+	codeMethod:                 http.StatusMethodNotAllowed,
+}
+
+// codeMethod is the API's own code for a method a path does not take.
+const codeMethod = "method_not_allowed"
+
+// Error writes err as the JSON error body with its status. Internal errors
+// are logged with the request and shown only as "internal error".
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
+	code := mapcommons.ErrorCode(err)
+	status, ok := codeStatus[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if code == mapcommons.EINTERNAL {
+		s.logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	body := map[string]any{"error": mapcommons.ErrorMessage(err), "code": code}
+	var e *mapcommons.Error
+	if errors.As(err, &e) {
+		for field, msgs := range e.Fields {
+			if field != "error" && field != "code" {
+				body[field] = msgs
+			}
+		}
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
+	}
+	b, _ := json.Marshal(body)
+	writeBody(w, r, status, b)
+}
+
+// writeBody writes a JSON body (JSONP-wrapped when the request asked for it
+// with a valid callback name).
+func writeBody(w http.ResponseWriter, r *http.Request, status int, b []byte) {
+	if cb := callbackOf(r); cb != "" {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.WriteHeader(status)
+		w.Write([]byte(cb + "("))
+		w.Write(b)
+		w.Write([]byte(");"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+}

@@ -1,0 +1,33 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// writeJSON writes v as the JSON answer (JSONP when asked for).
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	writeBody(w, r, status, b)
+	return nil
+}
+
+// created answers 201 with the absolute Location of the new object and its JSON.
+func (s *Server) created(w http.ResponseWriter, r *http.Request, location string, v any) error {
+	w.Header().Set("Location", location)
+	return s.writeJSON(w, r, http.StatusCreated, v)
+}
+
+// empty answers with a status and no body (the Status header says it again).
+func empty(w http.ResponseWriter, status int) error {
+	w.WriteHeader(status)
+	return nil
+}
+
+// parseRequest reads the parameters and uploads of r within the server's limits.
+func (s *Server) parseRequest(r *http.Request) (*Request, error) {
+	return ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: 16 << 20, TempDir: s.cfg.TempDir})
+}

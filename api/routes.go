@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+
+	"mapcommons"
+)
+
+// routes registers every route of the API: this is the one place to read
+// what the server answers. Paths are matched after normalizePath, so
+// "/overlays/7.json" arrives here as "/datasets/7" with format json.
+func (s *Server) routes() {
+	m := s.mux
+	m.Handle("GET /healthz", s.handle(s.handleHealth))
+
+	m.Handle("POST /users", s.handle(s.handleUserCreate))
+	m.Handle("GET /users/{user}", s.handle(s.handleUserGet))
+	m.Handle("PUT /users/{user}", s.handle(s.handleUserUpdate))
+	m.Handle("DELETE /users/{user}", s.handle(s.handleUserDelete))
+
+	m.Handle("POST /datasets", s.handle(s.handleDatasetCreate))
+	m.Handle("GET /datasets/{id}", s.handle(s.handleDatasetGet))
+	m.Handle("PUT /datasets/{id}", s.handle(s.handleDatasetUpdate))
+	m.Handle("DELETE /datasets/{id}", s.handle(s.handleDatasetDelete))
+
+	m.Handle("GET /datasets/{id}/features", s.handle(s.handleFeatureList))
+
+	// The same paths with any other method: 405 with a JSON body.
+	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features"} {
+		m.Handle(p, s.handle(methodNotAllowed))
+	}
+	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such resource: %s", info(r).path)
+	}))
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	return mapcommons.Errorf(codeMethod, "%s is not allowed on %s", r.Method, info(r).path)
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	if s.svc.Health != nil {
+		if err := s.svc.Health.Ping(r.Context()); err != nil {
+			return err
+		}
+	}
+	return s.writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,225 @@
+// Package api is the HTTP face of mapcommons: the GeoCommons REST interface
+// (spec/api.md) as real clients use it (spec/wire-contract.md).
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"mapcommons"
+	"mapcommons/format"
+)
+
+// Config is what the server needs to know about its instance.
+type Config struct {
+	BaseURL    string          // absolute root for links; "" means from the request's Host
+	Mode       mapcommons.Mode // hosted or appliance
+	Signup     bool            // whether anyone may create an account
+	MaxUpload  int64           // bytes of request body accepted
+	TempDir    string          // where uploads are spooled ("" = the system's)
+	BcryptCost int             // cost of new password hashes; 0 means bcrypt's default
+}
+
+// Pinger reports whether the store answers (for /healthz).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Services are the stores the server reads and writes.
+type Services struct {
+	Users    mapcommons.UserService
+	Datasets mapcommons.DatasetService
+	Features mapcommons.FeatureService
+	Health   Pinger
+}
+
+// Server serves the API. Create it with NewServer.
+type Server struct {
+	logger *slog.Logger
+	cfg    Config
+	policy mapcommons.Policy
+	svc    Services
+	mux    *http.ServeMux
+	auth   *authCache
+}
+
+// NewServer returns the API handler.
+func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
+	if cfg.Mode == "" {
+		cfg.Mode = mapcommons.ModeHosted
+	}
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = 512 << 20
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s := &Server{
+		logger: logger,
+		cfg:    cfg,
+		policy: mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup},
+		svc:    svc,
+		mux:    http.NewServeMux(),
+		auth:   newAuthCache(cfg.BcryptCost),
+	}
+	s.routes()
+	return s
+}
+
+// handlerFunc is the shape of every handler: it writes a success itself
+// and returns an error for the one adapter to write.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+				// Too late for an error body: the answer has begun. Log and cut.
+				s.logger.ErrorContext(r.Context(), "error after the response began", "path", r.URL.Path, "err", err)
+				panic(http.ErrAbortHandler)
+			}
+			s.Error(w, r, err)
+		}
+	})
+}
+
+// request is what the server learns about a request before routing it.
+type request struct {
+	format   string           // the path suffix without the dot; "json" when none
+	callback string           // a validated JSONP callback name, or ""
+	user     *mapcommons.User // nil when anonymous
+	path     string           // the path as sent
+}
+
+type requestKey struct{}
+
+func info(r *http.Request) *request {
+	if v, ok := r.Context().Value(requestKey{}).(*request); ok {
+		return v
+	}
+	return &request{format: "json"}
+}
+
+func callbackOf(r *http.Request) string { return info(r).callback }
+
+// caller returns the logged-in user of the request, or nil.
+func caller(r *http.Request) *mapcommons.User { return info(r).user }
+
+var callbackRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
+
+// ServeHTTP normalises the path and format, authenticates, routes, and logs
+// one line per request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	ri := &request{path: r.URL.Path}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.ErrorContext(r.Context(), "panic", "path", ri.path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				s.Error(sw, r, fmt.Errorf("panic: %v", v))
+			}
+		}
+		login := ""
+		if ri.user != nil {
+			login = ri.user.Login
+		}
+		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "path", ri.path, "status", sw.code(),
+			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login)
+	}()
+
+	r.URL.Path, ri.format = normalizePath(r.URL.Path)
+	r.URL.RawPath = ""
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
+	if cb := r.URL.Query().Get("callback"); cb != "" {
+		if !callbackRE.MatchString(cb) || len(cb) > 128 {
+			s.Error(sw, r, mapcommons.Errorf(mapcommons.EINVALID, "callback: not a valid JavaScript function name"))
+			return
+		}
+		ri.callback = cb
+	}
+	user, err := s.authenticate(r)
+	if err != nil {
+		s.Error(sw, r, err)
+		return
+	}
+	ri.user = user
+	s.mux.ServeHTTP(sw, r)
+}
+
+// normalizePath collapses repeated slashes, maps /overlays to /datasets, and
+// strips a known format suffix from the last segment, returning it.
+func normalizePath(p string) (string, string) {
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	if p == "/overlays" || strings.HasPrefix(p, "/overlays/") || strings.HasPrefix(p, "/overlays.") {
+		p = "/datasets" + strings.TrimPrefix(p, "/overlays")
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	if i := strings.LastIndexByte(last, '.'); i > 0 {
+		ext := strings.ToLower(last[i+1:])
+		if _, ok := format.ContentType(ext); ok {
+			return p[:len(p)-len(last)+i], ext
+		}
+	}
+	return p, "json"
+}
+
+// statusWriter records the status and size of an answer and adds the
+// Status header old Rails servers sent (wire contract 0.4).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status != 0 {
+		return
+	}
+	w.status = code
+	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// baseURL is the absolute root of links in answers.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}

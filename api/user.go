@@ -1,0 +1,236 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"mapcommons"
+)
+
+// userDoc is the JSON of a user, inside {"User": ...} (wire contract 6).
+type userDoc struct {
+	ID        int64   `json:"id"`
+	Login     string  `json:"login"`
+	Email     *string `json:"email,omitempty"`
+	Fullname  *string `json:"fullname,omitempty"`
+	Admin     *bool   `json:"admin,omitempty"`
+	CreatedAt string  `json:"created_at"`
+}
+
+// userJSON wraps a user the way the original service did; email, name and
+// the admin flag only when full.
+func userJSON(u *mapcommons.User, full bool) map[string]userDoc {
+	d := userDoc{ID: u.ID, Login: u.Login, CreatedAt: u.CreatedAt.UTC().Format(time.RFC3339)}
+	if full {
+		d.Email, d.Fullname, d.Admin = &u.Email, &u.Fullname, &u.Admin
+	}
+	return map[string]userDoc{"User": d}
+}
+
+// userParams returns the user's fields wherever the client put them:
+// user[...], User[...], JSON {"user": {...}} or {"User": {...}}, or plain.
+func userParams(p Params) Params {
+	for _, k := range []string{"user", "User"} {
+		if m, ok := p.Map(k); ok {
+			return m
+		}
+	}
+	return p
+}
+
+func fullnameParam(p Params) (string, bool) {
+	if v, ok := p.String("fullname"); ok {
+		return v, true
+	}
+	return p.String("full_name")
+}
+
+// fieldErrors gathers per-field validation messages into one EINVALID error.
+type fieldErrors struct{ e *mapcommons.Error }
+
+func (f *fieldErrors) add(err error) {
+	if err == nil {
+		return
+	}
+	e, ok := err.(*mapcommons.Error)
+	if !ok || e.Code != mapcommons.EINVALID {
+		e = &mapcommons.Error{Code: mapcommons.EINVALID, Message: mapcommons.ErrorMessage(err)}
+	}
+	if f.e == nil {
+		f.e = &mapcommons.Error{Code: mapcommons.EINVALID, Message: e.Message, Fields: map[string][]string{}}
+	}
+	for k, v := range e.Fields {
+		f.e.Fields[k] = append(f.e.Fields[k], v...)
+	}
+}
+
+func (f *fieldErrors) blank(field string) {
+	f.add(&mapcommons.Error{Code: mapcommons.EINVALID, Message: field + ": can't be blank",
+		Fields: map[string][]string{field: {"can't be blank"}}})
+}
+
+func (f *fieldErrors) err() error {
+	if f.e == nil {
+		return nil
+	}
+	return f.e
+}
+
+// findUser resolves the {user} path segment: a login, or a numeric id (a
+// real client addresses users by id).
+func (s *Server) findUser(r *http.Request) (*mapcommons.User, error) {
+	if f := info(r).format; f != "json" && f != "xml" {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "users have no %s form", f)
+	}
+	key := r.PathValue("user")
+	if id, err := strconv.ParseInt(key, 10, 64); err == nil {
+		return s.svc.Users.FindUserByID(r.Context(), id)
+	}
+	return s.svc.Users.FindUserByLogin(r.Context(), key)
+}
+
+func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	if err := s.policy.CanCreateUser(me); err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	p := userParams(q.Params)
+	var fe fieldErrors
+	login, _ := p.String("login")
+	login = strings.TrimSpace(login)
+	password, _ := p.String("password")
+	confirmation, _ := p.String("password_confirmation")
+	email, _ := p.String("email")
+	email = strings.TrimSpace(email)
+	fullname, _ := fullnameParam(p)
+	if login == "" {
+		fe.blank("login")
+	} else {
+		fe.add(mapcommons.ValidateLogin(login))
+	}
+	if password == "" {
+		fe.blank("password")
+	} else {
+		fe.add(mapcommons.ValidatePassword(password, confirmation))
+	}
+	if email == "" {
+		fe.blank("email")
+	} else {
+		fe.add(mapcommons.ValidateEmail(email))
+	}
+	if len(fullname) > 200 {
+		fe.add(&mapcommons.Error{Code: mapcommons.EINVALID, Message: "fullname: is too long (maximum is 200 characters)",
+			Fields: map[string][]string{"fullname": {"is too long"}}})
+	}
+	admin, _, err := p.Bool("admin")
+	fe.add(err)
+	if err := fe.err(); err != nil {
+		return err
+	}
+	if admin {
+		if err := s.policy.CanGrantAdmin(me); err != nil {
+			return err
+		}
+	}
+	hash, err := mapcommons.HashPassword(password, s.cfg.BcryptCost)
+	if err != nil {
+		return err
+	}
+	u := &mapcommons.User{Login: login, Email: email, Fullname: strings.TrimSpace(fullname), Admin: admin, PasswordHash: hash}
+	if err := s.svc.Users.CreateUser(r.Context(), u); err != nil {
+		return err
+	}
+	return s.created(w, r, s.baseURL(r)+"/users/"+u.Login+".json", userJSON(u, true))
+}
+
+func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.findUser(r)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, userJSON(u, s.policy.CanSeeUserDetails(caller(r), u)))
+}
+
+func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	if me == nil {
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	u, err := s.findUser(r)
+	if err != nil {
+		return err
+	}
+	if err := s.policy.CanModifyUser(me, u); err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	p := userParams(q.Params)
+	var upd mapcommons.UserUpdate
+	var fe fieldErrors
+	if v, ok := p.String("email"); ok {
+		v = strings.TrimSpace(v)
+		fe.add(mapcommons.ValidateEmail(v))
+		upd.Email = &v
+	}
+	if v, ok := fullnameParam(p); ok {
+		v = strings.TrimSpace(v)
+		upd.Fullname = &v
+	}
+	if password, ok := p.String("password"); ok && password != "" {
+		confirmation, _ := p.String("password_confirmation")
+		if err := mapcommons.ValidatePassword(password, confirmation); err != nil {
+			fe.add(err)
+		} else {
+			hash, err := mapcommons.HashPassword(password, s.cfg.BcryptCost)
+			if err != nil {
+				return err
+			}
+			upd.PasswordHash = &hash
+		}
+	}
+	admin, given, err := p.Bool("admin")
+	fe.add(err)
+	if err := fe.err(); err != nil {
+		return err
+	}
+	if given && admin != u.Admin {
+		if err := s.policy.CanGrantAdmin(me); err != nil {
+			return err
+		}
+		upd.Admin = &admin
+	}
+	u, err = s.svc.Users.UpdateUser(r.Context(), u.ID, upd)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, userJSON(u, true))
+}
+
+func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	if me == nil {
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	u, err := s.findUser(r)
+	if err != nil {
+		return err
+	}
+	if err := s.policy.CanDeleteUser(me, u); err != nil {
+		return err
+	}
+	if err := s.svc.Users.DeleteUser(r.Context(), u.ID); err != nil {
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}

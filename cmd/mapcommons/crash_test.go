@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// TestMain lets the test binary act as the mapcommons binary, so that the
+// crash test can kill a real server process.
+func TestMain(m *testing.M) {
+	if os.Getenv("MAPCOMMONS_TEST_AS_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// spawn starts this test binary as "mapcommons serve" on data and returns
+// the process and its base URL.
+func spawn(t *testing.T, data string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", data)
+	cmd.Env = append(os.Environ(), "MAPCOMMONS_TEST_AS_MAIN=1", "MAPCOMMONS_ADMIN_PASSWORD=e2e-secret")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "msg=listening addr="); i >= 0 {
+				addr <- strings.Fields(sc.Text()[i+len("msg=listening addr="):])[0]
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return cmd, "http://" + a
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server did not start")
+	}
+	return nil, ""
+}
+
+// TestKillDuringUpload kills the server with SIGKILL while it ingests a large
+// upload, at several moments, restarts it on the same store and checks that
+// no half-created dataset is there, that every acknowledged dataset is
+// complete, and that the database is intact.
+func TestKillDuringUpload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers")
+	}
+	var csv strings.Builder
+	csv.WriteString("id,lat,lon,name\n")
+	const rows = 150000
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(&csv, "%d,%.5f,%.5f,name %d\n", i, float64(i%170)-85+0.5, float64(i%360)-180+0.25, i)
+	}
+	body := csv.String()
+	data := t.TempDir()
+	acknowledged := 0
+	for round, delay := range []time.Duration{30 * time.Millisecond, 150 * time.Millisecond, 400 * time.Millisecond, 900 * time.Millisecond, 1500 * time.Millisecond, 0} {
+		cmd, url := spawn(t, data)
+		result := make(chan int, 1)
+		go func() {
+			req, _ := http.NewRequest("POST", url+"/datasets.json", strings.NewReader(body))
+			req.Header.Set("Content-Type", "text/csv")
+			req.SetBasicAuth("admin", "e2e-secret")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				result <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			result <- resp.StatusCode
+		}()
+		status := 0
+		if delay > 0 {
+			time.Sleep(delay)
+			cmd.Process.Signal(syscall.SIGKILL)
+			status = <-result
+		} else {
+			status = <-result // the last round runs to completion
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+		cmd.Wait()
+		t.Logf("round %d: killed after %v, upload status %d", round, delay, status)
+		if status == http.StatusCreated {
+			acknowledged++
+		} else if status != 0 {
+			t.Fatalf("round %d: upload answered %d", round, status)
+		}
+
+		// Restart and look.
+		cmd, url = spawn(t, data)
+		count := 0
+		for id := 1; id <= round+1; id++ {
+			resp, err := http.Get(fmt.Sprintf("%s/datasets/%d.json", url, id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				FeatureCount int    `json:"feature_count"`
+				State        string `json:"state"`
+			}
+			json.NewDecoder(resp.Body).Decode(&doc)
+			resp.Body.Close()
+			if resp.StatusCode == 404 {
+				continue
+			}
+			if resp.StatusCode != 200 || doc.FeatureCount != rows || doc.State != "complete" {
+				t.Fatalf("round %d: dataset %d answered %d with %+v", round, id, resp.StatusCode, doc)
+			}
+			count++
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if count < acknowledged {
+			t.Fatalf("round %d: %d acknowledged datasets, %d found", round, acknowledged, count)
+		}
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "mapcommons.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var check string
+		if err := db.QueryRowContext(context.Background(), "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("round %d: integrity_check %q %v", round, check, err)
+		}
+		var tables int
+		db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'features_%'`).Scan(&tables)
+		var datasets int
+		db.QueryRow(`SELECT count(*) FROM datasets`).Scan(&datasets)
+		db.Close()
+		if tables != datasets || datasets != count {
+			t.Fatalf("round %d: %d feature tables, %d datasets, %d visible", round, tables, datasets, count)
+		}
+	}
+	if acknowledged == 0 {
+		t.Fatal("no upload was ever acknowledged")
+	}
+}

@@ -1,0 +1,307 @@
+// Command mapcommons runs the mapcommons server and its administrative
+// commands. main only calls run, which tests call too.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"mapcommons"
+	"mapcommons/api"
+	"mapcommons/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "mapcommons:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  mapcommons serve [flags]                 run the server
+  mapcommons user create --admin LOGIN     create (or reset) an administrator;
+                                           the password is read from stdin
+Run "mapcommons serve -h" for the flags.
+`
+
+// run is the whole program: args without the program name.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stderr)
+	case "user":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprint(stderr, usage)
+			return errors.New("unknown user command")
+		}
+		return userCreate(ctx, args[2:], getenv, stdin, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// settings are the server's flags, each also MAPCOMMONS_<NAME>.
+type settings struct {
+	addr, data, baseURL, mode string
+	signup                    bool
+	maxUpload                 int64
+}
+
+// envDefault returns the environment's value of a flag, or def.
+func envDefault(getenv func(string) string, name, def string) string {
+	if v := getenv("MAPCOMMONS_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); v != "" {
+		return v
+	}
+	return def
+}
+
+// byteSize is a flag value of bytes with an optional K/M/G (or KiB/MiB/GiB) suffix.
+type byteSize struct{ n *int64 }
+
+func (b byteSize) String() string {
+	if b.n == nil {
+		return ""
+	}
+	return strconv.FormatInt(*b.n, 10)
+}
+
+func (b byteSize) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*b.n = n
+	return nil
+}
+
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q", s)
+	}
+	return n * mult, nil
+}
+
+func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error) {
+	st := &settings{}
+	fs.StringVar(&st.addr, "addr", envDefault(getenv, "addr", "127.0.0.1:8080"), "address to listen on (MAPCOMMONS_ADDR)")
+	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	fs.StringVar(&st.baseURL, "base-url", envDefault(getenv, "base-url", ""), "absolute root URL for links; default: from the request's Host (MAPCOMMONS_BASE_URL)")
+	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
+	signup, err := strconv.ParseBool(envDefault(getenv, "signup", "true"))
+	if err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_SIGNUP: %w", err)
+	}
+	fs.BoolVar(&st.signup, "signup", signup, "whether anyone may create an account (MAPCOMMONS_SIGNUP)")
+	if st.maxUpload, err = parseSize(envDefault(getenv, "max-upload", "512MiB")); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
+	}
+	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
+	return st, nil
+}
+
+func openStore(dataDir string) (*sqlite.DB, error) {
+	return sqlite.Open(filepath.Join(dataDir, "mapcommons.db"))
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	st, err := serverFlags(fs, getenv)
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mode := mapcommons.Mode(st.mode)
+	if !mode.Valid() {
+		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	db, err := openStore(st.data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	users := sqlite.NewUserService(db)
+	if pw := getenv("MAPCOMMONS_ADMIN_PASSWORD"); pw != "" {
+		if err := ensureAdmin(ctx, users, "admin", "", pw); err != nil {
+			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
+		}
+		logger.Info("administrator ready", "login", "admin")
+	}
+	tmp := filepath.Join(st.data, "tmp")
+	os.RemoveAll(tmp) // uploads of a previous run that did not finish
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+
+	handler := api.NewServer(logger, api.Config{
+		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
+	}, api.Services{
+		Users:    users,
+		Datasets: sqlite.NewDatasetService(db),
+		Features: sqlite.NewFeatureService(db),
+		Health:   db,
+	})
+	ln, err := net.Listen("tcp", st.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "mode", mode)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ensureAdmin makes sure login exists, is an administrator and has password.
+func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email, password string) error {
+	if err := mapcommons.ValidateLogin(login); err != nil {
+		return err
+	}
+	if err := mapcommons.ValidatePassword(password, password); err != nil {
+		return err
+	}
+	hash, err := mapcommons.HashPassword(password, 0)
+	if err != nil {
+		return err
+	}
+	u, err := users.FindUserByLogin(ctx, login)
+	switch {
+	case err == nil:
+		admin := true
+		upd := mapcommons.UserUpdate{PasswordHash: &hash, Admin: &admin}
+		if email != "" {
+			upd.Email = &email
+		}
+		_, err = users.UpdateUser(ctx, u.ID, upd)
+		return err
+	case mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND:
+		if email == "" {
+			email = login + "@localhost"
+		}
+		return users.CreateUser(ctx, &mapcommons.User{Login: login, Email: email, Fullname: "Administrator", Admin: true, PasswordHash: hash})
+	default:
+		return err
+	}
+}
+
+// readPassword reads a password: from a terminal without echo, asked twice;
+// otherwise the first line of stdin.
+func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(stderr, "Password: ")
+		a, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprint(stderr, "Again: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		if err != nil {
+			return "", err
+		}
+		if string(a) != string(b) {
+			return "", errors.New("the passwords differ")
+		}
+		return string(a), nil
+	}
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
+		return "", errors.New("no password on stdin")
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+func userCreate(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	admin := fs.Bool("admin", false, "make the user an administrator (required: only administrators are created here)")
+	email := fs.String("email", "", "e-mail address (default LOGIN@localhost)")
+	data := fs.String("data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || !*admin {
+		fmt.Fprint(stderr, "usage: mapcommons user create --admin [--email E] [--data DIR] LOGIN\n")
+		return errors.New("need --admin and one LOGIN")
+	}
+	password, err := readPassword(stdin, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := openStore(*data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := ensureAdmin(ctx, sqlite.NewUserService(db), fs.Arg(0), *email, password); err != nil {
+		var e *mapcommons.Error
+		if errors.As(err, &e) {
+			return errors.New(e.Message)
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "administrator %s ready\n", fs.Arg(0))
+	return nil
+}

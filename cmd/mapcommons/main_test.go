@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const realData = "../../../shared/testdata/real/"
+
+// startServer runs run("serve") on port 0 in a fresh data directory and
+// returns its base URL; the server stops at the end of the test, and the
+// test checks that run returned cleanly.
+func startServer(t *testing.T, env map[string]string) (string, string) {
+	t.Helper()
+	return startServerEnv(t, t.TempDir(), env)
+}
+
+// startServerOn starts a server on an existing data directory.
+func startServerOn(t *testing.T, data string) (string, string) {
+	t.Helper()
+	return startServerEnv(t, data, nil)
+}
+
+func startServerEnv(t *testing.T, data string, env map[string]string) (string, string) {
+	t.Helper()
+	getenv := func(k string) string { return env[k] }
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, getenv, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			if i := strings.Index(line, "msg=listening addr="); i >= 0 && !sent {
+				f := strings.Fields(line[i+len("msg=listening addr="):])
+				addr <- f[0]
+				sent = true
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	var a string
+	select {
+	case a = <-addr:
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not start")
+	}
+	if a == "" {
+		t.Fatal("the server did not say where it listens")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run returned %v after shutdown", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the server did not stop")
+		}
+	})
+	return "http://" + a, data
+}
+
+func call(t *testing.T, method, url, user, ctype string, body io.Reader) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, "e2e-secret")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func expect(t *testing.T, resp *http.Response, body []byte, status int) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("%s %s: %d, want %d: %s", resp.Request.Method, resp.Request.URL, resp.StatusCode, status, body)
+	}
+}
+
+// TestEndToEnd runs the real binary's run(): an administrator from the
+// environment, a shapefile and a CSV uploaded, and both read back through
+// every output built so far.
+func TestEndToEnd(t *testing.T) {
+	url, data := startServer(t, map[string]string{"MAPCOMMONS_ADMIN_PASSWORD": "e2e-secret"})
+
+	resp, body := call(t, "GET", url+"/healthz", "", "", nil)
+	expect(t, resp, body, 200)
+	resp, body = call(t, "GET", url+"/users/admin.json", "admin", "", nil)
+	expect(t, resp, body, 200)
+	if !strings.Contains(string(body), `"admin":true`) {
+		t.Fatalf("admin user: %s", body)
+	}
+
+	// The shapefile of North Carolina's 100 counties, as the Python client sends it.
+	var mp bytes.Buffer
+	mw := multipart.NewWriter(&mp)
+	mw.WriteField("title", "NC counties")
+	for _, ext := range []string{"shp", "shx", "dbf", "prj"} {
+		b, err := os.ReadFile(realData + "nc." + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw, _ := mw.CreateFormFile("dataset["+ext+"]", "nc."+ext)
+		fw.Write(b)
+	}
+	mw.Close()
+	resp, body = call(t, "POST", url+"/datasets.json", "admin", mw.FormDataContentType(), &mp)
+	expect(t, resp, body, 201)
+	nc := resp.Header.Get("Location")
+	if !strings.HasPrefix(nc, url+"/datasets/") || !strings.HasSuffix(nc, ".json") {
+		t.Fatalf("Location %q", nc)
+	}
+	ncBase := strings.TrimSuffix(nc, ".json")
+
+	resp, body = call(t, "GET", nc+"?include_attributes=1", "", "", nil)
+	expect(t, resp, body, 200)
+	var doc struct {
+		ID             int64               `json:"id"`
+		Title          string              `json:"title"`
+		FeatureCount   int                 `json:"feature_count"`
+		State          string              `json:"state"`
+		Stats          map[string]struct{} `json:"stats"`
+		DataAttributes []struct {
+			Name     string `json:"name"`
+			DataType string `json:"data_type"`
+		} `json:"data_attributes"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != "NC counties" || doc.FeatureCount != 100 || doc.State != "complete" || len(doc.DataAttributes) != 14 {
+		t.Fatalf("nc dataset: %+v", doc)
+	}
+	if _, ok := doc.Stats["BIR74"]; !ok {
+		t.Fatalf("no stats for BIR74: %v", doc.Stats)
+	}
+
+	// Features, paged the Python client's way, then as GeoJSON.
+	names := map[string]bool{}
+	for start := 0; start < 100; start += 30 {
+		resp, body = call(t, "GET", fmt.Sprintf("%s/features.json?start=%d&limit=30&hex_geometry=1", ncBase, start), "", "", nil)
+		expect(t, resp, body, 200)
+		var page []map[string]any
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range page {
+			names[f["NAME"].(string)] = true
+			if g, _ := f["geometry"].(string); !strings.HasPrefix(g, "0106000000") && !strings.HasPrefix(g, "0103000000") {
+				t.Fatalf("geometry %.20s is not polygon WKB hex", g)
+			}
+		}
+	}
+	if len(names) != 100 || !names["Ashe"] {
+		t.Fatalf("%d distinct county names", len(names))
+	}
+	resp, body = call(t, "GET", ncBase+"/features.json?geojson=1&limit=1000", "", "", nil)
+	expect(t, resp, body, 200)
+	var fc struct {
+		Type     string `json:"type"`
+		Features []json.RawMessage
+	}
+	if err := json.Unmarshal(body, &fc); err != nil || fc.Type != "FeatureCollection" || len(fc.Features) != 100 {
+		t.Fatalf("geojson: %v %s %d", err, fc.Type, len(fc.Features))
+	}
+
+	// A CSV body, as the Ruby client sends it.
+	csvBody := "name,latitude,longitude,visitors\nFalls,35.1,-80.5,120\nPeak,36.2,-81.7,\nLake,34.9,-79.1,33\n"
+	resp, body = call(t, "POST", url+"/datasets.json?title=garden%20sculptures", "admin", "text/csv", strings.NewReader(csvBody))
+	expect(t, resp, body, 201)
+	pts := strings.TrimSuffix(resp.Header.Get("Location"), ".json")
+
+	for _, ds := range []string{ncBase, pts} {
+		for _, ext := range []string{".json", ".csv", ".geojson"} {
+			resp, body = call(t, "GET", ds+ext, "", "", nil)
+			expect(t, resp, body, 200)
+			switch ext {
+			case ".csv":
+				rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+				if err != nil {
+					t.Fatalf("%s: %v", ds+ext, err)
+				}
+				want := 101
+				if ds == pts {
+					want = 4
+				}
+				if len(rows) != want {
+					t.Fatalf("%s: %d rows, want %d", ds+ext, len(rows), want)
+				}
+			default:
+				if !json.Valid(body) {
+					t.Fatalf("%s is not JSON", ds+ext)
+				}
+			}
+		}
+	}
+	resp, body = call(t, "GET", pts+".csv", "", "", nil)
+	if got := string(body); got != "name,visitors,latitude,longitude\nFalls,120,35.1,-80.5\nPeak,,36.2,-81.7\nLake,33,34.9,-79.1\n" {
+		t.Fatalf("csv round trip:\n%s", got)
+	}
+
+	// The store lives where --data says.
+	if _, err := os.Stat(filepath.Join(data, "mapcommons.db")); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = call(t, "DELETE", pts+".json", "admin", "", nil)
+	expect(t, resp, body, 204)
+}
+
+func TestUserCreateCommand(t *testing.T) {
+	data := t.TempDir()
+	var out, errb bytes.Buffer
+	getenv := func(string) string { return "" }
+	err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "root"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb)
+	if err != nil || !strings.Contains(out.String(), "root") {
+		t.Fatalf("user create: %v %s %s", err, out.String(), errb.String())
+	}
+	if err := run(context.Background(), []string{"user", "create", "--data", data, "root"}, getenv, strings.NewReader("pw\n"), &out, &errb); err == nil {
+		t.Fatal("user create without --admin succeeded")
+	}
+	if err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "x"}, getenv, strings.NewReader("short\n"), &out, &errb); err == nil || !strings.Contains(err.Error(), "short") {
+		t.Fatalf("a short password: %v", err)
+	}
+	// The administrator can log in to a server on that store.
+	url, _ := startServerOn(t, data)
+	req, _ := http.NewRequest("GET", url+"/users/root.json", nil)
+	req.SetBasicAuth("root", "pw-123456")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"admin":true`) {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	getenv := func(k string) string { return map[string]string{"MAPCOMMONS_MODE": "cloud"}[k] }
+	err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, getenv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cloud") {
+		t.Fatalf("a bad MAPCOMMONS_MODE: %v", err)
+	}
+	err = run(context.Background(), []string{"serve", "--max-upload", "lots"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "lots") {
+		t.Fatalf("a bad --max-upload: %v", err)
+	}
+	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Fatalf("parseSize(%q) = %d, %v", in, got, err)
+		}
+	}
+}
