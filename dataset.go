@@ -69,6 +69,7 @@ type Dataset struct {
 	Attributes    []Attribute
 	Stats         map[string]Stats // by attribute name, numeric attributes only
 	CRS           string           // the name of the CRS the data came in, "" when unknown
+	PRJ           string           // the .prj text it came with, kept for exports
 
 	CreatedAt time.Time
 	UpdatedAt time.Time

@@ -188,7 +188,7 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	defer up.Close()
-	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, Type: up.kind, CRS: up.crs}
+	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj}
 	upd.Apply(&ds.Metadata)
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = up.name
@@ -208,6 +208,7 @@ type upload struct {
 	kind  string // the Dataset.Type it gives
 	name  string // the file's base name without extension, for the default title
 	crs   string
+	prj   string
 	files []*os.File
 }
 
@@ -314,7 +315,7 @@ func openUpload(q *Request) (*upload, error) {
 		if err != nil {
 			return fail(err)
 		}
-		up.src, up.kind, up.crs = rd, format.KindShp, rd.CRS()
+		up.src, up.kind, up.crs, up.prj = rd, format.KindShp, rd.CRS(), opt.PRJ
 		up.name = baseName(byExt["shp"].Filename)
 		return up, nil
 	case len(byExt) > 0:

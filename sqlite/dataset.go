@@ -48,7 +48,7 @@ func columnType(t mapcommons.AttrType) string {
 const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.title, d.description, d.author, d.tags,
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
-	d.attributes, d.stats, d.crs, d.created_at, d.updated_at`
+	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -60,7 +60,7 @@ func scanDataset(row interface{ Scan(...any) error }) (*mapcommons.Dataset, erro
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
-		&attrs, &stats, &ds.CRS, &created, &updated); err != nil {
+		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated); err != nil {
 		return nil, err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
@@ -211,9 +211,9 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	m := &ds.Metadata
 	res, err := tx.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
-		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		prj, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
-		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, now, now)
+		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ, now, now)
 	if err != nil {
 		return formatError(err)
 	}

@@ -149,7 +149,8 @@ func testDatasets(t *testing.T, open Opener) {
 	t.Run("OK", func(t *testing.T) {
 		s := open(t)
 		owner := MustCreateUser(t, s, "owner", false)
-		ds := &mapcommons.Dataset{OwnerID: owner.ID, Type: "csv", Metadata: mapcommons.Metadata{Title: "Sample", Tags: "a, b"}}
+		ds := &mapcommons.Dataset{OwnerID: owner.ID, Type: "csv", CRS: "GCS_WGS_1984", PRJ: `GEOGCS["GCS_WGS_1984"]`,
+			Metadata: mapcommons.Metadata{Title: "Sample", Tags: "a, b"}}
 		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(5)); err != nil {
 			t.Fatal(err)
 		}
@@ -163,6 +164,9 @@ func testDatasets(t *testing.T, open Opener) {
 		}
 		if got.Extent == nil || *got.Extent != (wkb.Rect{MinX: 0, MinY: -2, MaxX: 4, MaxY: 0}) {
 			t.Fatalf("extent = %+v", got.Extent)
+		}
+		if got.CRS != "GCS_WGS_1984" || got.PRJ != `GEOGCS["GCS_WGS_1984"]` || !got.OnlyPoints() {
+			t.Fatalf("crs %q prj %q mask %b", got.CRS, got.PRJ, got.GeometryMask)
 		}
 		if !reflect.DeepEqual(got.GeometryTypes, []string{"point"}) {
 			t.Fatalf("geometry types = %v", got.GeometryTypes)

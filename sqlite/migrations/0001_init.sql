@@ -37,6 +37,7 @@ CREATE TABLE datasets (
 	attributes      TEXT    NOT NULL DEFAULT '[]',
 	stats           TEXT    NOT NULL DEFAULT '{}',
 	crs             TEXT    NOT NULL DEFAULT '',
+	prj             TEXT    NOT NULL DEFAULT '',
 	created_at      TEXT    NOT NULL,
 	updated_at      TEXT    NOT NULL
 );
