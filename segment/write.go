@@ -1,0 +1,457 @@
+// Package segment stores the features of one dataset as an immutable,
+// column-oriented file: one section per attribute column, the geometries as
+// WKB, and a packed Hilbert R-tree over their boxes. A segment is written
+// once, by streaming features into a Writer, and then only read, through a
+// read-only memory map, so queries scan columns at memory speed without
+// holding the data on the heap. Changing a dataset's features writes a new
+// segment and swaps it in; readers of the old one finish undisturbed.
+//
+// File layout (little endian): the magic "MCSEG001", the sections, each
+// aligned to 64 bytes, then a footer: a JSON header (attributes, section
+// offsets, summary), its length as 8 bytes, and the magic again.
+package segment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+const magic = "MCSEG001"
+
+// header is the JSON header of a segment file.
+type header struct {
+	Count    int                    `json:"count"`
+	Attrs    []mapcommons.Attribute `json:"attributes"`
+	Sections map[string][2]int64    `json:"sections"` // name → offset, length
+	Levels   []int                  `json:"levels"`
+	Summary  Summary                `json:"summary"`
+}
+
+// Summary is what a segment knows about its features as a whole.
+type Summary struct {
+	Count         int64                       `json:"count"`
+	Extent        *wkb.Rect                   `json:"extent"`
+	GeometryTypes []string                    `json:"geometry_types"`
+	GeometryMask  uint32                      `json:"geometry_mask"`
+	Stats         map[string]mapcommons.Stats `json:"stats"`
+}
+
+// section is one section being written, spooled to its own temporary file.
+type section struct {
+	name string
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+}
+
+func (s *section) write(b []byte) {
+	s.w.Write(b) // errors surface at flush
+	s.size += int64(len(b))
+}
+
+func (s *section) u64(v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	s.write(b[:])
+}
+
+// column writes one attribute.
+type column struct {
+	typ     mapcommons.AttrType
+	data    *section
+	off     *section // strings: end offsets
+	nulls   []byte   // bitmap, bit set = null; grown as rows come
+	anyNull bool
+	bytes   uint64 // strings: bytes so far
+	acc     *mapcommons.StatsAccumulator
+}
+
+// Writer streams features into a new segment.
+type Writer struct {
+	dir      string
+	attrs    []mapcommons.Attribute
+	sections []*section
+	geomOff  *section
+	geom     *section
+	cols     []*column
+	items    []item
+	n        int
+	geomSize uint64
+	extent   wkb.Rect
+	kinds    [3]bool
+	mask     uint32
+	scratch  []byte
+	done     bool
+}
+
+// MaxFeatures is the most features one segment holds (positions are 32-bit).
+const MaxFeatures = math.MaxUint32 - 1
+
+// NewWriter starts a segment of features with the given attributes, spooling
+// to temporary files in dir.
+func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
+	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect}
+	var err error
+	if w.geomOff, err = w.section("geom.off"); err != nil {
+		return nil, err
+	}
+	w.geomOff.u64(0)
+	if w.geom, err = w.section("geom"); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	for i, a := range attrs {
+		c := &column{typ: a.Type}
+		name := "c" + strconv.Itoa(i)
+		if c.data, err = w.section(name); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		if a.Type == mapcommons.AttrString || a.Type == mapcommons.AttrDate {
+			if c.off, err = w.section(name + ".off"); err != nil {
+				w.Abort()
+				return nil, err
+			}
+			c.off.u64(0)
+		}
+		if a.Type.Numeric() {
+			c.acc = mapcommons.NewStatsAccumulator()
+			c.acc.Drop() // the median comes from the written column
+		}
+		w.cols = append(w.cols, c)
+	}
+	return w, nil
+}
+
+func (w *Writer) section(name string) (*section, error) {
+	f, err := os.CreateTemp(w.dir, "seg-*.part")
+	if err != nil {
+		return nil, err
+	}
+	s := &section{name: name, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	w.sections = append(w.sections, s)
+	return s, nil
+}
+
+// Abort removes what the writer spooled.
+func (w *Writer) Abort() {
+	for _, s := range w.sections {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
+	w.sections = nil
+	w.done = true
+}
+
+func (w *Writer) addKinds(g wkb.Geom) {
+	switch g.Type {
+	case wkb.Point, wkb.MultiPoint:
+		w.kinds[0] = true
+	case wkb.LineString, wkb.MultiLineString:
+		w.kinds[1] = true
+	case wkb.Polygon, wkb.MultiPolygon:
+		w.kinds[2] = true
+	case wkb.GeometryCollection:
+		for _, p := range g.Parts {
+			w.addKinds(p)
+		}
+	}
+}
+
+func setBit(bits []byte, i int) []byte {
+	for len(bits) <= i/8 {
+		bits = append(bits, 0)
+	}
+	bits[i/8] |= 1 << (i % 8)
+	return bits
+}
+
+// Add appends one feature. Its values must match the attribute types (nil
+// for null); its geometry must be WKB in the stored form (or nil).
+func (w *Writer) Add(f *mapcommons.Feature) error {
+	if w.done {
+		return errors.New("segment: Add after Finish or Abort")
+	}
+	if len(f.Values) != len(w.attrs) {
+		return fmt.Errorf("segment: feature %d has %d values for %d attributes", w.n, len(f.Values), len(w.attrs))
+	}
+	if w.n >= MaxFeatures {
+		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
+	}
+	if len(f.Geometry) > 0 {
+		box, ok := wkb.Rect{}, false
+		if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
+			box, ok = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true
+			w.kinds[0] = true
+			w.mask |= 1 << wkb.Point
+		} else {
+			g, err := wkb.Decode(f.Geometry)
+			if err != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
+			}
+			box, ok = g.Bounds()
+			w.addKinds(g)
+			w.mask |= 1 << g.Type
+		}
+		if ok {
+			if math.IsNaN(box.MinX+box.MinY+box.MaxX+box.MaxY) || math.IsInf(box.MinX+box.MinY+box.MaxX+box.MaxY, 0) {
+				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: non-finite coordinate", w.n)
+			}
+			w.items = append(w.items, item{box: box, pos: uint32(w.n)})
+			w.extent = w.extent.Extend(box)
+		}
+		w.geom.write(f.Geometry)
+		w.geomSize += uint64(len(f.Geometry))
+	}
+	w.geomOff.u64(w.geomSize)
+	for i, v := range f.Values {
+		if err := w.cols[i].add(w.n, v, w); err != nil {
+			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
+		}
+	}
+	w.n++
+	return nil
+}
+
+func (c *column) add(row int, v any, w *Writer) error {
+	b := w.scratch[:0]
+	if v == nil {
+		c.nulls = setBit(c.nulls, row)
+		c.anyNull = true
+	}
+	switch c.typ {
+	case mapcommons.AttrInteger:
+		n, ok := v.(int64)
+		if !ok && v != nil {
+			return fmt.Errorf("%T is not an integer", v)
+		}
+		if v != nil {
+			c.acc.Add(float64(n))
+		}
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	case mapcommons.AttrFloat:
+		x, ok := v.(float64)
+		if !ok && v != nil {
+			return fmt.Errorf("%T is not a float", v)
+		}
+		if v != nil {
+			c.acc.Add(x)
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	case mapcommons.AttrBoolean:
+		x, ok := v.(bool)
+		switch {
+		case v == nil:
+			b = append(b, 2)
+		case !ok:
+			return fmt.Errorf("%T is not a boolean", v)
+		case x:
+			b = append(b, 1)
+		default:
+			b = append(b, 0)
+		}
+	default:
+		s, ok := v.(string)
+		if !ok && v != nil {
+			return fmt.Errorf("%T is not a string", v)
+		}
+		c.data.write([]byte(s))
+		c.bytes += uint64(len(s))
+		c.off.u64(c.bytes)
+		return nil
+	}
+	c.data.write(b)
+	w.scratch = b
+	return nil
+}
+
+// Finish builds the index and writes the segment to path atomically (a
+// temporary file, synced, then renamed). It returns the summary.
+func (w *Writer) Finish(path string) (*Summary, error) {
+	if w.done {
+		return nil, errors.New("segment: Finish after Finish or Abort")
+	}
+	defer w.Abort()
+	for _, s := range w.sections {
+		if err := s.w.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	t := buildTree(w.items, w.extent)
+	w.items = nil
+
+	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: t.levels}
+	sum := &h.Summary
+	sum.Count = int64(w.n)
+	if !w.extent.IsEmpty() {
+		e := w.extent
+		sum.Extent = &e
+	}
+	sum.GeometryTypes = []string{}
+	for i, name := range []string{"point", "line", "area"} {
+		if w.kinds[i] {
+			sum.GeometryTypes = append(sum.GeometryTypes, name)
+		}
+	}
+	sum.GeometryMask = w.mask
+
+	// Medians need whole columns: read them back from their spooled sections.
+	sum.Stats = map[string]mapcommons.Stats{}
+	for i, c := range w.cols {
+		if c.acc == nil || c.acc.Count() == 0 {
+			continue
+		}
+		med, err := columnMedian(c, w.n)
+		if err != nil {
+			return nil, err
+		}
+		c.acc.SetMedian(med)
+		st, _ := c.acc.Result()
+		for _, v := range []*float64{&st.Min, &st.Max, &st.Mean, &st.Median, &st.Stdev, &st.Variance} {
+			if math.IsNaN(*v) || math.IsInf(*v, 0) {
+				*v = 0 // JSON has no such numbers; only reachable near the float limits
+			}
+		}
+		sum.Stats[w.attrs[i].Name] = st
+	}
+
+	out, err := os.CreateTemp(filepath.Dir(path), ".seg-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	tmpName := out.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			out.Close()
+			os.Remove(tmpName)
+		}
+	}()
+	bw := bufio.NewWriterSize(out, 256<<10)
+	off := int64(0)
+	put := func(name string, src io.Reader) error {
+		if name != "" {
+			pad := (off+63)&^63 - off
+			if _, err := bw.Write(make([]byte, pad)); err != nil {
+				return err
+			}
+			off += pad
+		}
+		n, err := io.Copy(bw, src)
+		if name != "" {
+			h.Sections[name] = [2]int64{off, n}
+		}
+		off += n
+		return err
+	}
+	if err := put("", bytes.NewReader([]byte(magic))); err != nil {
+		return nil, err
+	}
+	for _, s := range w.sections {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if err := put(s.name, s.f); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range w.cols {
+		if c.anyNull {
+			bits := make([]byte, (w.n+7)/8)
+			copy(bits, c.nulls)
+			if err := put("c"+strconv.Itoa(i)+".nul", bytes.NewReader(bits)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	boxes := make([]byte, 0, 8*len(t.boxes))
+	for _, v := range t.boxes {
+		boxes = binary.LittleEndian.AppendUint64(boxes, math.Float64bits(v))
+	}
+	if err := put("tree.boxes", bytes.NewReader(boxes)); err != nil {
+		return nil, err
+	}
+	ids := make([]byte, 0, 4*len(t.ids))
+	for _, v := range t.ids {
+		ids = binary.LittleEndian.AppendUint32(ids, v)
+	}
+	if err := put("tree.ids", bytes.NewReader(ids)); err != nil {
+		return nil, err
+	}
+	// The footer: the JSON header, its length, and the magic again.
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	tail := binary.LittleEndian.AppendUint64(hb, uint64(len(hb)))
+	if err := put("", bytes.NewReader(append(tail, magic...))); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := out.Sync(); err != nil {
+		return nil, err
+	}
+	if err := out.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return nil, err
+	}
+	ok = true
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// columnMedian reads a numeric column back and returns the median of its
+// non-null values.
+func columnMedian(c *column, n int) (float64, error) {
+	vals := make([]float64, 0, c.acc.Count())
+	if _, err := c.data.f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(c.data.f, 64<<10)
+	var b [8]byte
+	for i := 0; i < n; i++ {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return 0, err
+		}
+		if i/8 < len(c.nulls) && c.nulls[i/8]&(1<<(i%8)) != 0 {
+			continue
+		}
+		u := binary.LittleEndian.Uint64(b[:])
+		v := math.Float64frombits(u)
+		if c.typ == mapcommons.AttrInteger {
+			v = float64(int64(u))
+		}
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vals = append(vals, v)
+		}
+	}
+	return mapcommons.Median(vals), nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
