@@ -1,0 +1,92 @@
+package geojson
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+func TestAppendString(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`:          `"plain"`,
+		"q\"b\\n\n\t\x01": `"q\"b\\n\n\t\u0001"`,
+		"line\u2028sep":  `"line\u2028sep"`,
+		"bad\xffutf8":    `"bad\ufffdutf8"`,
+		"Côte d'Ivoire":  `"Côte d'Ivoire"`,
+	} {
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "a\"b", "\u2029", "\xff\xfe", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%q gave invalid JSON %s: %v", s, b, err)
+		}
+		if want := strings.ToValidUTF8(s, "\uFFFD"); back != want && !strings.Contains(s, "\uFFFD") {
+			// ToValidUTF8 merges a run of bad bytes into one replacement; we replace each.
+			if strings.ReplaceAll(back, "\uFFFD", "") != strings.ReplaceAll(want, "\uFFFD", "") {
+				t.Fatalf("%q came back as %q", s, back)
+			}
+		}
+	})
+}
+
+func TestAppendValue(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{{nil, "null"}, {int64(-3), "-3"}, {2.0, "2.0"}, {0.1, "0.1"}, {1e22, "1e+22"}, {math.NaN(), "null"},
+		{math.Inf(-1), "null"}, {true, "true"}, {"x", `"x"`}} {
+		if got := string(AppendValue(nil, c.v)); got != c.want {
+			t.Errorf("AppendValue(%v) = %s, want %s", c.v, got, c.want)
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	attrs := []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "n", Type: mapcommons.AttrInteger}}
+	var buf bytes.Buffer
+	w := NewWriter(&buf, attrs)
+	w.Begin([]byte(`"name":"x",`))
+	for i := 0; i < 3000; i++ { // past the flush threshold
+		g := wkb.AppendPoint(nil, float64(i)/10, -1)
+		if i == 1 {
+			g = nil
+		}
+		if err := w.Write(&mapcommons.Feature{Position: int64(i), Values: []any{"f", int64(i)}, Geometry: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(); err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Type     string `json:"type"`
+		Name     string `json:"name"`
+		Features []struct {
+			ID         int            `json:"id"`
+			Geometry   map[string]any `json:"geometry"`
+			Properties map[string]any `json:"properties"`
+		} `json:"features"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &fc); err != nil {
+		t.Fatal(err)
+	}
+	if fc.Type != "FeatureCollection" || fc.Name != "x" || len(fc.Features) != 3000 || fc.Features[1].Geometry != nil ||
+		fc.Features[2999].Properties["n"] != 2999.0 || fc.Features[5].Geometry["type"] != "Point" {
+		t.Fatalf("collection %s %s %d", fc.Type, fc.Name, len(fc.Features))
+	}
+}
