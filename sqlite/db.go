@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -35,16 +34,20 @@ type DB struct {
 	path  string
 	write *sql.DB // one connection: SQLite has one writer
 	read  *sql.DB // many connections, query-only
+	segs  *segments
 	Now   func() time.Time
 }
 
 // Open opens (creating when missing) the database file at path and brings
-// its schema up to date.
+// its schema up to date. Features live in segment files in the directory
+// "features" beside it.
 func Open(path string) (*DB, error) {
-	if path != ":memory:" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, err
+	}
+	segs, err := newSegments(filepath.Join(filepath.Dir(path), "features"))
+	if err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(30000)")
@@ -65,10 +68,14 @@ func Open(path string) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, write: w, Now: time.Now}
+	db := &DB{path: path, write: w, segs: segs, Now: time.Now}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	if err := db.collectSegments(context.Background()); err != nil {
+		w.Close()
+		return nil, err
 	}
 	rq := url.Values{}
 	rq.Add("_pragma", "busy_timeout(30000)")
@@ -88,7 +95,29 @@ func Open(path string) (*DB, error) {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.segs.closeAll()
 	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// collectSegments removes the segment files no dataset references.
+func (db *DB) collectSegments(ctx context.Context) error {
+	rows, err := db.write.QueryContext(ctx, `SELECT segment FROM datasets`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	inUse := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		inUse[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return db.segs.collect(inUse)
 }
 
 // Ping checks that the database answers.
@@ -164,9 +193,6 @@ func formatError(err error) error {
 			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
 		case sqlite3.SQLITE_FULL:
 			return mapcommons.Errorf(mapcommons.ETOOLARGE, "the store is full")
-		}
-		if strings.Contains(se.Error(), "no such table: features_") {
-			return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset not found")
 		}
 	}
 	return err

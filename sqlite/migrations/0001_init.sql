@@ -1,5 +1,5 @@
 -- Users, and the catalogue of datasets. Each dataset's features live in a
--- table of their own, features_<dataset id>, created with the dataset.
+-- segment file of their own (features/<segment>), named by the row.
 CREATE TABLE users (
 	id            INTEGER PRIMARY KEY AUTOINCREMENT,
 	login         TEXT    NOT NULL UNIQUE COLLATE NOCASE,
@@ -38,6 +38,7 @@ CREATE TABLE datasets (
 	stats           TEXT    NOT NULL DEFAULT '{}',
 	crs             TEXT    NOT NULL DEFAULT '',
 	prj             TEXT    NOT NULL DEFAULT '',
+	segment         TEXT    NOT NULL DEFAULT '',
 	created_at      TEXT    NOT NULL,
 	updated_at      TEXT    NOT NULL
 );
