@@ -13,11 +13,11 @@ import (
 
 func TestAppendString(t *testing.T) {
 	for in, want := range map[string]string{
-		`plain`:          `"plain"`,
+		`plain`:           `"plain"`,
 		"q\"b\\n\n\t\x01": `"q\"b\\n\n\t\u0001"`,
-		"line\u2028sep":  `"line\u2028sep"`,
-		"bad\xffutf8":    `"bad\ufffdutf8"`,
-		"Côte d'Ivoire":  `"Côte d'Ivoire"`,
+		"line\u2028sep":   `"line\u2028sep"`,
+		"bad\xffutf8":     `"bad\ufffdutf8"`,
+		"Côte d'Ivoire":   `"Côte d'Ivoire"`,
 	} {
 		if got := string(AppendString(nil, in)); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
