@@ -15,6 +15,7 @@ type Feature struct {
 	Position int64
 	Values   []any
 	Geometry []byte
+	Distance float64 // to the query's geometry, set when the query asks for it
 }
 
 // FeatureSource is a stream of features read from an upload: its schema,
@@ -36,4 +37,9 @@ type FeatureService interface {
 	// calls. Returns ENOTFOUND when the dataset does not exist, EINVALID when
 	// q does not fit the dataset, or the first error fn returns.
 	ScanFeatures(ctx context.Context, datasetID int64, q *FeatureQuery, fn func(*Feature) error) error
+	// GroupFeatures answers a grouped query (q.Grouped()): one Group per
+	// distinct combination of q.GroupBy values among the features q
+	// selects, ordered by those values, paged by q.Offset and q.Limit.
+	// Errors as ScanFeatures.
+	GroupFeatures(ctx context.Context, datasetID int64, q *FeatureQuery) ([]Group, error)
 }

@@ -1,5 +1,10 @@
 package mapcommons
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Feature query limits.
 const (
 	DefaultFeatureLimit = 30
@@ -7,8 +12,174 @@ const (
 )
 
 // FeatureQuery is the parsed, validated form of the parameters of
-// GET /datasets/{id}/features: which features, in which order.
+// GET /datasets/{id}/features: which features, in which order, or which
+// groups of them.
 type FeatureQuery struct {
-	Offset int64 // zero-based position of the first feature returned
-	Limit  int64 // at most this many; negative means no limit
+	Offset     int64  // zero-based index of the first result
+	Limit      int64  // at most this many results; negative means no limit
+	Sort       string // attribute to order by; "" means feature position
+	Descending bool
+
+	BBox         *BBox // features whose geometry intersects the box
+	Near         *Near // features within a distance of a geometry
+	WithDistance bool  // report each feature's distance to Near's geometry
+
+	Filters []Filter // attribute conditions, all of which must hold
+
+	GroupBy    []string    // attributes to group by
+	Aggregates []Aggregate // computed per group (or over everything)
+}
+
+// BBox is a box in lon/lat; W > E crosses the antimeridian.
+type BBox struct{ W, S, E, N float64 }
+
+// Kinds of Near geometry.
+const (
+	NearPoint   = "point"   // lat, lon
+	NearPoints  = "points"  // points=lon,lat,lon,lat...
+	NearLine    = "line"    // line=lon,lat,...
+	NearPolygon = "polygon" // polygon=lon,lat,..., closed
+)
+
+// Near is a buffer query: features within Radius (in Units) of the point,
+// points, line or polygon (Kind) with coordinates XY (lon, lat pairs).
+type Near struct {
+	Kind      string // "point", "points", "line", "polygon"
+	XY        []float64
+	Radius    float64 // 0 for a polygon without radius
+	Units     string  // km, m, ft, miles, degrees
+	Contained bool    // intersect=contained (default); false is intersect=full
+}
+
+// Filter operations.
+const (
+	OpMin    = "min"
+	OpMax    = "max"
+	OpEquals = "equals"
+	OpIn     = "in"
+)
+
+// Filter is one attribute condition. Values holds one value, or the
+// alternatives of OpIn.
+type Filter struct {
+	Attr   string
+	Op     string
+	Values []string
+}
+
+// Aggregate calculations.
+const (
+	CalcMin     = "min"
+	CalcMax     = "max"
+	CalcSum     = "sum"
+	CalcAverage = "average"
+)
+
+// Aggregate is one calculation over an attribute per group.
+type Aggregate struct {
+	Name string // the attribute
+	Calc string
+}
+
+// Key is the name of the aggregate's value in a group row: "<calc>_<name>".
+func (a Aggregate) Key() string { return a.Calc + "_" + a.Name }
+
+// Group is one row of a grouped answer: the group's values (one per GroupBy
+// attribute), its feature count and its aggregates (float64 or nil, or for
+// min and max of a string attribute a string).
+type Group struct {
+	Values     []any
+	Count      int64
+	Aggregates []any
+}
+
+// Grouped reports whether the query asks for groups rather than features.
+func (q *FeatureQuery) Grouped() bool { return len(q.GroupBy) > 0 || len(q.Aggregates) > 0 }
+
+// AttrIndex returns the index of the attribute called name, or -1.
+func AttrIndex(attrs []Attribute, name string) int {
+	for i, a := range attrs {
+		if a.Name == name {
+			return i
+		}
+	}
+	for i, a := range attrs { // an original name still finds its column
+		if a.OriginalName == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Validate checks the query against a dataset's attributes: every named
+// attribute exists, filter values fit their column's type, aggregates fit
+// theirs. Errors are EINVALID and name the parameter.
+func (q *FeatureQuery) Validate(attrs []Attribute) error {
+	if q.Sort != "" && AttrIndex(attrs, q.Sort) < 0 {
+		return Errorf(EINVALID, "sort: no attribute %q", q.Sort)
+	}
+	for _, f := range q.Filters {
+		i := AttrIndex(attrs, f.Attr)
+		if i < 0 {
+			return Errorf(EINVALID, "filter[%s]: no attribute %q", f.Attr, f.Attr)
+		}
+		switch f.Op {
+		case OpMin, OpMax, OpEquals, OpIn:
+		default:
+			return Errorf(EINVALID, "filter[%s]: unknown operation %q (min, max, equals, in)", f.Attr, f.Op)
+		}
+		for _, v := range f.Values {
+			if err := checkValue(attrs[i].Type, v); err != nil {
+				return Errorf(EINVALID, "filter[%s][][%s]: %v", f.Attr, f.Op, err)
+			}
+		}
+	}
+	for _, g := range q.GroupBy {
+		if AttrIndex(attrs, g) < 0 {
+			return Errorf(EINVALID, "group_by: no attribute %q", g)
+		}
+	}
+	for _, a := range q.Aggregates {
+		i := AttrIndex(attrs, a.Name)
+		if i < 0 {
+			return Errorf(EINVALID, "aggregates: no attribute %q", a.Name)
+		}
+		switch a.Calc {
+		case CalcMin, CalcMax:
+		case CalcSum, CalcAverage:
+			if !attrs[i].Type.Numeric() {
+				return Errorf(EINVALID, "aggregates: %s of %q needs a numeric attribute (it is %s)", a.Calc, a.Name, attrs[i].Type)
+			}
+		default:
+			return Errorf(EINVALID, "aggregates: unknown calc %q (max, min, sum, average)", a.Calc)
+		}
+	}
+	return nil
+}
+
+// checkValue checks that a filter value can be compared with a column.
+func checkValue(t AttrType, v string) error {
+	switch t {
+	case AttrInteger, AttrFloat:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+			return Errorf(EINVALID, "%q is not a number", v)
+		}
+	case AttrBoolean:
+		if _, ok := ParseBool(v); !ok {
+			return Errorf(EINVALID, "%q is not a boolean", v)
+		}
+	}
+	return nil
+}
+
+// ParseBool reads the boolean spellings clients send: 1/0, true/false,
+// True/False, yes/no, on/off.
+func ParseBool(s string) (v, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on", "t", "y":
+		return true, true
+	case "0", "false", "no", "off", "f", "n", "":
+		return false, true
+	}
+	return false, false
 }

@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/geojson"
+	"mapcommons/format/polyline"
 	"mapcommons/format/wkb"
 )
 
@@ -19,11 +20,22 @@ const (
 	geomNone    geomMode = iota // no geometry key
 	geomHex                     // upper-case hex of the stored WKB (the default of features.json)
 	geomGeoJSON                 // a GeoJSON geometry object
+	geomEncoded                 // Google encoded polylines (encode=1)
 )
 
+// distanceKey is the key of with_distance's value: "distance", unless an
+// attribute already has that name.
+func distanceKey(attrs []mapcommons.Attribute) string {
+	if mapcommons.AttrIndex(attrs, "distance") >= 0 {
+		return "_distance"
+	}
+	return "distance"
+}
+
 // appendFlat appends a feature as the original service's flat object:
-// attributes as top-level keys next to "geometry" (wire contract 2.1).
-func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, mode geomMode) ([]byte, error) {
+// attributes as top-level keys next to "geometry" (wire contract 2.1), and
+// "distance" when distKey is not empty.
+func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, mode geomMode, distKey string) ([]byte, error) {
 	dst = append(dst, '{')
 	for i, a := range attrs {
 		if i > 0 {
@@ -33,10 +45,19 @@ func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature,
 		dst = append(dst, ':')
 		dst = geojson.AppendValue(dst, f.Values[i])
 	}
-	if mode != geomNone {
-		if len(attrs) > 0 {
+	sep := func() {
+		if len(dst) > 0 && dst[len(dst)-1] != '{' {
 			dst = append(dst, ',')
 		}
+	}
+	if distKey != "" {
+		sep()
+		dst = geojson.AppendString(dst, distKey)
+		dst = append(dst, ':')
+		dst = geojson.AppendValue(dst, f.Distance)
+	}
+	if mode != geomNone {
+		sep()
 		dst = append(dst, `"geometry":`...)
 		switch {
 		case len(f.Geometry) == 0:
@@ -51,6 +72,12 @@ func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature,
 				}
 			}
 			dst = append(dst, '"')
+		case mode == geomEncoded:
+			g, err := wkb.Decode(f.Geometry)
+			if err != nil {
+				return dst, err
+			}
+			dst = appendEncoded(dst, g)
 		default:
 			var err error
 			if dst, err = wkb.ToGeoJSON(dst, f.Geometry); err != nil {
@@ -61,14 +88,45 @@ func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature,
 	return append(dst, '}'), nil
 }
 
+// appendEncoded writes a geometry as encoded polylines: a string for a
+// point or a line, a list of strings (its rings) for a polygon, and a list
+// of those for multi-geometries and collections.
+func appendEncoded(dst []byte, g wkb.Geom) []byte {
+	str := func(dst []byte, xy []float64) []byte {
+		return geojson.AppendString(dst, string(polyline.Append(nil, xy)))
+	}
+	switch g.Type {
+	case wkb.Point, wkb.LineString:
+		return str(dst, g.Coords)
+	case wkb.Polygon:
+		dst = append(dst, '[')
+		for i, r := range g.Rings {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = str(dst, r)
+		}
+		return append(dst, ']')
+	}
+	dst = append(dst, '[')
+	for i, p := range g.Parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendEncoded(dst, p)
+	}
+	return append(dst, ']')
+}
+
 // flatWriter streams a JSON array of flat feature objects after a prefix,
 // writing through in chunks of about 64 KiB.
 type flatWriter struct {
-	out   io.Writer
-	attrs []mapcommons.Attribute
-	mode  geomMode
-	buf   []byte
-	n     int
+	out     io.Writer
+	attrs   []mapcommons.Attribute
+	mode    geomMode
+	distKey string
+	buf     []byte
+	n       int
 }
 
 func newFlatWriter(out io.Writer, attrs []mapcommons.Attribute, mode geomMode, prefix []byte) *flatWriter {
@@ -83,7 +141,7 @@ func (w *flatWriter) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = appendFlat(w.buf, w.attrs, f, w.mode); err != nil {
+	if w.buf, err = appendFlat(w.buf, w.attrs, f, w.mode, w.distKey); err != nil {
 		return err
 	}
 	if len(w.buf) > 64<<10 {
@@ -175,7 +233,9 @@ func pageParams(p Params, def int64) (mapcommons.FeatureQuery, error) {
 
 // handleFeatureList answers GET /datasets/{id}/features: a bare array of
 // flat features with hex WKB geometry by default, a GeoJSON
-// FeatureCollection with geojson=1 (or the .geojson suffix).
+// FeatureCollection with geojson=1 (or the .geojson suffix), or with
+// group_by/aggregates an array of groups. The whole query language is read
+// by parseFeatureQuery.
 func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error {
 	f := info(r).format
 	if f != "json" && f != "geojson" {
@@ -188,46 +248,106 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return err
 	}
-	q, err := s.parseRequest(r)
+	pr, err := s.parseRequest(r)
 	if err != nil {
 		return err
 	}
-	defer q.Cleanup()
-	p := q.Params
-	fq, err := pageParams(p, mapcommons.DefaultFeatureLimit)
+	defer pr.Cleanup()
+	q, opt, err := parseFeatureQuery(pr.Params, f)
 	if err != nil {
 		return err
 	}
-	asGeoJSON, _, err := p.Bool("geojson")
-	if err != nil {
+	if err := q.Validate(ds.Attributes); err != nil {
 		return err
 	}
-	asGeoJSON = asGeoJSON || f == "geojson"
-	mode := geomHex
-	if hexFlag, given, err := p.Bool("hex_geometry"); err != nil {
-		return err
-	} else if given && !hexFlag {
-		mode = geomGeoJSON
+	if opt.grouped {
+		return s.writeGroups(w, r, ds, q, opt)
 	}
-
 	out := startJSON(w, r)
+	var members []byte
+	if opt.withColumns {
+		members = append(appendColumns(append(members, `"columns":`...), ds.Attributes), ',')
+	}
 	var fw interface {
 		Write(*mapcommons.Feature) error
 	}
-	end := func() error { return nil }
-	if asGeoJSON {
+	var end func() error
+	if opt.geojson {
 		gw := geojson.NewWriter(out, ds.Attributes)
-		gw.Begin(nil)
+		if q.WithDistance {
+			gw.DistanceKey = distanceKey(ds.Attributes)
+		}
+		gw.Begin(members)
 		fw, end = gw, gw.End
 	} else {
-		flat := newFlatWriter(out, ds.Attributes, mode, []byte{'['})
-		fw, end = flat, func() error { return flat.End("]") }
+		prefix, suffix := []byte{'['}, "]"
+		if opt.withColumns {
+			prefix, suffix = append(append([]byte{'{'}, members...), `"features":[`...), "]}"
+		}
+		flat := newFlatWriter(out, ds.Attributes, opt.geom, prefix)
+		if q.WithDistance {
+			flat.distKey = distanceKey(ds.Attributes)
+		}
+		fw, end = flat, func() error { return flat.End(suffix) }
 	}
-	if err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, &fq, fw.Write); err != nil {
+	if err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, q, fw.Write); err != nil {
 		return err
 	}
 	if err := end(); err != nil {
 		return err
 	}
 	return out.Close()
+}
+
+// appendColumns appends the attribute names as a JSON list.
+func appendColumns(dst []byte, attrs []mapcommons.Attribute) []byte {
+	dst = append(dst, '[')
+	for i, a := range attrs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = geojson.AppendString(dst, a.Name)
+	}
+	return append(dst, ']')
+}
+
+// writeGroups answers a grouped query: a list of objects holding the group's
+// values under their attribute names, "count", and "<calc>_<name>" for each
+// aggregate.
+func (s *Server) writeGroups(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, q *mapcommons.FeatureQuery, opt outputOptions) error {
+	groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, 256*len(groups)+64)
+	suffix := "]"
+	if opt.withColumns {
+		b = append(appendColumns(append(b, `{"columns":`...), ds.Attributes), `,"groups":[`...)
+		suffix = "]}"
+	} else {
+		b = append(b, '[')
+	}
+	for i, g := range groups {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		for j, name := range q.GroupBy {
+			b = geojson.AppendString(b, ds.Attributes[mapcommons.AttrIndex(ds.Attributes, name)].Name)
+			b = append(b, ':')
+			b = geojson.AppendValue(b, g.Values[j])
+			b = append(b, ',')
+		}
+		b = append(b, `"count":`...)
+		b = strconv.AppendInt(b, g.Count, 10)
+		for j, a := range q.Aggregates {
+			b = append(b, ',')
+			b = geojson.AppendString(b, a.Key())
+			b = append(b, ':')
+			b = geojson.AppendValue(b, g.Aggregates[j])
+		}
+		b = append(b, '}')
+	}
+	writeBody(w, r, http.StatusOK, append(b, suffix...))
+	return nil
 }

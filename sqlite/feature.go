@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"mapcommons"
+	"mapcommons/segment"
 )
 
 // FeatureService implements mapcommons.FeatureService on the store.
@@ -14,32 +15,35 @@ func NewFeatureService(db *DB) *FeatureService { return &FeatureService{db: db} 
 
 var _ mapcommons.FeatureService = (*FeatureService)(nil)
 
-// ScanFeatures implements mapcommons.FeatureService.
-func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+// segmentOf acquires the segment of a dataset; release must be called.
+func (s *FeatureService) segmentOf(ctx context.Context, datasetID int64) (*segment.Segment, func(), error) {
 	var name string
 	if err := s.db.read.QueryRowContext(ctx, `SELECT segment FROM datasets WHERE id = ?`, datasetID).Scan(&name); err != nil {
-		return datasetNotFound(formatError(err), datasetID)
+		return nil, nil, datasetNotFound(formatError(err), datasetID)
 	}
 	seg, release, err := s.db.segs.acquire(name)
 	if err != nil {
-		return datasetNotFound(err, datasetID)
+		return nil, nil, datasetNotFound(err, datasetID)
+	}
+	return seg, release, nil
+}
+
+// ScanFeatures implements mapcommons.FeatureService.
+func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	seg, release, err := s.segmentOf(ctx, datasetID)
+	if err != nil {
+		return err
 	}
 	defer release()
-	end := int64(seg.Len())
-	if q.Limit >= 0 && q.Offset+q.Limit < end {
-		end = q.Offset + q.Limit
+	return seg.Query(ctx, q, fn)
+}
+
+// GroupFeatures implements mapcommons.FeatureService.
+func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+	seg, release, err := s.segmentOf(ctx, datasetID)
+	if err != nil {
+		return nil, err
 	}
-	f := &mapcommons.Feature{}
-	for pos := max(q.Offset, 0); pos < end; pos++ {
-		if pos%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		seg.Read(int(pos), f)
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
+	defer release()
+	return seg.Groups(ctx, q)
 }

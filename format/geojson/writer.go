@@ -15,6 +15,8 @@ type Writer struct {
 	attrs []mapcommons.Attribute
 	buf   []byte
 	n     int
+	// DistanceKey, when set, is the property that carries Feature.Distance.
+	DistanceKey string
 }
 
 const flushAt = 64 << 10
@@ -34,8 +36,9 @@ func (w *Writer) Begin(members []byte) {
 }
 
 // AppendFeature appends one GeoJSON Feature object: id (the position),
-// geometry, and the attributes as properties.
-func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature) ([]byte, error) {
+// geometry, and the attributes as properties (with the feature's distance
+// under distKey when that is not empty).
+func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, distKey string) ([]byte, error) {
 	dst = append(dst, `{"type":"Feature","id":`...)
 	dst = strconv.AppendInt(dst, f.Position, 10)
 	dst = append(dst, `,"geometry":`...)
@@ -52,6 +55,14 @@ func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Featu
 		dst = append(dst, ':')
 		dst = AppendValue(dst, f.Values[i])
 	}
+	if distKey != "" {
+		if len(attrs) > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, distKey)
+		dst = append(dst, ':')
+		dst = AppendValue(dst, f.Distance)
+	}
 	return append(dst, '}', '}'), nil
 }
 
@@ -62,7 +73,7 @@ func (w *Writer) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = AppendFeature(w.buf, w.attrs, f); err != nil {
+	if w.buf, err = AppendFeature(w.buf, w.attrs, f, w.DistanceKey); err != nil {
 		return err
 	}
 	if len(w.buf) >= flushAt {

@@ -1,0 +1,540 @@
+package segment
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/spatial"
+)
+
+// plan is a FeatureQuery compiled against one segment.
+type plan struct {
+	s        *Segment
+	q        *mapcommons.FeatureQuery
+	bbox     []wkb.Rect    // the bbox parameter's boxes, tested exactly
+	near     *spatial.Near // the buffer query, tested exactly
+	index    []wkb.Rect    // boxes to search the index with; nil scans everything
+	filters  []filter
+	sortCol  int  // -1: by position
+	onlyPts  bool // every geometry is a single point: the index box is the point
+	geomScan bool // a spatial test needs the geometry
+}
+
+// filter is one compiled attribute condition.
+type filter struct {
+	col  int
+	typ  mapcommons.AttrType
+	op   string
+	nums []float64 // numeric and boolean columns
+	strs [][]byte  // string columns
+}
+
+func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
+	if err := q.Validate(s.attrs); err != nil {
+		return nil, err
+	}
+	p := &plan{s: s, q: q, sortCol: -1, onlyPts: s.summary.GeometryMask == 1<<wkb.Point}
+	if q.Sort != "" {
+		p.sortCol = mapcommons.AttrIndex(s.attrs, q.Sort)
+	}
+	if b := q.BBox; b != nil {
+		p.bbox = spatial.BBoxRects(b.W, b.S, b.E, b.N)
+		p.index = p.bbox
+	}
+	if n := q.Near; n != nil {
+		p.near = &spatial.Near{Kind: n.Kind, XY: n.XY, Radius: n.Radius, Metric: spatial.NewMetric(n.Units), Contained: n.Contained}
+		p.index = p.near.Boxes()
+	}
+	for _, f := range q.Filters {
+		c := mapcommons.AttrIndex(s.attrs, f.Attr)
+		cf := filter{col: c, typ: s.attrs[c].Type, op: f.Op}
+		for _, v := range f.Values {
+			switch cf.typ {
+			case mapcommons.AttrInteger, mapcommons.AttrFloat:
+				x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				cf.nums = append(cf.nums, x)
+			case mapcommons.AttrBoolean:
+				b, _ := mapcommons.ParseBool(v)
+				cf.nums = append(cf.nums, map[bool]float64{false: 0, true: 1}[b])
+			default:
+				cf.strs = append(cf.strs, []byte(v))
+			}
+		}
+		p.filters = append(p.filters, cf)
+	}
+	return p, nil
+}
+
+// matchValues reports whether feature pos passes the attribute filters.
+// A null value passes no condition.
+func (p *plan) matchValues(pos int) bool {
+	s := p.s
+	for i := range p.filters {
+		f := &p.filters[i]
+		if s.IsNull(f.col, pos) {
+			return false
+		}
+		if f.strs != nil {
+			v, _ := s.Bytes(f.col, pos)
+			if !matchOp(f.op, len(f.strs), func(k int) int { return bytes.Compare(v, f.strs[k]) }) {
+				return false
+			}
+			continue
+		}
+		var v float64
+		if f.typ == mapcommons.AttrBoolean {
+			v = float64(s.cols[f.col].data[pos])
+		} else {
+			v, _ = s.Float(f.col, pos)
+		}
+		if !matchOp(f.op, len(f.nums), func(k int) int { return cmp.Compare(v, f.nums[k]) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchOp applies an operation given the comparison of the value with each
+// of n filter values.
+func matchOp(op string, n int, compare func(k int) int) bool {
+	switch op {
+	case mapcommons.OpMin:
+		return compare(0) >= 0
+	case mapcommons.OpMax:
+		return compare(0) <= 0
+	default: // equals, in
+		for k := 0; k < n; k++ {
+			if compare(k) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// matchGeometry applies the exact spatial tests to a feature found through
+// the index with box.
+func (p *plan) matchGeometry(pos int, box wkb.Rect) bool {
+	if p.onlyPts {
+		x, y := box.MinX, box.MinY
+		if p.bbox != nil && !inAny(x, y, p.bbox) {
+			return false
+		}
+		return p.near == nil || p.near.MatchPoint(x, y)
+	}
+	g, err := wkb.Decode(p.s.Geometry(pos))
+	if err != nil {
+		return false
+	}
+	if p.bbox != nil && !spatial.IntersectsRects(g, p.bbox) {
+		return false
+	}
+	return p.near == nil || p.near.Match(g)
+}
+
+func inAny(x, y float64, rs []wkb.Rect) bool {
+	for _, r := range rs {
+		if x >= r.MinX && x <= r.MaxX && y >= r.MinY && y <= r.MaxY {
+			return true
+		}
+	}
+	return false
+}
+
+// matches calls fn with each feature the query selects, in index order
+// when a spatial condition drives it, else in position order (descending
+// when desc). fn returns false to stop.
+func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) error {
+	if p.index == nil {
+		n := p.s.n
+		for k := 0; k < n; k++ {
+			if k%8192 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			pos := k
+			if desc {
+				pos = n - 1 - k
+			}
+			if p.matchValues(pos) && !fn(pos) {
+				return nil
+			}
+		}
+		return nil
+	}
+	var seen []uint64 // a bitmap, when several boxes may find a feature twice
+	if len(p.index) > 1 {
+		seen = make([]uint64, (p.s.n+63)/64)
+	}
+	k := 0
+	var err error
+	for _, r := range p.index {
+		stopped := false
+		p.s.Search(r, func(pos int, box wkb.Rect) bool {
+			if k++; k%8192 == 0 {
+				if err = ctx.Err(); err != nil {
+					stopped = true
+					return false
+				}
+			}
+			if seen != nil {
+				if seen[pos/64]&(1<<(pos%64)) != 0 {
+					return true
+				}
+				seen[pos/64] |= 1 << (pos % 64)
+			}
+			if p.matchGeometry(pos, box) && p.matchValues(pos) && !fn(pos) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if stopped {
+			break
+		}
+	}
+	return err
+}
+
+// compareAt orders two features by the sort column, nulls last, then by
+// position.
+func (p *plan) compareAt(a, b int) int {
+	s := p.s
+	na, nb := s.IsNull(p.sortCol, a), s.IsNull(p.sortCol, b)
+	switch {
+	case na && nb:
+	case na:
+		return 1
+	case nb:
+		return -1
+	default:
+		var c int
+		switch s.cols[p.sortCol].typ {
+		case mapcommons.AttrInteger:
+			x, _ := s.Int(p.sortCol, a)
+			y, _ := s.Int(p.sortCol, b)
+			c = cmp.Compare(x, y)
+		case mapcommons.AttrFloat:
+			x, _ := s.Float(p.sortCol, a)
+			y, _ := s.Float(p.sortCol, b)
+			c = cmp.Compare(x, y)
+		case mapcommons.AttrBoolean:
+			c = cmp.Compare(s.cols[p.sortCol].data[a], s.cols[p.sortCol].data[b])
+		default:
+			x, _ := s.Bytes(p.sortCol, a)
+			y, _ := s.Bytes(p.sortCol, b)
+			c = bytes.Compare(x, y)
+		}
+		if c != 0 {
+			if p.q.Descending {
+				return -c
+			}
+			return c
+		}
+	}
+	return cmp.Compare(a, b)
+}
+
+// Query calls fn for each feature q selects, in q's order, from q.Offset on
+// and at most q.Limit of them. With q.WithDistance each feature carries its
+// distance to q.Near's geometry. The *Feature is reused between calls and its
+// geometry aliases the segment. Returns EINVALID when q does not fit the
+// segment's attributes.
+func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	p, err := s.compile(q)
+	if err != nil {
+		return err
+	}
+	limit := q.Limit
+	if limit < 0 {
+		limit = math.MaxInt64
+	}
+	offset := max(q.Offset, 0)
+	emit := func(pos int, f *mapcommons.Feature) error {
+		s.Read(pos, f)
+		if q.WithDistance && p.near != nil {
+			f.Distance = math.NaN()
+			if g, err := wkb.Decode(f.Geometry); err == nil {
+				f.Distance = p.near.Distance(g)
+			}
+		}
+		return fn(f)
+	}
+	f := &mapcommons.Feature{}
+	if limit == 0 {
+		return nil
+	}
+	// Streaming: position order without a spatial index to follow.
+	if p.index == nil && p.sortCol < 0 {
+		skipped, sent := int64(0), int64(0)
+		var ferr error
+		err := p.matches(ctx, q.Descending, func(pos int) bool {
+			if skipped < offset {
+				skipped++
+				return true
+			}
+			if ferr = emit(pos, f); ferr != nil {
+				return false
+			}
+			sent++
+			return sent < limit
+		})
+		if ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	// Otherwise collect the matches, order them, and page.
+	var found []int
+	if err := p.matches(ctx, false, func(pos int) bool { found = append(found, pos); return true }); err != nil {
+		return err
+	}
+	if p.sortCol >= 0 {
+		slices.SortFunc(found, p.compareAt)
+	} else {
+		slices.Sort(found)
+		if q.Descending {
+			slices.Reverse(found)
+		}
+	}
+	if offset >= int64(len(found)) {
+		return nil
+	}
+	found = found[offset:]
+	if int64(len(found)) > limit {
+		found = found[:limit]
+	}
+	for _, pos := range found {
+		if err := emit(pos, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupAcc accumulates one group.
+type groupAcc struct {
+	values []any
+	count  int64
+	aggs   []aggAcc
+}
+
+// aggAcc accumulates one aggregate of one group.
+type aggAcc struct {
+	n        int64
+	sum      float64
+	isum     int64
+	overflow bool
+	min, max float64
+	smin     []byte
+	smax     []byte
+}
+
+// Groups answers a grouped query: one Group per distinct combination of
+// q.GroupBy values among the selected features (a single group over all of
+// them when q.GroupBy is empty), ordered by those values (nulls last;
+// reversed when q.Descending), paged by q.Offset and q.Limit.
+func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+	p, err := s.compile(q)
+	if err != nil {
+		return nil, err
+	}
+	gcols := make([]int, len(q.GroupBy))
+	for i, g := range q.GroupBy {
+		gcols[i] = mapcommons.AttrIndex(s.attrs, g)
+	}
+	acols := make([]int, len(q.Aggregates))
+	for i, a := range q.Aggregates {
+		acols[i] = mapcommons.AttrIndex(s.attrs, a.Name)
+	}
+	groups := map[string]*groupAcc{}
+	var key []byte
+	err = p.matches(ctx, false, func(pos int) bool {
+		key = key[:0]
+		for _, c := range gcols {
+			key = s.appendKey(key, c, pos)
+		}
+		g, ok := groups[string(key)]
+		if !ok {
+			g = &groupAcc{values: make([]any, len(gcols)), aggs: make([]aggAcc, len(acols))}
+			for i, c := range gcols {
+				g.values[i] = s.Value(c, pos)
+			}
+			groups[string(key)] = g
+		}
+		g.count++
+		for i, c := range acols {
+			s.accumulate(&g.aggs[i], c, pos)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(gcols) == 0 && len(groups) == 0 { // everything in one (empty) group
+		groups[""] = &groupAcc{aggs: make([]aggAcc, len(acols))}
+	}
+	out := make([]mapcommons.Group, 0, len(groups))
+	for _, g := range groups {
+		row := mapcommons.Group{Values: g.values, Count: g.count, Aggregates: make([]any, len(acols))}
+		for i, c := range acols {
+			row.Aggregates[i] = g.aggs[i].result(q.Aggregates[i].Calc, s.attrs[c].Type)
+		}
+		out = append(out, row)
+	}
+	slices.SortFunc(out, func(a, b mapcommons.Group) int {
+		for i := range a.Values {
+			if c := compareValues(a.Values[i], b.Values[i]); c != 0 {
+				if q.Descending {
+					return -c
+				}
+				return c
+			}
+		}
+		return 0
+	})
+	offset := max(q.Offset, 0)
+	if offset >= int64(len(out)) {
+		return []mapcommons.Group{}, nil
+	}
+	out = out[offset:]
+	if q.Limit >= 0 && int64(len(out)) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// appendKey appends a type-tagged encoding of attribute col of pos.
+func (s *Segment) appendKey(key []byte, col, pos int) []byte {
+	if s.IsNull(col, pos) {
+		return append(key, 0)
+	}
+	c := &s.cols[col]
+	switch c.typ {
+	case mapcommons.AttrInteger, mapcommons.AttrFloat:
+		return append(append(key, 1), c.data[8*pos:8*pos+8]...)
+	case mapcommons.AttrBoolean:
+		return append(key, 2, c.data[pos])
+	}
+	b, _ := s.Bytes(col, pos)
+	key = binary.AppendUvarint(append(key, 3), uint64(len(b)))
+	return append(key, b...)
+}
+
+func (s *Segment) accumulate(a *aggAcc, col, pos int) {
+	if s.IsNull(col, pos) {
+		return
+	}
+	switch s.cols[col].typ {
+	case mapcommons.AttrInteger, mapcommons.AttrFloat:
+		v, _ := s.Float(col, pos)
+		if a.n == 0 || v < a.min {
+			a.min = v
+		}
+		if a.n == 0 || v > a.max {
+			a.max = v
+		}
+		a.sum += v
+		if s.cols[col].typ == mapcommons.AttrInteger {
+			iv, _ := s.Int(col, pos)
+			sum := a.isum + iv
+			if (iv > 0 && sum < a.isum) || (iv < 0 && sum > a.isum) {
+				a.overflow = true
+			}
+			a.isum = sum
+		}
+	case mapcommons.AttrBoolean:
+		v := float64(s.cols[col].data[pos])
+		if a.n == 0 || v < a.min {
+			a.min = v
+		}
+		if a.n == 0 || v > a.max {
+			a.max = v
+		}
+	default:
+		b, _ := s.Bytes(col, pos)
+		if a.n == 0 || bytes.Compare(b, a.smin) < 0 {
+			a.smin = b
+		}
+		if a.n == 0 || bytes.Compare(b, a.smax) > 0 {
+			a.smax = b
+		}
+	}
+	a.n++
+}
+
+// result is the aggregate's value: nil when the group had no values.
+func (a *aggAcc) result(calc string, t mapcommons.AttrType) any {
+	if a.n == 0 {
+		return nil
+	}
+	switch t {
+	case mapcommons.AttrString, mapcommons.AttrDate:
+		if calc == mapcommons.CalcMin {
+			return string(a.smin)
+		}
+		return string(a.smax)
+	case mapcommons.AttrBoolean:
+		if calc == mapcommons.CalcMin {
+			return a.min == 1
+		}
+		return a.max == 1
+	}
+	switch calc {
+	case mapcommons.CalcMin:
+		if t == mapcommons.AttrInteger {
+			return int64(a.min)
+		}
+		return a.min
+	case mapcommons.CalcMax:
+		if t == mapcommons.AttrInteger {
+			return int64(a.max)
+		}
+		return a.max
+	case mapcommons.CalcSum:
+		if t == mapcommons.AttrInteger && !a.overflow {
+			return a.isum
+		}
+		return a.sum
+	}
+	return a.sum / float64(a.n)
+}
+
+// compareValues orders attribute values of one column, nulls last.
+func compareValues(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	switch x := a.(type) {
+	case int64:
+		return cmp.Compare(x, b.(int64))
+	case float64:
+		return cmp.Compare(x, b.(float64))
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case string:
+		return strings.Compare(x, b.(string))
+	}
+	return 0
+}

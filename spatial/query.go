@@ -1,0 +1,500 @@
+package spatial
+
+import (
+	"math"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// The kinds of query geometry are those of mapcommons.Near.
+const (
+	KindPoint   = mapcommons.NearPoint
+	KindPoints  = mapcommons.NearPoints
+	KindLine    = mapcommons.NearLine
+	KindPolygon = mapcommons.NearPolygon
+)
+
+// Near is a buffer query: the features within Radius (in the metric's unit)
+// of a query geometry. Contained selects features wholly inside the buffer;
+// otherwise any part inside or touching it is enough.
+type Near struct {
+	Kind      string
+	XY        []float64 // lon, lat pairs; a polygon's ring is closed
+	Radius    float64   // ≥ 0; a polygon without radius has 0
+	Metric    Metric
+	Contained bool
+}
+
+// segs calls fn for each edge of the query geometry.
+func (q *Near) segs(fn func(ax, ay, bx, by float64) bool) bool {
+	if q.Kind != KindLine && q.Kind != KindPolygon {
+		return true
+	}
+	for i := 0; i+3 < len(q.XY); i += 2 {
+		if !fn(q.XY[i], q.XY[i+1], q.XY[i+2], q.XY[i+3]) {
+			return false
+		}
+	}
+	return true
+}
+
+// DistTo is the distance from a point to the query geometry: to the point,
+// the nearest of the points, the line, or the polygon (0 inside it).
+func (q *Near) DistTo(x, y float64) float64 {
+	switch q.Kind {
+	case KindPoint, KindPoints:
+		d := math.Inf(1)
+		for i := 0; i+1 < len(q.XY); i += 2 {
+			d = math.Min(d, q.Metric.Dist(x, y, q.XY[i], q.XY[i+1]))
+		}
+		return d
+	case KindPolygon:
+		if pointInRing(x, y, q.XY) {
+			return 0
+		}
+	}
+	return q.distToEdges(x, y)
+}
+
+func (q *Near) distToEdges(x, y float64) float64 {
+	d := math.Inf(1)
+	q.segs(func(ax, ay, bx, by float64) bool {
+		d = math.Min(d, q.Metric.DistSeg(x, y, ax, ay, bx, by))
+		return true
+	})
+	return d
+}
+
+// MatchPoint reports whether a point feature matches (the fast path of
+// point datasets: a point is inside the buffer or not).
+func (q *Near) MatchPoint(x, y float64) bool { return q.DistTo(x, y) <= q.Radius }
+
+// Match reports whether a feature's geometry matches the query.
+func (q *Near) Match(g wkb.Geom) bool {
+	if g.IsEmpty() {
+		return false
+	}
+	if q.Contained {
+		return q.contained(g)
+	}
+	return q.minDist(g) <= q.Radius
+}
+
+// Distance is the distance reported with with_distance: from the feature's
+// centroid to the query's point, nearest point, line, or polygon boundary.
+func (q *Near) Distance(g wkb.Geom) float64 {
+	cx, cy, ok := Centroid(g)
+	if !ok {
+		return math.NaN()
+	}
+	if q.Kind == KindPolygon {
+		return q.distToEdges(cx, cy)
+	}
+	return q.DistTo(cx, cy)
+}
+
+// forEachPart calls fn for each simple part of g (points, lines, polygons).
+func forEachPart(g wkb.Geom, fn func(wkb.Geom) bool) bool {
+	switch g.Type {
+	case wkb.Point, wkb.LineString, wkb.Polygon:
+		return fn(g)
+	}
+	for _, p := range g.Parts {
+		if !forEachPart(p, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// minDist is the smallest distance between g and the query geometry (0 when
+// they meet), stopping early once it is within the radius.
+func (q *Near) minDist(g wkb.Geom) float64 {
+	d := math.Inf(1)
+	forEachPart(g, func(p wkb.Geom) bool {
+		d = math.Min(d, q.partMinDist(p))
+		return d > q.Radius
+	})
+	return d
+}
+
+func (q *Near) partMinDist(p wkb.Geom) float64 {
+	var lines [][]float64 // the part's edges as polylines
+	switch p.Type {
+	case wkb.Point:
+		if len(p.Coords) < 2 {
+			return math.Inf(1)
+		}
+		return q.DistTo(p.Coords[0], p.Coords[1])
+	case wkb.LineString:
+		lines = [][]float64{p.Coords}
+	case wkb.Polygon:
+		lines = p.Rings
+		// The query geometry inside the polygon's area touches it.
+		if len(q.XY) >= 2 && len(p.Rings) > 0 && inPolygon(q.XY[0], q.XY[1], p.Rings) {
+			return 0
+		}
+		if q.Kind == KindPoints {
+			for i := 2; i+1 < len(q.XY); i += 2 {
+				if inPolygon(q.XY[i], q.XY[i+1], p.Rings) {
+					return 0
+				}
+			}
+		}
+	}
+	d := math.Inf(1)
+	for _, l := range lines {
+		for i := 0; i+1 < len(l); i += 2 {
+			d = math.Min(d, q.DistTo(l[i], l[i+1]))
+			if d == 0 {
+				return 0
+			}
+		}
+		// Edges crossing the query's edges meet it.
+		crossed := false
+		for i := 0; i+3 < len(l) && !crossed; i += 2 {
+			q.segs(func(ax, ay, bx, by float64) bool {
+				crossed = segmentsIntersect(l[i], l[i+1], l[i+2], l[i+3], ax, ay, bx, by)
+				return !crossed
+			})
+		}
+		if crossed {
+			return 0
+		}
+	}
+	// The query's vertices to the part's edges.
+	for i := 0; i+1 < len(q.XY); i += 2 {
+		for _, l := range lines {
+			for j := 0; j+3 < len(l); j += 2 {
+				d = math.Min(d, q.Metric.DistSeg(q.XY[i], q.XY[i+1], l[j], l[j+1], l[j+2], l[j+3]))
+			}
+			if len(l) == 2 {
+				d = math.Min(d, q.Metric.Dist(q.XY[i], q.XY[i+1], l[0], l[1]))
+			}
+		}
+	}
+	return d
+}
+
+// contained reports whether every part of g lies within the buffer.
+func (q *Near) contained(g wkb.Geom) bool {
+	return forEachPart(g, func(p wkb.Geom) bool {
+		switch p.Type {
+		case wkb.Point:
+			return len(p.Coords) < 2 || q.DistTo(p.Coords[0], p.Coords[1]) <= q.Radius
+		case wkb.LineString:
+			return q.lineWithin(p.Coords)
+		case wkb.Polygon:
+			if q.Kind == KindPolygon && q.Radius == 0 {
+				return len(p.Rings) == 0 || ringWithinPolygon(p.Rings[0], q.XY)
+			}
+			return len(p.Rings) == 0 || q.lineWithin(p.Rings[0]) // holes lie inside the shell
+		}
+		return true
+	})
+}
+
+// maxSamples bounds the points tested along one edge.
+const maxSamples = 256
+
+// lineWithin reports whether a polyline lies within the buffer: its
+// vertices, and points along its edges (a buffer around anything but a
+// single point need not be convex).
+func (q *Near) lineWithin(xy []float64) bool {
+	for i := 0; i+1 < len(xy); i += 2 {
+		if q.DistTo(xy[i], xy[i+1]) > q.Radius {
+			return false
+		}
+	}
+	if q.Kind == KindPoint {
+		return true // a disc is convex: the vertices decide
+	}
+	step := q.Radius / 16
+	for i := 0; i+3 < len(xy); i += 2 {
+		ax, ay, bx, by := xy[i], xy[i+1], xy[i+2], xy[i+3]
+		n := maxSamples
+		if step > 0 {
+			n = int(math.Min(maxSamples, math.Ceil(q.Metric.Dist(ax, ay, bx, by)/step)))
+		}
+		for k := 1; k < n; k++ {
+			t := float64(k) / float64(n)
+			if q.DistTo(ax+t*(bx-ax), ay+t*(by-ay)) > q.Radius {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ringWithinPolygon reports whether a ring lies inside (or on) a polygon
+// ring: its vertices inside, and none of its edges crossing the boundary.
+func ringWithinPolygon(ring, poly []float64) bool {
+	for i := 0; i+1 < len(ring); i += 2 {
+		if !pointInRing(ring[i], ring[i+1], poly) {
+			return false
+		}
+	}
+	for i := 0; i+3 < len(ring); i += 2 {
+		for j := 0; j+3 < len(poly); j += 2 {
+			if segmentsCross(ring[i], ring[i+1], ring[i+2], ring[i+3], poly[j], poly[j+1], poly[j+2], poly[j+3]) {
+				return false
+			}
+		}
+		// An edge between two boundary vertices may run outside a concave polygon.
+		mx, my := (ring[i]+ring[i+2])/2, (ring[i+1]+ring[i+3])/2
+		if !pointInRing(mx, my, poly) {
+			return false
+		}
+	}
+	return true
+}
+
+// Boxes returns the lon/lat boxes that contain every feature the query can
+// match, for a spatial index (two when they cross the antimeridian; a
+// whole band of longitude near a pole).
+func (q *Near) Boxes() []wkb.Rect {
+	r := wkb.EmptyRect
+	for i := 0; i+1 < len(q.XY); i += 2 {
+		r = r.Extend(wkb.Rect{MinX: q.XY[i], MinY: q.XY[i+1], MaxX: q.XY[i], MaxY: q.XY[i+1]})
+	}
+	dy := q.Metric.Degrees(q.Radius) * (1 + 1e-9)
+	r.MinY, r.MaxY = r.MinY-dy, r.MaxY+dy
+	dx := dy
+	if !q.Metric.planar {
+		maxLat := math.Max(math.Abs(r.MinY), math.Abs(r.MaxY))
+		if maxLat >= 89.999 || dy >= 90 {
+			dx = 360
+		} else {
+			// On a sphere a circle of angular radius δ around latitude φ spans
+			// asin(sin δ / cos φ) of longitude; bound it with the highest φ.
+			s := math.Sin(dy*rad) / math.Cos(maxLat*rad)
+			if s >= 1 {
+				dx = 360
+			} else {
+				dx = math.Asin(s) / rad * (1 + 1e-9)
+			}
+		}
+	}
+	r.MinX, r.MaxX = r.MinX-dx, r.MaxX+dx
+	r.MinY, r.MaxY = math.Max(r.MinY, -90), math.Min(r.MaxY, 90)
+	if q.Metric.planar {
+		return []wkb.Rect{r}
+	}
+	return wrapLon(r)
+}
+
+// wrapLon splits a box whose longitudes leave [-180, 180] into boxes that
+// do not.
+func wrapLon(r wkb.Rect) []wkb.Rect {
+	if r.MaxX-r.MinX >= 360 {
+		return []wkb.Rect{{MinX: -180, MinY: r.MinY, MaxX: 180, MaxY: r.MaxY}}
+	}
+	out := []wkb.Rect{{MinX: math.Max(r.MinX, -180), MinY: r.MinY, MaxX: math.Min(r.MaxX, 180), MaxY: r.MaxY}}
+	if r.MinX < -180 {
+		out = append(out, wkb.Rect{MinX: r.MinX + 360, MinY: r.MinY, MaxX: 180, MaxY: r.MaxY})
+	}
+	if r.MaxX > 180 {
+		out = append(out, wkb.Rect{MinX: -180, MinY: r.MinY, MaxX: r.MaxX - 360, MaxY: r.MaxY})
+	}
+	return out
+}
+
+// BBoxRects returns the boxes of a bbox parameter w,s,e,n: one, or two when
+// w > e (the box crosses the antimeridian).
+func BBoxRects(w, s, e, n float64) []wkb.Rect {
+	if w <= e {
+		return []wkb.Rect{{MinX: w, MinY: s, MaxX: e, MaxY: n}}
+	}
+	return []wkb.Rect{{MinX: w, MinY: s, MaxX: 180, MaxY: n}, {MinX: -180, MinY: s, MaxX: e, MaxY: n}}
+}
+
+// IntersectsRects reports whether g meets any of the boxes (edges included).
+func IntersectsRects(g wkb.Geom, boxes []wkb.Rect) bool {
+	for _, b := range boxes {
+		if intersectsRect(g, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func inRect(x, y float64, b wkb.Rect) bool {
+	return x >= b.MinX && x <= b.MaxX && y >= b.MinY && y <= b.MaxY
+}
+
+func intersectsRect(g wkb.Geom, b wkb.Rect) bool {
+	return !forEachPart(g, func(p wkb.Geom) bool {
+		var lines [][]float64
+		switch p.Type {
+		case wkb.Point:
+			return !(len(p.Coords) >= 2 && inRect(p.Coords[0], p.Coords[1], b))
+		case wkb.LineString:
+			lines = [][]float64{p.Coords}
+		case wkb.Polygon:
+			lines = p.Rings
+			if len(p.Rings) > 0 && inPolygon(b.MinX, b.MinY, p.Rings) {
+				return false // the box lies in the polygon's area
+			}
+		}
+		corners := []float64{b.MinX, b.MinY, b.MaxX, b.MinY, b.MaxX, b.MaxY, b.MinX, b.MaxY, b.MinX, b.MinY}
+		for _, l := range lines {
+			for i := 0; i+1 < len(l); i += 2 {
+				if inRect(l[i], l[i+1], b) {
+					return false
+				}
+			}
+			for i := 0; i+3 < len(l); i += 2 {
+				for j := 0; j+3 < len(corners); j += 2 {
+					if segmentsIntersect(l[i], l[i+1], l[i+2], l[i+3], corners[j], corners[j+1], corners[j+2], corners[j+3]) {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// pointInRing reports whether (x, y) is inside or on a closed ring (planar
+// lon/lat).
+func pointInRing(x, y float64, ring []float64) bool {
+	in := false
+	n := len(ring) / 2
+	for i, j := 0, n-1; i < n; j, i = i, i+1 {
+		xi, yi, xj, yj := ring[2*i], ring[2*i+1], ring[2*j], ring[2*j+1]
+		if onSegment(x, y, xi, yi, xj, yj) {
+			return true
+		}
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			in = !in
+		}
+	}
+	return in
+}
+
+// inPolygon reports whether a point is in a polygon's area: in its shell
+// and not strictly inside a hole.
+func inPolygon(x, y float64, rings [][]float64) bool {
+	if len(rings) == 0 || !pointInRing(x, y, rings[0]) {
+		return false
+	}
+	for _, h := range rings[1:] {
+		if pointInRing(x, y, h) && !onRing(x, y, h) {
+			return false
+		}
+	}
+	return true
+}
+
+func onRing(x, y float64, ring []float64) bool {
+	for i := 0; i+3 < len(ring); i += 2 {
+		if onSegment(x, y, ring[i], ring[i+1], ring[i+2], ring[i+3]) {
+			return true
+		}
+	}
+	return false
+}
+
+func orient(ax, ay, bx, by, cx, cy float64) float64 {
+	return (bx-ax)*(cy-ay) - (by-ay)*(cx-ax)
+}
+
+func onSegment(x, y, ax, ay, bx, by float64) bool {
+	return orient(ax, ay, bx, by, x, y) == 0 &&
+		x >= math.Min(ax, bx) && x <= math.Max(ax, bx) && y >= math.Min(ay, by) && y <= math.Max(ay, by)
+}
+
+// segmentsIntersect reports whether two closed segments share a point.
+func segmentsIntersect(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
+	d1 := orient(cx, cy, dx, dy, ax, ay)
+	d2 := orient(cx, cy, dx, dy, bx, by)
+	d3 := orient(ax, ay, bx, by, cx, cy)
+	d4 := orient(ax, ay, bx, by, dx, dy)
+	if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) {
+		return true
+	}
+	return onSegment(ax, ay, cx, cy, dx, dy) || onSegment(bx, by, cx, cy, dx, dy) ||
+		onSegment(cx, cy, ax, ay, bx, by) || onSegment(dx, dy, ax, ay, bx, by)
+}
+
+// segmentsCross reports whether two segments cross properly (each strictly
+// on both sides of the other).
+func segmentsCross(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
+	d1 := orient(cx, cy, dx, dy, ax, ay)
+	d2 := orient(cx, cy, dx, dy, bx, by)
+	d3 := orient(ax, ay, bx, by, cx, cy)
+	d4 := orient(ax, ay, bx, by, dx, dy)
+	return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+}
+
+// Centroid returns the planar lon/lat centroid of g's highest-dimension
+// parts: area-weighted for polygons, length-weighted for lines, the mean
+// for points. ok is false for an empty geometry.
+func Centroid(g wkb.Geom) (x, y float64, ok bool) {
+	var ax, ay, aw float64 // areas
+	var lx, ly, lw float64 // lengths
+	var px, py, pn float64 // points
+	var vx, vy, vn float64 // every vertex, for degenerate shapes
+	vertex := func(xy []float64) {
+		for i := 0; i+1 < len(xy); i += 2 {
+			vx, vy, vn = vx+xy[i], vy+xy[i+1], vn+1
+		}
+	}
+	line := func(xy []float64) {
+		vertex(xy)
+		for i := 0; i+3 < len(xy); i += 2 {
+			l := math.Hypot(xy[i+2]-xy[i], xy[i+3]-xy[i+1])
+			lx += l * (xy[i] + xy[i+2]) / 2
+			ly += l * (xy[i+1] + xy[i+3]) / 2
+			lw += l
+		}
+	}
+	forEachPart(g, func(p wkb.Geom) bool {
+		switch p.Type {
+		case wkb.Point:
+			if len(p.Coords) >= 2 {
+				px, py, pn = px+p.Coords[0], py+p.Coords[1], pn+1
+				vertex(p.Coords)
+			}
+		case wkb.LineString:
+			line(p.Coords)
+		case wkb.Polygon:
+			for i, r := range p.Rings {
+				line(r)
+				a, cx, cy := ringCentroid(r)
+				if i > 0 {
+					a = -a // holes take away
+				}
+				ax, ay, aw = ax+a*cx, ay+a*cy, aw+a
+			}
+		}
+		return true
+	})
+	switch {
+	case aw > 0:
+		return ax / aw, ay / aw, true
+	case lw > 0:
+		return lx / lw, ly / lw, true
+	case pn > 0:
+		return px / pn, py / pn, true
+	case vn > 0:
+		return vx / vn, vy / vn, true
+	}
+	return 0, 0, false
+}
+
+// ringCentroid returns the absolute area of a ring and its centroid.
+func ringCentroid(r []float64) (area, cx, cy float64) {
+	var a, x, y float64
+	for i := 0; i+3 < len(r); i += 2 {
+		c := r[i]*r[i+3] - r[i+2]*r[i+1]
+		a += c
+		x += (r[i] + r[i+2]) * c
+		y += (r[i+1] + r[i+3]) * c
+	}
+	if a == 0 {
+		return 0, 0, 0
+	}
+	return math.Abs(a) / 2, x / (3 * a), y / (3 * a)
+}
