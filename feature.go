@@ -42,4 +42,13 @@ type FeatureService interface {
 	// selects, ordered by those values, paged by q.Offset and q.Limit.
 	// Errors as ScanFeatures.
 	GroupFeatures(ctx context.Context, datasetID int64, q *FeatureQuery) ([]Group, error)
+	// AddFeatures appends the features of src (whose values follow the
+	// dataset's attributes) after the existing ones, all or nothing, and
+	// returns how many were added. ENOTFOUND when there is no such dataset;
+	// src's errors (EINVALID for bad input) as they come.
+	AddFeatures(ctx context.Context, datasetID int64, src FeatureSource) (int64, error)
+	// DeleteFeatures removes the features at the given positions, all or
+	// nothing; later features move down, as in an array. EINVALID when a
+	// position does not exist, ENOTFOUND when the dataset does not.
+	DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error
 }

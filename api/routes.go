@@ -24,9 +24,15 @@ func (s *Server) routes() {
 	m.Handle("DELETE /datasets/{id}", s.handle(s.handleDatasetDelete))
 
 	m.Handle("GET /datasets/{id}/features", s.handle(s.handleFeatureList))
+	m.Handle("POST /datasets/{id}/features", s.handle(s.handleFeatureCreate))
+	m.Handle("DELETE /datasets/{id}/features", s.handle(s.handleFeatureDelete))
+	// The spec's delete example: an ignored segment after features/, and /maps.
+	m.Handle("DELETE /datasets/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
+	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features"} {
+	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features",
+		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
 	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {

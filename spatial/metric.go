@@ -119,3 +119,19 @@ func (m Metric) DistSeg(px, py, ax, ay, bx, by float64) float64 {
 	}
 	return endpoints * m.scale
 }
+
+// Interpolate returns the point a fraction t of the way from a to b: along
+// the great-circle arc on the sphere, along the straight line in degrees.
+func (m Metric) Interpolate(ax, ay, bx, by, t float64) (float64, float64) {
+	if m.planar {
+		return ax + t*(bx-ax), ay + t*(by-ay)
+	}
+	va, vb := unit(ax, ay), unit(bx, by)
+	omega := math.Acos(math.Max(-1, math.Min(1, va.dot(vb))))
+	if omega < 1e-12 {
+		return ax + t*(bx-ax), ay + t*(by-ay)
+	}
+	sa, sb := math.Sin((1-t)*omega)/math.Sin(omega), math.Sin(t*omega)/math.Sin(omega)
+	v := vec3{sa*va.x + sb*vb.x, sa*va.y + sb*vb.y, sa*va.z + sb*vb.z}
+	return math.Atan2(v.y, v.x) / rad, math.Atan2(v.z, math.Hypot(v.x, v.y)) / rad
+}

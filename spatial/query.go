@@ -218,8 +218,8 @@ func (q *Near) lineWithin(xy []float64) bool {
 			n = int(math.Min(maxSamples, math.Ceil(q.Metric.Dist(ax, ay, bx, by)/step)))
 		}
 		for k := 1; k < n; k++ {
-			t := float64(k) / float64(n)
-			if q.DistTo(ax+t*(bx-ax), ay+t*(by-ay)) > q.Radius {
+			x, y := q.Metric.Interpolate(ax, ay, bx, by, float64(k)/float64(n))
+			if q.DistTo(x, y) > q.Radius {
 				return false
 			}
 		}

@@ -27,20 +27,27 @@ var _ mapcommons.DatasetService = (*DatasetService)(nil)
 const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.title, d.description, d.author, d.tags,
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
-	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at`
+	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.segment`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
 func scanDataset(row interface{ Scan(...any) error }) (*mapcommons.Dataset, error) {
+	ds, _, err := scanDatasetRow(row)
+	return ds, err
+}
+
+// scanDatasetRow scans a dataset and the name of its segment.
+func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, string, error) {
 	var ds mapcommons.Dataset
+	var seg string
 	var minx, miny, maxx, maxy sql.NullFloat64
 	var gtypes, attrs, stats, created, updated string
 	m := &ds.Metadata
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
-		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated); err != nil {
-		return nil, err
+		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &seg); err != nil {
+		return nil, "", err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
 		ds.Extent = &wkb.Rect{MinX: minx.Float64, MinY: miny.Float64, MaxX: maxx.Float64, MaxY: maxy.Float64}
@@ -50,13 +57,13 @@ func scanDataset(row interface{ Scan(...any) error }) (*mapcommons.Dataset, erro
 		ds.GeometryTypes = strings.Split(gtypes, ",")
 	}
 	if err := json.Unmarshal([]byte(attrs), &ds.Attributes); err != nil {
-		return nil, fmt.Errorf("dataset %d attributes: %w", ds.ID, err)
+		return nil, "", fmt.Errorf("dataset %d attributes: %w", ds.ID, err)
 	}
 	if err := json.Unmarshal([]byte(stats), &ds.Stats); err != nil {
-		return nil, fmt.Errorf("dataset %d stats: %w", ds.ID, err)
+		return nil, "", fmt.Errorf("dataset %d stats: %w", ds.ID, err)
 	}
 	ds.CreatedAt, ds.UpdatedAt = parseTime(created), parseTime(updated)
-	return &ds, nil
+	return &ds, seg, nil
 }
 
 func datasetNotFound(err error, id int64) error {
@@ -70,14 +77,15 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func findDataset(ctx context.Context, q queryer, id int64) (*mapcommons.Dataset, error) {
-	ds, err := scanDataset(q.QueryRowContext(ctx, `SELECT `+datasetColumns+datasetFrom+` WHERE d.id = ?`, id))
-	return ds, datasetNotFound(formatError(err), id)
+func findDatasetRow(ctx context.Context, q queryer, id int64) (*mapcommons.Dataset, string, error) {
+	ds, seg, err := scanDatasetRow(q.QueryRowContext(ctx, `SELECT `+datasetColumns+datasetFrom+` WHERE d.id = ?`, id))
+	return ds, seg, datasetNotFound(formatError(err), id)
 }
 
 // FindDatasetByID implements mapcommons.DatasetService.
 func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
-	return findDataset(ctx, s.db.read, id)
+	ds, _, err := s.db.dataset(ctx, id)
+	return ds, err
 }
 
 // FindDatasets implements mapcommons.DatasetService.
@@ -124,6 +132,7 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	sets = append(sets, "updated_at = ?")
 	args = append(args, s.db.now(), id)
 	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
+	s.db.forget(id)
 	if err != nil {
 		return nil, formatError(err)
 	}
@@ -132,7 +141,8 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	} else if n == 0 {
 		return nil, datasetNotFound(formatError(sql.ErrNoRows), id)
 	}
-	return findDataset(ctx, s.db.write, id)
+	ds, _, err := findDatasetRow(ctx, s.db.write, id)
+	return ds, err
 }
 
 // DeleteDataset implements mapcommons.DatasetService.
@@ -146,7 +156,9 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 	if err := tx.QueryRowContext(ctx, `DELETE FROM datasets WHERE id = ? RETURNING segment`, id).Scan(&seg); err != nil {
 		return datasetNotFound(formatError(err), id)
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	s.db.forget(id)
+	if err != nil {
 		return formatError(err)
 	}
 	s.db.segs.retire(seg)

@@ -35,6 +35,7 @@ type DB struct {
 	write *sql.DB // one connection: SQLite has one writer
 	read  *sql.DB // many connections, query-only
 	segs  *segments
+	cat   catalog
 	Now   func() time.Time
 }
 

@@ -2,6 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
 
 	"mapcommons"
 	"mapcommons/segment"
@@ -17,15 +22,19 @@ var _ mapcommons.FeatureService = (*FeatureService)(nil)
 
 // segmentOf acquires the segment of a dataset; release must be called.
 func (s *FeatureService) segmentOf(ctx context.Context, datasetID int64) (*segment.Segment, func(), error) {
-	var name string
-	if err := s.db.read.QueryRowContext(ctx, `SELECT segment FROM datasets WHERE id = ?`, datasetID).Scan(&name); err != nil {
-		return nil, nil, datasetNotFound(formatError(err), datasetID)
+	for try := 0; ; try++ {
+		_, name, err := s.db.dataset(ctx, datasetID)
+		if err != nil {
+			return nil, nil, err
+		}
+		seg, release, err := s.db.segs.acquire(name)
+		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND && try < 3 {
+			continue // replaced between the two reads: read the row again
+		} else if err != nil {
+			return nil, nil, datasetNotFound(err, datasetID)
+		}
+		return seg, release, nil
 	}
-	seg, release, err := s.db.segs.acquire(name)
-	if err != nil {
-		return nil, nil, datasetNotFound(err, datasetID)
-	}
-	return seg, release, nil
 }
 
 // ScanFeatures implements mapcommons.FeatureService.
@@ -46,4 +55,117 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 	}
 	defer release()
 	return seg.Groups(ctx, q)
+}
+
+// AddFeatures implements mapcommons.FeatureService: a new segment holds the
+// old features and the new ones, and replaces the old in one update of the
+// dataset's row.
+func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
+	var added int64
+	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
+		f := &mapcommons.Feature{}
+		for pos := 0; pos < old.Len(); pos++ {
+			old.Read(pos, f)
+			if err := w.Add(f); err != nil {
+				return err
+			}
+		}
+		for {
+			nf, err := src.Next()
+			if errors.Is(err, mapcommons.EOF) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if err := w.Add(nf); err != nil {
+				return err
+			}
+			added++
+		}
+	})
+	return added, err
+}
+
+// DeleteFeatures implements mapcommons.FeatureService.
+func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
+	return s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
+		gone := make(map[int64]bool, len(positions))
+		for _, p := range positions {
+			if p < 0 || p >= int64(old.Len()) {
+				return mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, old.Len())
+			}
+			gone[p] = true
+		}
+		f := &mapcommons.Feature{}
+		for pos := 0; pos < old.Len(); pos++ {
+			if !gone[int64(pos)] {
+				old.Read(pos, f)
+				if err := w.Add(f); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// rewrite replaces a dataset's segment by the one fill writes from the
+// old, and the row's summary with the new segment's, atomically.
+func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *segment.Segment, w *segment.Writer) error) error {
+	unlock := s.db.lockFeatures(id)
+	defer unlock()
+	ds, oldName, err := findDatasetRow(ctx, s.db.write, id)
+	if err != nil {
+		return err
+	}
+	old, release, err := s.db.segs.acquire(oldName)
+	if err != nil {
+		return datasetNotFound(err, id)
+	}
+	defer release()
+	w, err := segment.NewWriter(s.db.segs.dir, ds.Attributes)
+	if err != nil {
+		return err
+	}
+	if err := fill(old, w); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		w.Abort()
+		return err
+	}
+	name := newSegmentName()
+	sum, err := w.Finish(filepath.Join(s.db.segs.dir, name))
+	if err != nil {
+		return err
+	}
+	applySummary(ds, sum)
+	statsJSON, err := json.Marshal(ds.Stats)
+	if err != nil {
+		s.db.segs.retire(name)
+		return err
+	}
+	var ext [4]any
+	if e := ds.Extent; e != nil {
+		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
+	}
+	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
+		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, updated_at = ? WHERE id = ? AND segment = ?`,
+		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
+		string(statsJSON), name, s.db.now(), id, oldName)
+	s.db.forget(id)
+	if err != nil {
+		s.db.segs.retire(name)
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		s.db.segs.retire(name)
+		if err != nil {
+			return err
+		}
+		return datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
+	}
+	s.db.segs.retire(oldName)
+	return nil
 }

@@ -96,6 +96,7 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // DeleteUser implements mapcommons.UserService.
 func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	res, err := s.db.write.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
+	s.db.forget(0) // the user's datasets lose their owner
 	if err != nil {
 		return formatError(err)
 	}

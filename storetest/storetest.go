@@ -321,6 +321,55 @@ func testFeatures(t *testing.T, open Opener) {
 			t.Fatalf("err = %v after %d calls", err, n)
 		}
 	})
+	t.Run("Query", func(t *testing.T) {
+		// Points (i, -i/2): the box 10..20 × -8..-5 holds 10..16; n ≥ 12 leaves 12..16.
+		got := scan(mapcommons.FeatureQuery{Limit: -1, BBox: &mapcommons.BBox{W: 10, S: -8, E: 20, N: -5},
+			Filters: []mapcommons.Filter{{Attr: "n", Op: mapcommons.OpMin, Values: []string{"12"}}}})
+		if len(got) != 5 || got[0].Position != 12 || got[4].Position != 16 {
+			t.Fatalf("bbox and filter: %d features", len(got))
+		}
+		got = scan(mapcommons.FeatureQuery{Limit: 3, Sort: "x", Descending: true})
+		if len(got) != 3 || got[0].Position != 49 || got[2].Position != 47 {
+			t.Fatalf("sort by x descending: %v", got)
+		}
+		_, err := s.Features.GroupFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{GroupBy: []string{"nope"}})
+		code(t, err, mapcommons.EINVALID)
+		groups, err := s.Features.GroupFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, GroupBy: []string{"flag"},
+			Aggregates: []mapcommons.Aggregate{{Name: "n", Calc: mapcommons.CalcMax}}})
+		if err != nil || len(groups) != 3 || groups[0].Values[0] != false || groups[0].Count != 24 || groups[1].Count != 25 ||
+			groups[2].Values[0] != nil || groups[2].Count != 1 || groups[1].Aggregates[0] != int64(48) {
+			t.Fatalf("groups %+v %v", groups, err)
+		}
+	})
+	t.Run("AddAndDelete", func(t *testing.T) {
+		more := SampleSource(53)
+		more.Features = more.Features[50:]
+		added, err := s.Features.AddFeatures(ctx, ds.ID, more)
+		if err != nil || added != 3 {
+			t.Fatalf("AddFeatures = %d, %v", added, err)
+		}
+		if got, _ := s.Datasets.FindDatasetByID(ctx, ds.ID); got.FeatureCount != 53 || got.Extent.MaxX != 52 {
+			t.Fatalf("after adding: %+v", got)
+		}
+		code(t, s.Features.DeleteFeatures(ctx, ds.ID, []int64{0, 53}), mapcommons.EINVALID)
+		if err := s.Features.DeleteFeatures(ctx, ds.ID, []int64{0, 52}); err != nil {
+			t.Fatal(err)
+		}
+		all := scan(mapcommons.FeatureQuery{Limit: -1})
+		if len(all) != 51 || all[0].Values[0] != nil || all[1].Values[0] != int64(2) || all[50].Values[0] != int64(51) {
+			t.Fatalf("after deleting: %d features, first %v", len(all), all[0].Values)
+		}
+		failing := SampleSource(1)
+		failing.Err = mapcommons.Errorf(mapcommons.EINVALID, "bad")
+		_, err = s.Features.AddFeatures(ctx, ds.ID, failing)
+		code(t, err, mapcommons.EINVALID)
+		if got := scan(mapcommons.FeatureQuery{Limit: -1}); len(got) != 51 {
+			t.Fatalf("a failed add left %d features", len(got))
+		}
+		_, err = s.Features.AddFeatures(ctx, 9999, SampleSource(1))
+		code(t, err, mapcommons.ENOTFOUND)
+		code(t, s.Features.DeleteFeatures(ctx, 9999, []int64{0}), mapcommons.ENOTFOUND)
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		err := s.Features.ScanFeatures(ctx, 9999, &mapcommons.FeatureQuery{Limit: 1}, func(*mapcommons.Feature) error { return nil })
 		code(t, err, mapcommons.ENOTFOUND)

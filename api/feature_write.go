@@ -1,0 +1,290 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format/geojson"
+)
+
+// handleFeatureCreate answers POST /datasets/{id}/features: a JSON array of
+// feature objects (attributes and a GeoJSON "geometry"), a GeoJSON
+// FeatureCollection, or one Feature. Every feature is checked against the
+// dataset's attributes; one bad feature and nothing is added.
+func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) error {
+	if caller(r) == nil {
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	ds, err := s.findDataset(r)
+	if err != nil {
+		return err
+	}
+	if err := s.policy.CanEditDataset(caller(r), ds); err != nil {
+		return err
+	}
+	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, TempDir: s.cfg.TempDir, SpoolJSON: true})
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	if q.Body == nil {
+		return mapcommons.Errorf(mapcommons.EINVALID, "no features: send a JSON array of features or a GeoJSON FeatureCollection")
+	}
+	f, err := os.Open(q.Body.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	src, err := newJSONFeatures(f, ds.Attributes)
+	if err != nil {
+		return err
+	}
+	added, err := s.svc.Features.AddFeatures(r.Context(), ds.ID, src)
+	if err != nil {
+		return err
+	}
+	after, err := s.svc.Datasets.FindDatasetByID(r.Context(), ds.ID)
+	if err != nil {
+		return err
+	}
+	first := after.FeatureCount - added
+	return s.created(w, r, fmt.Sprintf("%s/datasets/%d/features.json?start=%d&limit=%d", s.baseURL(r), ds.ID, first, added),
+		map[string]int64{"added": added, "feature_count": after.FeatureCount})
+}
+
+// handleFeatureDelete answers DELETE /datasets/{id}/features?ids=0,5,7 (and
+// the spec's form with an ignored extra path segment, under /maps too).
+func (s *Server) handleFeatureDelete(w http.ResponseWriter, r *http.Request) error {
+	if caller(r) == nil {
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	ds, err := s.findDataset(r)
+	if err != nil {
+		return err
+	}
+	if err := s.policy.CanEditDataset(caller(r), ds); err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	var parts []string
+	if list, ok := q.Params.Strings("ids"); ok {
+		for _, v := range list {
+			parts = append(parts, strings.Split(v, ",")...)
+		}
+	}
+	var ids []int64
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return invalid("ids", "%q is not a feature position", p)
+		}
+		ids = append(ids, n)
+	}
+	if len(ids) == 0 {
+		return invalid("ids", "missing: give the zero-based positions of the features, ids=0,5,7")
+	}
+	if err := s.svc.Features.DeleteFeatures(r.Context(), ds.ID, ids); err != nil {
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}
+
+// jsonFeatures reads features from a JSON body as a stream.
+type jsonFeatures struct {
+	dec    *json.Decoder
+	attrs  []mapcommons.Attribute
+	n      int
+	f      mapcommons.Feature
+	inList bool // inside the array of features
+	single []byte
+	done   bool
+}
+
+// newJSONFeatures positions a decoder on the features of a body: a
+// top-level array, the "features" array of an object, or a single Feature.
+func newJSONFeatures(r io.Reader, attrs []mapcommons.Attribute) (*jsonFeatures, error) {
+	j := &jsonFeatures{dec: json.NewDecoder(r), attrs: attrs}
+	j.dec.UseNumber()
+	bad := func(err error) error {
+		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", err)
+	}
+	tok, err := j.dec.Token()
+	if err != nil {
+		return nil, bad(err)
+	}
+	switch tok {
+	case json.Delim('['):
+		j.inList = true
+		return j, nil
+	case json.Delim('{'):
+	default:
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "expected a JSON array of features or a FeatureCollection")
+	}
+	// An object: find "features", or gather a single Feature.
+	single := map[string]json.RawMessage{}
+	for j.dec.More() {
+		kt, err := j.dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		key, _ := kt.(string)
+		if key == "features" {
+			if t, err := j.dec.Token(); err != nil || t != json.Delim('[') {
+				return nil, mapcommons.Errorf(mapcommons.EINVALID, "features: expected an array")
+			}
+			j.inList = true
+			return j, nil
+		}
+		var raw json.RawMessage
+		if err := j.dec.Decode(&raw); err != nil {
+			return nil, bad(err)
+		}
+		single[key] = raw
+	}
+	if t, _ := single["type"]; !bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "expected a JSON array of features, a FeatureCollection or a Feature")
+	}
+	b, _ := json.Marshal(single)
+	j.single = b
+	return j, nil
+}
+
+// Attributes implements mapcommons.FeatureSource.
+func (j *jsonFeatures) Attributes() []mapcommons.Attribute { return j.attrs }
+
+// Next implements mapcommons.FeatureSource.
+func (j *jsonFeatures) Next() (*mapcommons.Feature, error) {
+	if j.done {
+		return nil, mapcommons.EOF
+	}
+	var obj map[string]json.RawMessage
+	switch {
+	case j.single != nil:
+		j.done = true
+		dec := json.NewDecoder(bytes.NewReader(j.single))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", err)
+		}
+	case !j.dec.More():
+		j.done = true
+		if t, err := j.dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: the array of features does not end")
+		}
+		return nil, mapcommons.EOF
+	default:
+		if err := j.dec.Decode(&obj); err != nil {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", j.n, err)
+		}
+	}
+	err := j.convert(obj)
+	j.n++
+	if err != nil {
+		return nil, err
+	}
+	return &j.f, nil
+}
+
+// convert turns one decoded object into the feature, checking each value
+// against its attribute's type.
+func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
+	fail := func(format string, args ...any) error {
+		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %s", j.n, fmt.Sprintf(format, args...))
+	}
+	var props map[string]json.RawMessage
+	if t, ok := obj["type"]; ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {
+		props = map[string]json.RawMessage{} // a GeoJSON Feature: attributes in properties
+		if p, ok := obj["properties"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
+			dec := json.NewDecoder(bytes.NewReader(p))
+			dec.UseNumber()
+			if err := dec.Decode(&props); err != nil {
+				return fail("properties: %v", err)
+			}
+		}
+	} else { // a flat object: attributes next to geometry
+		props = obj
+	}
+	g, err := geojson.ParseGeometry(obj["geometry"])
+	if err != nil {
+		return fail("geometry: %v", err)
+	}
+	j.f.Geometry = g
+	j.f.Values = make([]any, len(j.attrs))
+	for key, raw := range props {
+		i, ok := attrByName(j.attrs, key)
+		if !ok && key == "geometry" {
+			continue // the flat object's geometry
+		}
+		if !ok {
+			return fail("no attribute %q in this dataset", key)
+		}
+		v, err := jsonValue(raw, j.attrs[i].Type)
+		if err != nil {
+			return fail("attribute %q: %v", key, err)
+		}
+		j.f.Values[i] = v
+	}
+	return nil
+}
+
+func attrByName(attrs []mapcommons.Attribute, name string) (int, bool) {
+	i := mapcommons.AttrIndex(attrs, name)
+	return i, i >= 0
+}
+
+// jsonValue converts a JSON value to an attribute of type t.
+func jsonValue(raw json.RawMessage, t mapcommons.AttrType) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	switch t {
+	case mapcommons.AttrInteger:
+		if n, ok := v.(json.Number); ok {
+			if i, err := n.Int64(); err == nil {
+				return i, nil
+			}
+			if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				return int64(f), nil
+			}
+		}
+		return nil, errors.New("expected an integer")
+	case mapcommons.AttrFloat:
+		if n, ok := v.(json.Number); ok {
+			if f, err := n.Float64(); err == nil && !math.IsInf(f, 0) {
+				return f, nil
+			}
+		}
+		return nil, errors.New("expected a number")
+	case mapcommons.AttrBoolean:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		return nil, errors.New("expected true or false")
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return nil, errors.New("expected a string")
+}
