@@ -73,6 +73,7 @@ type Dataset struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	Version   int64 // grows with every change of the dataset or its features
 }
 
 // Metadata is the user-editable description of a dataset.

@@ -52,18 +52,11 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	writeBody(w, r, status, b)
 }
 
-// writeBody writes a JSON body (JSONP-wrapped when the request asked for it
-// with a valid callback name).
+// writeBody writes a whole JSON body (JSONP-wrapped when the request asked
+// for it with a valid callback name).
 func writeBody(w http.ResponseWriter, r *http.Request, status int, b []byte) {
-	if cb := callbackOf(r); cb != "" {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		w.WriteHeader(status)
-		w.Write([]byte(cb + "("))
-		w.Write(b)
-		w.Write([]byte(");"))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(b)
+	out := startJSON(w, r)
+	out.status = status
+	out.buf = append(out.buf, b...)
+	out.Close()
 }

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -130,7 +132,7 @@ type flatWriter struct {
 }
 
 func newFlatWriter(out io.Writer, attrs []mapcommons.Attribute, mode geomMode, prefix []byte) *flatWriter {
-	buf := make([]byte, 0, 72<<10)
+	buf := make([]byte, 0, 8<<10) // grows to the flush size only for large answers
 	return &flatWriter{out: out, attrs: attrs, mode: mode, buf: append(buf, prefix...)}
 }
 
@@ -157,18 +159,35 @@ func (w *flatWriter) End(suffix string) error {
 	return err
 }
 
-// jsonOut is a streamed JSON answer, wrapped as JSONP when asked for.
+// jsonOut is a JSON answer, wrapped as JSONP when asked for. It holds the
+// answer until it is complete or passes 64 KiB: a small answer then goes
+// out in one write with a Content-Length, a large one streams.
 type jsonOut struct {
-	w        http.ResponseWriter
-	callback string
-	started  bool
+	w         http.ResponseWriter
+	callback  string
+	status    int // 0 means 200
+	buf       []byte
+	streaming bool
+	// complete, when set, receives a whole answer that was held, not streamed.
+	complete func(contentType string, body []byte)
+	ctx      context.Context
 }
 
-// startJSON sets the headers of a streamed JSON answer.
+func (o *jsonOut) writeHeader() {
+	if o.status != 0 {
+		o.w.WriteHeader(o.status)
+	}
+}
+
+const holdLimit = 64 << 10
+
+// startJSON begins a JSON answer.
 func startJSON(w http.ResponseWriter, r *http.Request) *jsonOut {
-	o := &jsonOut{w: w, callback: callbackOf(r)}
+	o := &jsonOut{w: w, callback: callbackOf(r), ctx: r.Context()}
 	if o.callback != "" {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		o.buf = append(o.buf, o.callback...)
+		o.buf = append(o.buf, '(')
 	} else {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	}
@@ -176,22 +195,39 @@ func startJSON(w http.ResponseWriter, r *http.Request) *jsonOut {
 }
 
 func (o *jsonOut) Write(b []byte) (int, error) {
-	if !o.started && o.callback != "" {
-		if _, err := o.w.Write([]byte(o.callback + "(")); err != nil {
+	if o.streaming {
+		return o.w.Write(b)
+	}
+	o.buf = append(o.buf, b...)
+	if len(o.buf) >= holdLimit {
+		o.streaming = true
+		o.writeHeader()
+		if _, err := o.w.Write(o.buf); err != nil {
 			return 0, err
 		}
+		o.buf = nil
 	}
-	o.started = true
-	return o.w.Write(b)
+	return len(b), nil
 }
 
 // Close ends the answer.
 func (o *jsonOut) Close() error {
+	var tail []byte
 	if o.callback != "" {
-		_, err := o.w.Write([]byte(");"))
+		tail = []byte(");")
+	}
+	if o.streaming {
+		_, err := o.w.Write(tail)
 		return err
 	}
-	return nil
+	o.buf = append(o.buf, tail...)
+	if o.complete != nil {
+		o.complete(o.w.Header().Get("Content-Type"), o.buf)
+	}
+	o.w.Header().Set("Content-Length", strconv.Itoa(len(o.buf)))
+	o.writeHeader()
+	_, err := o.w.Write(o.buf)
+	return err
 }
 
 // intParam reads an integer parameter; absent gives def.
@@ -260,10 +296,18 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := q.Validate(ds.Attributes); err != nil {
 		return err
 	}
-	if opt.grouped {
-		return s.writeGroups(w, r, ds, q, opt)
+	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
+	if c, ok := s.cache.get(key); ok {
+		w.Header().Set("Content-Type", c.contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(c.body)))
+		_, err := w.Write(c.body)
+		return err
 	}
 	out := startJSON(w, r)
+	out.complete = func(ct string, body []byte) { s.cache.put(key, ct, body) }
+	if opt.grouped {
+		return s.writeGroups(out, ds, q, opt)
+	}
 	var members []byte
 	if opt.withColumns {
 		members = append(appendColumns(append(members, `"columns":`...), ds.Attributes), ',')
@@ -314,8 +358,8 @@ func appendColumns(dst []byte, attrs []mapcommons.Attribute) []byte {
 // writeGroups answers a grouped query: a list of objects holding the group's
 // values under their attribute names, "count", and "<calc>_<name>" for each
 // aggregate.
-func (s *Server) writeGroups(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, q *mapcommons.FeatureQuery, opt outputOptions) error {
-	groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
+func (s *Server) writeGroups(out *jsonOut, ds *mapcommons.Dataset, q *mapcommons.FeatureQuery, opt outputOptions) error {
+	groups, err := s.svc.Features.GroupFeatures(out.ctx, ds.ID, q)
 	if err != nil {
 		return err
 	}
@@ -348,6 +392,8 @@ func (s *Server) writeGroups(w http.ResponseWriter, r *http.Request, ds *mapcomm
 		}
 		b = append(b, '}')
 	}
-	writeBody(w, r, http.StatusOK, append(b, suffix...))
-	return nil
+	if _, err := out.Write(append(b, suffix...)); err != nil {
+		return err
+	}
+	return out.Close()
 }

@@ -24,6 +24,9 @@ type Config struct {
 	MaxUpload  int64           // bytes of request body accepted
 	TempDir    string          // where uploads are spooled ("" = the system's)
 	BcryptCost int             // cost of new password hashes; 0 means bcrypt's default
+	// ResponseCache is the bytes of feature-query answers kept for repeated
+	// queries (0: 32 MiB; negative: none).
+	ResponseCache int64
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -47,6 +50,7 @@ type Server struct {
 	svc    Services
 	mux    *http.ServeMux
 	auth   *authCache
+	cache  *responseCache // nil when disabled
 }
 
 // NewServer returns the API handler.
@@ -58,6 +62,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		cfg.MaxUpload = 512 << 20
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.ResponseCache == 0 {
+		cfg.ResponseCache = 32 << 20
+	}
 	s := &Server{
 		logger: logger,
 		cfg:    cfg,
@@ -65,6 +72,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		svc:    svc,
 		mux:    http.NewServeMux(),
 		auth:   newAuthCache(cfg.BcryptCost),
+	}
+	if cfg.ResponseCache > 0 {
+		s.cache = newResponseCache(cfg.ResponseCache)
 	}
 	s.routes()
 	return s

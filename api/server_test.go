@@ -31,13 +31,13 @@ const base = "http://mapcommons.test"
 // testServer is a server on a fresh store with a fixed clock, and an
 // administrator "admin" and a user "alice" (both with password "secret1").
 type testServer struct {
-	t       *testing.T
+	t       testing.TB
 	handler http.Handler
 	db      *sqlite.DB
 	tmp     string
 }
 
-func newServer(t *testing.T, mutate ...func(*api.Config)) *testServer {
+func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
@@ -104,7 +104,7 @@ func (ts *testServer) get(path, user string) *httptest.ResponseRecorder {
 }
 
 // must asserts the status of w and returns its body.
-func must(t *testing.T, w *httptest.ResponseRecorder, status int) []byte {
+func must(t testing.TB, w *httptest.ResponseRecorder, status int) []byte {
 	t.Helper()
 	if w.Code != status {
 		t.Fatalf("status %d, want %d; body: %s", w.Code, status, w.Body.String())
@@ -113,7 +113,7 @@ func must(t *testing.T, w *httptest.ResponseRecorder, status int) []byte {
 }
 
 // errorOf asserts an error answer: status, JSON body with code, message containing want.
-func errorOf(t *testing.T, w *httptest.ResponseRecorder, status int, code, want string) map[string]any {
+func errorOf(t testing.TB, w *httptest.ResponseRecorder, status int, code, want string) map[string]any {
 	t.Helper()
 	body := must(t, w, status)
 	var m map[string]any
@@ -132,7 +132,7 @@ func errorOf(t *testing.T, w *httptest.ResponseRecorder, status int, code, want 
 	return m
 }
 
-func decode[T any](t *testing.T, b []byte) T {
+func decode[T any](t testing.TB, b []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(b, &v); err != nil {

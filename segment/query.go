@@ -149,6 +149,29 @@ func inAny(x, y float64, rs []wkb.Rect) bool {
 	return false
 }
 
+// inOrder calls fn with each feature the query selects in position order
+// (descending when desc), until fn returns false: through the index's
+// best-first search when a spatial condition drives the query.
+func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) error {
+	if p.index == nil {
+		return p.matches(ctx, desc, fn)
+	}
+	k := 0
+	var err error
+	p.s.SearchOrdered(p.index, desc, func(pos int, box wkb.Rect) bool {
+		if k++; k%8192 == 0 {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+		}
+		if p.matchGeometry(pos, box) && p.matchValues(pos) {
+			return fn(pos)
+		}
+		return true
+	})
+	return err
+}
+
 // matches calls fn with each feature the query selects, in index order
 // when a spatial condition drives it, else in position order (descending
 // when desc). fn returns false to stop.
@@ -273,11 +296,11 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if limit == 0 {
 		return nil
 	}
-	// Streaming: position order without a spatial index to follow.
-	if p.index == nil && p.sortCol < 0 {
+	// Streaming: position order, from the start or through the index.
+	if p.sortCol < 0 {
 		skipped, sent := int64(0), int64(0)
 		var ferr error
-		err := p.matches(ctx, q.Descending, func(pos int) bool {
+		err := p.inOrder(ctx, q.Descending, func(pos int) bool {
 			if skipped < offset {
 				skipped++
 				return true
@@ -293,22 +316,15 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		}
 		return err
 	}
-	// Otherwise collect the matches, order them, and page.
+	// Ordered by an attribute: collect the matches, select the page.
 	var found []int
 	if err := p.matches(ctx, false, func(pos int) bool { found = append(found, pos); return true }); err != nil {
 		return err
 	}
-	if p.sortCol >= 0 {
-		slices.SortFunc(found, p.compareAt)
-	} else {
-		slices.Sort(found)
-		if q.Descending {
-			slices.Reverse(found)
-		}
-	}
 	if offset >= int64(len(found)) {
 		return nil
 	}
+	found = smallest(found, min(offset+limit, int64(len(found))), p.compareAt)
 	found = found[offset:]
 	if int64(len(found)) > limit {
 		found = found[:limit]
@@ -537,4 +553,45 @@ func compareValues(a, b any) int {
 		return strings.Compare(x, b.(string))
 	}
 	return 0
+}
+
+// smallest returns the k smallest elements of xs by order, sorted; it
+// reorders xs. A page of 30 out of thousands of matches needs a heap of 30,
+// not a sort of thousands.
+func smallest(xs []int, k int64, order func(a, b int) int) []int {
+	if k <= 0 {
+		return xs[:0]
+	}
+	if k*4 >= int64(len(xs)) {
+		slices.SortFunc(xs, order)
+		return xs[:k]
+	}
+	h := xs[:k] // a max-heap of the k smallest so far
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && order(h[r], h[l]) > 0 {
+				l = r
+			}
+			if order(h[l], h[i]) <= 0 {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, x := range xs[k:] {
+		if order(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return h
 }

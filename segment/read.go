@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -133,12 +134,24 @@ func parse(path string, data []byte) (*Segment, error) {
 	if len(h.Levels) > 0 {
 		nodes = h.Levels[len(h.Levels)-1]
 	}
-	if s.tree.boxes, err = sec("tree.boxes", 32*int64(nodes)); err != nil {
+	boxes, err := sec("tree.boxes", 32*int64(nodes))
+	if err != nil {
 		return nil, err
 	}
-	if s.tree.ids, err = sec("tree.ids", 4*int64(nodes)); err != nil {
+	ids, err := sec("tree.ids", 4*int64(nodes))
+	if err != nil {
 		return nil, err
 	}
+	minPos, err := sec("tree.minpos", 4*int64(nodes))
+	if err != nil {
+		return nil, err
+	}
+	maxPos, err := sec("tree.maxpos", 4*int64(nodes))
+	if err != nil {
+		return nil, err
+	}
+	s.tree.boxes, s.tree.ids = float64s(boxes), uint32s(ids)
+	s.tree.minPos, s.tree.maxPos = uint32s(minPos), uint32s(maxPos)
 	s.tree.levels = h.Levels
 	if err := s.check(); err != nil {
 		return nil, corrupt(path, "%v", err)
@@ -197,6 +210,42 @@ func (s *Segment) check() error {
 		return fmt.Errorf("tree has no single root")
 	}
 	return nil
+}
+
+// littleEndian reports whether this machine stores numbers as the file
+// does, so that sections can be read in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// float64s views a section as float64s: in place when the machine is little
+// endian and the section aligned (sections start on 64-byte boundaries of a
+// page-aligned mapping), else as a decoded copy.
+func float64s(b []byte) []float64 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
+	}
+	out := make([]float64, len(b)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+// uint32s views a section as uint32s, as float64s does.
+func uint32s(b []byte) []uint32 {
+	if len(b) == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
 }
 
 // Close unmaps the segment.
@@ -306,4 +355,10 @@ func (s *Segment) Read(pos int, f *mapcommons.Feature) {
 // the index's, not by position.
 func (s *Segment) Search(r wkb.Rect, fn func(pos int, box wkb.Rect) bool) {
 	s.tree.search(r, fn)
+}
+
+// SearchOrdered is Search over several boxes, calling fn in order of
+// position (descending when desc), each feature once.
+func (s *Segment) SearchOrdered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Rect) bool) {
+	s.tree.ordered(rs, desc, fn)
 }

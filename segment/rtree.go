@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 
@@ -57,6 +56,8 @@ type item struct {
 type tree struct {
 	boxes  []float64
 	ids    []uint32
+	minPos []uint32 // the smallest feature position under each node
+	maxPos []uint32 // the largest
 	levels []int
 }
 
@@ -92,21 +93,28 @@ func buildTree(items []item, extent wkb.Rect) tree {
 		c = (c + nodeSize - 1) / nodeSize
 		total += c
 	}
-	t := tree{boxes: make([]float64, 0, 4*total), ids: make([]uint32, 0, total)}
+	t := tree{boxes: make([]float64, 0, 4*total), ids: make([]uint32, 0, total),
+		minPos: make([]uint32, 0, total), maxPos: make([]uint32, 0, total)}
 	for _, it := range items {
 		t.boxes = append(t.boxes, it.box.MinX, it.box.MinY, it.box.MaxX, it.box.MaxY)
 		t.ids = append(t.ids, it.pos)
+		t.minPos = append(t.minPos, it.pos)
+		t.maxPos = append(t.maxPos, it.pos)
 	}
 	t.levels = append(t.levels, n)
 	start, end := 0, n
 	for end-start > 1 {
 		for i := start; i < end; i += nodeSize {
 			r := wkb.EmptyRect
+			lo, hi := uint32(math.MaxUint32), uint32(0)
 			for j := i; j < min(i+nodeSize, end); j++ {
 				r = r.Extend(t.box(j))
+				lo, hi = min(lo, t.minPos[j]), max(hi, t.maxPos[j])
 			}
 			t.boxes = append(t.boxes, r.MinX, r.MinY, r.MaxX, r.MaxY)
 			t.ids = append(t.ids, uint32(i))
+			t.minPos = append(t.minPos, lo)
+			t.maxPos = append(t.maxPos, hi)
 		}
 		start, end = end, len(t.ids)
 		t.levels = append(t.levels, end)
@@ -120,12 +128,14 @@ func (t *tree) box(i int) wkb.Rect {
 
 // treeView reads a stored tree in place.
 type treeView struct {
-	boxes  []byte // 32 bytes per node
-	ids    []byte // 4 bytes per node
+	boxes  []float64 // minx, miny, maxx, maxy per node, aliasing the file
+	ids    []uint32  // aliasing the file
+	minPos []uint32
+	maxPos []uint32
 	levels []int
 }
 
-func (v *treeView) nodes() int { return len(v.ids) / 4 }
+func (v *treeView) nodes() int { return len(v.ids) }
 
 // levelStart is the index of the first node of level l.
 func (v *treeView) levelStart(l int) int {
@@ -135,15 +145,7 @@ func (v *treeView) levelStart(l int) int {
 	return v.levels[l-1]
 }
 
-func (v *treeView) box(i int) (minx, miny, maxx, maxy float64) {
-	b := v.boxes[32*i : 32*i+32]
-	return math.Float64frombits(binary.LittleEndian.Uint64(b)),
-		math.Float64frombits(binary.LittleEndian.Uint64(b[8:])),
-		math.Float64frombits(binary.LittleEndian.Uint64(b[16:])),
-		math.Float64frombits(binary.LittleEndian.Uint64(b[24:]))
-}
-
-func (v *treeView) id(i int) uint32 { return binary.LittleEndian.Uint32(v.ids[4*i:]) }
+func (v *treeView) id(i int) uint32 { return v.ids[i] }
 
 // search calls fn with the position and box of every leaf whose box
 // intersects r (edges included), until fn returns false.
@@ -152,39 +154,126 @@ func (v *treeView) search(r wkb.Rect, fn func(pos int, box wkb.Rect) bool) {
 	if n == 0 {
 		return
 	}
-	// levelOf tells, for a node index, which level it is on.
-	levelOf := func(i int) int {
-		for l, end := range v.levels {
-			if i < end {
-				return l
-			}
-		}
-		return len(v.levels) - 1
-	}
-	stack := make([]int, 0, 64)
-	stack = append(stack, n-1)
+	type entry struct{ node, level int }
+	var stackBuf [64]entry
+	stack := append(stackBuf[:0], entry{n - 1, len(v.levels) - 1})
+	b := v.boxes
 	for len(stack) > 0 {
-		node := stack[len(stack)-1]
+		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		l := levelOf(node)
-		if l == 0 {
-			minx, miny, maxx, maxy := v.box(node)
-			if maxx < r.MinX || minx > r.MaxX || maxy < r.MinY || miny > r.MaxY {
+		if e.level == 0 { // a tree of one leaf
+			i := e.node
+			if !(b[4*i+2] < r.MinX || b[4*i] > r.MaxX || b[4*i+3] < r.MinY || b[4*i+1] > r.MaxY) {
+				fn(int(v.ids[i]), wkb.Rect{MinX: b[4*i], MinY: b[4*i+1], MaxX: b[4*i+2], MaxY: b[4*i+3]})
+			}
+			continue
+		}
+		first := int(v.ids[e.node])
+		end := min(first+nodeSize, v.levels[e.level-1])
+		if e.level == 1 { // the children are leaves: test them here
+			for i := first; i < end; i++ {
+				if b[4*i+2] < r.MinX || b[4*i] > r.MaxX || b[4*i+3] < r.MinY || b[4*i+1] > r.MaxY {
+					continue
+				}
+				if !fn(int(v.ids[i]), wkb.Rect{MinX: b[4*i], MinY: b[4*i+1], MaxX: b[4*i+2], MaxY: b[4*i+3]}) {
+					return
+				}
+			}
+			continue
+		}
+		for i := end - 1; i >= first; i-- {
+			if b[4*i+2] < r.MinX || b[4*i] > r.MaxX || b[4*i+3] < r.MinY || b[4*i+1] > r.MaxY {
 				continue
 			}
-			if !fn(int(v.id(node)), wkb.Rect{MinX: minx, MinY: miny, MaxX: maxx, MaxY: maxy}) {
+			stack = append(stack, entry{i, e.level - 1})
+		}
+	}
+}
+
+func (v *treeView) hits(i int, rs []wkb.Rect) bool {
+	b := v.boxes[4*i : 4*i+4 : 4*i+4]
+	for _, r := range rs {
+		if !(b[2] < r.MinX || b[0] > r.MaxX || b[3] < r.MinY || b[1] > r.MaxY) {
+			return true
+		}
+	}
+	return false
+}
+
+// ordered calls fn with the leaves whose boxes meet any of rs in order of
+// feature position (descending when desc), until fn returns false. It is a
+// best-first search on the positions stored in the nodes, so a page of the
+// first features costs about the page, not every match.
+func (v *treeView) ordered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Rect) bool) {
+	n := v.nodes()
+	if n == 0 {
+		return
+	}
+	type entry struct {
+		key   uint32 // the position bound that orders the queue
+		node  int32
+		level int32
+	}
+	key := func(i int) uint32 {
+		if desc {
+			return math.MaxUint32 - v.maxPos[i]
+		}
+		return v.minPos[i]
+	}
+	var buf [128]entry
+	h := buf[:0]
+	push := func(e entry) {
+		h = append(h, e)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h[p].key <= h[i].key {
+				break
+			}
+			h[p], h[i] = h[i], h[p]
+			i = p
+		}
+	}
+	pop := func() entry {
+		top := h[0]
+		last := len(h) - 1
+		h[0] = h[last]
+		h = h[:last]
+		for i := 0; ; {
+			l := 2*i + 1
+			if l >= len(h) {
+				break
+			}
+			if r := l + 1; r < len(h) && h[r].key < h[l].key {
+				l = r
+			}
+			if h[i].key <= h[l].key {
+				break
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+		return top
+	}
+	root := n - 1
+	if v.hits(root, rs) {
+		push(entry{key(root), int32(root), int32(len(v.levels) - 1)})
+	}
+	b := v.boxes
+	for len(h) > 0 {
+		e := pop()
+		i := int(e.node)
+		if e.level == 0 {
+			if !fn(int(v.ids[i]), wkb.Rect{MinX: b[4*i], MinY: b[4*i+1], MaxX: b[4*i+2], MaxY: b[4*i+3]}) {
 				return
 			}
 			continue
 		}
-		minx, miny, maxx, maxy := v.box(node)
-		if maxx < r.MinX || minx > r.MaxX || maxy < r.MinY || miny > r.MaxY {
-			continue
-		}
-		first := int(v.id(node))
-		end := min(first+nodeSize, v.levels[l-1])
-		for c := end - 1; c >= first; c-- {
-			stack = append(stack, c)
+		first := int(v.ids[i])
+		end := min(first+nodeSize, v.levels[e.level-1])
+		for c := first; c < end; c++ {
+			if v.hits(c, rs) {
+				push(entry{key(c), int32(c), e.level - 1})
+			}
 		}
 	}
 }

@@ -253,3 +253,49 @@ func TestDamaged(t *testing.T) {
 		try(b)
 	}
 }
+
+func TestSearchOrdered(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	feats := randomFeatures(r, 20000)
+	s, _ := write(t, testAttrs, feats)
+	bounds := make([]wkb.Rect, len(feats))
+	has := make([]bool, len(feats))
+	for i, f := range feats {
+		bounds[i], has[i], _ = wkb.BoundsOf(f.Geometry)
+	}
+	for q := 0; q < 200; q++ {
+		var rs []wkb.Rect
+		for k := 0; k < 1+r.IntN(2); k++ {
+			x, y := r.Float64()*380-190, r.Float64()*190-95
+			rs = append(rs, wkb.Rect{MinX: x, MinY: y, MaxX: x + r.Float64()*40, MaxY: y + r.Float64()*30})
+		}
+		desc := q%2 == 1
+		var want []int
+		for i := range feats {
+			for _, b := range rs {
+				if has[i] && bounds[i].MaxX >= b.MinX && bounds[i].MinX <= b.MaxX && bounds[i].MaxY >= b.MinY && bounds[i].MinY <= b.MaxY {
+					want = append(want, i)
+					break
+				}
+			}
+		}
+		if desc {
+			slices.Reverse(want)
+		}
+		limit := len(want)
+		if q%3 == 0 {
+			limit = min(limit, 7) // stopping early
+		}
+		var got []int
+		s.SearchOrdered(rs, desc, func(pos int, _ wkb.Rect) bool {
+			got = append(got, pos)
+			return len(got) < limit
+		})
+		if limit == 0 {
+			got = got[:0]
+		}
+		if !slices.Equal(got, want[:limit]) {
+			t.Fatalf("query %d (%v, desc %v): %d results, want %d", q, rs, desc, len(got), limit)
+		}
+	}
+}

@@ -383,12 +383,17 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := put("tree.boxes", bytes.NewReader(boxes)); err != nil {
 		return nil, err
 	}
-	ids := make([]byte, 0, 4*len(t.ids))
-	for _, v := range t.ids {
-		ids = binary.LittleEndian.AppendUint32(ids, v)
-	}
-	if err := put("tree.ids", bytes.NewReader(ids)); err != nil {
-		return nil, err
+	for _, sec := range []struct {
+		name string
+		vals []uint32
+	}{{"tree.ids", t.ids}, {"tree.minpos", t.minPos}, {"tree.maxpos", t.maxPos}} {
+		b := make([]byte, 0, 4*len(sec.vals))
+		for _, v := range sec.vals {
+			b = binary.LittleEndian.AppendUint32(b, v)
+		}
+		if err := put(sec.name, bytes.NewReader(b)); err != nil {
+			return nil, err
+		}
 	}
 	// The footer: the JSON header, its length, and the magic again.
 	hb, err := json.Marshal(h)

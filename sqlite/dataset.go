@@ -27,7 +27,7 @@ var _ mapcommons.DatasetService = (*DatasetService)(nil)
 const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.title, d.description, d.author, d.tags,
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
-	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.segment`
+	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.segment`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -46,7 +46,7 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
-		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &seg); err != nil {
+		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &ds.Version, &seg); err != nil {
 		return nil, "", err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
@@ -129,7 +129,7 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 			args = append(args, **f.Ptr)
 		}
 	}
-	sets = append(sets, "updated_at = ?")
+	sets = append(sets, "updated_at = ?", "version = version + 1")
 	args = append(args, s.db.now(), id)
 	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
 	s.db.forget(id)
@@ -226,7 +226,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		return err
 	}
 	committed = true
-	ds.CreatedAt, ds.UpdatedAt = parseTime(now), parseTime(now)
+	ds.CreatedAt, ds.UpdatedAt, ds.Version = parseTime(now), parseTime(now), 1
 	if ds.OwnerID != 0 && ds.Owner == "" {
 		var login string
 		if err := s.db.read.QueryRowContext(ctx, `SELECT login FROM users WHERE id = ?`, ds.OwnerID).Scan(&login); err == nil {

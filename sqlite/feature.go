@@ -151,7 +151,7 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *s
 		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
 	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
-		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, updated_at = ? WHERE id = ? AND segment = ?`,
+		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
 		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
 		string(statsJSON), name, s.db.now(), id, oldName)
 	s.db.forget(id)

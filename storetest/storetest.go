@@ -188,7 +188,7 @@ func testDatasets(t *testing.T, open Opener) {
 
 		title := "Renamed"
 		upd, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title})
-		if err != nil || upd.Title != "Renamed" || upd.Tags != "a, b" || upd.FeatureCount != 5 {
+		if err != nil || upd.Title != "Renamed" || upd.Tags != "a, b" || upd.FeatureCount != 5 || upd.Version <= got.Version {
 			t.Fatalf("update = %+v, %v", upd, err)
 		}
 		list, total, err := s.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{OwnerID: &owner.ID})
@@ -344,11 +344,12 @@ func testFeatures(t *testing.T, open Opener) {
 	t.Run("AddAndDelete", func(t *testing.T) {
 		more := SampleSource(53)
 		more.Features = more.Features[50:]
+		before, _ := s.Datasets.FindDatasetByID(ctx, ds.ID)
 		added, err := s.Features.AddFeatures(ctx, ds.ID, more)
 		if err != nil || added != 3 {
 			t.Fatalf("AddFeatures = %d, %v", added, err)
 		}
-		if got, _ := s.Datasets.FindDatasetByID(ctx, ds.ID); got.FeatureCount != 53 || got.Extent.MaxX != 52 {
+		if got, _ := s.Datasets.FindDatasetByID(ctx, ds.ID); got.FeatureCount != 53 || got.Extent.MaxX != 52 || got.Version <= before.Version {
 			t.Fatalf("after adding: %+v", got)
 		}
 		code(t, s.Features.DeleteFeatures(ctx, ds.ID, []int64{0, 53}), mapcommons.EINVALID)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,8 @@ const usage = `usage:
   mapcommons serve [flags]                 run the server
   mapcommons user create --admin LOGIN     create (or reset) an administrator;
                                            the password is read from stdin
+  mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
+                                           of N points over HTTP
 Run "mapcommons serve -h" for the flags.
 `
 
@@ -60,6 +63,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return errors.New("unknown user command")
 		}
 		return userCreate(ctx, args[2:], getenv, stdin, stdout, stderr)
+	case "bench":
+		return bench(ctx, args[1:], stdout, stderr)
+	case "bench-static":
+		return serveStatic(ctx, args[1:], stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -73,6 +80,7 @@ type settings struct {
 	addr, data, baseURL, mode string
 	signup                    bool
 	maxUpload                 int64
+	responseCache             int64
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -136,6 +144,20 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		return nil, fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
 	}
 	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
+	if v := envDefault(getenv, "response-cache", "32MiB"); v == "0" {
+		st.responseCache = -1
+	} else if st.responseCache, err = parseSize(v); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_RESPONSE_CACHE: %w", err)
+	}
+	fs.Func("response-cache", "memory for repeated feature-query answers, e.g. 32MiB; 0 turns it off (MAPCOMMONS_RESPONSE_CACHE)", func(v string) error {
+		if v == "0" {
+			st.responseCache = -1
+			return nil
+		}
+		n, err := parseSize(v)
+		st.responseCache = n
+		return err
+	})
 	return st, nil
 }
 
@@ -158,6 +180,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if path := getenv("MAPCOMMONS_CPUPROFILE"); path != "" { // for performance work
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 
 	db, err := openStore(st.data)
 	if err != nil {
@@ -179,6 +211,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
+		ResponseCache: st.responseCache,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),

@@ -23,7 +23,7 @@ const flushAt = 64 << 10
 
 // NewWriter returns a writer of features with the given attributes.
 func NewWriter(w io.Writer, attrs []mapcommons.Attribute) *Writer {
-	return &Writer{w: w, attrs: attrs, buf: make([]byte, 0, flushAt+4096)}
+	return &Writer{w: w, attrs: attrs, buf: make([]byte, 0, 8<<10)} // grows to flushAt for large answers
 }
 
 // Begin writes the opening of the collection; members, when not empty, are

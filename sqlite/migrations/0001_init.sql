@@ -39,6 +39,7 @@ CREATE TABLE datasets (
 	crs             TEXT    NOT NULL DEFAULT '',
 	prj             TEXT    NOT NULL DEFAULT '',
 	segment         TEXT    NOT NULL DEFAULT '',
+	version         INTEGER NOT NULL DEFAULT 1,
 	created_at      TEXT    NOT NULL,
 	updated_at      TEXT    NOT NULL
 );

@@ -1,0 +1,67 @@
+package api
+
+import (
+	"container/list"
+	"sync"
+)
+
+// responseCache keeps recent feature-query answers, so that the same query
+// on the same version of a dataset (the viewport every map client opens
+// with, a popular grouping) is answered without running it again. Keys
+// carry the dataset's version, which grows with every change of it, so an
+// entry is never stale; permissions are checked before the cache is asked.
+// Least recently used entries go first when the total passes its size.
+type responseCache struct {
+	mu      sync.Mutex
+	max     int64
+	size    int64
+	order   *list.List // most recent first
+	entries map[string]*list.Element
+}
+
+type cachedResponse struct {
+	key         string
+	contentType string
+	body        []byte
+}
+
+// maxCachedBody is the largest answer kept.
+const maxCachedBody = 256 << 10
+
+func newResponseCache(max int64) *responseCache {
+	return &responseCache{max: max, order: list.New(), entries: map[string]*list.Element{}}
+}
+
+func (c *responseCache) get(key string) (*cachedResponse, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cachedResponse), true
+}
+
+func (c *responseCache) put(key, contentType string, body []byte) {
+	if c == nil || len(body) > maxCachedBody || int64(len(body)) > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		return
+	}
+	c.entries[key] = c.order.PushFront(&cachedResponse{key: key, contentType: contentType, body: body})
+	c.size += int64(len(body) + len(key))
+	for c.size > c.max {
+		last := c.order.Back()
+		old := last.Value.(*cachedResponse)
+		c.order.Remove(last)
+		delete(c.entries, old.key)
+		c.size -= int64(len(old.body) + len(old.key))
+	}
+}

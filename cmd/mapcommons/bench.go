@@ -1,0 +1,406 @@
+package main
+
+// The benchmark command: it generates (or reads) a million-point CSV, starts
+// this binary's server as a child process on a fresh store, and measures it
+// over HTTP: ingest time and peak memory, query latency and throughput
+// against the machine's floor (the same binary serving a pre-encoded answer
+// of the same size), grouping, and streaming exports.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// writePoints writes n deterministic points in the schema of
+// shared/bench/gen_points.py: id,lon,lat,n,x,cat,label,ts.
+func writePoints(w io.Writer, n int, seed uint64) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	bw.WriteString("id,lon,lat,n,x,cat,label,ts\n")
+	var label [8]byte
+	var line []byte
+	for i := 1; i <= n; i++ {
+		lon := -180 + 360*r.Float64()
+		lat := -85 + 170*r.Float64()
+		for k := range label {
+			label[k] = byte('a' + r.IntN(26))
+		}
+		ts := t0.Add(time.Duration(r.IntN(366*86400)) * time.Second)
+		line = line[:0]
+		line = strconv.AppendInt(line, int64(i), 10)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, lon, 'f', 6, 64)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, lat, 'f', 6, 64)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(r.IntN(1000)), 10)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, 1000*r.Float64(), 'f', 6, 64)
+		line = append(line, ",c"...)
+		line = strconv.AppendInt(line, int64(r.IntN(10)), 10)
+		line = append(line, ',')
+		line = append(line, label[:]...)
+		line = append(line, ',')
+		line = ts.AppendFormat(line, "2006-01-02T15:04:05Z")
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// child is a server process started by the benchmark.
+type child struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func startChild(args ...string) (*child, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "MAPCOMMONS_ADMIN_PASSWORD=bench-secret")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "addr="); i >= 0 && !sent && strings.Contains(sc.Text(), "listening") {
+				addr <- strings.Fields(sc.Text()[i+len("addr="):])[0]
+				sent = true
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return &child{cmd: cmd, base: "http://" + a}, nil
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		return nil, errors.New("the server did not start")
+	}
+}
+
+func (c *child) stop() {
+	c.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		c.cmd.Process.Kill()
+	}
+}
+
+// mem reads a field of /proc/<pid>/status in MiB (0 where there is no /proc).
+func (c *child) mem(field string) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`(?m)^` + field + `:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	kb, _ := strconv.ParseFloat(string(m[1]), 64)
+	return kb / 1024
+}
+
+// resetPeak resets the child's peak RSS (Linux: clear_refs 5).
+func (c *child) resetPeak() {
+	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", c.cmd.Process.Pid), []byte("5"), 0)
+}
+
+var benchClient = &http.Client{Transport: &http.Transport{
+	MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true,
+	DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+}}
+
+// get fetches a URL and returns the body's size.
+func get(u string) (int64, error) {
+	resp, err := benchClient.Get(u)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != 200 {
+		return n, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return n, err
+}
+
+// latency runs n sequential requests and returns the durations, sorted.
+func latency(u string, n int) ([]time.Duration, int64, error) {
+	var ds []time.Duration
+	var size int64
+	for i := 0; i < n; i++ {
+		t := time.Now()
+		s, err := get(u)
+		if err != nil {
+			return nil, 0, err
+		}
+		ds = append(ds, time.Since(t))
+		size = s
+	}
+	slices.Sort(ds)
+	return ds, size, nil
+}
+
+func pct(ds []time.Duration, p float64) time.Duration { return ds[int(p*float64(len(ds)-1))] }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// throughput runs c concurrent clients for d and returns requests per second,
+// with wrk when it is installed (as the rival's figures were measured).
+func throughput(u string, c int, d time.Duration) (float64, string, error) {
+	if wrk, err := exec.LookPath("wrk"); err == nil {
+		out, err := exec.Command(wrk, "-t2", "-c"+strconv.Itoa(c), "-d"+strconv.Itoa(int(d.Seconds()))+"s", u).CombinedOutput()
+		if err != nil {
+			return 0, "", fmt.Errorf("wrk: %v: %s", err, out)
+		}
+		m := regexp.MustCompile(`Requests/sec:\s+([\d.]+)`).FindSubmatch(out)
+		if m == nil {
+			return 0, "", fmt.Errorf("wrk said: %s", out)
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		return v, "wrk -t2", nil
+	}
+	var n atomic.Int64
+	var firstErr atomic.Value
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if _, err := get(u); err != nil {
+					if ctx.Err() == nil {
+						firstErr.CompareAndSwap(nil, err)
+					}
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if e, ok := firstErr.Load().(error); ok {
+		return 0, "", e
+	}
+	return float64(n.Load()) / d.Seconds(), "Go client", nil
+}
+
+// serveStatic is the hidden "bench-static" command: a plain net/http
+// server answering every request with the same pre-encoded bytes.
+func serveStatic(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench-static", flag.ContinueOnError)
+	size := fs.Int("size", 6500, "bytes of the answer")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	body := []byte(strings.Repeat("x", *size))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "msg=listening addr=%s\n", ln.Addr())
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})}
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 1000000, "points to generate")
+	csvPath := fs.String("csv", "", "use this CSV (e.g. from shared/bench/gen_points.py) instead of generating one")
+	seconds := fs.Int("seconds", 10, "duration of each throughput run")
+	reqs := fs.Int("requests", 2000, "requests per latency measurement")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "mapcommons-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	out := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+
+	data := *csvPath
+	if data == "" {
+		data = filepath.Join(work, "points.csv")
+		f, err := os.Create(data)
+		if err != nil {
+			return err
+		}
+		t := time.Now()
+		err = writePoints(f, *n, 42)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		out("generated %d points in %v", *n, time.Since(t).Round(time.Millisecond))
+	}
+	fi, err := os.Stat(data)
+	if err != nil {
+		return err
+	}
+	out("data: %s, %.1f MB", data, float64(fi.Size())/1e6)
+
+	srv, err := startChild("serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(work, "store"), "--max-upload", "4GiB")
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	base := srv.base
+	restMB := srv.mem("VmRSS")
+
+	// Ingest.
+	f, err := os.Open(data)
+	if err != nil {
+		return err
+	}
+	req, _ := http.NewRequest("POST", base+"/datasets.json?title=bench", f)
+	req.Header.Set("Content-Type", "text/csv")
+	req.SetBasicAuth("admin", "bench-secret")
+	req.ContentLength = fi.Size()
+	t := time.Now()
+	resp, err := benchClient.Do(req)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	ingest := time.Since(t)
+	if resp.StatusCode != 201 {
+		return fmt.Errorf("ingest answered %s", resp.Status)
+	}
+	loc := resp.Header.Get("Location")
+	ds := strings.TrimSuffix(loc, ".json")
+	out("ingest: %v for %s (%.0f MB/s), peak RSS %.0f MiB", ingest.Round(time.Millisecond), loc,
+		float64(fi.Size())/1e6/ingest.Seconds(), srv.mem("VmHWM"))
+
+	queries := []struct{ name, query string }{
+		{"bbox page of 30 (5,40,15,50)", "/features.json?bbox=5,40,15,50&limit=30"},
+		{"bbox page as GeoJSON", "/features.json?bbox=5,40,15,50&limit=30&geojson=1"},
+		{"100 km radius, with_distance", "/features.json?lat=45&lon=10&radius=100&with_distance=1&limit=30"},
+		{"equality filter cat=c3, page of 30", "/features.json?filter[cat][][equals]=c3&limit=30"},
+		{"bbox + cat=c3", "/features.json?bbox=5,40,15,50&filter[cat][][equals]=c3&limit=30"},
+		{"one feature by position", "/features.json?start=500000&limit=1"},
+		{"group_by cat, count+average(x), all", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average"},
+		{"group_by cat in bbox", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average&bbox=5,40,15,50"},
+		{"sort by x, page of 30", "/features.json?sort=x&limit=30"},
+	}
+	out("\nlatency at concurrency 1 (%d requests each, after warm-up):", *reqs)
+	out("| query | p50 | p90 | p99 | bytes |")
+	out("|---|---|---|---|---|")
+	for _, q := range queries {
+		u := ds + encodeQuery(q.query)
+		k := *reqs
+		if strings.HasSuffix(q.name, ", all") || strings.Contains(q.query, "sort=") {
+			k = min(k, 50) // the full scans
+		}
+		latency(u, 5)
+		lat, size, err := latency(u, k)
+		if err != nil {
+			return err
+		}
+		out("| %s | %s | %s | %s | %d |", q.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), size)
+	}
+
+	// Throughput against the floor of the machine.
+	bboxURL := ds + encodeQuery(queries[0].query)
+	size, err := get(bboxURL)
+	if err != nil {
+		return err
+	}
+	static, err := startChild("bench-static", "--size", strconv.FormatInt(size, 10))
+	if err != nil {
+		return err
+	}
+	floor, tool, err := throughput(static.base+"/", 16, time.Duration(*seconds)*time.Second)
+	static.stop()
+	if err != nil {
+		return err
+	}
+	ours, _, err := throughput(bboxURL, 16, time.Duration(*seconds)*time.Second)
+	if err != nil {
+		return err
+	}
+	ours1, _, err := throughput(bboxURL, 1, time.Duration(*seconds)*time.Second)
+	if err != nil {
+		return err
+	}
+	out("\nthroughput of the bbox page (%d bytes), %s, %d s each:", size, tool, *seconds)
+	out("- static answer of the same size, c=16: %.0f req/s (the floor)", floor)
+	out("- mapcommons, c=16: %.0f req/s = %.0f%% of the floor", ours, 100*ours/floor)
+	out("- mapcommons, c=1: %.0f req/s", ours1)
+
+	// Exports.
+	out("\nexports of the whole dataset:")
+	for _, ext := range []string{".csv", ".geojson"} {
+		srv.resetPeak()
+		t := time.Now()
+		n, err := get(ds + ext)
+		if err != nil {
+			return err
+		}
+		d := time.Since(t)
+		out("- %s: %.1f MB in %v = %.0f MB/s, peak RSS %.0f MiB", ext, float64(n)/1e6, d.Round(time.Millisecond),
+			float64(n)/1e6/d.Seconds(), srv.mem("VmHWM"))
+	}
+	out("\nmemory: RSS %.0f MiB at start, %.0f MiB now (anonymous %.0f MiB, mapped files %.0f MiB)",
+		restMB, srv.mem("VmRSS"), srv.mem("RssAnon"), srv.mem("RssFile"))
+	return nil
+}
+
+// encodeQuery escapes the brackets of a query string the way clients do.
+func encodeQuery(q string) string {
+	path, query, _ := strings.Cut(q, "?")
+	vals := strings.Split(query, "&")
+	for i, v := range vals {
+		k, val, _ := strings.Cut(v, "=")
+		vals[i] = url.QueryEscape(k) + "=" + url.QueryEscape(val)
+	}
+	return path + "?" + strings.Join(vals, "&")
+}
