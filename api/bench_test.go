@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"fmt"
+	"mapcommons/api"
 	"math/rand/v2"
 	"net/http/httptest"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // benchmark data set), shared by the benchmarks of one run.
 func benchServer(b *testing.B, n int) (*testServer, string) {
 	b.Helper()
-	ts := newServer(b)
+	ts := newServer(b, func(c *api.Config) { c.ResponseCache = -1 }) // measure the queries, not the cache
 	var buf bytes.Buffer
 	buf.WriteString("id,lon,lat,n,x,cat,label,ts\n")
 	r := rand.New(rand.NewPCG(42, 1))

@@ -37,16 +37,9 @@ func distanceKey(attrs []mapcommons.Attribute) string {
 // appendFlat appends a feature as the original service's flat object:
 // attributes as top-level keys next to "geometry" (wire contract 2.1), and
 // "distance" when distKey is not empty.
-func appendFlat(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, mode geomMode, distKey string) ([]byte, error) {
+func appendFlat(dst []byte, keys [][]byte, f *mapcommons.Feature, mode geomMode, distKey string) ([]byte, error) {
 	dst = append(dst, '{')
-	for i, a := range attrs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = geojson.AppendString(dst, a.Name)
-		dst = append(dst, ':')
-		dst = geojson.AppendValue(dst, f.Values[i])
-	}
+	dst = geojson.AppendMembers(dst, keys, f.Values)
 	sep := func() {
 		if len(dst) > 0 && dst[len(dst)-1] != '{' {
 			dst = append(dst, ',')
@@ -124,7 +117,7 @@ func appendEncoded(dst []byte, g wkb.Geom) []byte {
 // writing through in chunks of about 64 KiB.
 type flatWriter struct {
 	out     io.Writer
-	attrs   []mapcommons.Attribute
+	keys    [][]byte
 	mode    geomMode
 	distKey string
 	buf     []byte
@@ -133,7 +126,7 @@ type flatWriter struct {
 
 func newFlatWriter(out io.Writer, attrs []mapcommons.Attribute, mode geomMode, prefix []byte) *flatWriter {
 	buf := make([]byte, 0, 8<<10) // grows to the flush size only for large answers
-	return &flatWriter{out: out, attrs: attrs, mode: mode, buf: append(buf, prefix...)}
+	return &flatWriter{out: out, keys: geojson.Keys(attrs), mode: mode, buf: append(buf, prefix...)}
 }
 
 // Write appends one feature.
@@ -143,7 +136,7 @@ func (w *flatWriter) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = appendFlat(w.buf, w.attrs, f, w.mode, w.distKey); err != nil {
+	if w.buf, err = appendFlat(w.buf, w.keys, f, w.mode, w.distKey); err != nil {
 		return err
 	}
 	if len(w.buf) > 64<<10 {
@@ -284,6 +277,16 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return err
 	}
+	// A repeated query on the same version of the dataset: the answer is
+	// known (only whole, successful answers are kept, so it was valid).
+	cacheable := r.ContentLength == 0 && len(r.TransferEncoding) == 0
+	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
+	if c, ok := s.cache.get(key); ok && cacheable {
+		w.Header().Set("Content-Type", c.contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(c.body)))
+		_, err := w.Write(c.body)
+		return err
+	}
 	pr, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -296,15 +299,10 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := q.Validate(ds.Attributes); err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
-	if c, ok := s.cache.get(key); ok {
-		w.Header().Set("Content-Type", c.contentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(c.body)))
-		_, err := w.Write(c.body)
-		return err
-	}
 	out := startJSON(w, r)
-	out.complete = func(ct string, body []byte) { s.cache.put(key, ct, body) }
+	if cacheable {
+		out.complete = func(ct string, body []byte) { s.cache.put(key, ct, body) }
+	}
 	if opt.grouped {
 		return s.writeGroups(out, ds, q, opt)
 	}

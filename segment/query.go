@@ -296,6 +296,20 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if limit == 0 {
 		return nil
 	}
+	// No condition at all: the page is a range of positions.
+	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 {
+		n := int64(s.n)
+		for k := offset; k < n && k-offset < limit; k++ {
+			pos := k
+			if q.Descending {
+				pos = n - 1 - k
+			}
+			if err := emit(int(pos), f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	// Streaming: position order, from the start or through the index.
 	if p.sortCol < 0 {
 		skipped, sent := int64(0), int64(0)

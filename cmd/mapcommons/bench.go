@@ -183,7 +183,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Micros
 // with wrk when it is installed (as the rival's figures were measured).
 func throughput(u string, c int, d time.Duration) (float64, string, error) {
 	if wrk, err := exec.LookPath("wrk"); err == nil {
-		out, err := exec.Command(wrk, "-t2", "-c"+strconv.Itoa(c), "-d"+strconv.Itoa(int(d.Seconds()))+"s", u).CombinedOutput()
+		out, err := exec.Command(wrk, "-t"+strconv.Itoa(min(2, c)), "-c"+strconv.Itoa(c), "-d"+strconv.Itoa(int(d.Seconds()))+"s", u).CombinedOutput()
 		if err != nil {
 			return 0, "", fmt.Errorf("wrk: %v: %s", err, out)
 		}
@@ -286,20 +286,23 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	out("data: %s, %.1f MB", data, float64(fi.Size())/1e6)
 
-	srv, err := startChild("serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(work, "store"), "--max-upload", "4GiB")
+	store := filepath.Join(work, "store")
+	serve := func(cache string) (*child, error) {
+		return startChild("serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache)
+	}
+	srv, err := serve("32MiB")
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	base := srv.base
 	restMB := srv.mem("VmRSS")
 
 	// Ingest.
 	f, err := os.Open(data)
 	if err != nil {
+		srv.stop()
 		return err
 	}
-	req, _ := http.NewRequest("POST", base+"/datasets.json?title=bench", f)
+	req, _ := http.NewRequest("POST", srv.base+"/datasets.json?title=bench", f)
 	req.Header.Set("Content-Type", "text/csv")
 	req.SetBasicAuth("admin", "bench-secret")
 	req.ContentLength = fi.Size()
@@ -307,19 +310,28 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	resp, err := benchClient.Do(req)
 	f.Close()
 	if err != nil {
+		srv.stop()
 		return err
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	ingest := time.Since(t)
 	if resp.StatusCode != 201 {
+		srv.stop()
 		return fmt.Errorf("ingest answered %s", resp.Status)
 	}
-	loc := resp.Header.Get("Location")
-	ds := strings.TrimSuffix(loc, ".json")
-	out("ingest: %v for %s (%.0f MB/s), peak RSS %.0f MiB", ingest.Round(time.Millisecond), loc,
+	dsPath := strings.TrimPrefix(strings.TrimSuffix(resp.Header.Get("Location"), ".json"), srv.base)
+	out("ingest: %v (%.0f MB/s), peak RSS of the server %.0f MiB", ingest.Round(time.Millisecond),
 		float64(fi.Size())/1e6/ingest.Seconds(), srv.mem("VmHWM"))
+	srv.stop()
 
+	// Everything but the cached throughput runs on a server without the
+	// response cache, so that each request does the whole query.
+	srv, err = serve("0")
+	if err != nil {
+		return err
+	}
+	ds := srv.base + dsPath
 	queries := []struct{ name, query string }{
 		{"bbox page of 30 (5,40,15,50)", "/features.json?bbox=5,40,15,50&limit=30"},
 		{"bbox page as GeoJSON", "/features.json?bbox=5,40,15,50&limit=30&geojson=1"},
@@ -329,20 +341,21 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"one feature by position", "/features.json?start=500000&limit=1"},
 		{"group_by cat, count+average(x), all", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average"},
 		{"group_by cat in bbox", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average&bbox=5,40,15,50"},
-		{"sort by x, page of 30", "/features.json?sort=x&limit=30"},
+		{"sort by x, page of 30, all", "/features.json?sort=x&limit=30"},
 	}
-	out("\nlatency at concurrency 1 (%d requests each, after warm-up):", *reqs)
+	out("\nlatency at concurrency 1, response cache off (%d requests each, after warm-up):", *reqs)
 	out("| query | p50 | p90 | p99 | bytes |")
 	out("|---|---|---|---|---|")
 	for _, q := range queries {
 		u := ds + encodeQuery(q.query)
 		k := *reqs
-		if strings.HasSuffix(q.name, ", all") || strings.Contains(q.query, "sort=") {
+		if strings.HasSuffix(q.name, ", all") {
 			k = min(k, 50) // the full scans
 		}
 		latency(u, 5)
 		lat, size, err := latency(u, k)
 		if err != nil {
+			srv.stop()
 			return err
 		}
 		out("| %s | %s | %s | %s | %d |", q.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), size)
@@ -352,29 +365,20 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	bboxURL := ds + encodeQuery(queries[0].query)
 	size, err := get(bboxURL)
 	if err != nil {
+		srv.stop()
 		return err
 	}
-	static, err := startChild("bench-static", "--size", strconv.FormatInt(size, 10))
+	dur := time.Duration(*seconds) * time.Second
+	uncached, tool, err := throughput(bboxURL, 16, dur)
 	if err != nil {
+		srv.stop()
 		return err
 	}
-	floor, tool, err := throughput(static.base+"/", 16, time.Duration(*seconds)*time.Second)
-	static.stop()
+	uncached1, _, err := throughput(bboxURL, 1, dur)
 	if err != nil {
+		srv.stop()
 		return err
 	}
-	ours, _, err := throughput(bboxURL, 16, time.Duration(*seconds)*time.Second)
-	if err != nil {
-		return err
-	}
-	ours1, _, err := throughput(bboxURL, 1, time.Duration(*seconds)*time.Second)
-	if err != nil {
-		return err
-	}
-	out("\nthroughput of the bbox page (%d bytes), %s, %d s each:", size, tool, *seconds)
-	out("- static answer of the same size, c=16: %.0f req/s (the floor)", floor)
-	out("- mapcommons, c=16: %.0f req/s = %.0f%% of the floor", ours, 100*ours/floor)
-	out("- mapcommons, c=1: %.0f req/s", ours1)
 
 	// Exports.
 	out("\nexports of the whole dataset:")
@@ -383,14 +387,41 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		t := time.Now()
 		n, err := get(ds + ext)
 		if err != nil {
+			srv.stop()
 			return err
 		}
 		d := time.Since(t)
 		out("- %s: %.1f MB in %v = %.0f MB/s, peak RSS %.0f MiB", ext, float64(n)/1e6, d.Round(time.Millisecond),
 			float64(n)/1e6/d.Seconds(), srv.mem("VmHWM"))
 	}
-	out("\nmemory: RSS %.0f MiB at start, %.0f MiB now (anonymous %.0f MiB, mapped files %.0f MiB)",
+	out("\nmemory of the server: RSS %.0f MiB before the data, %.0f MiB after every query above (heap and stacks %.0f MiB, mapped segment pages %.0f MiB)",
 		restMB, srv.mem("VmRSS"), srv.mem("RssAnon"), srv.mem("RssFile"))
+	srv.stop()
+
+	static, err := startChild("bench-static", "--size", strconv.FormatInt(size, 10))
+	if err != nil {
+		return err
+	}
+	floor, _, err := throughput(static.base+"/", 16, dur)
+	static.stop()
+	if err != nil {
+		return err
+	}
+	srv, err = serve("32MiB")
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	cachedURL := srv.base + dsPath + encodeQuery(queries[0].query)
+	cached, _, err := throughput(cachedURL, 16, dur)
+	if err != nil {
+		return err
+	}
+	out("\nthroughput of the bbox page (%d bytes), %s, %d s each:", size, tool, *seconds)
+	out("- static answer of the same size (plain net/http), c=16: %.0f req/s (the floor of this machine)", floor)
+	out("- mapcommons, response cache on (a repeated query), c=16: %.0f req/s = %.0f%% of the floor", cached, 100*cached/floor)
+	out("- mapcommons, response cache off (every query run), c=16: %.0f req/s = %.0f%% of the floor", uncached, 100*uncached/floor)
+	out("- mapcommons, response cache off, c=1: %.0f req/s", uncached1)
 	return nil
 }
 

@@ -179,7 +179,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if !mode.Valid() {
 		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logs := newLogWriter(stderr, 100*time.Millisecond)
+	defer logs.Close()
+	logger := slog.New(slog.NewTextHandler(logs, nil))
 	if path := getenv("MAPCOMMONS_CPUPROFILE"); path != "" { // for performance work
 		f, err := os.Create(path)
 		if err != nil {
@@ -230,6 +232,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "mode", mode)
+	logs.flush() // tests and scripts wait for this line
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

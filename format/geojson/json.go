@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"mapcommons"
 	"mapcommons/format/wkb"
 )
 
@@ -90,4 +91,27 @@ func AppendValue(dst []byte, v any) []byte {
 		return strconv.AppendInt(dst, int64(x), 10)
 	}
 	return append(dst, "null"...)
+}
+
+// Keys encodes each attribute's name once as a JSON object key with its
+// colon ("name":), for writers that repeat them on every feature.
+func Keys(attrs []mapcommons.Attribute) [][]byte {
+	keys := make([][]byte, len(attrs))
+	for i, a := range attrs {
+		keys[i] = append(AppendString(nil, a.Name), ':')
+	}
+	return keys
+}
+
+// AppendMembers appends the key:value pairs of one feature's attributes,
+// separated by commas.
+func AppendMembers(dst []byte, keys [][]byte, values []any) []byte {
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, k...)
+		dst = AppendValue(dst, values[i])
+	}
+	return dst
 }

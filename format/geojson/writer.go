@@ -12,7 +12,7 @@ import (
 // It buffers up to about 64 KiB before writing through.
 type Writer struct {
 	w     io.Writer
-	attrs []mapcommons.Attribute
+	keys  [][]byte
 	buf   []byte
 	n     int
 	// DistanceKey, when set, is the property that carries Feature.Distance.
@@ -23,7 +23,7 @@ const flushAt = 64 << 10
 
 // NewWriter returns a writer of features with the given attributes.
 func NewWriter(w io.Writer, attrs []mapcommons.Attribute) *Writer {
-	return &Writer{w: w, attrs: attrs, buf: make([]byte, 0, 8<<10)} // grows to flushAt for large answers
+	return &Writer{w: w, keys: Keys(attrs), buf: make([]byte, 0, 8<<10)} // grows to flushAt for large answers
 }
 
 // Begin writes the opening of the collection; members, when not empty, are
@@ -36,9 +36,9 @@ func (w *Writer) Begin(members []byte) {
 }
 
 // AppendFeature appends one GeoJSON Feature object: id (the position),
-// geometry, and the attributes as properties (with the feature's distance
-// under distKey when that is not empty).
-func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, distKey string) ([]byte, error) {
+// geometry, and the attributes as properties (keys from Keys; with the
+// feature's distance under distKey when that is not empty).
+func AppendFeature(dst []byte, keys [][]byte, f *mapcommons.Feature, distKey string) ([]byte, error) {
 	dst = append(dst, `{"type":"Feature","id":`...)
 	dst = strconv.AppendInt(dst, f.Position, 10)
 	dst = append(dst, `,"geometry":`...)
@@ -47,16 +47,9 @@ func AppendFeature(dst []byte, attrs []mapcommons.Attribute, f *mapcommons.Featu
 		return dst, err
 	}
 	dst = append(dst, `,"properties":{`...)
-	for i, a := range attrs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendString(dst, a.Name)
-		dst = append(dst, ':')
-		dst = AppendValue(dst, f.Values[i])
-	}
+	dst = AppendMembers(dst, keys, f.Values)
 	if distKey != "" {
-		if len(attrs) > 0 {
+		if len(keys) > 0 {
 			dst = append(dst, ',')
 		}
 		dst = AppendString(dst, distKey)
@@ -73,7 +66,7 @@ func (w *Writer) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = AppendFeature(w.buf, w.attrs, f, w.DistanceKey); err != nil {
+	if w.buf, err = AppendFeature(w.buf, w.keys, f, w.DistanceKey); err != nil {
 		return err
 	}
 	if len(w.buf) >= flushAt {
