@@ -11,10 +11,10 @@ import (
 // Writer streams a FeatureCollection: Begin, Write for each feature, End.
 // It buffers up to about 64 KiB before writing through.
 type Writer struct {
-	w     io.Writer
-	keys  [][]byte
-	buf   []byte
-	n     int
+	w    io.Writer
+	keys [][]byte
+	buf  []byte
+	n    int
 	// DistanceKey, when set, is the property that carries Feature.Distance.
 	DistanceKey string
 }
