@@ -127,6 +127,20 @@ func (s *Server) findDataset(r *http.Request) (*mapcommons.Dataset, error) {
 	return s.svc.Datasets.FindDatasetByID(r.Context(), id)
 }
 
+// datasetToEdit loads the {id} dataset for a change: 401 without
+// credentials, 404 when it does not exist (or may not be seen), 403 when
+// the caller may not change it.
+func (s *Server) datasetToEdit(r *http.Request) (*mapcommons.Dataset, error) {
+	if caller(r) == nil {
+		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	ds, err := s.findDataset(r)
+	if err != nil {
+		return nil, err
+	}
+	return ds, s.policy.CanEditDataset(caller(r), ds)
+}
+
 // metadataParams reads the metadata fields from plain parameters or from
 // under dataset[...] / overlay[...]; the wrapped form wins. NET sends the
 // title as "name".
@@ -493,14 +507,8 @@ func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *ma
 }
 
 func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) error {
-	if caller(r) == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
-	}
-	ds, err := s.findDataset(r)
+	ds, err := s.datasetToEdit(r)
 	if err != nil {
-		return err
-	}
-	if err := s.policy.CanEditDataset(caller(r), ds); err != nil {
 		return err
 	}
 	q, err := s.parseRequest(r)
@@ -519,14 +527,8 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 }
 
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
-	if caller(r) == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
-	}
-	ds, err := s.findDataset(r)
+	ds, err := s.datasetToEdit(r)
 	if err != nil {
-		return err
-	}
-	if err := s.policy.CanEditDataset(caller(r), ds); err != nil {
 		return err
 	}
 	if err := s.svc.Datasets.DeleteDataset(r.Context(), ds.ID); err != nil {

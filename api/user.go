@@ -91,6 +91,19 @@ func (s *Server) findUser(r *http.Request) (*mapcommons.User, error) {
 	return s.svc.Users.FindUserByLogin(r.Context(), key)
 }
 
+// userToChange loads the {user} user for a change the rule allows: 401
+// without credentials, 404 when there is no such user.
+func (s *Server) userToChange(r *http.Request, rule func(caller, target *mapcommons.User) error) (*mapcommons.User, error) {
+	if caller(r) == nil {
+		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	u, err := s.findUser(r)
+	if err != nil {
+		return nil, err
+	}
+	return u, rule(caller(r), u)
+}
+
 func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
 	if err := s.policy.CanCreateUser(me); err != nil {
@@ -160,14 +173,8 @@ func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
-	if me == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
-	}
-	u, err := s.findUser(r)
+	u, err := s.userToChange(r, s.policy.CanModifyUser)
 	if err != nil {
-		return err
-	}
-	if err := s.policy.CanModifyUser(me, u); err != nil {
 		return err
 	}
 	q, err := s.parseRequest(r)
@@ -218,15 +225,8 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
-	me := caller(r)
-	if me == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
-	}
-	u, err := s.findUser(r)
+	u, err := s.userToChange(r, s.policy.CanDeleteUser)
 	if err != nil {
-		return err
-	}
-	if err := s.policy.CanDeleteUser(me, u); err != nil {
 		return err
 	}
 	if err := s.svc.Users.DeleteUser(r.Context(), u.ID); err != nil {
