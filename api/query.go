@@ -245,10 +245,14 @@ func parseNear(p Params) (*mapcommons.Near, error) {
 			return nil, invalid("radius", "missing (lat and lon need radius)")
 		}
 		n.Kind, n.XY = mapcommons.NearPoint, []float64{lon, lat}
-		if err := checkLonLat("lat", n.XY); err != nil {
-			return nil, err
+		if lon < -180 || lon > 180 {
+			return nil, invalid("lon", "longitude %v outside -180..180", lon)
+		}
+		if lat < -90 || lat > 90 {
+			return nil, invalid("lat", "latitude %v outside -90..90", lat)
 		}
 	}
+	first := "lat/lon"
 	for _, k := range []struct {
 		name, kind string
 		min        int
@@ -260,7 +264,10 @@ func parseNear(p Params) (*mapcommons.Near, error) {
 		if !given {
 			continue
 		}
-		kinds++
+		if kinds++; kinds > 1 {
+			return nil, invalid(k.name, "give one of lat/lon, points, line or polygon, not several (%s given too)", first)
+		}
+		first = k.name
 		if len(xy)%2 != 0 || len(xy)/2 < k.min {
 			return nil, invalid(k.name, "needs at least %d longitude,latitude pairs, got %d numbers", k.min, len(xy))
 		}
@@ -276,8 +283,6 @@ func parseNear(p Params) (*mapcommons.Near, error) {
 		n.Kind, n.XY = k.kind, xy
 	}
 	switch {
-	case kinds > 1:
-		return nil, invalid("lat", "give one of lat/lon, points, line or polygon, not several")
 	case kinds == 0 && hasRadius:
 		return nil, invalid("radius", "needs lat/lon, points, line or polygon")
 	case kinds == 0:

@@ -398,6 +398,9 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 			g = &groupAcc{values: make([]any, len(gcols)), aggs: make([]aggAcc, len(acols))}
 			for i, c := range gcols {
 				g.values[i] = s.Value(c, pos)
+				if f, ok := g.values[i].(float64); ok && f == 0 {
+					g.values[i] = 0.0 // not -0
+				}
 			}
 			groups[string(key)] = g
 		}
@@ -424,7 +427,7 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	slices.SortFunc(out, func(a, b mapcommons.Group) int {
 		for i := range a.Values {
 			if c := compareValues(a.Values[i], b.Values[i]); c != 0 {
-				if q.Descending {
+				if q.Descending && a.Values[i] != nil && b.Values[i] != nil { // null last either way
 					return -c
 				}
 				return c
@@ -450,7 +453,12 @@ func (s *Segment) appendKey(key []byte, col, pos int) []byte {
 	}
 	c := &s.cols[col]
 	switch c.typ {
-	case mapcommons.AttrInteger, mapcommons.AttrFloat:
+	case mapcommons.AttrInteger:
+		return append(append(key, 1), c.data[8*pos:8*pos+8]...)
+	case mapcommons.AttrFloat:
+		if f, _ := s.Float(col, pos); f == 0 {
+			return append(key, 1, 0, 0, 0, 0, 0, 0, 0, 0) // -0 groups with 0
+		}
 		return append(append(key, 1), c.data[8*pos:8*pos+8]...)
 	case mapcommons.AttrBoolean:
 		return append(key, 2, c.data[pos])

@@ -26,6 +26,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 )
 
 const magic = "MCSEG001"
@@ -89,7 +90,8 @@ type Writer struct {
 	items    []item
 	n        int
 	geomSize uint64
-	extent   wkb.Rect
+	extent   wkb.Rect // of the index boxes
+	bounds   wkb.Rect // of the vertices: the dataset's extent
 	kinds    [3]bool
 	mask     uint32
 	scratch  []byte
@@ -102,7 +104,7 @@ const MaxFeatures = math.MaxUint32 - 1
 // NewWriter starts a segment of features with the given attributes, spooling
 // to temporary files in dir.
 func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
-	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect}
+	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, bounds: wkb.EmptyRect}
 	var err error
 	if w.geomOff, err = w.section("geom.off"); err != nil {
 		return nil, err
@@ -191,9 +193,10 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
 	}
 	if len(f.Geometry) > 0 {
-		box, ok := wkb.Rect{}, false
+		box, bounds, ok := wkb.Rect{}, wkb.Rect{}, false
 		if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
 			box, ok = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true
+			bounds = box
 			w.kinds[0] = true
 			w.mask |= 1 << wkb.Point
 		} else {
@@ -201,7 +204,8 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 			if err != nil {
 				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
 			}
-			box, ok = g.Bounds()
+			bounds, ok = g.Bounds()
+			box, _ = spatial.IndexBounds(g)
 			w.addKinds(g)
 			w.mask |= 1 << g.Type
 		}
@@ -211,6 +215,7 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 			}
 			w.items = append(w.items, item{box: box, pos: uint32(w.n)})
 			w.extent = w.extent.Extend(box)
+			w.bounds = w.bounds.Extend(bounds)
 		}
 		w.geom.write(f.Geometry)
 		w.geomSize += uint64(len(f.Geometry))
@@ -295,8 +300,8 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: t.levels}
 	sum := &h.Summary
 	sum.Count = int64(w.n)
-	if !w.extent.IsEmpty() {
-		e := w.extent
+	if !w.bounds.IsEmpty() {
+		e := w.bounds
 		sum.Extent = &e
 	}
 	sum.GeometryTypes = []string{}

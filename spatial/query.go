@@ -155,7 +155,11 @@ func (q *Near) partMinDist(p wkb.Geom) float64 {
 		crossed := false
 		for i := 0; i+3 < len(l) && !crossed; i += 2 {
 			q.segs(func(ax, ay, bx, by float64) bool {
-				crossed = segmentsIntersect(l[i], l[i+1], l[i+2], l[i+3], ax, ay, bx, by)
+				if q.Metric.planar {
+					crossed = segmentsIntersect(l[i], l[i+1], l[i+2], l[i+3], ax, ay, bx, by)
+				} else {
+					crossed = arcsCross(l[i], l[i+1], l[i+2], l[i+3], ax, ay, bx, by)
+				}
 				return !crossed
 			})
 		}
@@ -189,18 +193,23 @@ func (q *Near) contained(g wkb.Geom) bool {
 			if q.Kind == KindPolygon && q.Radius == 0 {
 				return len(p.Rings) == 0 || ringWithinPolygon(p.Rings[0], q.XY)
 			}
-			return len(p.Rings) == 0 || q.lineWithin(p.Rings[0]) // holes lie inside the shell
+			if len(p.Rings) == 0 {
+				return true
+			}
+			if q.Kind == KindPoint && !q.Metric.planar && q.Radius > math.Pi/2*q.Metric.scale && q.Radius < math.Pi*q.Metric.scale {
+				// A disc larger than a hemisphere leaves out a small disc
+				// around the antipode, which the polygon may surround.
+				if ox, oy := antipode(q.XY[0], q.XY[1]); inPolygon(ox, oy, p.Rings) {
+					return false
+				}
+			}
+			return q.lineWithin(p.Rings[0]) // holes lie inside the shell
 		}
 		return true
 	})
 }
 
-// maxSamples bounds the points tested along one edge.
-const maxSamples = 256
-
-// lineWithin reports whether a polyline lies within the buffer: its
-// vertices, and points along its edges (a buffer around anything but a
-// single point need not be convex).
+// lineWithin reports whether a polyline lies within the buffer.
 func (q *Near) lineWithin(xy []float64) bool {
 	for i := 0; i+1 < len(xy); i += 2 {
 		if q.DistTo(xy[i], xy[i+1]) > q.Radius {
@@ -208,24 +217,81 @@ func (q *Near) lineWithin(xy []float64) bool {
 		}
 	}
 	if q.Kind == KindPoint {
-		return true // a disc is convex: the vertices decide
+		return q.discHolds(xy)
 	}
-	step := q.Radius / 16
 	for i := 0; i+3 < len(xy); i += 2 {
-		ax, ay, bx, by := xy[i], xy[i+1], xy[i+2], xy[i+3]
-		n := maxSamples
-		if step > 0 {
-			n = int(math.Min(maxSamples, math.Ceil(q.Metric.Dist(ax, ay, bx, by)/step)))
-		}
-		for k := 1; k < n; k++ {
-			x, y := q.Metric.Interpolate(ax, ay, bx, by, float64(k)/float64(n))
-			if q.DistTo(x, y) > q.Radius {
-				return false
-			}
+		if !q.edgeWithin(xy[i], xy[i+1], xy[i+2], xy[i+3]) {
+			return false
 		}
 	}
 	return true
 }
+
+// discHolds reports whether the edges of a polyline whose vertices lie in
+// the disc around the query's point lie in it too. A disc no larger than a
+// hemisphere holds the arcs between its points (as a planar disc holds the
+// segments); a larger one holds an arc when the arc keeps clear of the small
+// disc around the antipode that is left out.
+func (q *Near) discHolds(xy []float64) bool {
+	if q.Metric.planar {
+		return true
+	}
+	half := math.Pi * q.Metric.scale // half the great circle
+	if q.Radius <= half/2 {
+		return true
+	}
+	if q.Radius >= half {
+		return true
+	}
+	ox, oy := antipode(q.XY[0], q.XY[1])
+	for i := 0; i+3 < len(xy); i += 2 {
+		if q.Metric.DistSeg(ox, oy, xy[i], xy[i+1], xy[i+2], xy[i+3]) < half-q.Radius {
+			return false
+		}
+	}
+	return true
+}
+
+// antipode is the point opposite (x, y).
+func antipode(x, y float64) (float64, float64) {
+	if x < 0 {
+		return x + 180, -y
+	}
+	return x - 180, -y
+}
+
+// edgeWithin reports whether every point of the edge a–b (whose ends are
+// within the buffer) lies within it. The distance to the query geometry
+// changes no faster than the distance travelled along the edge, so a piece
+// of length l whose ends are at distances d0 and d1 comes no farther than
+// (d0+d1+l)/2: pieces are halved until that bound is within the radius, or
+// a point beyond it is found. Bounds within a millionth of the radius
+// over it count as within; a piece that would need more than maxPieces
+// halvings is judged by the points tested.
+func (q *Near) edgeWithin(ax, ay, bx, by float64) bool {
+	l := q.Metric.Dist(ax, ay, bx, by)
+	r := q.Radius + 1e-6*q.Radius + 1e-9*q.Metric.scale
+	type piece struct{ t0, t1, d0, d1 float64 }
+	stack := []piece{{0, 1, q.DistTo(ax, ay), q.DistTo(bx, by)}}
+	for n := 0; len(stack) > 0 && n < maxPieces; n++ {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if (p.d0+p.d1+l*(p.t1-p.t0))/2 <= r {
+			continue
+		}
+		tm := (p.t0 + p.t1) / 2
+		x, y := q.Metric.Interpolate(ax, ay, bx, by, tm)
+		dm := q.DistTo(x, y)
+		if dm > q.Radius {
+			return false
+		}
+		stack = append(stack, piece{p.t0, tm, p.d0, dm}, piece{tm, p.t1, dm, p.d1})
+	}
+	return true
+}
+
+// maxPieces bounds the pieces edgeWithin examines on one edge.
+const maxPieces = 1 << 14
 
 // ringWithinPolygon reports whether a ring lies inside (or on) a polygon
 // ring: its vertices inside, and none of its edges crossing the boundary.
@@ -251,53 +317,39 @@ func ringWithinPolygon(ring, poly []float64) bool {
 }
 
 // Boxes returns the lon/lat boxes that contain every feature the query can
-// match, for a spatial index (two when they cross the antimeridian; a
-// whole band of longitude near a pole).
+// match, for a spatial index: on the sphere, around its points and its
+// edges taken as great-circle arcs (and a polygon's lon/lat box, its
+// inside), split at the antimeridian and widened near the poles; in
+// degrees, its box widened by the radius.
 func (q *Near) Boxes() []wkb.Rect {
-	r := wkb.EmptyRect
-	for i := 0; i+1 < len(q.XY); i += 2 {
-		r = r.Extend(wkb.Rect{MinX: q.XY[i], MinY: q.XY[i+1], MaxX: q.XY[i], MaxY: q.XY[i+1]})
+	if q.Metric.planar {
+		r := wkb.EmptyRect
+		for i := 0; i+1 < len(q.XY); i += 2 {
+			r = r.Extend(wkb.Rect{MinX: q.XY[i], MinY: q.XY[i+1], MaxX: q.XY[i], MaxY: q.XY[i+1]})
+		}
+		d := q.Radius * (1 + 1e-9)
+		return []wkb.Rect{{MinX: r.MinX - d, MinY: math.Max(r.MinY-d, -90), MaxX: r.MaxX + d, MaxY: math.Min(r.MaxY+d, 90)}}
 	}
-	dy := q.Metric.Degrees(q.Radius) * (1 + 1e-9)
-	r.MinY, r.MaxY = r.MinY-dy, r.MaxY+dy
-	dx := dy
-	if !q.Metric.planar {
-		maxLat := math.Max(math.Abs(r.MinY), math.Abs(r.MaxY))
-		if maxLat >= 89.999 || dy >= 90 {
-			dx = 360
-		} else {
-			// On a sphere a circle of angular radius δ around latitude φ spans
-			// asin(sin δ / cos φ) of longitude; bound it with the highest φ.
-			s := math.Sin(dy*rad) / math.Cos(maxLat*rad)
-			if s >= 1 {
-				dx = 360
-			} else {
-				dx = math.Asin(s) / rad * (1 + 1e-9)
+	var bands []latBand
+	switch q.Kind {
+	case KindLine, KindPolygon:
+		q.segs(func(ax, ay, bx, by float64) bool {
+			lo, hi := arcLat(ax, ay, bx, by)
+			bands = append(bands, latBand{arcLon(ax, ay, bx, by), lo, hi})
+			return true
+		})
+		if q.Kind == KindPolygon {
+			r := wkb.EmptyRect
+			for i := 0; i+1 < len(q.XY); i += 2 {
+				r = r.Extend(wkb.Rect{MinX: q.XY[i], MinY: q.XY[i+1], MaxX: q.XY[i], MaxY: q.XY[i+1]})
 			}
+			bands = append(bands, latBand{lonSpan{normLon(r.MinX), r.MaxX - r.MinX}, r.MinY, r.MaxY})
 		}
 	}
-	r.MinX, r.MaxX = r.MinX-dx, r.MaxX+dx
-	r.MinY, r.MaxY = math.Max(r.MinY, -90), math.Min(r.MaxY, 90)
-	if q.Metric.planar {
-		return []wkb.Rect{r}
+	for i := 0; i+1 < len(q.XY); i += 2 {
+		bands = append(bands, latBand{arcLon(q.XY[i], q.XY[i+1], q.XY[i], q.XY[i+1]), q.XY[i+1], q.XY[i+1]})
 	}
-	return wrapLon(r)
-}
-
-// wrapLon splits a box whose longitudes leave [-180, 180] into boxes that
-// do not.
-func wrapLon(r wkb.Rect) []wkb.Rect {
-	if r.MaxX-r.MinX >= 360 {
-		return []wkb.Rect{{MinX: -180, MinY: r.MinY, MaxX: 180, MaxY: r.MaxY}}
-	}
-	out := []wkb.Rect{{MinX: math.Max(r.MinX, -180), MinY: r.MinY, MaxX: math.Min(r.MaxX, 180), MaxY: r.MaxY}}
-	if r.MinX < -180 {
-		out = append(out, wkb.Rect{MinX: r.MinX + 360, MinY: r.MinY, MaxX: 180, MaxY: r.MaxY})
-	}
-	if r.MaxX > 180 {
-		out = append(out, wkb.Rect{MinX: -180, MinY: r.MinY, MaxX: r.MaxX - 360, MaxY: r.MaxY})
-	}
-	return out
+	return sphereBoxes(bands, q.Metric.Degrees(q.Radius)*(1+1e-9)+1e-12)
 }
 
 // BBoxRects returns the boxes of a bbox parameter w,s,e,n: one, or two when
