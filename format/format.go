@@ -6,6 +6,10 @@ package format
 import (
 	"mime"
 	"strings"
+	"time"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
 )
 
 // contentTypes maps each known path suffix to the content type we answer with.
@@ -85,3 +89,21 @@ func Sidecar(ext string) bool {
 	}
 	return false
 }
+
+// Meta describes a dataset to the writers of download formats.
+type Meta struct {
+	Name         string // a safe base name for files, tables and layers: [A-Za-z0-9_], not empty
+	Title        string
+	Description  string
+	Author       string
+	Link         string    // absolute URL of the dataset's JSON document
+	Updated      time.Time // when the dataset last changed
+	Attributes   []mapcommons.Attribute
+	GeometryMask uint32    // bit 1<<t for each WKB type t present (wkb.Point …)
+	Extent       *wkb.Rect // nil when no feature has a geometry
+	Count        int64     // number of features
+}
+
+// Scan calls fn for each feature of a dataset in order, streaming; the
+// *Feature is reused between calls. It returns fn's first error.
+type Scan func(fn func(*mapcommons.Feature) error) error

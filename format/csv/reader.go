@@ -68,6 +68,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mapcommons/format/infer"
 	"strings"
 
 	"mapcommons"
@@ -323,10 +324,10 @@ func (r *Reader) pass1() error {
 			if s == "" {
 				continue
 			}
-			switch numberKind(s, true) {
-			case intNumber:
+			switch infer.NumberKind(s, true) {
+			case infer.IntNumber:
 				cands[i] = c | hasValue
-			case floatNumber:
+			case infer.FloatNumber:
 				cands[i] = c&^canInt | hasValue
 			default:
 				cands[i] = hasValue
@@ -532,7 +533,7 @@ func (r *Reader) next() (*mapcommons.Feature, error) {
 			}
 		case mapcommons.AttrFloat:
 			if t := trimSpace(s); t != "" {
-				f.Values[i] = parseFloat(t)
+				f.Values[i] = infer.ParseFloat(t)
 			}
 		default:
 			if r.cp1252 {
