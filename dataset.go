@@ -44,7 +44,16 @@ type Stats struct {
 
 // Dataset states.
 const (
-	StateComplete = "complete"
+	StateComplete    = "complete"
+	StateFetchFailed = "fetch_failed" // a feed's last refetch failed; its previous data stays
+)
+
+// Data types of datasets (the JSON's data_type).
+const (
+	DataTypeDataset = "Dataset"
+	DataTypeFeed    = "Data Feed" // registered from a URL and refetched from it
+	DataTypeWMS     = "WMS"       // a registered WMS service: no features
+	DataTypeTiles   = "Tiles"     // a registered tile URL template: no features
 )
 
 // OnlyPoints reports whether every geometry of the dataset is a single Point.
@@ -70,6 +79,11 @@ type Dataset struct {
 	Stats         map[string]Stats // by attribute name, numeric attributes only
 	CRS           string           // the name of the CRS the data came in, "" when unknown
 	PRJ           string           // the .prj text it came with, kept for exports
+
+	URL            string    // the source URL of a registered dataset, "" for uploads
+	URLType        string    // what the URL serves: csv, kml, atom, geojson, wms, tile …
+	LastFetchError string    // why the last refetch failed, "" when it did not
+	FetchedAt      time.Time // when the features were last fetched (zero for uploads)
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -185,6 +199,7 @@ func NormalizeTags(s string) string {
 // DatasetFilter selects datasets in FindDatasets.
 type DatasetFilter struct {
 	OwnerID *int64
+	Feeds   bool // only datasets registered from a URL that can be refetched
 	Offset  int
 	Limit   int // 0 means no limit
 }
@@ -204,6 +219,19 @@ type DatasetService interface {
 	// DeleteDataset removes the dataset and its features for good;
 	// ENOTFOUND when there is no such dataset.
 	DeleteDataset(ctx context.Context, id int64) error
+	// FindDatasetByURL returns the dataset registered from url; ENOTFOUND
+	// when there is none. (CreateDataset answers ECONFLICT for a URL that
+	// is registered already.)
+	FindDatasetByURL(ctx context.Context, url string) (*Dataset, error)
+	// ReplaceFeatures replaces a dataset's attributes and features with
+	// those of src, all at once: readers see the old or the new, never a
+	// mix, and on any error the old stay. It marks the dataset fetched now
+	// (state complete, no fetch error). ENOTFOUND when there is no such
+	// dataset; src's errors as they come.
+	ReplaceFeatures(ctx context.Context, id int64, src FeatureSource) (*Dataset, error)
+	// RecordFetchError notes that refetching a dataset failed (state
+	// fetch_failed, the message in LastFetchError); its features stay.
+	RecordFetchError(ctx context.Context, id int64, message string) error
 }
 
 // MaxAttributes bounds the number of attribute columns of a dataset.

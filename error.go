@@ -14,6 +14,7 @@ const (
 	ECONFLICT       = "conflict"         // already exists (409)
 	ETOOLARGE       = "too_large"        // over a size limit (413)
 	EUNSUPPORTED    = "unsupported_type" // an upload of a kind we cannot read (415)
+	EUPSTREAM       = "upstream"         // a remote source failed us: unreachable, an error, bad data (502)
 	EINTERNAL       = "internal"         // a bug or an outage; never shown (500)
 	ENOTIMPLEMENTED = "not_implemented"  // a format or feature not built yet (501)
 )

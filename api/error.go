@@ -17,6 +17,7 @@ var codeStatus = map[string]int{
 	mapcommons.ECONFLICT:       http.StatusConflict,
 	mapcommons.ETOOLARGE:       http.StatusRequestEntityTooLarge,
 	mapcommons.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
+	mapcommons.EUPSTREAM:       http.StatusBadGateway,
 	mapcommons.EINTERNAL:       http.StatusInternalServerError,
 	mapcommons.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	codeMethod:                 http.StatusMethodNotAllowed,

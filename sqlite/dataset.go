@@ -27,7 +27,8 @@ var _ mapcommons.DatasetService = (*DatasetService)(nil)
 const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.title, d.description, d.author, d.tags,
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
-	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.segment`
+	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
+	d.last_fetch_error, d.fetched_at, d.segment`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -41,12 +42,13 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 	var ds mapcommons.Dataset
 	var seg string
 	var minx, miny, maxx, maxy sql.NullFloat64
-	var gtypes, attrs, stats, created, updated string
+	var gtypes, attrs, stats, created, updated, fetched string
 	m := &ds.Metadata
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
-		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &ds.Version, &seg); err != nil {
+		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &ds.Version, &ds.URL, &ds.URLType,
+		&ds.LastFetchError, &fetched, &seg); err != nil {
 		return nil, "", err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
@@ -63,6 +65,9 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 		return nil, "", fmt.Errorf("dataset %d stats: %w", ds.ID, err)
 	}
 	ds.CreatedAt, ds.UpdatedAt = parseTime(created), parseTime(updated)
+	if fetched != "" {
+		ds.FetchedAt = parseTime(fetched)
+	}
 	return &ds, seg, nil
 }
 
@@ -93,6 +98,9 @@ func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetF
 	where, args := "1", []any{}
 	if f.OwnerID != nil {
 		where, args = "d.owner_id = ?", append(args, *f.OwnerID)
+	}
+	if f.Feeds {
+		where += " AND d.data_type = '" + mapcommons.DataTypeFeed + "'"
 	}
 	var total int
 	if err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM datasets d WHERE `+where, args...).Scan(&total); err != nil {
@@ -178,7 +186,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		ds.State = mapcommons.StateComplete
 	}
 	if ds.DataType == "" {
-		ds.DataType = "Dataset"
+		ds.DataType = mapcommons.DataTypeDataset
 	}
 	name, sum, err := s.db.segs.write(ctx, attrs, src)
 	if err != nil {
@@ -210,16 +218,23 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	if e := ds.Extent; e != nil {
 		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
+	fetchedAt := ""
+	if ds.URL != "" {
+		fetchedAt = now
+	}
 	m := &ds.Metadata
 	res, err := s.db.write.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
 		prj, feature_count, minx, miny, maxx, maxy, geometry_types, geometry_mask, attributes, stats, segment,
-		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, updated_at, url, url_type, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
 		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ,
 		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-		string(attrJSON), string(statsJSON), name, now, now)
+		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt)
 	if err != nil {
+		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ECONFLICT && ds.URL != "" {
+			return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already", ds.URL)
+		}
 		return formatError(err)
 	}
 	if ds.ID, err = res.LastInsertId(); err != nil {
@@ -227,6 +242,9 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	}
 	committed = true
 	ds.CreatedAt, ds.UpdatedAt, ds.Version = parseTime(now), parseTime(now), 1
+	if fetchedAt != "" {
+		ds.FetchedAt = ds.CreatedAt
+	}
 	if ds.OwnerID != 0 && ds.Owner == "" {
 		var login string
 		if err := s.db.read.QueryRowContext(ctx, `SELECT login FROM users WHERE id = ?`, ds.OwnerID).Scan(&login); err == nil {

@@ -28,6 +28,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
 	t.Run("Datasets", func(t *testing.T) { testDatasets(t, open) })
 	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
+	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {
@@ -374,5 +375,99 @@ func testFeatures(t *testing.T, open Opener) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		err := s.Features.ScanFeatures(ctx, 9999, &mapcommons.FeatureQuery{Limit: 1}, func(*mapcommons.Feature) error { return nil })
 		code(t, err, mapcommons.ENOTFOUND)
+	})
+}
+
+func testFeeds(t *testing.T, open Opener) {
+	ctx := context.Background()
+	const url = "https://example.com/feed.csv"
+	t.Run("OK", func(t *testing.T) {
+		s := open(t)
+		ds := &mapcommons.Dataset{Type: "csv", DataType: mapcommons.DataTypeFeed, URL: url, URLType: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(3)); err != nil {
+			t.Fatal(err)
+		}
+		if ds.FetchedAt.IsZero() {
+			t.Error("no fetch time after create")
+		}
+		got, err := s.Datasets.FindDatasetByURL(ctx, url)
+		if err != nil || got.ID != ds.ID || got.URL != url || got.URLType != "csv" || got.DataType != mapcommons.DataTypeFeed {
+			t.Fatalf("FindDatasetByURL = %+v, %v", got, err)
+		}
+		_, err = s.Datasets.FindDatasetByURL(ctx, "https://example.com/other")
+		code(t, err, mapcommons.ENOTFOUND)
+		// An upload has no URL and is not found by the empty one.
+		if err := s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv"}, SampleSource(1)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Datasets.FindDatasetByURL(ctx, "")
+		code(t, err, mapcommons.ENOTFOUND)
+		feeds, total, err := s.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{Feeds: true})
+		if err != nil || total != 1 || len(feeds) != 1 || feeds[0].ID != ds.ID {
+			t.Fatalf("feeds = %v, %d, %v", feeds, total, err)
+		}
+
+		// A failed refetch keeps the data and says why.
+		if err := s.Datasets.RecordFetchError(ctx, ds.ID, "the remote answered 500"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if got.State != mapcommons.StateFetchFailed || got.LastFetchError != "the remote answered 500" || got.FeatureCount != 3 {
+			t.Fatalf("after a failed fetch: %+v", got)
+		}
+
+		// A refetch with another schema replaces attributes and features.
+		src := &SliceSource{Attrs: []mapcommons.Attribute{{Name: "only", Type: mapcommons.AttrString}}}
+		src.Features = []mapcommons.Feature{{Values: []any{"a"}, Geometry: wkb.AppendPoint(nil, 10, 20)}}
+		rep, err := s.Datasets.ReplaceFeatures(ctx, ds.ID, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.FeatureCount != 1 || len(rep.Attributes) != 1 || rep.Attributes[0].Name != "only" || rep.State != mapcommons.StateComplete ||
+			rep.LastFetchError != "" || rep.Version <= got.Version || rep.Extent == nil || rep.Extent.MinX != 10 {
+			t.Fatalf("after replace: %+v", rep)
+		}
+		var vals []any
+		err = s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+			vals = append(vals, f.Values...)
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(vals, []any{"a"}) {
+			t.Fatalf("features after replace: %v, %v", vals, err)
+		}
+	})
+	t.Run("ErrDuplicateURL", func(t *testing.T) {
+		s := open(t)
+		if err := s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv", URL: url}, SampleSource(1)); err != nil {
+			t.Fatal(err)
+		}
+		code(t, s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv", URL: url}, SampleSource(1)), mapcommons.ECONFLICT)
+		_, total, _ := s.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{})
+		if total != 1 {
+			t.Fatalf("%d datasets", total)
+		}
+	})
+	t.Run("ErrReplaceFailsKeepsOld", func(t *testing.T) {
+		s := open(t)
+		ds := &mapcommons.Dataset{Type: "csv", URL: url}
+		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(4)); err != nil {
+			t.Fatal(err)
+		}
+		src := SampleSource(100)
+		src.Err = mapcommons.Errorf(mapcommons.EINVALID, "row 101: broken")
+		_, err := s.Datasets.ReplaceFeatures(ctx, ds.ID, src)
+		code(t, err, mapcommons.EINVALID)
+		got, _ := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if got.FeatureCount != 4 || got.Version != ds.Version {
+			t.Fatalf("after a failed replace: count %d version %d (was %d)", got.FeatureCount, got.Version, ds.Version)
+		}
+		n := 0
+		s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(*mapcommons.Feature) error { n++; return nil })
+		if n != 4 {
+			t.Fatalf("%d features after a failed replace", n)
+		}
+		_, err = s.Datasets.ReplaceFeatures(ctx, 999, SampleSource(1))
+		code(t, err, mapcommons.ENOTFOUND)
+		code(t, s.Datasets.RecordFetchError(ctx, 999, "x"), mapcommons.ENOTFOUND)
 	})
 }

@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"mapcommons"
+)
+
+// The part of the dataset service that serves datasets registered from a
+// URL: finding one by its URL, and swapping in what a refetch read.
+
+// FindDatasetByURL implements mapcommons.DatasetService.
+func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*mapcommons.Dataset, error) {
+	var id int64
+	err := s.db.read.QueryRowContext(ctx, `SELECT id FROM datasets WHERE url = ? AND url != ''`, url).Scan(&id)
+	if err != nil {
+		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ENOTFOUND {
+			return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no dataset is registered from %s", url)
+		}
+		return nil, formatError(err)
+	}
+	return s.FindDatasetByID(ctx, id)
+}
+
+// ReplaceFeatures implements mapcommons.DatasetService. The new features go
+// to a new segment; one update of the row points the dataset at it (only if
+// it still points at the segment this call replaced), so that readers see
+// the old features or the new, and a failure leaves the old in place.
+func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (*mapcommons.Dataset, error) {
+	unlock := s.db.lockFeatures(id)
+	defer unlock()
+	ds, oldName, err := findDatasetRow(ctx, s.db.write, id)
+	if err != nil {
+		return nil, err
+	}
+	attrs := src.Attributes()
+	if len(attrs) > mapcommons.MaxAttributes {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), mapcommons.MaxAttributes)
+	}
+	name, sum, err := s.db.segs.write(ctx, attrs, src)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			s.db.segs.retire(name)
+		}
+	}()
+	ds.Attributes = attrs
+	applySummary(ds, sum)
+	attrJSON, err := json.Marshal(attrs)
+	if err != nil {
+		return nil, err
+	}
+	statsJSON, err := json.Marshal(ds.Stats)
+	if err != nil {
+		return nil, err
+	}
+	var ext [4]any
+	if e := ds.Extent; e != nil {
+		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
+	}
+	now := s.db.now()
+	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
+		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
+		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
+		string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
+		ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
+	s.db.forget(id)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, err
+	} else if n == 0 {
+		return nil, datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
+	}
+	committed = true
+	s.db.segs.retire(oldName)
+	return s.FindDatasetByID(ctx, id)
+}
+
+// RecordFetchError implements mapcommons.DatasetService.
+func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
+	if len(message) > 2000 {
+		message = strings.ToValidUTF8(message[:2000], "")
+	}
+	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = ?, updated_at = ?,
+		version = version + 1 WHERE id = ?`, mapcommons.StateFetchFailed, message, s.db.now(), id)
+	s.db.forget(id)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return datasetNotFound(formatError(sql.ErrNoRows), id)
+	}
+	return nil
+}
