@@ -51,6 +51,8 @@ type datasetDoc struct {
 	Source              string                      `json:"source"`
 	URL                 *string                     `json:"url"`
 	URLType             *string                     `json:"url_type"`
+	LastFetchError      *string                     `json:"last_fetch_error"`
+	FetchedAt           *string                     `json:"fetched_at"`
 	ShortClassification *string                     `json:"short_classification"`
 	Classification      *string                     `json:"classification"`
 	CalculationParams   *string                     `json:"calculation_params"`
@@ -92,6 +94,16 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 	}
 	if ds.CRS != "" {
 		d.CRS = &ds.CRS
+	}
+	if ds.URL != "" {
+		d.URL, d.URLType = &ds.URL, &ds.URLType
+		if ds.LastFetchError != "" {
+			d.LastFetchError = &ds.LastFetchError
+		}
+		if !ds.FetchedAt.IsZero() {
+			t := isoTime(ds.FetchedAt)
+			d.FetchedAt = &t
+		}
 	}
 	if e := ds.Extent; e != nil {
 		d.Extent = &[4]float64{e.MinX, e.MinY, e.MaxX, e.MaxY}
@@ -194,10 +206,10 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if _, ok := q.Params.String("url"); ok {
-		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "url: creating a dataset from a URL is not available yet")
+	if raw, ok := q.Params.String("url"); ok {
+		return s.createFromURL(w, r, me, q.Params, upd, raw)
 	}
-	up, err := openUpload(q)
+	up, err := s.openUpload(q)
 	if err != nil {
 		return err
 	}
@@ -224,11 +236,21 @@ type upload struct {
 	crs   string
 	prj   string
 	files []*os.File
+	// closers are readers holding files of their own (extracted entries);
+	// remove are files the upload owns (a fetched body).
+	closers []io.Closer
+	remove  []string
 }
 
 func (u *upload) Close() {
+	for _, c := range u.closers {
+		c.Close()
+	}
 	for _, f := range u.files {
 		f.Close()
+	}
+	for _, p := range u.remove {
+		os.Remove(p)
 	}
 }
 
@@ -272,10 +294,33 @@ func readSmall(path string, limit int64) (string, error) {
 	return string(b), nil
 }
 
+// openFile opens one file of an upload kind as the upload's source.
+// filename, when known, gives the default title.
+func (s *Server) openFile(up *upload, kind, path, filename string) error {
+	f, err := up.open(path)
+	if err != nil {
+		return err
+	}
+	if filename != "" {
+		up.name = baseName(filename)
+	}
+	up.kind = kind
+	switch kind {
+	case format.KindCSV:
+		rd, err := csvformat.Open(f)
+		if err != nil {
+			return err
+		}
+		up.src = rd
+		return nil
+	}
+	return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "%s uploads are not available yet", kind)
+}
+
 const noDataMessage = "no data: send a file part dataset[csv], or dataset[shp]+dataset[shx]+dataset[dbf], or a text/csv body"
 
 // openUpload finds the data in a create request and opens its reader.
-func openUpload(q *Request) (*upload, error) {
+func (s *Server) openUpload(q *Request) (*upload, error) {
 	byExt := map[string]Upload{}
 	for _, u := range q.Uploads {
 		ext := uploadExt(u)
@@ -334,23 +379,11 @@ func openUpload(q *Request) (*upload, error) {
 		return up, nil
 	case len(byExt) > 0:
 		for ext, u := range byExt {
-			switch format.PartKind(ext) {
-			case format.KindCSV:
-				f, err := up.open(u.Path)
-				if err != nil {
+			if k := format.PartKind(ext); k != "" && k != format.KindShp {
+				if err := s.openFile(up, k, u.Path, u.Filename); err != nil {
 					return fail(err)
 				}
-				rd, err := csvformat.Open(f)
-				if err != nil {
-					return fail(err)
-				}
-				up.src, up.kind, up.name = rd, format.KindCSV, baseName(u.Filename)
 				return up, nil
-			}
-		}
-		for ext := range byExt {
-			if k := format.PartKind(ext); k != "" {
-				return nil, mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "dataset[%s]: %s uploads are not available yet", ext, k)
 			}
 		}
 		for ext := range byExt {
@@ -360,23 +393,14 @@ func openUpload(q *Request) (*upload, error) {
 		}
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
 	case q.Body != nil:
-		switch k := format.BodyKind(q.Body.ContentType); k {
-		case format.KindCSV:
-			f, err := up.open(q.Body.Path)
-			if err != nil {
-				return fail(err)
-			}
-			rd, err := csvformat.Open(f)
-			if err != nil {
-				return fail(err)
-			}
-			up.src, up.kind = rd, format.KindCSV
-			return up, nil
-		case "":
+		k := format.BodyKind(q.Body.ContentType)
+		if k == "" {
 			return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "unsupported upload Content-Type %q", q.Body.ContentType)
-		default:
-			return nil, mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "%s uploads are not available yet", k)
 		}
+		if err := s.openFile(up, k, q.Body.Path, ""); err != nil {
+			return fail(err)
+		}
+		return up, nil
 	}
 	return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
 }

@@ -164,7 +164,7 @@ func TestDatasetCreateErrors(t *testing.T) {
 		{"ErrBadRow", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: []byte("name,lat,lon\na,1,2\nb,north,3\n")}, 400, "invalid", "row 2"},
 		{"ErrNoCoordinates", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: []byte("name,value\na,1\n")}, 400, "invalid", "no coordinate columns"},
 		{"ErrMalformedJSON", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "application/json", body: []byte(`{"title": "x",`)}, 400, "invalid", "JSON"},
-		{"ErrURLNotYet", req{method: "POST", path: "/datasets.json?url=http%3A%2F%2Fexample.com%2Fa.csv", user: "alice", ctype: "application/xml"}, 501, "not_implemented", "url"},
+		{"ErrURLScheme", req{method: "POST", path: "/datasets.json?url=ftp%3A%2F%2Fexample.com%2Fa.csv", user: "alice", ctype: "application/xml"}, 400, "invalid", "url: only http"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

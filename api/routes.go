@@ -23,6 +23,9 @@ func (s *Server) routes() {
 	m.Handle("PUT /datasets/{id}", s.handle(s.handleDatasetUpdate))
 	m.Handle("DELETE /datasets/{id}", s.handle(s.handleDatasetDelete))
 
+	m.Handle("GET /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
+	m.Handle("PUT /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
+	m.Handle("POST /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
 	m.Handle("GET /datasets/{id}/features", s.handle(s.handleFeatureList))
 	m.Handle("POST /datasets/{id}/features", s.handle(s.handleFeatureCreate))
 	m.Handle("DELETE /datasets/{id}/features", s.handle(s.handleFeatureDelete))
@@ -31,7 +34,7 @@ func (s *Server) routes() {
 	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features",
+	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}

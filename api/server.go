@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/fetch"
 	"mapcommons/format"
 )
 
@@ -27,6 +28,11 @@ type Config struct {
 	// ResponseCache is the bytes of feature-query answers kept for repeated
 	// queries (0: 32 MiB; negative: none).
 	ResponseCache int64
+	// AllowPrivateFetch lets URL registrations fetch from loopback, private
+	// and reserved addresses (tests, closed networks).
+	AllowPrivateFetch bool
+	// FetchTimeout bounds one fetch of a URL (0: 5 minutes).
+	FetchTimeout time.Duration
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -51,6 +57,8 @@ type Server struct {
 	mux    *http.ServeMux
 	auth   *authCache
 	cache  *responseCache // nil when disabled
+	// fetcher fetches the URLs of registered datasets.
+	fetcher *fetch.Client
 }
 
 // NewServer returns the API handler.
@@ -76,6 +84,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)
 	}
+	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s
 }

@@ -81,6 +81,9 @@ type settings struct {
 	signup                    bool
 	maxUpload                 int64
 	responseCache             int64
+	allowPrivateFetch         bool
+	refreshInterval           time.Duration
+	fetchTimeout              time.Duration
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -158,6 +161,24 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		st.responseCache = n
 		return err
 	})
+	allow, err := strconv.ParseBool(envDefault(getenv, "allow-private-fetch", "false"))
+	if err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_ALLOW_PRIVATE_FETCH: %w", err)
+	}
+	fs.BoolVar(&st.allowPrivateFetch, "allow-private-fetch", allow, "let URL registrations fetch from loopback, private and reserved addresses (MAPCOMMONS_ALLOW_PRIVATE_FETCH)")
+	for _, d := range []struct {
+		name, def, usage string
+		dst              *time.Duration
+	}{
+		{"refresh-interval", "0", "refetch URL-registered datasets this often, e.g. 1h; 0 never (MAPCOMMONS_REFRESH_INTERVAL)", &st.refreshInterval},
+		{"fetch-timeout", "5m", "the longest one fetch of a URL may take (MAPCOMMONS_FETCH_TIMEOUT)", &st.fetchTimeout},
+	} {
+		v, err := time.ParseDuration(envDefault(getenv, d.name, d.def))
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("MAPCOMMONS_%s: not a duration: %q", strings.ToUpper(strings.ReplaceAll(d.name, "-", "_")), envDefault(getenv, d.name, d.def))
+		}
+		fs.DurationVar(d.dst, d.name, v, d.usage)
+	}
 	return st, nil
 }
 
@@ -213,7 +234,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
-		ResponseCache: st.responseCache,
+		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),
@@ -235,6 +256,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	logs.flush() // tests and scripts wait for this line
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if every := st.refreshInterval; every > 0 {
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					handler.RefreshFeeds(ctx, every-every/10)
+				}
+			}
+		}()
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -1,0 +1,285 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"mapcommons"
+	"mapcommons/fetch"
+	"mapcommons/format"
+	"mapcommons/format/archive"
+)
+
+// Datasets registered from a URL (spec "Create from URL", "Update feed";
+// wire contract 1.2, 1.6): the server fetches the URL, reads it like an
+// upload, and refetches it on request or periodically.
+
+// urlTypes maps the type parameter of a URL registration to an upload
+// kind; wms and tile register a service without features.
+var urlTypes = map[string]string{
+	"csv": format.KindCSV, "kml": format.KindKML, "kmz": format.KindKMZ, "atom": format.KindAtom,
+	"rss": format.KindAtom, "georss": format.KindAtom, "geojson": format.KindGeoJSON, "json": format.KindGeoJSON,
+	"zip": format.KindZip, "shp": format.KindZip, "shapefile": format.KindZip,
+	"wms": "wms", "tile": "tile", "tiles": "tile",
+}
+
+// createFromURL registers a dataset from a URL: a URL registered already
+// answers 200 with the existing dataset's Location (wire contract section
+// 9: clients break on a redirect here).
+func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapcommons.User, p Params, upd mapcommons.MetadataUpdate, raw string) error {
+	u, err := fetch.Check(raw)
+	if err != nil {
+		return err
+	}
+	link := u.String()
+	kind := ""
+	if t, ok := p.String("type"); ok && strings.TrimSpace(t) != "" {
+		if kind = urlTypes[strings.ToLower(strings.TrimSpace(t))]; kind == "" {
+			return mapcommons.Errorf(mapcommons.EINVALID, "type: %q is not one of csv, kml, kmz, atom, rss, geojson, zip, wms, tile", t)
+		}
+	}
+	if ds, err := s.svc.Datasets.FindDatasetByURL(r.Context(), link); err == nil {
+		return s.existing(w, r, ds)
+	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		return err
+	}
+	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, URL: link, DataType: mapcommons.DataTypeFeed}
+	upd.Apply(&ds.Metadata)
+	var src mapcommons.FeatureSource = emptySource{}
+	switch kind {
+	case "wms", "tile":
+		ds.Type, ds.URLType = kind, kind
+		ds.DataType = map[string]string{"wms": mapcommons.DataTypeWMS, "tile": mapcommons.DataTypeTiles}[kind]
+	default:
+		up, err := s.fetchSource(r.Context(), link, kind)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = up.src, up.kind, up.kind, up.crs, up.prj
+		if strings.TrimSpace(ds.Title) == "" {
+			ds.Title = up.name
+		}
+	}
+	if strings.TrimSpace(ds.Title) == "" {
+		ds.Title = "Untitled"
+	}
+	if err := s.svc.Datasets.CreateDataset(r.Context(), ds, src); err != nil {
+		if mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+			// Registered meanwhile by another request.
+			if old, ferr := s.svc.Datasets.FindDatasetByURL(r.Context(), link); ferr == nil {
+				return s.existing(w, r, old)
+			}
+		}
+		return err
+	}
+	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
+}
+
+// existing answers a registration of a URL registered already.
+func (s *Server) existing(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset) error {
+	w.Header().Set("Location", s.datasetLink(r, ds.ID))
+	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, ds, false))
+}
+
+// emptySource is a source without attributes or features.
+type emptySource struct{}
+
+func (emptySource) Attributes() []mapcommons.Attribute { return nil }
+func (emptySource) Next() (*mapcommons.Feature, error) { return nil, io.EOF }
+
+// fetchSource fetches url and opens it as an upload of kind (guessed from
+// the content when ""): the caller closes it, which removes the file.
+func (s *Server) fetchSource(ctx context.Context, link, kind string) (*upload, error) {
+	res, err := s.fetcher.Get(ctx, link, s.cfg.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	up := &upload{remove: []string{res.Path}}
+	if kind == "" {
+		if kind, err = guessKind(res); err != nil {
+			up.Close()
+			return nil, err
+		}
+	}
+	if err := s.openFile(up, kind, res.Path, path.Base(urlPath(res.URL))); err != nil {
+		up.Close()
+		if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
+			// Bad data at the remote is the remote's failure.
+			return nil, mapcommons.Errorf(mapcommons.EUPSTREAM, "url: the data at %s cannot be read as %s: %s", link, kind, mapcommons.ErrorMessage(err))
+		}
+		return nil, err
+	}
+	return up, nil
+}
+
+func urlPath(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Path
+	}
+	return ""
+}
+
+// guessKind decides what a fetched body is: from its Content-Type when
+// that names a format, else from the URL's extension, else from its first
+// bytes.
+func guessKind(res *fetch.Result) (string, error) {
+	if k := format.BodyKind(res.ContentType); k != "" {
+		return k, nil
+	}
+	switch ext := strings.ToLower(strings.TrimPrefix(path.Ext(urlPath(res.URL)), ".")); ext {
+	case "csv", "kml", "kmz", "zip", "geojson":
+		return format.PartKind(ext), nil
+	case "rss", "atom":
+		return format.KindAtom, nil
+	}
+	return sniffKind(res.Path)
+}
+
+// sniffKind looks at the start of a file: a zip (a KMZ when it holds a
+// .kml, else a zipped shapefile), XML (KML or a feed by its root element),
+// JSON, or else CSV.
+func sniffKind(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf"))
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		st, err := f.Stat()
+		if err != nil {
+			return "", err
+		}
+		a, err := archive.Open(f, st.Size(), archive.Limits{})
+		if err != nil {
+			return "", err
+		}
+		for _, e := range a.Files() {
+			if !archive.Hidden(e.Name) && archive.Ext(e.Name) == "kml" {
+				return format.KindKMZ, nil
+			}
+		}
+		return format.KindZip, nil
+	}
+	t := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case len(t) > 0 && (t[0] == '{' || t[0] == '['):
+		return format.KindGeoJSON, nil
+	case len(t) > 0 && t[0] == '<':
+		switch rootElement(t) {
+		case "kml":
+			return format.KindKML, nil
+		case "feed", "rss", "rdf":
+			return format.KindAtom, nil
+		}
+		return "", mapcommons.Errorf(mapcommons.EUPSTREAM, "url: the remote sent XML that is neither KML nor an Atom or RSS feed")
+	}
+	return format.KindCSV, nil
+}
+
+// rootElement is the lower-cased local name of the first element of an
+// XML prefix, past the declaration, comments and a DOCTYPE.
+func rootElement(b []byte) string {
+	for {
+		i := bytes.IndexByte(b, '<')
+		if i < 0 || i+1 >= len(b) {
+			return ""
+		}
+		b = b[i+1:]
+		if b[0] == '?' || b[0] == '!' {
+			continue
+		}
+		end := bytes.IndexAny(b, " \t\r\n/>")
+		if end < 0 {
+			return ""
+		}
+		name := string(b[:end])
+		if j := strings.IndexByte(name, ':'); j >= 0 {
+			name = name[j+1:]
+		}
+		return strings.ToLower(name)
+	}
+}
+
+// handleDatasetFetch refetches a dataset registered from a URL (spec
+// "Update feed": PUT, and GET as the documented example does). A failed
+// refetch keeps the old features and records the error on the dataset.
+func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.datasetToEdit(r)
+	if err != nil {
+		return err
+	}
+	if ds.DataType != mapcommons.DataTypeFeed || ds.URL == "" {
+		return mapcommons.Errorf(mapcommons.EINVALID, "dataset %d was not registered from a URL: there is nothing to fetch", ds.ID)
+	}
+	fresh, err := s.refetch(r.Context(), ds)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, fresh, false))
+}
+
+// refetch fetches a feed again and replaces its features, or records why
+// it could not.
+func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommons.Dataset, error) {
+	kind := ds.URLType
+	if _, known := urlTypes[kind]; !known {
+		kind = ""
+	}
+	up, err := s.fetchSource(ctx, ds.URL, kind)
+	if err == nil {
+		defer up.Close()
+		var fresh *mapcommons.Dataset
+		if fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, up.src); err == nil {
+			return fresh, nil
+		}
+	}
+	if code := mapcommons.ErrorCode(err); code == mapcommons.EINTERNAL || code == mapcommons.ENOTFOUND || errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	if rerr := s.svc.Datasets.RecordFetchError(context.WithoutCancel(ctx), ds.ID, mapcommons.ErrorMessage(err)); rerr != nil {
+		s.logger.Error("recording a fetch error", "dataset", ds.ID, "err", rerr)
+	}
+	return nil, err
+}
+
+// RefreshFeeds refetches every feed last fetched longer than maxAge ago,
+// one after the other; cmd calls it periodically (--refresh-interval).
+func (s *Server) RefreshFeeds(ctx context.Context, maxAge time.Duration) {
+	const page = 100
+	for offset := 0; ; offset += page {
+		feeds, _, err := s.svc.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{Feeds: true, Offset: offset, Limit: page})
+		if err != nil {
+			s.logger.Error("listing feeds to refresh", "err", err)
+			return
+		}
+		for _, ds := range feeds {
+			if ctx.Err() != nil {
+				return
+			}
+			if time.Since(ds.FetchedAt) < maxAge {
+				continue
+			}
+			if _, err := s.refetch(ctx, ds); err != nil {
+				s.logger.LogAttrs(ctx, slog.LevelWarn, "refreshing a feed failed", slog.Int64("dataset", ds.ID), slog.String("err", err.Error()))
+			} else {
+				s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", ds.ID))
+			}
+		}
+		if len(feeds) < page {
+			return
+		}
+	}
+}

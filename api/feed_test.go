@@ -1,0 +1,212 @@
+package api_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/api"
+	"mapcommons/sqlite"
+)
+
+// remote is a web server the tests register URLs from; its answers can be
+// changed between requests.
+type remote struct {
+	*httptest.Server
+	mu    sync.Mutex
+	pages map[string]remotePage
+	hits  map[string]int
+}
+
+type remotePage struct {
+	status int
+	ctype  string
+	body   string
+}
+
+func newRemote(t *testing.T) *remote {
+	rm := &remote{pages: map[string]remotePage{}, hits: map[string]int{}}
+	rm.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rm.mu.Lock()
+		p, ok := rm.pages[r.URL.Path]
+		rm.hits[r.URL.Path]++
+		rm.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if p.ctype != "" {
+			w.Header().Set("Content-Type", p.ctype)
+		}
+		if p.status != 0 {
+			w.WriteHeader(p.status)
+		}
+		w.Write([]byte(p.body))
+	}))
+	t.Cleanup(rm.Close)
+	return rm
+}
+
+func (rm *remote) set(path string, p remotePage) {
+	rm.mu.Lock()
+	rm.pages[path] = p
+	rm.mu.Unlock()
+}
+
+func (rm *remote) count(path string) int {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return rm.hits[path]
+}
+
+func allowPrivate(c *api.Config) { c.AllowPrivateFetch = true }
+
+func TestDatasetFromURL(t *testing.T) {
+	ts := newServer(t, allowPrivate)
+	rm := newRemote(t)
+	rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,1,2\nb,3,4\n"})
+	rm.set("/data", remotePage{ctype: "application/octet-stream", body: "name,lat,lon\nc,5,6\n"})
+	rm.set("/broken", remotePage{status: 500, body: "oops"})
+	rm.set("/garbage.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,north,2\n"})
+	rm.set("/big.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\n" + strings.Repeat("a,1,2\n", 200)})
+	enc := url.QueryEscape
+
+	var feedPath string
+	t.Run("OK", func(t *testing.T) {
+		w := ts.do(req{method: "POST", path: "/datasets.json?type=csv&title=Stations&url=" + enc(rm.URL+"/stations.csv"), user: "alice", ctype: "application/xml"})
+		must(t, w, http.StatusCreated)
+		feedPath = strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base), ".json")
+		doc := decode[map[string]any](t, must(t, ts.get(feedPath+".json", ""), 200))
+		if doc["title"] != "Stations" || doc["data_type"] != "Data Feed" || doc["url"] != rm.URL+"/stations.csv" ||
+			doc["url_type"] != "csv" || doc["feature_count"] != 2.0 || doc["state"] != "complete" || doc["last_fetch_error"] != nil {
+			t.Fatalf("dataset: %v", doc)
+		}
+		feats := decode[[]map[string]any](t, must(t, ts.get(feedPath+"/features.json", ""), 200))
+		if len(feats) != 2 || feats[1]["name"] != "b" {
+			t.Fatalf("features: %v", feats)
+		}
+	})
+	t.Run("OKRegisteredOnce", func(t *testing.T) {
+		before := rm.count("/stations.csv")
+		w := ts.do(req{method: "POST", path: "/datasets.json?url=" + enc(rm.URL+"/stations.csv"), user: "bob"})
+		must(t, w, http.StatusOK)
+		if loc := w.Header().Get("Location"); loc != base+feedPath+".json" {
+			t.Fatalf("Location %q, want the existing %s", loc, feedPath)
+		}
+		if rm.count("/stations.csv") != before {
+			t.Error("a registered URL was fetched again")
+		}
+	})
+	t.Run("OKGuessedAndJSONBody", func(t *testing.T) {
+		// OGP sends a JSON body; the remote says octet-stream and the path
+		// has no extension: the content decides.
+		body := `{"url": "` + rm.URL + `/data", "title": "Guessed", "tags": "a b"}`
+		w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: "application/json", body: []byte(body)})
+		must(t, w, http.StatusCreated)
+		doc := decode[map[string]any](t, must(t, ts.get(strings.TrimPrefix(w.Header().Get("Location"), base), ""), 200))
+		if doc["url_type"] != "csv" || doc["feature_count"] != 1.0 || doc["title"] != "Guessed" {
+			t.Fatalf("dataset: %v", doc)
+		}
+	})
+	t.Run("OKServiceWithoutFeatures", func(t *testing.T) {
+		for typ, dataType := range map[string]string{"wms": "WMS", "tile": "Tiles"} {
+			w := ts.do(req{method: "POST", path: "/datasets.json?type=" + typ + "&url=" + enc("http://tiles.invalid/"+typ+"/{Z}/{X}/{Y}.png"), user: "alice"})
+			must(t, w, http.StatusCreated)
+			doc := decode[map[string]any](t, must(t, ts.get(strings.TrimPrefix(w.Header().Get("Location"), base), ""), 200))
+			if doc["data_type"] != dataType || doc["feature_count"] != 0.0 || doc["title"] != "Untitled" {
+				t.Fatalf("%s: %v", typ, doc)
+			}
+		}
+	})
+	t.Run("OKRefetch", func(t *testing.T) {
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon,height\nx,1,2,10\ny,3,4,20\nz,5,6,30\n"})
+		for _, method := range []string{"PUT", "GET"} {
+			doc := decode[map[string]any](t, must(t, ts.do(req{method: method, path: feedPath + "/fetch.json", user: "alice"}), 200))
+			if doc["feature_count"] != 3.0 || doc["state"] != "complete" {
+				t.Fatalf("%s fetch: %v", method, doc)
+			}
+		}
+		feats := decode[[]map[string]any](t, must(t, ts.get(feedPath+"/features.json", ""), 200))
+		if len(feats) != 3 || feats[2]["height"] != 30.0 {
+			t.Fatalf("features after refetch: %v", feats)
+		}
+	})
+	t.Run("ErrRefetchFailsKeepsData", func(t *testing.T) {
+		rm.set("/stations.csv", remotePage{status: 503, body: "down"})
+		errorOf(t, ts.do(req{method: "PUT", path: feedPath + "/fetch.json", user: "alice"}), 502, "upstream", "503")
+		doc := decode[map[string]any](t, must(t, ts.get(feedPath+".json", ""), 200))
+		if doc["state"] != "fetch_failed" || !strings.Contains(doc["last_fetch_error"].(string), "503") || doc["feature_count"] != 3.0 {
+			t.Fatalf("after a failed refetch: %v", doc)
+		}
+		if n := len(decode[[]map[string]any](t, must(t, ts.get(feedPath+"/features.json", ""), 200))); n != 3 {
+			t.Fatalf("%d features after a failed refetch", n)
+		}
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\nbad,north,2\n"})
+		errorOf(t, ts.do(req{method: "PUT", path: feedPath + "/fetch.json", user: "alice"}), 502, "upstream", "row 1")
+		// A good refetch clears the error.
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\nok,1,2\n"})
+		doc = decode[map[string]any](t, must(t, ts.do(req{method: "PUT", path: feedPath + "/fetch.json", user: "admin"}), 200))
+		if doc["state"] != "complete" || doc["last_fetch_error"] != nil || doc["feature_count"] != 1.0 {
+			t.Fatalf("after a good refetch: %v", doc)
+		}
+	})
+	t.Run("ErrRefetchNotAllowed", func(t *testing.T) {
+		errorOf(t, ts.do(req{method: "PUT", path: feedPath + "/fetch.json"}), 401, "unauthorized", "")
+		errorOf(t, ts.do(req{method: "PUT", path: feedPath + "/fetch.json", user: "bob"}), 403, "forbidden", "")
+		upload := ts.createCSV("", "lat,lon\n1,2\n")
+		errorOf(t, ts.do(req{method: "PUT", path: upload + "/fetch.json", user: "alice"}), 400, "invalid", "not registered from a URL")
+	})
+	t.Run("RefreshFeeds", func(t *testing.T) {
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\nr1,1,2\nr2,1,2\nr3,1,2\nr4,1,2\n"})
+		ts.handler.(*api.Server).RefreshFeeds(t.Context(), 0)
+		doc := decode[map[string]any](t, must(t, ts.get(feedPath+".json", ""), 200))
+		if doc["feature_count"] != 4.0 {
+			t.Fatalf("after RefreshFeeds: %v", doc)
+		}
+	})
+	for _, c := range []struct {
+		name, query string
+		status      int
+		code, want  string
+	}{
+		{"ErrRemoteError", "url=" + enc(rm.URL+"/broken"), 502, "upstream", "500"},
+		{"ErrRemoteMissing", "url=" + enc(rm.URL+"/nothing.csv"), 502, "upstream", "404"},
+		{"ErrRemoteBadData", "url=" + enc(rm.URL+"/garbage.csv"), 502, "upstream", "row 1"},
+		{"ErrBadType", "type=pdf&url=" + enc(rm.URL+"/stations.csv"), 400, "invalid", "type"},
+		{"ErrScheme", "url=" + enc("file:///etc/passwd"), 400, "invalid", "only http"},
+		{"ErrEmpty", "url=", 400, "invalid", "url"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, before := countDatasets(t, ts)
+			errorOf(t, ts.do(req{method: "POST", path: "/datasets.json?" + c.query, user: "alice"}), c.status, c.code, c.want)
+			if _, after := countDatasets(t, ts); after != before {
+				t.Fatalf("a failed registration left a dataset (%d, was %d)", after, before)
+			}
+		})
+	}
+	t.Run("ErrTooLarge", func(t *testing.T) {
+		small := newServer(t, allowPrivate, func(c *api.Config) { c.MaxUpload = 500 })
+		errorOf(t, small.do(req{method: "POST", path: "/datasets.json?url=" + enc(rm.URL+"/big.csv"), user: "alice"}), 413, "too_large", "limit")
+	})
+	t.Run("ErrPrivateRefused", func(t *testing.T) {
+		strict := newServer(t)
+		errorOf(t, strict.do(req{method: "POST", path: "/datasets.json?url=" + enc(rm.URL+"/stations.csv"), user: "alice"}), 400, "invalid", "private")
+		if _, n := countDatasets(t, strict); n != 0 {
+			t.Fatalf("%d datasets", n)
+		}
+	})
+}
+
+// countDatasets returns the datasets in the store and how many there are.
+func countDatasets(t *testing.T, ts *testServer) ([]*mapcommons.Dataset, int) {
+	t.Helper()
+	list, total, err := sqlite.NewDatasetService(ts.db).FindDatasets(t.Context(), mapcommons.DatasetFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list, total
+}
