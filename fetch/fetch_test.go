@@ -69,8 +69,12 @@ func TestGet(t *testing.T) {
 		hops++
 		http.Redirect(w, r, "/loop", http.StatusFound)
 	})
-	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/data.csv", http.StatusMovedPermanently) })
-	mux.HandleFunc("/toftp", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "ftp://example.com/x", http.StatusFound) })
+	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/data.csv", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/toftp", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "ftp://example.com/x", http.StatusFound)
+	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	ctx := context.Background()
