@@ -49,6 +49,10 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
 	}
+	// A download that failed before its first byte must not keep the
+	// headers of the file it meant to send.
+	w.Header().Del("Content-Disposition")
+	w.Header().Del("Content-Length")
 	b, _ := json.Marshal(body)
 	writeBody(w, r, status, b)
 }
