@@ -120,3 +120,71 @@ func (p Policy) CanEditDataset(caller *User, ds *Dataset) error {
 	}
 	return Errorf(EFORBIDDEN, "only the owner or an administrator may change dataset %d", ds.ID)
 }
+
+// sharedWith reports whether perms give everyone the right want picks.
+func sharedWith(perms []Permission, want func(Permission) bool) bool {
+	for _, e := range perms {
+		if e.Group == GroupEveryone && want(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultMapPermissions are the sharing entries of a new map: public on a
+// hosted instance, private to its owner on an appliance.
+func (p Policy) DefaultMapPermissions() []Permission {
+	if p.Mode == ModeHosted {
+		return []Permission{{Group: GroupEveryone, View: true, Download: true}}
+	}
+	return []Permission{}
+}
+
+// CanCreateMap: any logged-in user.
+func (p Policy) CanCreateMap(caller *User) error {
+	if caller == nil {
+		return errLogin()
+	}
+	return nil
+}
+
+// CanViewMap: see and download a map (its JSON and KML). The owner,
+// administrators, and everyone when the map is shared with everyone; a map
+// that is not shared needs credentials (ENOTFOUND to another logged-in
+// caller, so that it does not reveal that it exists).
+func (p Policy) CanViewMap(caller *User, m *Map) error {
+	if isAdmin(caller) || isOwner(caller, m.OwnerID) || sharedWith(m.Permissions, func(e Permission) bool { return e.View || e.Download || e.Edit }) {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	return Errorf(ENOTFOUND, "map %d not found", m.ID)
+}
+
+// CanEditMap: change, delete, add and change layers. The owner and
+// administrators.
+func (p Policy) CanEditMap(caller *User, m *Map) error {
+	if isAdmin(caller) || isOwner(caller, m.OwnerID) {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	if err := p.CanViewMap(caller, m); err != nil {
+		return err
+	}
+	return Errorf(EFORBIDDEN, "only the owner or an administrator may change map %d", m.ID)
+}
+
+// CanSetMapPermissions: on a hosted instance an administrator (spec "Create"
+// of maps); on an appliance the owner or an administrator.
+func (p Policy) CanSetMapPermissions(caller *User, m *Map) error {
+	if isAdmin(caller) || (p.Mode == ModeAppliance && isOwner(caller, m.OwnerID)) {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	return Errorf(EFORBIDDEN, "permissions: only an administrator may share maps on this instance")
+}

@@ -13,6 +13,8 @@ func TestPolicy(t *testing.T) {
 	other := &mapcommons.User{ID: 3, Login: "other"}
 	ds := &mapcommons.Dataset{ID: 9, OwnerID: owner.ID}
 	orphan := &mapcommons.Dataset{ID: 10}
+	private := &mapcommons.Map{ID: 11, OwnerID: owner.ID, Permissions: []mapcommons.Permission{}}
+	public := &mapcommons.Map{ID: 12, OwnerID: owner.ID, Permissions: []mapcommons.Permission{{Group: "everyone", View: true}}}
 	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted, Signup: true}
 	appliance := mapcommons.Policy{Mode: mapcommons.ModeAppliance, Signup: true}
 	closed := mapcommons.Policy{Mode: mapcommons.ModeAppliance, Signup: false}
@@ -28,6 +30,12 @@ func TestPolicy(t *testing.T) {
 		"DownloadDataset": func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanDownloadDataset(u, ds) },
 		"EditDataset":     func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditDataset(u, ds) },
 		"EditOrphan":      func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditDataset(u, orphan) },
+		"CreateMap":       func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanCreateMap(u) },
+		"ViewPrivateMap":  func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanViewMap(u, private) },
+		"ViewPublicMap":   func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanViewMap(u, public) },
+		"EditPrivateMap":  func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditMap(u, private) },
+		"EditPublicMap":   func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditMap(u, public) },
+		"ShareMap":        func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanSetMapPermissions(u, public) },
 	}
 	const ok, e401, e403, e404 = "", mapcommons.EUNAUTHORIZED, mapcommons.EFORBIDDEN, mapcommons.ENOTFOUND
 	// want[rule][policy] = codes for anonymous, admin, owner, other.
@@ -41,6 +49,12 @@ func TestPolicy(t *testing.T) {
 		"DownloadDataset": {"hosted": {ok, ok, ok, ok}, "appliance": {e401, ok, ok, e404}, "closed": {e401, ok, ok, e404}},
 		"EditDataset":     {"hosted": {e401, ok, ok, e403}, "appliance": {e401, ok, ok, e404}, "closed": {e401, ok, ok, e404}},
 		"EditOrphan":      {"hosted": {e401, ok, e403, e403}, "appliance": {e401, ok, e404, e404}, "closed": {e401, ok, e404, e404}},
+		"CreateMap":       {"hosted": {e401, ok, ok, ok}, "appliance": {e401, ok, ok, ok}, "closed": {e401, ok, ok, ok}},
+		"ViewPrivateMap":  {"hosted": {e401, ok, ok, e404}, "appliance": {e401, ok, ok, e404}, "closed": {e401, ok, ok, e404}},
+		"ViewPublicMap":   {"hosted": {ok, ok, ok, ok}, "appliance": {ok, ok, ok, ok}, "closed": {ok, ok, ok, ok}},
+		"EditPrivateMap":  {"hosted": {e401, ok, ok, e404}, "appliance": {e401, ok, ok, e404}, "closed": {e401, ok, ok, e404}},
+		"EditPublicMap":   {"hosted": {e401, ok, ok, e403}, "appliance": {e401, ok, ok, e403}, "closed": {e401, ok, ok, e403}},
+		"ShareMap":        {"hosted": {e401, ok, e403, e403}, "appliance": {e401, ok, ok, e403}, "closed": {e401, ok, ok, e403}},
 	}
 	policies := map[string]mapcommons.Policy{"hosted": hosted, "appliance": appliance, "closed": closed}
 	callers := []*mapcommons.User{nil, admin, owner, other}

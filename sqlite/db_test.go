@@ -28,6 +28,7 @@ func open(tb testing.TB) storetest.Services {
 		Users:    sqlite.NewUserService(db),
 		Datasets: sqlite.NewDatasetService(db),
 		Features: sqlite.NewFeatureService(db),
+		Maps:     sqlite.NewMapService(db),
 	}
 }
 

@@ -18,6 +18,7 @@ type Services struct {
 	Users    mapcommons.UserService
 	Datasets mapcommons.DatasetService
 	Features mapcommons.FeatureService
+	Maps     mapcommons.MapService
 }
 
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
@@ -29,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Datasets", func(t *testing.T) { testDatasets(t, open) })
 	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
 	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
+	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {

@@ -1,0 +1,167 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"mapcommons"
+)
+
+// MapService implements mapcommons.MapService on the store.
+type MapService struct {
+	db *DB
+}
+
+// NewMapService returns the map service of db.
+func NewMapService(db *DB) *MapService { return &MapService{db: db} }
+
+var _ mapcommons.MapService = (*MapService)(nil)
+
+const mapSelect = `SELECT m.id, coalesce(m.owner_id, 0), coalesce(u.login, ''), m.title, m.basemap, m.description,
+	m.tags, m.extent, m.projection, m.layers, m.permissions, m.created_at, m.updated_at
+	FROM maps m LEFT JOIN users u ON u.id = m.owner_id WHERE m.id = ?`
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func findMap(ctx context.Context, q querier, id int64) (*mapcommons.Map, error) {
+	var m mapcommons.Map
+	var desc, extent sql.NullString
+	var tags, layers, perms, created, updated string
+	err := q.QueryRowContext(ctx, mapSelect, id).Scan(&m.ID, &m.OwnerID, &m.Owner, &m.Title, &m.Basemap, &desc,
+		&tags, &extent, &m.Projection, &layers, &perms, &created, &updated)
+	if err != nil {
+		if err == sql.ErrNoRows {
+			return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
+		}
+		return nil, formatError(err)
+	}
+	if desc.Valid {
+		m.Description = &desc.String
+	}
+	if extent.Valid {
+		m.Extent = new([4]float64)
+		if err := json.Unmarshal([]byte(extent.String), m.Extent); err != nil {
+			return nil, fmt.Errorf("map %d extent: %w", id, err)
+		}
+	}
+	for _, f := range []struct {
+		name, raw string
+		dst       any
+	}{{"tags", tags, &m.Tags}, {"layers", layers, &m.Layers}, {"permissions", perms, &m.Permissions}} {
+		if err := json.Unmarshal([]byte(f.raw), f.dst); err != nil {
+			return nil, fmt.Errorf("map %d %s: %w", id, f.name, err)
+		}
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if m.Layers == nil {
+		m.Layers = []mapcommons.Layer{}
+	}
+	if m.Permissions == nil {
+		m.Permissions = []mapcommons.Permission{}
+	}
+	m.CreatedAt, m.UpdatedAt = parseTime(created), parseTime(updated)
+	return &m, nil
+}
+
+// mapColumns encodes the stored form of m's changeable columns.
+func mapColumns(m *mapcommons.Map) (desc, extent any, tags, layers, perms string, err error) {
+	if m.Description != nil {
+		desc = *m.Description
+	}
+	if m.Extent != nil {
+		b, err := json.Marshal(m.Extent)
+		if err != nil {
+			return nil, nil, "", "", "", err
+		}
+		extent = string(b)
+	}
+	enc := func(v any, empty string) string {
+		b, e := json.Marshal(v)
+		if e != nil {
+			err = e
+		}
+		if string(b) == "null" {
+			return empty
+		}
+		return string(b)
+	}
+	tags, layers, perms = enc(m.Tags, "[]"), enc(m.Layers, "[]"), enc(m.Permissions, "[]")
+	return desc, extent, tags, layers, perms, err
+}
+
+// CreateMap implements mapcommons.MapService.
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
+	desc, extent, tags, layers, perms, err := mapColumns(m)
+	if err != nil {
+		return err
+	}
+	var owner any
+	if m.OwnerID != 0 {
+		owner = m.OwnerID
+	}
+	now := s.db.now()
+	err = s.db.write.QueryRowContext(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
+		layers, permissions, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		owner, m.Title, m.Basemap, desc, tags, extent, m.Projection, layers, perms, now, now).Scan(&m.ID)
+	if err != nil {
+		return formatError(err)
+	}
+	m.CreatedAt, m.UpdatedAt = parseTime(now), parseTime(now)
+	return nil
+}
+
+// FindMapByID implements mapcommons.MapService.
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+	return findMap(ctx, s.db.read, id)
+}
+
+// UpdateMap implements mapcommons.MapService.
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer tx.Rollback()
+	m, err := findMap(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(m); err != nil {
+		return nil, err
+	}
+	desc, extent, tags, layers, perms, err := mapColumns(m)
+	if err != nil {
+		return nil, err
+	}
+	now := s.db.now()
+	if _, err := tx.ExecContext(ctx, `UPDATE maps SET title = ?, basemap = ?, description = ?, tags = ?, extent = ?,
+		projection = ?, layers = ?, permissions = ?, updated_at = ? WHERE id = ?`,
+		m.Title, m.Basemap, desc, tags, extent, m.Projection, layers, perms, now, id); err != nil {
+		return nil, formatError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, formatError(err)
+	}
+	m.UpdatedAt = parseTime(now)
+	return m, nil
+}
+
+// DeleteMap implements mapcommons.MapService.
+func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+	res, err := s.db.write.ExecContext(ctx, `DELETE FROM maps WHERE id = ?`, id)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
+	}
+	return nil
+}
