@@ -33,8 +33,23 @@ func (s *Server) routes() {
 	m.Handle("DELETE /datasets/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 
+	m.Handle("POST /maps", s.handle(s.handleMapCreate))
+	m.Handle("GET /maps/{id}", s.handle(s.handleMapGet))
+	m.Handle("PUT /maps/{id}", s.handle(s.handleMapUpdate))
+	m.Handle("DELETE /maps/{id}", s.handle(s.handleMapDelete))
+	m.Handle("POST /maps/{id}/layers", s.handle(s.handleLayerCreate))
+	m.Handle("GET /maps/{id}/layers/{index}", s.handle(s.handleLayerGet))
+	m.Handle("PUT /maps/{id}/layers/{index}", s.handle(s.handleLayerUpdate))
+	m.Handle("DELETE /maps/{id}/layers/{index}", s.handle(s.handleLayerDelete))
+	m.Handle("GET /maps/{id}/layers/{index}/features", s.handle(s.handleLayerFeatures))
+
+	m.Handle("GET /search", s.handle(s.handleSearch))
+	m.Handle("GET /search/opensearch", s.handle(s.handleOpenSearch))
+	m.Handle("/search", s.handle(methodNotAllowed))
+	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
+
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}

@@ -45,6 +45,8 @@ type Services struct {
 	Users    mapcommons.UserService
 	Datasets mapcommons.DatasetService
 	Features mapcommons.FeatureService
+	Maps     mapcommons.MapService
+	Search   mapcommons.SearchService
 	Health   Pinger
 }
 
@@ -57,6 +59,8 @@ type Server struct {
 	mux    *http.ServeMux
 	auth   *authCache
 	cache  *responseCache // nil when disabled
+	// classes keeps the classifications of classed map layers.
+	classes classCache
 	// fetcher fetches the URLs of registered datasets.
 	fetcher *fetch.Client
 }

@@ -57,7 +57,9 @@ func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 	}
 	users := sqlite.NewUserService(db)
 	h := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), cfg, api.Services{
-		Users: users, Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db), Health: db,
+		Users: users, Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
+		Maps: sqlite.NewMapService(db), Health: db,
+		Search: sqlite.NewSearchService(db),
 	})
 	ts := &testServer{t: t, handler: h, db: db, tmp: tmp}
 	for _, u := range []struct {

@@ -239,6 +239,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),
 		Features: sqlite.NewFeatureService(db),
+		Maps:     sqlite.NewMapService(db),
+		Search:   sqlite.NewSearchService(db),
 		Health:   db,
 	})
 	ln, err := net.Listen("tcp", st.addr)

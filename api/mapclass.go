@@ -1,0 +1,189 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strconv"
+	"sync"
+
+	"mapcommons"
+	"mapcommons/classify"
+)
+
+// classDoc is the classification of a layer as its JSON shows it, under
+// styles.fill.classification (CHOROPLETH) or styles.icon.classification
+// (GRADUATED).
+type classDoc struct {
+	Attribute  string    `json:"attribute"`
+	Method     string    `json:"method"`
+	Breaks     []float64 `json:"breaks"` // class i is [breaks[i], breaks[i+1]), the last one closed
+	Counts     []int64   `json:"counts"`
+	Colors     []int     `json:"colors,omitempty"`
+	Min        *float64  `json:"min"`
+	Max        *float64  `json:"max"`
+	Classified int64     `json:"classified"`
+	Nulls      int64     `json:"nulls"`
+	Outside    int64     `json:"outside"`
+	result     *classify.Result
+}
+
+// classCache keeps classifications by dataset version and options, so a
+// map is classified once per change of its data.
+type classCache struct {
+	mu sync.Mutex
+	m  map[string]*classDoc
+}
+
+func (c *classCache) get(key string) (*classDoc, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[key]
+	return d, ok
+}
+
+func (c *classCache) put(key string, d *classDoc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) > 1000 {
+		c.m = map[string]*classDoc{}
+	}
+	c.m[key] = d
+}
+
+// classing returns the options a layer is classed by (the fill's for
+// CHOROPLETH, the icon's for GRADUATED, else whichever names an
+// attribute), or nil when it is not classed.
+func classing(l *mapcommons.Layer) *mapcommons.Classing {
+	st := &l.Styles
+	if st.Type != mapcommons.LayerChoropleth && st.Type != mapcommons.LayerGraduated {
+		return nil
+	}
+	first, second := &st.Fill.Classing, &st.Icon.Classing
+	if st.Type == mapcommons.LayerGraduated {
+		first, second = second, first
+	}
+	if first.SelectedAttribute != "" {
+		return first
+	}
+	if second.SelectedAttribute != "" {
+		return second
+	}
+	return nil
+}
+
+// classifyLayer computes the classes of a classed layer over its dataset's
+// current values; nil when the layer is not classed or its dataset or
+// attribute is missing.
+func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *mapcommons.Dataset) (*classDoc, error) {
+	c := classing(l)
+	if c == nil || ds == nil {
+		return nil, nil
+	}
+	col := -1
+	for i, a := range ds.Attributes {
+		if a.Name == c.SelectedAttribute {
+			col = i
+		}
+	}
+	if col < 0 || !ds.Attributes[col].Type.Numeric() {
+		return nil, nil
+	}
+	method, err := classify.ParseMethod(c.ClassificationType)
+	if err != nil {
+		return nil, err
+	}
+	opt := classify.Options{Method: method, Classes: c.Categories, Breaks: c.ClassificationBreaks, Range: c.Range, Critical: c.CriticalValue}
+	optKey, _ := json.Marshal(opt)
+	key := strconv.FormatInt(ds.ID, 10) + "/" + strconv.FormatInt(ds.Version, 10) + "/" + strconv.Itoa(col) + "/" + string(optKey)
+	var doc *classDoc
+	if d, ok := s.classes.get(key); ok {
+		doc = d
+	} else {
+		values := make([]float64, 0, ds.FeatureCount)
+		err := s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+			values = append(values, numberOf(f.Values[col]))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		res, err := classify.Classify(values, opt)
+		if err != nil {
+			return nil, err
+		}
+		doc = &classDoc{Attribute: c.SelectedAttribute, Method: string(res.Method), Breaks: res.Breaks, Counts: res.Counts,
+			Classified: res.Classified, Nulls: res.Nulls, Outside: res.Outside, result: res}
+		if res.Classified > 0 {
+			doc.Min, doc.Max = &res.Min, &res.Max
+		}
+		if doc.Breaks == nil {
+			doc.Breaks = []float64{}
+		}
+		if doc.Counts == nil {
+			doc.Counts = []int64{}
+		}
+		s.classes.put(key, doc)
+	}
+	out := *doc
+	out.Colors = classColors(l, len(doc.Counts))
+	return &out, nil
+}
+
+// classColors gives each of n classes a colour: the layer's list when it
+// has one per class, else a ramp from its first colour (or grey) to white
+// darkening by class.
+func classColors(l *mapcommons.Layer, n int) []int {
+	if n == 0 {
+		return nil
+	}
+	colors := l.Styles.Fill.Colors
+	if len(colors) >= n {
+		return colors[:n]
+	}
+	if n >= 2 && n <= 7 {
+		if ramp, err := classify.Ramp("White-Blue", n); err == nil {
+			return ramp
+		}
+	}
+	out := make([]int, n)
+	for i := range out {
+		v := 0xE0 - (0xC0*i)/max(n-1, 1)
+		out[i] = v<<16 | v<<8 | v
+	}
+	return out
+}
+
+// numberOf reads a numeric attribute value; NaN for null or anything else.
+func numberOf(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+// withClasses adds the classifications of m's layers to its document.
+func (s *Server) withClasses(ctx context.Context, m *mapcommons.Map, d *mapDoc, lookup layerContext) error {
+	for i := range m.Layers {
+		if err := s.layerWithClasses(ctx, &m.Layers[i], d.Layers[i], lookup); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) layerWithClasses(ctx context.Context, l *mapcommons.Layer, d *layerDoc, lookup layerContext) error {
+	cd, err := s.classifyLayer(ctx, l, lookup(l.Source))
+	if err != nil || cd == nil {
+		return err
+	}
+	if classing(l) == &l.Styles.Icon.Classing {
+		d.Styles.Icon.Classification = cd
+	} else {
+		d.Styles.Fill.Classification = cd
+	}
+	return nil
+}

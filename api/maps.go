@@ -1,0 +1,656 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"mapcommons"
+)
+
+// mapTimeLayout is how map times are written (spec "Map").
+const mapTimeLayout = "2006/01/02 15:04:05 -0700"
+
+// mapDoc is the JSON of a map: the fields of the spec and of the real
+// response of wire-contract 3.1.
+type mapDoc struct {
+	ID             int64           `json:"id"`
+	Title          string          `json:"title"`
+	Basemap        string          `json:"basemap"`
+	Description    *string         `json:"description"`
+	Tags           []string        `json:"tags"`
+	Extent         [4]float64      `json:"extent"`
+	Projection     string          `json:"projection"`
+	Layers         []*layerDoc     `json:"layers"`
+	Permissions    []permissionDoc `json:"permissions"`
+	Contributor    string          `json:"contributor"`
+	CreatedAt      string          `json:"created_at"`
+	UpdatedAt      string          `json:"updated_at"`
+	ShowState      map[string]any  `json:"show_state"`
+	Classification *struct{}       `json:"classification"` // always null, as in the real response
+	Link           string          `json:"link"`
+}
+
+type permissionDoc struct {
+	GroupID     any             `json:"group_id"` // a number, or "everyone"
+	Permissions map[string]bool `json:"permissions"`
+}
+
+// layerDoc is the JSON of a layer.
+type layerDoc struct {
+	LayerID  int       `json:"layer_id"`
+	Source   string    `json:"source"`
+	Title    string    `json:"title"`
+	Subtitle string    `json:"subtitle"`
+	Type     string    `json:"type"`
+	Opacity  float64   `json:"opacity"`
+	Visible  bool      `json:"visible"`
+	Styles   stylesDoc `json:"styles"`
+}
+
+type stylesDoc struct {
+	Type     string       `json:"type"`
+	Icon     iconDoc      `json:"icon"`
+	Stroke   strokeDoc    `json:"stroke"`
+	Fill     fillDoc      `json:"fill"`
+	Temporal temporalDoc  `json:"temporal"`
+	Click    *string      `json:"click"`
+	Hover    *string      `json:"hover"`
+	Slider   any          `json:"slider"`
+	Timeline *timelineDoc `json:"timeline"`
+}
+
+type classingDoc struct {
+	SelectedAttribute    *string     `json:"selectedAttribute"`
+	ClassificationType   *string     `json:"classificationType"`
+	ClassificationBreaks []float64   `json:"classificationBreaks"`
+	Categories           *int        `json:"categories"`
+	Range                *[2]float64 `json:"range"`
+	CriticalValue        *float64    `json:"criticalValue,omitempty"`
+}
+
+type iconDoc struct {
+	classingDoc
+	Color          *int     `json:"color"`
+	Symbol         *string  `json:"symbol"`
+	Opacity        *float64 `json:"opacity"`
+	Dropshadow     int      `json:"dropshadow"`
+	LineStyle      *string  `json:"lineStyle"`
+	Size           float64  `json:"size"`
+	Classification any      `json:"classification,omitempty"`
+}
+
+type strokeDoc struct {
+	Color  *int     `json:"color"`
+	Alpha  float64  `json:"alpha"`
+	Weight *float64 `json:"weight"`
+}
+
+type fillDoc struct {
+	classingDoc
+	Color          *int    `json:"color"`
+	Colors         []int   `json:"colors"`
+	Ramp           *string `json:"ramp,omitempty"`
+	Opacity        float64 `json:"opacity"`
+	Classification any     `json:"classification,omitempty"`
+}
+
+type temporalDoc struct {
+	Attributes []string `json:"attributes"`
+}
+
+type timelineDoc struct {
+	Begin  any    `json:"begin"`
+	End    any    `json:"end"`
+	Period *int64 `json:"period"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func classingJSON(c mapcommons.Classing) classingDoc {
+	d := classingDoc{
+		SelectedAttribute: strOrNil(c.SelectedAttribute), ClassificationType: strOrNil(c.ClassificationType),
+		ClassificationBreaks: c.ClassificationBreaks, Range: c.Range, CriticalValue: c.CriticalValue,
+	}
+	if d.ClassificationBreaks == nil {
+		d.ClassificationBreaks = []float64{}
+	}
+	if c.Categories != 0 {
+		k := c.Categories
+		d.Categories = &k
+	}
+	return d
+}
+
+// timeMarkJSON writes a time element as the spec writes it: now, or
+// YYYYMMDDTHH:MM:SSZ.
+func timeMarkJSON(t *mapcommons.TimeMark) any {
+	if t == nil {
+		return nil
+	}
+	if t.Now {
+		return "now"
+	}
+	return time.UnixMilli(t.Millis).UTC().Format("20060102T15:04:05Z")
+}
+
+func layerJSON(i int, l *mapcommons.Layer) *layerDoc {
+	st := l.Styles
+	d := &layerDoc{
+		LayerID: i, Source: l.Source, Title: l.Title, Subtitle: l.Subtitle, Type: st.Type,
+		Opacity: l.Opacity, Visible: l.Visible,
+	}
+	s := &d.Styles
+	s.Type = st.Type
+	s.Icon = iconDoc{
+		classingDoc: classingJSON(st.Icon.Classing), Color: st.Icon.Color, Symbol: strOrNil(st.Icon.Symbol),
+		Opacity: st.Icon.Opacity, LineStyle: strOrNil(st.Icon.LineStyle), Size: st.Icon.Size,
+	}
+	if st.Icon.Dropshadow {
+		s.Icon.Dropshadow = 1
+	}
+	s.Stroke = strokeDoc{Color: st.Stroke.Color, Alpha: st.Stroke.Alpha, Weight: st.Stroke.Weight}
+	s.Fill = fillDoc{classingDoc: classingJSON(st.Fill.Classing), Color: st.Fill.Color, Colors: st.Fill.Colors,
+		Ramp: strOrNil(st.Fill.Ramp), Opacity: st.Fill.Opacity}
+	if s.Fill.Colors == nil {
+		s.Fill.Colors = []int{}
+	}
+	s.Temporal.Attributes = st.Temporal.Attributes
+	if s.Temporal.Attributes == nil {
+		s.Temporal.Attributes = []string{}
+	}
+	s.Click, s.Hover = strOrNil(st.Click), strOrNil(st.Hover)
+	if sl := st.Slider; sl != nil {
+		if sl.Now {
+			s.Slider = "now"
+		} else {
+			s.Slider = sl.Millis
+		}
+	}
+	if tl := st.Timeline; tl != nil {
+		s.Timeline = &timelineDoc{Begin: timeMarkJSON(tl.Begin), End: timeMarkJSON(tl.End), Period: tl.Period}
+	}
+	return d
+}
+
+// worldExtent is the extent of a map with nothing to show.
+func worldExtent(projection string) [4]float64 {
+	if projection == mapcommons.ProjectionLonLat {
+		return [4]float64{-180, -90, 180, 90}
+	}
+	return [4]float64{-180, -85, 180, 85}
+}
+
+// mapJSON builds the document of m. datasets resolves finder: sources (for
+// the default extent).
+func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map) *mapDoc {
+	d := &mapDoc{
+		ID: m.ID, Title: m.Title, Basemap: m.Basemap, Description: m.Description, Tags: m.Tags,
+		Projection: m.Projection, Layers: []*layerDoc{}, Permissions: []permissionDoc{}, Contributor: m.Owner,
+		CreatedAt: m.CreatedAt.UTC().Format(mapTimeLayout), UpdatedAt: m.UpdatedAt.UTC().Format(mapTimeLayout),
+		Link: s.mapLink(r, m.ID),
+	}
+	if d.Tags == nil {
+		d.Tags = []string{}
+	}
+	for i := range m.Layers {
+		d.Layers = append(d.Layers, layerJSON(i, &m.Layers[i]))
+	}
+	for _, p := range m.Permissions {
+		var g any = p.Group
+		if id, err := strconv.ParseInt(p.Group, 10, 64); err == nil {
+			g = id
+		}
+		d.Permissions = append(d.Permissions, permissionDoc{GroupID: g, Permissions: map[string]bool{"view": p.View, "download": p.Download, "edit": p.Edit}})
+	}
+	if m.Extent != nil {
+		d.Extent = *m.Extent
+	} else {
+		d.Extent = s.layersExtent(r.Context(), m)
+	}
+	d.ShowState = map[string]any{"basemap": map[string]any{
+		"name": m.Basemap, "providerType": nil, "mapDisplayName": m.Basemap, "vanillaColor": nil, "tileType": nil,
+		"tint": map[string]any{"redMultiplier": 1, "blueMultipler": 1, "greenMultipler": 1, "alphaMultiplier": 1,
+			"greenOffset": 1, "blueOffset": 0, "alphaOffset": 0, "color": 0, "redOffset": 0},
+	}}
+	return d
+}
+
+// mapDocument is the JSON of m with the classes of its classed layers.
+func (s *Server) mapDocument(r *http.Request, m *mapcommons.Map) (*mapDoc, error) {
+	d := s.mapJSON(r, m)
+	if err := s.withClasses(r.Context(), m, d, s.lookupFor(r.Context())); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// layerDocument is the JSON of layer i of m with its classes.
+func (s *Server) layerDocument(r *http.Request, m *mapcommons.Map, i int) (*layerDoc, error) {
+	d := layerJSON(i, &m.Layers[i])
+	if err := s.layerWithClasses(r.Context(), &m.Layers[i], d, s.lookupFor(r.Context())); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// layersExtent is the union of the extents of the layers' datasets, or the
+// world when none has one.
+func (s *Server) layersExtent(ctx context.Context, m *mapcommons.Map) [4]float64 {
+	e := [4]float64{181, 91, -181, -91}
+	found := false
+	for _, l := range m.Layers {
+		ds := s.layerDataset(ctx, l.Source)
+		if ds == nil || ds.Extent == nil {
+			continue
+		}
+		found = true
+		e = [4]float64{min(e[0], ds.Extent.MinX), min(e[1], ds.Extent.MinY), max(e[2], ds.Extent.MaxX), max(e[3], ds.Extent.MaxY)}
+	}
+	if !found {
+		return worldExtent(m.Projection)
+	}
+	return e
+}
+
+// layerDataset returns the dataset a finder: source names, nil when the
+// source is not one or the dataset does not exist (a layer may name a
+// dataset that does not exist yet: it then shows nothing).
+func (s *Server) layerDataset(ctx context.Context, source string) *mapcommons.Dataset {
+	id, ok := datasetOfSource(source)
+	if !ok {
+		return nil
+	}
+	ds, err := s.svc.Datasets.FindDatasetByID(ctx, id)
+	if err != nil {
+		return nil
+	}
+	return ds
+}
+
+func (s *Server) mapLink(r *http.Request, id int64) string {
+	return s.baseURL(r) + "/maps/" + strconv.FormatInt(id, 10) + ".json"
+}
+
+// mapID parses the {id} path segment.
+func mapID(r *http.Request) (int64, error) {
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "map %q not found", raw)
+	}
+	return id, nil
+}
+
+// findMap loads the {id} map and checks that the caller may see it.
+func (s *Server) findMap(r *http.Request) (*mapcommons.Map, error) {
+	id, err := mapID(r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.svc.Maps.FindMapByID(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return m, s.policy.CanViewMap(caller(r), m)
+}
+
+// layerIndex parses the {index} path segment against m's layers.
+func layerIndex(r *http.Request, m *mapcommons.Map) (int, error) {
+	raw := r.PathValue("index")
+	i, err := strconv.Atoi(raw)
+	if err != nil || i < 0 || i >= len(m.Layers) || strconv.Itoa(i) != raw {
+		return 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d has no layer %q (it has %d)", m.ID, raw, len(m.Layers))
+	}
+	return i, nil
+}
+
+// lookupFor resolves finder: sources during one request.
+func (s *Server) lookupFor(ctx context.Context) layerContext {
+	cache := map[string]*mapcommons.Dataset{}
+	return func(source string) *mapcommons.Dataset {
+		if ds, ok := cache[source]; ok {
+			return ds
+		}
+		ds := s.layerDataset(ctx, source)
+		cache[source] = ds
+		return ds
+	}
+}
+
+// parseLayers reads a posted layer list.
+func (s *Server) parseLayers(nodes []pnode, lookup layerContext) ([]mapcommons.Layer, error) {
+	if len(nodes) > maxLayers {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "layers: at most %d layers", maxLayers)
+	}
+	out := make([]mapcommons.Layer, 0, len(nodes))
+	for _, n := range nodes {
+		l, err := layerParams(n, nil, lookup)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// maxLayers bounds the layers of one map.
+const maxLayers = 100
+
+func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	if err := s.policy.CanCreateMap(me); err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	f, err := mapParams(q.Params)
+	if err != nil {
+		return err
+	}
+	for _, req := range []struct {
+		name string
+		v    *string
+	}{{"title", f.title}, {"basemap", f.basemap}} {
+		if req.v == nil || *req.v == "" {
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s: missing (a map needs a title and a basemap)", req.name)
+		}
+	}
+	m := &mapcommons.Map{OwnerID: me.ID, Owner: me.Login, Title: *f.title, Basemap: *f.basemap, Description: f.description,
+		Tags: []string{}, Extent: f.extent, Projection: mapcommons.ProjectionMercator, Layers: []mapcommons.Layer{},
+		Permissions: s.policy.DefaultMapPermissions()}
+	if f.projection != nil {
+		m.Projection = *f.projection
+	}
+	if f.tags != nil {
+		m.Tags = *f.tags
+	}
+	if f.permissions != nil {
+		if err := s.policy.CanSetMapPermissions(me, m); err != nil {
+			return err
+		}
+		m.Permissions = *f.permissions
+	}
+	if f.layersGiven {
+		if m.Layers, err = s.parseLayers(f.layers, s.lookupFor(r.Context())); err != nil {
+			return err
+		}
+	}
+	if err := s.svc.Maps.CreateMap(r.Context(), m); err != nil {
+		return err
+	}
+	d, err := s.mapDocument(r, m)
+	if err != nil {
+		return err
+	}
+	return s.created(w, r, s.mapLink(r, m.ID), d)
+}
+
+func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.findMap(r)
+	if err != nil {
+		return err
+	}
+	switch f := info(r).format; f {
+	case "json":
+		d, err := s.mapDocument(r, m)
+		if err != nil {
+			return err
+		}
+		return s.writeJSON(w, r, http.StatusOK, d)
+	case "kml":
+		return s.writeMapKML(w, r, m)
+	default:
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are not available as .%s (try .json or .kml)", f)
+	}
+}
+
+// mapToEdit loads the {id} map for a change.
+func (s *Server) mapToEdit(r *http.Request) (*mapcommons.Map, error) {
+	if caller(r) == nil {
+		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	m, err := s.findMap(r)
+	if err != nil {
+		return nil, err
+	}
+	return m, s.policy.CanEditMap(caller(r), m)
+}
+
+// updateMap checks the caller may change the {id} map, then applies fn to
+// it in one transaction (the rights are checked again on the map as read
+// there).
+func (s *Server) updateMap(r *http.Request, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.svc.Maps.UpdateMap(r.Context(), m.ID, func(cur *mapcommons.Map) error {
+		if err := s.policy.CanEditMap(caller(r), cur); err != nil {
+			return err
+		}
+		return fn(cur)
+	})
+}
+
+func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	f, err := mapParams(q.Params)
+	if err != nil {
+		return err
+	}
+	lookup := s.lookupFor(r.Context())
+	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+		for _, t := range []struct {
+			name string
+			v    *string
+			dst  *string
+		}{{"title", f.title, &m.Title}, {"basemap", f.basemap, &m.Basemap}, {"projection", f.projection, &m.Projection}} {
+			if t.v != nil {
+				if *t.v == "" {
+					return mapcommons.Errorf(mapcommons.EINVALID, "%s: may not be blank", t.name)
+				}
+				*t.dst = *t.v
+			}
+		}
+		if f.description != nil {
+			m.Description = f.description
+		}
+		if f.tags != nil {
+			m.Tags = *f.tags
+		}
+		if f.extent != nil {
+			m.Extent = f.extent
+		}
+		if f.permissions != nil && !samePermissions(m.Permissions, *f.permissions) {
+			// Clients that echo the whole map back send its permissions
+			// unchanged: only a change needs the right to share.
+			if err := s.policy.CanSetMapPermissions(caller(r), m); err != nil {
+				return err
+			}
+			m.Permissions = *f.permissions
+		}
+		if f.layersGiven {
+			layers, err := s.parseLayers(f.layers, lookup)
+			if err != nil {
+				return err
+			}
+			m.Layers = layers
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d, err := s.mapDocument(r, m)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d)
+}
+
+func samePermissions(a, b []mapcommons.Permission) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Maps.DeleteMap(r.Context(), m.ID); err != nil {
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}
+
+// layerNode is where a layer's options are in a request: under layer[…]
+// when given so, else at the top level.
+func layerNode(p Params) pnode {
+	if m, ok := p.Map("layer"); ok && len(m) > 0 {
+		return pnode{v: map[string]any(m), set: true, path: "layer"}
+	}
+	return rootNode(p)
+}
+
+func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	lookup := s.lookupFor(r.Context())
+	n := layerNode(q.Params)
+	l, err := layerParams(n, nil, lookup)
+	if err != nil {
+		return err
+	}
+	if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+		return err
+	}
+	index := 0
+	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+		if len(m.Layers) >= maxLayers {
+			return mapcommons.Errorf(mapcommons.EINVALID, "map %d has %d layers, the most a map may have", m.ID, maxLayers)
+		}
+		index = len(m.Layers)
+		m.Layers = append(m.Layers, l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", s.baseURL(r)+"/maps/"+strconv.FormatInt(m.ID, 10)+"/layers/"+strconv.Itoa(index)+".json")
+	return empty(w, http.StatusCreated)
+}
+
+func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.findMap(r)
+	if err != nil {
+		return err
+	}
+	i, err := layerIndex(r, m)
+	if err != nil {
+		return err
+	}
+	if f := info(r).format; f != "json" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "layers have no %s form", f)
+	}
+	d, err := s.layerDocument(r, m, i)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d)
+}
+
+func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	lookup := s.lookupFor(r.Context())
+	index := 0
+	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+		i, err := layerIndex(r, m)
+		if err != nil {
+			return err
+		}
+		n := layerNode(q.Params)
+		l, err := layerParams(n, &m.Layers[i], lookup)
+		if err != nil {
+			return err
+		}
+		if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+			return err
+		}
+		m.Layers[i] = l
+		index = i
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d, err := s.layerDocument(r, m, index)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d)
+}
+
+func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
+	_, err := s.updateMap(r, func(m *mapcommons.Map) error {
+		i, err := layerIndex(r, m)
+		if err != nil {
+			return err
+		}
+		m.Layers = append(m.Layers[:i], m.Layers[i+1:]...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}
+
+// placeholders returns the attribute names of the $[name] placeholders of s.
+func placeholders(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "$[")
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i+2:], ']')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+2:i+2+j])
+		s = s[i+2+j+1:]
+	}
+}
