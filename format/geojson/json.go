@@ -1,5 +1,6 @@
-// Package geojson writes features as GeoJSON (RFC 7946) and holds the JSON
-// value encoding every streamed JSON answer of mapcommons shares.
+// Package geojson reads uploaded GeoJSON files (source.go), writes features
+// as GeoJSON (RFC 7946), and holds the JSON value encoding every streamed JSON
+// answer of mapcommons shares.
 package geojson
 
 import (
