@@ -1,4 +1,5 @@
-// Package shapefile reads ESRI shapefiles as a stream of mapcommons features.
+// Package shapefile reads ESRI shapefiles as a stream of mapcommons features,
+// and writes a dataset as a zipped shapefile (WriteZip, in write.go).
 //
 // A shapefile is a set of sidecar files: the .shp holds the geometries, the
 // .dbf (dBase III/IV) the attributes, one record in each per feature; the
