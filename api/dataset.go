@@ -1,21 +1,13 @@
 package api
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"mapcommons"
-	"mapcommons/format"
-	csvformat "mapcommons/format/csv"
-	"mapcommons/format/geojson"
-	"mapcommons/format/shapefile"
 )
 
 // datasetDoc is the JSON of a dataset: the 2011 shape of wire contract 1.3.
@@ -228,183 +220,6 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
 }
 
-// upload is an opened data upload.
-type upload struct {
-	src   mapcommons.FeatureSource
-	kind  string // the Dataset.Type it gives
-	name  string // the file's base name without extension, for the default title
-	crs   string
-	prj   string
-	files []*os.File
-	// closers are readers holding files of their own (extracted entries);
-	// remove are files the upload owns (a fetched body).
-	closers []io.Closer
-	remove  []string
-}
-
-func (u *upload) Close() {
-	for _, c := range u.closers {
-		c.Close()
-	}
-	for _, f := range u.files {
-		f.Close()
-	}
-	for _, p := range u.remove {
-		os.Remove(p)
-	}
-}
-
-func (u *upload) open(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err == nil {
-		u.files = append(u.files, f)
-	}
-	return f, err
-}
-
-// uploadExt is the extension an upload part names: "shp" for dataset[shp]
-// or overlay[shp], else the extension of its file name.
-func uploadExt(up Upload) string {
-	for _, p := range []string{"dataset[", "overlay["} {
-		if strings.HasPrefix(up.Field, p) && strings.HasSuffix(up.Field, "]") {
-			return strings.ToLower(up.Field[len(p) : len(up.Field)-1])
-		}
-	}
-	return strings.ToLower(strings.TrimPrefix(filepath.Ext(up.Filename), "."))
-}
-
-func baseName(filename string) string {
-	return strings.TrimSuffix(filename, filepath.Ext(filename))
-}
-
-// readSmall reads a sidecar file of at most limit bytes.
-func readSmall(path string, limit int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return "", err
-	}
-	if int64(len(b)) > limit {
-		return "", mapcommons.Errorf(mapcommons.EINVALID, "%s: larger than %d bytes", filepath.Base(path), limit)
-	}
-	return string(b), nil
-}
-
-// openFile opens one file of an upload kind as the upload's source.
-// filename, when known, gives the default title.
-func (s *Server) openFile(up *upload, kind, path, filename string) error {
-	f, err := up.open(path)
-	if err != nil {
-		return err
-	}
-	if filename != "" {
-		up.name = baseName(filename)
-	}
-	up.kind = kind
-	switch kind {
-	case format.KindCSV:
-		rd, err := csvformat.Open(f)
-		if err != nil {
-			return err
-		}
-		up.src = rd
-		return nil
-	}
-	return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "%s uploads are not available yet", kind)
-}
-
-const noDataMessage = "no data: send a file part dataset[csv], or dataset[shp]+dataset[shx]+dataset[dbf], or a text/csv body"
-
-// openUpload finds the data in a create request and opens its reader.
-func (s *Server) openUpload(q *Request) (*upload, error) {
-	byExt := map[string]Upload{}
-	for _, u := range q.Uploads {
-		ext := uploadExt(u)
-		if _, dup := byExt[ext]; dup {
-			return nil, mapcommons.Errorf(mapcommons.EINVALID, "dataset[%s]: sent twice", ext)
-		}
-		byExt[ext] = u
-	}
-	up := &upload{}
-	fail := func(err error) (*upload, error) {
-		up.Close()
-		return nil, err
-	}
-	_, hasShp := byExt["shp"]
-	_, hasDbf := byExt["dbf"]
-	_, hasShx := byExt["shx"]
-	switch {
-	case hasShp || hasDbf || hasShx:
-		for _, need := range []string{"shp", "dbf"} {
-			if _, ok := byExt[need]; !ok {
-				return nil, mapcommons.Errorf(mapcommons.EINVALID, "dataset[%s]: a shapefile needs its .%s part", need, need)
-			}
-		}
-		var opt shapefile.Options
-		for ext, dst := range map[string]*string{"cpg": &opt.CPG, "prj": &opt.PRJ} {
-			if u, ok := byExt[ext]; ok {
-				v, err := readSmall(u.Path, 64<<10)
-				if err != nil {
-					return nil, err
-				}
-				*dst = v
-			}
-		}
-		shp, err := up.open(byExt["shp"].Path)
-		if err != nil {
-			return fail(err)
-		}
-		dbf, err := up.open(byExt["dbf"].Path)
-		if err != nil {
-			return fail(err)
-		}
-		var shx io.ReadSeeker
-		if u, ok := byExt["shx"]; ok {
-			f, err := up.open(u.Path)
-			if err != nil {
-				return fail(err)
-			}
-			shx = f
-		}
-		rd, err := shapefile.Open(shp, dbf, shx, opt)
-		if err != nil {
-			return fail(err)
-		}
-		up.src, up.kind, up.crs, up.prj = rd, format.KindShp, rd.CRS(), opt.PRJ
-		up.name = baseName(byExt["shp"].Filename)
-		return up, nil
-	case len(byExt) > 0:
-		for ext, u := range byExt {
-			if k := format.PartKind(ext); k != "" && k != format.KindShp {
-				if err := s.openFile(up, k, u.Path, u.Filename); err != nil {
-					return fail(err)
-				}
-				return up, nil
-			}
-		}
-		for ext := range byExt {
-			if !format.Sidecar(ext) {
-				return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "dataset[%s]: unsupported upload type %q", ext, ext)
-			}
-		}
-		return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
-	case q.Body != nil:
-		k := format.BodyKind(q.Body.ContentType)
-		if k == "" {
-			return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "unsupported upload Content-Type %q", q.Body.ContentType)
-		}
-		if err := s.openFile(up, k, q.Body.Path, ""); err != nil {
-			return fail(err)
-		}
-		return up, nil
-	}
-	return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
-}
-
 func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.findDataset(r)
 	if err != nil {
@@ -416,13 +231,14 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 	switch f := info(r).format; f {
 	case "json":
 		return s.writeDatasetJSON(w, r, ds)
-	case "csv", "geojson":
+	default:
+		if !downloadFormats[f] {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "datasets do not download as .%s (try json, csv, geojson, kml, kmz, atom, zip, sqlite or gpkg)", f)
+		}
 		if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 			return err
 		}
 		return s.writeDatasetFile(w, r, ds, f)
-	default:
-		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "downloading a dataset as %s is not available yet", f)
 	}
 }
 
@@ -486,48 +302,6 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 		return err
 	}
 	return out.Close()
-}
-
-// downloadName is a safe file name for a download of ds.
-func downloadName(ds *mapcommons.Dataset, ext string) string {
-	var b strings.Builder
-	for _, c := range ds.Title {
-		if c < 0x80 && (c == '-' || c == '_' || c == '.' || c == ' ' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
-			b.WriteRune(c)
-		}
-	}
-	name := strings.TrimSpace(b.String())
-	if name == "" || len(name) > 100 {
-		name = "dataset-" + strconv.FormatInt(ds.ID, 10)
-	}
-	return name + "." + ext
-}
-
-// writeDatasetFile streams every feature of ds in a download format.
-func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, ext string) error {
-	ct, _ := format.ContentType(ext)
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName(ds, ext)+`"`)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	all := &mapcommons.FeatureQuery{Limit: -1}
-	var err error
-	switch ext {
-	case "csv":
-		cw := csvformat.NewWriter(bw, ds.Attributes, ds.OnlyPoints())
-		if err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, all, cw.Write); err == nil {
-			err = cw.Flush()
-		}
-	case "geojson":
-		gw := geojson.NewWriter(bw, ds.Attributes)
-		gw.Begin(nil)
-		if err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, all, gw.Write); err == nil {
-			err = gw.End()
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
 }
 
 func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) error {

@@ -138,8 +138,8 @@ func TestDatasetCreateErrors(t *testing.T) {
 	missing, missingCT := multipartBody(t, files, nil)
 	dir := t.TempDir()
 	os.WriteFile(dir+"/x.foo", []byte("hello"), 0o644)
-	os.WriteFile(dir+"/x.kml", []byte("<kml/>"), 0o644)
-	os.WriteFile(dir+"/x.prj", []byte(`PROJCS["NAD_1983_UTM_Zone_17N",GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["False_Easting",500000.0],PARAMETER["False_Northing",0.0],PARAMETER["Central_Meridian",-81.0],PARAMETER["Scale_Factor",0.9996],PARAMETER["Latitude_Of_Origin",0.0],UNIT["Meter",1.0]]`), 0o644)
+	os.WriteFile(dir+"/x.kml", []byte("<kml><Placemark><Point><coordinates>200,10</coordinates></Point></Placemark></kml>"), 0o644)
+	os.WriteFile(dir+"/x.prj", []byte(`PROJCS["ETRS_1989_LAEA",GEOGCS["GCS_ETRS_1989",DATUM["D_ETRS_1989",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Lambert_Azimuthal_Equal_Area"],PARAMETER["False_Easting",4321000.0],PARAMETER["False_Northing",3210000.0],PARAMETER["Central_Meridian",10.0],PARAMETER["Latitude_Of_Origin",52.0],UNIT["Meter",1.0]]`), 0o644)
 	foo, fooCT := multipartBody(t, map[string]string{"dataset[foo]": dir + "/x.foo"}, nil)
 	kml, kmlCT := multipartBody(t, map[string]string{"dataset[kml]": dir + "/x.kml"}, nil)
 	projected := ncFiles("dataset")
@@ -156,11 +156,11 @@ func TestDatasetCreateErrors(t *testing.T) {
 		{"ErrAnonymous", req{method: "POST", path: "/datasets.json", ctype: "text/csv", body: []byte(sculptures())}, 401, "unauthorized", "authentication"},
 		{"ErrMissingDBF", req{method: "POST", path: "/datasets.json", user: "alice", ctype: missingCT, body: missing}, 400, "invalid", "dataset[dbf]"},
 		{"ErrUnknownPart", req{method: "POST", path: "/datasets.json", user: "alice", ctype: fooCT, body: foo}, 415, "unsupported_type", "foo"},
-		{"ErrKMLNotYet", req{method: "POST", path: "/datasets.json", user: "alice", ctype: kmlCT, body: kml}, 501, "not_implemented", "kml"},
+		{"ErrKMLCoordinates", req{method: "POST", path: "/datasets.json", user: "alice", ctype: kmlCT, body: kml}, 400, "invalid", "200"},
 		{"ErrNoData", req{method: "POST", path: "/datasets.json?title=x", user: "alice"}, 400, "invalid", "no data"},
 		{"ErrBodyType", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "application/pdf", body: []byte("%PDF")}, 415, "unsupported_type", "application/pdf"},
 		{"ErrTooLarge", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: append([]byte("lat,lon\n"), big...)}, 413, "too_large", ""},
-		{"ErrProjected", req{method: "POST", path: "/datasets.json", user: "alice", ctype: projCT, body: proj}, 400, "invalid", "NAD_1983_UTM_Zone_17N"},
+		{"ErrProjectionUnsupported", req{method: "POST", path: "/datasets.json", user: "alice", ctype: projCT, body: proj}, 400, "invalid", "ETRS_1989_LAEA"},
 		{"ErrBadRow", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: []byte("name,lat,lon\na,1,2\nb,north,3\n")}, 400, "invalid", "row 2"},
 		{"ErrNoCoordinates", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: []byte("name,value\na,1\n")}, 400, "invalid", "no coordinate columns"},
 		{"ErrMalformedJSON", req{method: "POST", path: "/datasets.json", user: "alice", ctype: "application/json", body: []byte(`{"title": "x",`)}, 400, "invalid", "JSON"},
@@ -313,9 +313,9 @@ func TestDatasetDownload(t *testing.T) {
 			t.Fatalf("polygon csv: %d lines, header %q, first %.100q", len(lines), lines[0], lines[1])
 		}
 	})
-	t.Run("ErrNotYet", func(t *testing.T) {
-		for _, f := range []string{"kml", "zip", "atom", "sqlite"} {
-			errorOf(t, ts.get(points+"."+f, ""), 501, "not_implemented", f)
+	t.Run("ErrUnknownFormat", func(t *testing.T) {
+		for _, f := range []string{"xml", "html"} {
+			errorOf(t, ts.get(points+"."+f, ""), 404, "not_found", f)
 		}
 	})
 }

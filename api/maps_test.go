@@ -1,18 +1,23 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/internal/gdaltest"
 )
 
 // createMap posts a form and returns the new map's path (/maps/<id>).
@@ -412,5 +417,98 @@ func TestMapChoropleth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMapKML downloads a map with a classed layer, a plain layer, a layer
+// whose dataset does not exist and a url: layer as KML: a golden file for
+// the small map, GDAL for the counties, and a style per class.
+func TestMapKML(t *testing.T) {
+	ts := newServer(t)
+	ds := ts.createCSV("?title=Towns", "name,pop,lat,lon\nAsh,10,35.1,-80.2\nBirch,20,35.2,-80.1\nCedar,35,35.3,-80.0\nDogwood,,35.4,-79.9\n")
+	id := strings.TrimPrefix(ds, "/datasets/")
+	form := "title=Towns+%26+trails&basemap=Acetate&description=A+%3Csmall%3E+map" +
+		"&layers[][source]=finder:" + id + "&layers[][title]=Population&layers[][styles][type]=CHOROPLETH" +
+		"&layers[][styles][fill][selectedAttribute]=pop&layers[][styles][fill][classificationType]=Equal+Interval" +
+		"&layers[][styles][fill][categories]=2&layers[][styles][fill][colors]=White-Red&layers[][styles][stroke][color]=0x00FF00" +
+		"&layers[][styles][stroke][weight]=3&layers[][styles][click]=" + url.QueryEscape("$[name]: $[pop]") +
+		"&layers[][source]=finder:" + id + "&layers[][title]=Hidden&layers[][visible]=false" +
+		"&layers[][source]=finder:999&layers[][title]=Missing" +
+		"&layers[][source]=url:http://example.com/a.kml&layers[][title]=Remote"
+	path := ts.createMap(t, "alice", form)
+	w := ts.get(path+".kml", "")
+	body := must(t, w, 200)
+	if ct := w.Header().Get("Content-Type"); ct != "application/vnd.google-earth.kml+xml" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	goldenRaw(t, "map.kml", body)
+	for _, want := range []string{"<Folder>", "<NetworkLink>", "http://example.com/a.kml", "#layer0-class0", "#layer0-class1", "Ash: 10",
+		"<PolyStyle>", "<LineStyle>", "<width>3</width>"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the KML lacks %q", want)
+		}
+	}
+	if strings.Contains(string(body), "Hidden") {
+		t.Error("an invisible layer is in the KML")
+	}
+	file := filepath.Join(t.TempDir(), "map.kml")
+	os.WriteFile(file, body, 0o644)
+	info := gdaltest.Ogrinfo(t, file)
+	var n int64
+	for _, l := range info.Layers {
+		n += l.Count
+	}
+	if n != 4 {
+		t.Fatalf("GDAL reads %d placemarks, want 4\n%s", n, info.Output)
+	}
+
+	t.Run("Counties", func(t *testing.T) {
+		body, ct := multipartBody(t, ncFiles("dataset"), nil)
+		w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+		must(t, w, 201)
+		nc := regexp.MustCompile(`/datasets/(\d+)\.json$`).FindStringSubmatch(w.Header().Get("Location"))[1]
+		path := ts.createMap(t, "alice", "title=Births&basemap=Acetate&layers[][source]=finder:"+nc+"&layers[][styles][type]=CHOROPLETH"+
+			"&layers[][styles][fill][selectedAttribute]=BIR74&layers[][styles][fill][classificationType]=Quantile&layers[][styles][fill][colors]=Blue-White")
+		kml := must(t, ts.get(path+".kml", ""), 200)
+		file := filepath.Join(t.TempDir(), "births.kml")
+		os.WriteFile(file, kml, 0o644)
+		info := gdaltest.Ogrinfo(t, file)
+		if len(info.Layers) != 1 || info.Layers[0].Count != 100 || !gdaltest.Near(info.Layers[0].Extent, [4]float64{-84.32385, 33.88199, -75.45698, 36.58965}, 1e-4) {
+			t.Fatalf("GDAL reads\n%s", info.Output)
+		}
+		doc := mapDoc(t, ts, path, "")
+		counts := doc["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any)["classification"].(map[string]any)["counts"].([]any)
+		for k, c := range counts {
+			if got := strings.Count(string(kml), "<styleUrl>#layer0-class"+strconv.Itoa(k)+"</styleUrl>"); float64(got) != c.(float64) {
+				t.Fatalf("class %d: %d placemarks, counts say %v", k, got, c)
+			}
+		}
+	})
+	t.Run("ErrPrivate", func(t *testing.T) {
+		ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+		path := ts.createMap(t, "alice", "title=Mine&basemap=Acetate")
+		w := ts.get(path+".kml", "")
+		errorOf(t, w, 401, "unauthorized", "")
+		must(t, ts.get(path+".kml", "alice"), 200)
+	})
+}
+
+// goldenRaw compares got with testdata/golden/name as bytes, rewriting it
+// with -update.
+func goldenRaw(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from the golden file:\n%s", name, got)
 	}
 }

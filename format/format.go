@@ -14,18 +14,19 @@ import (
 
 // contentTypes maps each known path suffix to the content type we answer with.
 var contentTypes = map[string]string{
-	"json":    "application/json; charset=utf-8",
-	"xml":     "application/xml; charset=utf-8",
-	"csv":     "text/csv; charset=utf-8",
-	"geojson": "application/geo+json",
-	"kml":     "application/vnd.google-earth.kml+xml",
-	"kmz":     "application/vnd.google-earth.kmz",
-	"atom":    "application/atom+xml; charset=utf-8",
-	"rss":     "application/rss+xml; charset=utf-8",
-	"zip":     "application/zip",
-	"sqlite":  "application/x-sqlite3",
-	"gpkg":    "application/geopackage+sqlite3",
-	"html":    "text/html; charset=utf-8",
+	"json":       "application/json; charset=utf-8",
+	"xml":        "application/xml; charset=utf-8",
+	"csv":        "text/csv; charset=utf-8",
+	"geojson":    "application/geo+json",
+	"kml":        "application/vnd.google-earth.kml+xml",
+	"kmz":        "application/vnd.google-earth.kmz",
+	"atom":       "application/atom+xml; charset=utf-8",
+	"rss":        "application/rss+xml; charset=utf-8",
+	"zip":        "application/zip",
+	"sqlite":     "application/x-sqlite3",
+	"spatialite": "application/x-sqlite3",
+	"gpkg":       "application/geopackage+sqlite3",
+	"html":       "text/html; charset=utf-8",
 }
 
 // ContentType returns the content type of a path suffix (without the dot)

@@ -1,0 +1,419 @@
+package api
+
+import (
+	"archive/zip"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format"
+	"mapcommons/format/archive"
+	"mapcommons/format/atom"
+	csvformat "mapcommons/format/csv"
+	"mapcommons/format/geojson"
+	"mapcommons/format/kml"
+	"mapcommons/format/shapefile"
+	"mapcommons/proj"
+)
+
+// Uploads: finding the data in a create request (file parts, a raw body, a
+// fetched URL), opening the reader of its kind, and, for zipped uploads,
+// extracting the entries the reader needs into a directory of their own.
+
+// upload is an opened data upload.
+type upload struct {
+	src  mapcommons.FeatureSource
+	kind string // the Dataset.Type it gives
+	name string // the file's base name without extension, for the default title
+	crs  string
+	prj  string
+	// files are opened by the upload; closers are readers holding files of
+	// their own; remove are files and dirs the upload owns (a fetched body,
+	// extracted entries).
+	files   []*os.File
+	closers []io.Closer
+	remove  []string
+}
+
+func (u *upload) Close() {
+	for _, c := range u.closers {
+		c.Close()
+	}
+	for _, f := range u.files {
+		f.Close()
+	}
+	for _, p := range u.remove {
+		os.RemoveAll(p)
+	}
+}
+
+func (u *upload) open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err == nil {
+		u.files = append(u.files, f)
+	}
+	return f, err
+}
+
+// uploadExt is the extension an upload part names: "shp" for dataset[shp]
+// or overlay[shp], else the extension of its file name.
+func uploadExt(up Upload) string {
+	for _, p := range []string{"dataset[", "overlay["} {
+		if strings.HasPrefix(up.Field, p) && strings.HasSuffix(up.Field, "]") {
+			return strings.ToLower(up.Field[len(p) : len(up.Field)-1])
+		}
+	}
+	return strings.ToLower(strings.TrimPrefix(filepath.Ext(up.Filename), "."))
+}
+
+func baseName(filename string) string {
+	filename = path.Base(filepath.ToSlash(filename))
+	if filename == "." || filename == "/" {
+		return ""
+	}
+	return strings.TrimSuffix(filename, path.Ext(filename))
+}
+
+// readSmall reads a sidecar file of at most limit bytes.
+func readSmall(path string, limit int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", err
+	}
+	if int64(len(b)) > limit {
+		return "", mapcommons.Errorf(mapcommons.EINVALID, "%s: larger than %d bytes", filepath.Base(path), limit)
+	}
+	return string(b), nil
+}
+
+// openFile opens one file of an upload kind as the upload's source.
+// filename, when known, gives the default title.
+func (s *Server) openFile(up *upload, kind, path, filename string) error {
+	if filename != "" {
+		up.name = baseName(filename)
+	}
+	if kind == format.KindZip || kind == format.KindKMZ {
+		return s.openArchive(up, kind, path)
+	}
+	f, err := up.open(path)
+	if err != nil {
+		return err
+	}
+	up.kind = kind
+	switch kind {
+	case format.KindCSV:
+		rd, err := csvformat.Open(f)
+		if err != nil {
+			return err
+		}
+		up.src = rd
+	case format.KindKML:
+		rd, err := kml.Open(f, kml.Options{})
+		if err != nil {
+			return err
+		}
+		up.src = rd
+	case format.KindAtom:
+		rd, err := atom.Open(f)
+		if err != nil {
+			return err
+		}
+		up.src = rd
+	case format.KindGeoJSON:
+		rd, err := geojson.Open(f)
+		if err != nil {
+			return err
+		}
+		up.src = rd
+	default:
+		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s uploads are not supported", kind)
+	}
+	return nil
+}
+
+// archiveLimits bounds what a zipped upload may expand to: eight times the
+// upload limit, as a zip of text data compresses about that well.
+func (s *Server) archiveLimits() archive.Limits {
+	return archive.Limits{MaxEntries: 1000, MaxBytes: 8 * s.cfg.MaxUpload}
+}
+
+// openArchive opens a zipped upload: a KMZ (its doc.kml, or its first KML
+// file), or a zip holding one shapefile (or else one CSV, KML or GeoJSON
+// file). The entries it needs are extracted into a directory of the
+// upload's own.
+func (s *Server) openArchive(up *upload, kind, p string) error {
+	f, err := up.open(p)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	a, err := archive.Open(f, st.Size(), s.archiveLimits())
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(s.cfg.TempDir, "unzip-*")
+	if err != nil {
+		return err
+	}
+	up.remove = append(up.remove, dir)
+	var entries []*zip.File
+	for _, e := range a.Files() {
+		if !archive.Hidden(e.Name) {
+			entries = append(entries, e)
+		}
+	}
+	// Shallower entries first, then by name: a KMZ's doc.kml sits at the top.
+	sort.SliceStable(entries, func(i, j int) bool {
+		di, dj := strings.Count(entries[i].Name, "/"), strings.Count(entries[j].Name, "/")
+		if di != dj {
+			return di < dj
+		}
+		return entries[i].Name < entries[j].Name
+	})
+	extract := func(e *zip.File) (string, error) { return a.Extract(e, dir) }
+	if kind == format.KindKMZ {
+		var pick *zip.File
+		for _, e := range entries {
+			if archive.Ext(e.Name) == "kml" && (pick == nil || path.Base(e.Name) == "doc.kml" && path.Base(pick.Name) != "doc.kml") {
+				pick = e
+			}
+		}
+		if pick == nil {
+			return mapcommons.Errorf(mapcommons.EINVALID, "the KMZ file holds no .kml document")
+		}
+		x, err := extract(pick)
+		if err != nil {
+			return err
+		}
+		if err := s.openFile(up, format.KindKML, x, ""); err != nil {
+			return err
+		}
+		up.kind = format.KindKMZ
+		return nil
+	}
+	var shps []*zip.File
+	for _, e := range entries {
+		if archive.Ext(e.Name) == "shp" {
+			shps = append(shps, e)
+		}
+	}
+	switch {
+	case len(shps) > 1:
+		names := make([]string, len(shps))
+		for i, e := range shps {
+			names[i] = e.Name
+		}
+		return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds %d shapefiles (%s): upload one at a time", len(shps), strings.Join(names, ", "))
+	case len(shps) == 1:
+		stem := strings.TrimSuffix(shps[0].Name, path.Ext(shps[0].Name))
+		paths := map[string]string{}
+		for _, e := range entries {
+			ext := archive.Ext(e.Name)
+			if !strings.EqualFold(strings.TrimSuffix(e.Name, path.Ext(e.Name)), stem) || ext != "shp" && !format.Sidecar(ext) {
+				continue
+			}
+			if _, dup := paths[ext]; dup {
+				return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds two .%s files for %s", ext, shps[0].Name)
+			}
+			x, err := extract(e)
+			if err != nil {
+				return err
+			}
+			paths[ext] = x
+		}
+		name := up.name
+		if err := s.openShapefile(up, paths); err != nil {
+			return err
+		}
+		if name == "" {
+			up.name = baseName(shps[0].Name)
+		}
+		return nil
+	}
+	for _, e := range entries {
+		if k := format.PartKind(archive.Ext(e.Name)); k == format.KindCSV || k == format.KindKML || k == format.KindGeoJSON || k == format.KindAtom {
+			x, err := extract(e)
+			if err != nil {
+				return err
+			}
+			if up.name == "" {
+				up.name = baseName(e.Name)
+			}
+			return s.openFile(up, k, x, "")
+		}
+	}
+	return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds no shapefile (.shp with its .dbf), nor a CSV, KML or GeoJSON file")
+}
+
+// openShapefile opens a shapefile from its files by extension (shp and dbf
+// required; shx, prj, cpg optional). A projected .prj is reprojected to
+// lon/lat as the features are read.
+func (s *Server) openShapefile(up *upload, paths map[string]string) error {
+	for _, need := range []string{"shp", "dbf"} {
+		if _, ok := paths[need]; !ok {
+			return mapcommons.Errorf(mapcommons.EINVALID, "dataset[%s]: a shapefile needs its .%s part", need, need)
+		}
+	}
+	var cpg, prj string
+	for ext, dst := range map[string]*string{"cpg": &cpg, "prj": &prj} {
+		if p, ok := paths[ext]; ok {
+			v, err := readSmall(p, 64<<10)
+			if err != nil {
+				return err
+			}
+			*dst = v
+		}
+	}
+	// Geographic coordinates are taken as they are, on their own datum (for
+	// NAD27 lon/lat that is tens of metres off WGS84); projected ones are
+	// reprojected to WGS84 lon/lat, datum shift included.
+	var tr *proj.Transform
+	crs := ""
+	if strings.TrimSpace(prj) != "" {
+		name, geographic, err := shapefile.ClassifyPRJ(prj)
+		if err != nil {
+			return err
+		}
+		crs = name
+		if !geographic {
+			if tr, err = proj.Parse(prj); err != nil {
+				return err
+			}
+			crs = tr.Name()
+		}
+	}
+	shp, err := up.open(paths["shp"])
+	if err != nil {
+		return err
+	}
+	dbf, err := up.open(paths["dbf"])
+	if err != nil {
+		return err
+	}
+	var shx io.ReadSeeker
+	if p, ok := paths["shx"]; ok {
+		f, err := up.open(p)
+		if err != nil {
+			return err
+		}
+		shx = f
+	}
+	// The transform has read the .prj; the reader is given none, so that it
+	// reads the coordinates as they are.
+	rd, err := shapefile.Open(shp, dbf, shx, shapefile.Options{CPG: cpg})
+	if err != nil {
+		return err
+	}
+	up.src, up.kind, up.prj, up.crs = rd, format.KindShp, prj, crs
+	if tr != nil && !tr.Identity() {
+		up.src = &reprojected{src: rd, t: tr}
+	}
+	return nil
+}
+
+// reprojected reads a source in a projected CRS as lon/lat.
+type reprojected struct {
+	src mapcommons.FeatureSource
+	t   *proj.Transform
+	out mapcommons.Feature
+	buf []byte
+	n   int64
+}
+
+func (r *reprojected) Attributes() []mapcommons.Attribute { return r.src.Attributes() }
+
+func (r *reprojected) Next() (*mapcommons.Feature, error) {
+	f, err := r.src.Next()
+	if err != nil {
+		return nil, err
+	}
+	r.n++
+	r.out = *f
+	if f.Geometry != nil {
+		if r.buf, err = r.t.WKB(f.Geometry, r.buf[:0]); err != nil {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: reprojecting from %s: %v", r.n, r.t.Name(), mapcommons.ErrorMessage(err))
+		}
+		r.out.Geometry = r.buf
+	}
+	return &r.out, nil
+}
+
+const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dataset[kmz], dataset[atom], dataset[geojson], dataset[zip], " +
+	"or dataset[shp]+dataset[shx]+dataset[dbf], or a body of one of those types"
+
+// openUpload finds the data in a create request and opens its reader.
+func (s *Server) openUpload(q *Request) (*upload, error) {
+	byExt := map[string]Upload{}
+	for _, u := range q.Uploads {
+		ext := uploadExt(u)
+		if _, dup := byExt[ext]; dup {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "dataset[%s]: sent twice", ext)
+		}
+		byExt[ext] = u
+	}
+	up := &upload{}
+	fail := func(err error) (*upload, error) {
+		up.Close()
+		return nil, err
+	}
+	_, hasShp := byExt["shp"]
+	_, hasDbf := byExt["dbf"]
+	_, hasShx := byExt["shx"]
+	switch {
+	case hasShp || hasDbf || hasShx:
+		paths := map[string]string{}
+		for ext, u := range byExt {
+			if ext == "shp" || format.Sidecar(ext) {
+				paths[ext] = u.Path
+			}
+		}
+		if err := s.openShapefile(up, paths); err != nil {
+			return fail(err)
+		}
+		up.name = baseName(byExt["shp"].Filename)
+		return up, nil
+	case len(byExt) > 0:
+		exts := make([]string, 0, len(byExt))
+		for ext := range byExt {
+			exts = append(exts, ext)
+		}
+		sort.Strings(exts)
+		for _, ext := range exts {
+			u := byExt[ext]
+			if k := format.PartKind(ext); k != "" && k != format.KindShp {
+				if err := s.openFile(up, k, u.Path, u.Filename); err != nil {
+					return fail(err)
+				}
+				return up, nil
+			}
+		}
+		for _, ext := range exts {
+			if !format.Sidecar(ext) {
+				return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "dataset[%s]: unsupported upload type %q", ext, ext)
+			}
+		}
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
+	case q.Body != nil:
+		k := format.BodyKind(q.Body.ContentType)
+		if k == "" {
+			return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "unsupported upload Content-Type %q", q.Body.ContentType)
+		}
+		if err := s.openFile(up, k, q.Body.Path, ""); err != nil {
+			return fail(err)
+		}
+		return up, nil
+	}
+	return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
+}
