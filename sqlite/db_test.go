@@ -29,6 +29,7 @@ func open(tb testing.TB) storetest.Services {
 		Datasets: sqlite.NewDatasetService(db),
 		Features: sqlite.NewFeatureService(db),
 		Maps:     sqlite.NewMapService(db),
+		Search:   sqlite.NewSearchService(db),
 	}
 }
 

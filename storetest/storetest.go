@@ -19,6 +19,7 @@ type Services struct {
 	Datasets mapcommons.DatasetService
 	Features mapcommons.FeatureService
 	Maps     mapcommons.MapService
+	Search   mapcommons.SearchService
 }
 
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
@@ -31,6 +32,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
 	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
 	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
+	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {

@@ -1,0 +1,355 @@
+package sqlite
+
+// Search over datasets and maps: FTS5 for the words, bm25 for relevance, an
+// R*Tree for boxes. The index (migration 0004) is kept by triggers in the
+// same transaction as the rows it describes; this file only reads it.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"mapcommons"
+)
+
+// SearchService implements mapcommons.SearchService on the store.
+type SearchService struct {
+	db *DB
+}
+
+// NewSearchService returns the search service of db.
+func NewSearchService(db *DB) *SearchService { return &SearchService{db: db} }
+
+var _ mapcommons.SearchService = (*SearchService)(nil)
+
+// Kinds of search_docs rows.
+const (
+	kindDataset = 0
+	kindMap     = 1
+)
+
+// bm25Weights weigh a match in the title, description and tags.
+const bm25Weights = "10.0, 1.0, 4.0"
+
+// ftsColumns names the index's columns by field.
+var ftsColumns = map[string]string{
+	mapcommons.FieldTitle: "title", mapcommons.FieldDescription: "description", mapcommons.FieldTags: "tags",
+}
+
+// ftsString quotes s as an FTS5 string: inside double quotes nothing is
+// syntax, and a double quote is written twice. The tokenizer then splits it
+// into a phrase of words.
+func ftsString(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// matchExpr builds the FTS5 MATCH expression of terms: every term a quoted
+// string (a phrase of its words), restricted to a column when the term is,
+// a prefix query when the term is; all ANDed. User input never reaches the
+// expression unquoted.
+func matchExpr(terms []mapcommons.SearchTerm) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		if col := ftsColumns[t.Field]; col != "" {
+			b.WriteString(col + " : ")
+		}
+		b.WriteString(ftsString(t.Text))
+		if t.Prefix {
+			b.WriteString(" *")
+		}
+	}
+	return b.String()
+}
+
+// searchQuery is the SQL of one search, built from a filter.
+type searchQuery struct {
+	from  string // FROM … of the matching rows
+	id    string // the docid of a matching row
+	where []string
+	args  []any
+	score string // the relevance expression ("" without words)
+}
+
+func (q *searchQuery) cond(c string, args ...any) {
+	q.where = append(q.where, c)
+	q.args = append(q.args, args...)
+}
+
+// buildSearch builds the SQL of f. With words to match and nothing else
+// that needs a row's columns (a box, a tag, an order by a column), the
+// matches are never joined with search_docs: kind is the docid's parity,
+// and visibility and owners are looked up only where the parity does not
+// decide, which keeps searches for common words fast.
+func buildSearch(f *mapcommons.SearchFilter) *searchQuery {
+	q := &searchQuery{from: "search_docs s", id: "s.docid"}
+	if len(f.Terms) > 0 {
+		q.from, q.id = "search_fts JOIN search_docs s ON s.docid = search_fts.rowid", "search_fts.rowid"
+		ftsOnly := f.BBox == nil && (f.Sort == "" || f.Sort == mapcommons.SortRelevance)
+		for _, t := range f.Terms {
+			ftsOnly = ftsOnly && t.Field != mapcommons.FieldTags
+		}
+		if ftsOnly {
+			q.from = "search_fts"
+			q.ftsOnly(f)
+			return q
+		}
+		q.cond("search_fts MATCH ?", matchExpr(f.Terms))
+		q.score = "bm25(search_fts, " + bm25Weights + ")"
+		for _, t := range f.Terms {
+			if t.Field != mapcommons.FieldTags {
+				continue
+			}
+			// The words matched; now the tag itself: one of the tags, whole.
+			if t.Prefix {
+				q.cond("instr(', ' || lower(s.tags), ', ' || lower(?)) > 0", t.Text)
+			} else {
+				q.cond("instr(', ' || lower(s.tags) || ', ', ', ' || lower(?) || ', ') > 0", t.Text)
+			}
+		}
+	}
+	if v := f.Visibility; !v.All {
+		var or []string
+		if v.OwnerID != 0 {
+			or = append(or, "s.owner_id = ?")
+			q.args = append(q.args, v.OwnerID)
+		}
+		if v.Datasets {
+			or = append(or, "s.kind = 0")
+		}
+		if v.Shared {
+			or = append(or, "s.shared = 1")
+		}
+		if len(or) == 0 {
+			or = []string{"0"}
+		}
+		q.where = append(q.where, "("+strings.Join(or, " OR ")+")")
+	}
+	for _, u := range f.Users {
+		q.cond("s.owner_id = (SELECT id FROM users WHERE login = ?)", u)
+	}
+	switch f.Model {
+	case mapcommons.ModelOverlay:
+		q.cond("s.kind = 0")
+	case mapcommons.ModelMap:
+		q.cond("s.kind = 1")
+	}
+	if b := f.BBox; b != nil {
+		q.bbox(b, len(f.Terms) == 0)
+	}
+	return q
+}
+
+// ftsOnly adds the conditions of f on the full-text index alone.
+func (q *searchQuery) ftsOnly(f *mapcommons.SearchFilter) {
+	q.cond("search_fts MATCH ?", matchExpr(f.Terms))
+	q.score = "bm25(search_fts, " + bm25Weights + ")"
+	if v := f.Visibility; !v.All {
+		var or, own []string
+		if v.Datasets {
+			or = append(or, "search_fts.rowid % 2 = 0")
+		}
+		if v.OwnerID != 0 {
+			own = append(own, "v.owner_id = ?")
+			q.args = append(q.args, v.OwnerID)
+		}
+		if v.Shared {
+			own = append(own, "v.shared = 1")
+		}
+		if len(own) > 0 {
+			or = append(or, "EXISTS (SELECT 1 FROM search_docs v WHERE v.docid = search_fts.rowid AND ("+strings.Join(own, " OR ")+"))")
+		}
+		if len(or) == 0 {
+			or = []string{"0"}
+		}
+		q.where = append(q.where, "("+strings.Join(or, " OR ")+")")
+	}
+	for _, u := range f.Users {
+		q.cond("search_fts.rowid IN (SELECT docid FROM search_docs WHERE owner_id = (SELECT id FROM users WHERE login = ?))", u)
+	}
+	switch f.Model {
+	case mapcommons.ModelOverlay:
+		q.cond("search_fts.rowid % 2 = 0")
+	case mapcommons.ModelMap:
+		q.cond("search_fts.rowid % 2 = 1")
+	}
+}
+
+// bbox adds the box condition. Without words to narrow the rows first, the
+// R*Tree finds the candidates; the exact test on the stored extent (which
+// may cross the antimeridian, as may the box) decides.
+func (q *searchQuery) bbox(b *mapcommons.BBox, useIndex bool) {
+	w, s, e, n := b.W, b.S, b.E, b.N
+	whole := e-w >= 360 || (w <= -180 && e >= 180)
+	if whole {
+		w, e = -180, 180
+	}
+	q.cond("s.minx IS NOT NULL AND s.miny <= ? AND s.maxy >= ?", n, s)
+	if w <= e {
+		q.cond("((s.minx <= s.maxx AND s.minx <= ? AND s.maxx >= ?) OR (s.minx > s.maxx AND (s.minx <= ? OR s.maxx >= ?)))", e, w, e, w)
+	} else {
+		q.cond("(s.minx > s.maxx OR s.maxx >= ? OR s.minx <= ?)", w, e)
+	}
+	if !useIndex {
+		return
+	}
+	if w <= e {
+		q.cond("s.docid IN (SELECT id FROM search_rtree WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)", e, w, n, s)
+	} else {
+		q.cond(`s.docid IN (SELECT id FROM search_rtree WHERE maxx >= ? AND miny <= ? AND maxy >= ?
+			UNION ALL SELECT id FROM search_rtree WHERE minx <= ? AND miny <= ? AND maxy >= ?)`, w, n, s, e, n, s)
+	}
+}
+
+// orderBy is the ORDER BY of a search; every order ends with docid so that
+// pages never overlap.
+func orderBy(f *mapcommons.SearchFilter, id, score string) string {
+	dir := ""
+	if f.Descending {
+		dir = " DESC"
+	}
+	switch f.Sort {
+	case mapcommons.SortTitle:
+		return "s.title COLLATE NOCASE" + dir + ", s.docid" + dir
+	case mapcommons.SortCreated:
+		return "s.created_at" + dir + ", s.docid" + dir
+	case mapcommons.SortUpdated:
+		return "s.updated_at" + dir + ", s.docid" + dir
+	case mapcommons.SortFeatureCount:
+		return "s.feature_count" + dir + ", s.docid" + dir
+	}
+	if score != "" {
+		return score + dir + ", " + id + dir
+	}
+	// Relevance without words: the newest first.
+	if f.Descending {
+		return "s.created_at, s.docid"
+	}
+	return "s.created_at DESC, s.docid DESC"
+}
+
+// Search implements mapcommons.SearchService.
+func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) ([]*mapcommons.SearchResult, int64, error) {
+	if err := f.Validate(); err != nil {
+		return nil, 0, err
+	}
+	q := buildSearch(&f)
+	where := "1"
+	if len(q.where) > 0 {
+		where = strings.Join(q.where, " AND ")
+	}
+	// One read transaction: the count and the page see the same snapshot.
+	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, formatError(err)
+	}
+	defer tx.Rollback()
+
+	var total int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+q.from+` WHERE `+where, q.args...).Scan(&total); err != nil {
+		return nil, 0, searchError(err)
+	}
+	if total <= f.Offset {
+		return []*mapcommons.SearchResult{}, total, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+q.id+` FROM `+q.from+` WHERE `+where+` ORDER BY `+orderBy(&f, q.id, q.score)+
+		` LIMIT ? OFFSET ?`, append(q.args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, searchError(err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, searchError(err)
+	}
+	out, err := loadResults(ctx, tx, ids)
+	return out, total, err
+}
+
+// searchError turns an error of the full-text engine about the query into
+// EINVALID (matchExpr quotes everything, so this is a safety net).
+func searchError(err error) error {
+	if err != nil && strings.Contains(err.Error(), "fts5") {
+		return mapcommons.Errorf(mapcommons.EINVALID, "query: cannot be searched")
+	}
+	return formatError(err)
+}
+
+// loadResults reads the results with the given docids, in that order.
+func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.SearchResult, error) {
+	out := make([]*mapcommons.SearchResult, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
+		s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
+		coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
+		m.description, coalesce(m.permissions, '[]')
+		FROM search_docs s
+		LEFT JOIN users u ON u.id = s.owner_id
+		LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
+		LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id
+		WHERE s.docid IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	byID := make(map[int64]*mapcommons.SearchResult, len(ids))
+	for rows.Next() {
+		var r mapcommons.SearchResult
+		var docid int64
+		var kind int
+		var minx, miny, maxx, maxy sql.NullFloat64
+		var created, updated, dsDesc, perms string
+		var mapDesc sql.NullString
+		if err := rows.Scan(&docid, &kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
+			&minx, &miny, &maxx, &maxy, &created, &updated, &dsDesc, &r.Author, &r.DataType, &r.Source,
+			&mapDesc, &perms); err != nil {
+			return nil, err
+		}
+		r.Model = mapcommons.ModelOverlay
+		r.Description = &dsDesc
+		if kind == kindMap {
+			r.Model, r.Description = mapcommons.ModelMap, nil
+			if mapDesc.Valid {
+				r.Description = &mapDesc.String
+			}
+			if err := json.Unmarshal([]byte(perms), &r.Permissions); err != nil {
+				return nil, fmt.Errorf("map %d permissions: %w", r.ID, err)
+			}
+		}
+		if r.Permissions == nil {
+			r.Permissions = []mapcommons.Permission{}
+		}
+		if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
+			r.Extent = &mapcommons.BBox{W: minx.Float64, S: miny.Float64, E: maxx.Float64, N: maxy.Float64}
+		}
+		r.CreatedAt, r.UpdatedAt = parseTime(created), parseTime(updated)
+		byID[docid] = &r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, formatError(err)
+	}
+	for _, id := range ids {
+		if r := byID[id]; r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

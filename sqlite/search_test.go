@@ -1,0 +1,247 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mapcommons"
+	"mapcommons/sqlite"
+	"mapcommons/storetest"
+)
+
+// TestSearchMigrationIndexesExisting checks that migration 0004 indexes the
+// datasets and maps that were there before it.
+func TestSearchMigrationIndexesExisting(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mapcommons.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := storetest.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Maps: sqlite.NewMapService(db)}
+	ds := storetest.MustCreateDataset(t, s, 0, "Older rivers", "", "water", 1, 2)
+	m := &mapcommons.Map{Title: "Older map", Basemap: "Acetate", Projection: mapcommons.ProjectionMercator,
+		Layers: []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10)}}}
+	if err := s.Maps.CreateMap(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// Undo migration 0004 as if the store predated it.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"DROP TRIGGER datasets_search_ai", "DROP TRIGGER datasets_search_au", "DROP TRIGGER datasets_search_ad",
+		"DROP TRIGGER maps_search_ai", "DROP TRIGGER maps_search_au", "DROP TRIGGER maps_search_ad",
+		"DROP VIEW search_map_rows", "DROP VIEW search_map_layers", "DROP VIEW search_dataset_rows",
+		"DROP TABLE search_fts", "DROP TABLE search_rtree", "DROP TABLE search_docs",
+		"DELETE FROM schema_migrations WHERE name = 'migrations/0004_search.sql'",
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	raw.Close()
+
+	db, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s.Search = sqlite.NewSearchService(db)
+	res, total := storetest.MustSearch(t, s, "older")
+	if total != 2 || len(res) != 2 {
+		t.Fatalf("after the migration: %d results", total)
+	}
+	for _, r := range res {
+		if r.Extent == nil || r.Extent.W != 1 || r.Extent.S != 2 || r.FeatureCount != 1 {
+			t.Fatalf("%s %d: extent %+v, %d features", r.Model, r.ID, r.Extent, r.FeatureCount)
+		}
+	}
+}
+
+// benchWords is the vocabulary of the benchmark's titles and descriptions,
+// drawn with a Zipf distribution (a few words are common, most are rare).
+func benchWords(n int) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		b := make([]byte, 3+r.IntN(7))
+		for i := range b {
+			b[i] = letters[r.IntN(len(letters))]
+		}
+		if w := string(b); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var (
+	benchOnce sync.Once
+	benchDB   *sqlite.DB
+	benchErr  error
+	benchVoc  []string
+)
+
+// benchStore returns a store of 100,000 datasets created through
+// CreateDataset (each with one point feature): titles of 3-6 words,
+// descriptions of 8-20 words, 2-4 tags, spread over the world, and 100 users
+// owning them. Building it takes minutes, so it is kept in the system's
+// temporary directory (mapcommons-searchbench-100k) for later runs.
+func benchStore(b *testing.B) (*sqlite.DB, []string) {
+	benchOnce.Do(func() {
+		const n = 100_000
+		dir := filepath.Join(os.TempDir(), "mapcommons-searchbench-100k")
+		done := filepath.Join(dir, "complete")
+		_, err := os.Stat(done)
+		built := err == nil
+		if !built {
+			if benchErr = os.RemoveAll(dir); benchErr != nil {
+				return
+			}
+		}
+		db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
+		if err != nil {
+			benchErr = err
+			return
+		}
+		benchDB, benchVoc = db, benchWords(5000)
+		if built {
+			return
+		}
+		ctx := context.Background()
+		users := sqlite.NewUserService(db)
+		var owners []int64
+		for i := 0; i < 100; i++ {
+			u := &mapcommons.User{Login: fmt.Sprintf("user%d", i), Email: fmt.Sprintf("u%d@example.com", i), PasswordHash: "x"}
+			if benchErr = users.CreateUser(ctx, u); benchErr != nil {
+				return
+			}
+			owners = append(owners, u.ID)
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		zipf := rand.NewZipf(rand.New(rand.NewPCG(5, 6)), 1.1, 2, uint64(len(benchVoc)-1))
+		words := func(k int) string {
+			ws := make([]string, k)
+			for i := range ws {
+				ws[i] = benchVoc[zipf.Uint64()]
+			}
+			return strings.Join(ws, " ")
+		}
+		svc := sqlite.NewDatasetService(db)
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			ds := &mapcommons.Dataset{OwnerID: owners[r.IntN(len(owners))], Type: "csv", Metadata: mapcommons.Metadata{
+				Title: words(3 + r.IntN(4)), Description: words(8 + r.IntN(13)),
+				Tags: mapcommons.NormalizeTags(strings.ReplaceAll(words(2+r.IntN(3)), " ", ", ")),
+			}}
+			src := storetest.PointsSource(r.Float64()*360-180, r.Float64()*170-85)
+			if benchErr = svc.CreateDataset(ctx, ds, src); benchErr != nil {
+				return
+			}
+		}
+		fmt.Fprintf(os.Stderr, "search benchmark: created %d datasets in %s\n", n, time.Since(start).Round(time.Second))
+		benchErr = os.WriteFile(done, nil, 0o644)
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchDB, benchVoc
+}
+
+// BenchmarkSearch measures searches over 100,000 datasets and reports the
+// median (p50) and 95th percentile latency of one search (count and page).
+// Its store takes minutes to build; run it with -benchtime=200x or so:
+//
+//	go test ./sqlite -run '^$' -bench BenchmarkSearch -benchtime 200x
+func BenchmarkSearch(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a store of 100,000 datasets")
+	}
+	db, voc := benchStore(b)
+	svc := sqlite.NewSearchService(db)
+	parse := func(q string) []mapcommons.SearchTerm {
+		terms, _, err := mapcommons.ParseSearchQuery(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return terms
+	}
+	// Pairs of words drawn like the words of the documents themselves.
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 8)), 1.1, 2, uint64(len(voc)-1))
+	var zipfPairs []string
+	for i := 0; i < 1000; i++ {
+		zipfPairs = append(zipfPairs, voc[zipf.Uint64()]+" "+voc[zipf.Uint64()])
+	}
+	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted}.SearchVisibility(nil)
+	appliance := mapcommons.Policy{Mode: mapcommons.ModeAppliance}.SearchVisibility(&mapcommons.User{ID: 7})
+	for _, bc := range []struct {
+		name string
+		f    func(i int) mapcommons.SearchFilter
+	}{
+		// Two words of the common tail (ranks 20-199 of the vocabulary), ranked by relevance.
+		{"TwoWords", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Terms: parse(voc[20+i%180] + " " + voc[20+(i*7+3)%180]), Limit: 10, Visibility: hosted}
+		}},
+		// Two words drawn as the documents' words are (often the most common).
+		{"TwoZipfWords", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Terms: parse(zipfPairs[i%len(zipfPairs)]), Limit: 10, Visibility: hosted}
+		}},
+		// Two of the most common words (ranks 2-11): thousands of matches to rank.
+		{"TwoCommonWords", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Terms: parse(voc[2+i%10] + " " + voc[2+(i+3)%10]), Limit: 10, Visibility: hosted}
+		}},
+		{"TwoWordsBBox", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Terms: parse(voc[20+i%180] + " " + voc[20+(i*7+3)%180]), Limit: 10, Visibility: hosted,
+				BBox: &mapcommons.BBox{W: -30, S: -20, E: 60, N: 50}}
+		}},
+		{"TwoWordsAppliance", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Terms: parse(voc[20+i%180] + " " + voc[20+(i*7+3)%180]), Limit: 10, Visibility: appliance}
+		}},
+		{"EverythingNewest", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Limit: 10, Offset: int64(i%10) * 10, Visibility: hosted}
+		}},
+		{"BBoxOnly", func(i int) mapcommons.SearchFilter {
+			return mapcommons.SearchFilter{Limit: 10, Visibility: hosted, BBox: &mapcommons.BBox{W: float64(i%300) - 150, S: -10, E: float64(i%300) - 140, N: 10}}
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			var times []time.Duration
+			var found int64
+			i := 0
+			for b.Loop() {
+				f := bc.f(i)
+				i++
+				t0 := time.Now()
+				_, total, err := svc.Search(ctx, f)
+				times = append(times, time.Since(t0))
+				if err != nil {
+					b.Fatal(err)
+				}
+				found += total
+			}
+			slices.Sort(times)
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+			b.ReportMetric(ms(times[len(times)*95/100]), "p95-ms")
+			b.ReportMetric(float64(found)/float64(len(times)), "matches/op")
+		})
+	}
+}
