@@ -178,38 +178,6 @@ func sqliteOpen(t testing.TB, path string) *sql.DB {
 	return db
 }
 
-// ogrSQL runs ogrinfo -ro path -sql q and returns the rows of the result,
-// each field as printed.
-func ogrSQL(t testing.TB, path, q string) []map[string]string {
-	t.Helper()
-	bin := gdaltest.Need(t)
-	out, err := exec.Command(bin, "-ro", "-q", path, "-sql", q).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ogrinfo -sql %q: %v\n%s", q, err, out)
-	}
-	var rows []map[string]string
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "OGRFeature(") {
-			rows = append(rows, map[string]string{})
-			continue
-		}
-		if len(rows) == 0 || !strings.HasPrefix(line, "  ") {
-			continue
-		}
-		// "  name (Type) = value"
-		i := strings.Index(line, " (")
-		j := strings.Index(line, ") = ")
-		if i < 0 || j < i {
-			continue
-		}
-		rows[len(rows)-1][strings.TrimSpace(line[:i])] = line[j+4:]
-	}
-	return rows
-}
-
 // ogrCount runs ogrinfo -ro -so with extra arguments on one layer and
 // returns its feature count and the whole output.
 func ogrCount(t testing.TB, path, layer string, extra ...string) (int64, string) {

@@ -11,9 +11,9 @@
 //     feature count and extent, which GDAL reads instead of scanning),
 //     geometry_columns_time and geometry_columns_auth; the views_ and virts_
 //     tables, geometry_columns_field_infos and spatialite_history empty.
-//   - The feature table, named as Meta.Name lower-cased (SpatiaLite keeps
-//     table and column names lower-case in geometry_columns, and GDAL looks
-//     its statistics up by the table's own name, so they must be equal):
+//   - The feature table, named Meta.Name lower-cased (TableName; SpatiaLite
+//     keeps table and column names lower-case in geometry_columns, and GDAL
+//     looks its statistics up by the table's own name, so they must agree):
 //     "ogc_fid" INTEGER PRIMARY KEY (1, 2, … in scan order), one column per
 //     attribute, then "geometry" in SpatiaLite's BLOB format (AppendGeometry),
 //     declared with the geometry type's name as AddGeometryColumn() does.
@@ -35,6 +35,13 @@
 // geometries. A feature of another type than a single declared one widens
 // the registered type to GEOMETRY. Coordinates are 2-D, SRID 4326.
 // Empty geometries are stored as NULL (SpatiaLite has none).
+//
+// The load is one transaction on a scratch connection (no journal, no
+// syncs) with multi-row INSERTs; features stream from the scan, and memory
+// stays bounded: SQLite's page cache (32 MiB), the R*Tree's sort runs
+// (8 MiB, spilled to a temporary file beyond) and its row-to-leaf map (4
+// bytes a feature). WriteFile checks ctx every 256 features and while
+// building the index, and removes the file on any error.
 package spatialite
 
 import (
@@ -178,13 +185,15 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 		return err
 	}
 
+	// ogc_fid is left to SQLite: the next rowid of an INTEGER PRIMARY KEY
+	// is the largest plus one, so the rows get 1, 2, … in order.
 	var ins strings.Builder
-	ins.WriteString("INSERT INTO " + quote(table) + " (" + quote(FIDColumn))
+	ins.WriteString("INSERT INTO " + quote(table) + " (")
 	for _, c := range cols {
-		ins.WriteString(", " + quote(c))
+		ins.WriteString(quote(c) + ", ")
 	}
-	ins.WriteString(", " + quote(GeometryColumn) + ") VALUES ")
-	rows, err := db.NewBatch(ins.String(), len(cols)+2, rowsPerStmt)
+	ins.WriteString(quote(GeometryColumn) + ") VALUES ")
+	rows, err := db.NewBatch(ins.String(), len(cols)+1, rowsPerStmt)
 	if err != nil {
 		return err
 	}
@@ -200,8 +209,8 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 		n      int64
 		mask   uint32
 		extent = wkb.EmptyRect
-		bufs   = make([][]byte, rows.PerStmt) // a BLOB buffer per row of a batch
-		geomAt = len(cols) + 1
+		blobs  = sqlitebulk.NewBlobs(rows.PerStmt) // a buffer per row of a batch
+		geomAt = len(cols)
 	)
 	err = scan(func(f *mapcommons.Feature) error {
 		if n%checkEvery == 0 {
@@ -211,22 +220,20 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 		}
 		n++
 		args := rows.Row()
-		args[0].Value = n
 		for i := range cols {
 			var v any
 			if i < len(f.Values) {
 				v = f.Values[i]
 			}
-			args[i+1].Value = sqlitebulk.Value(v)
+			args[i].Value = sqlitebulk.Value(v)
 		}
 		slot := rows.Slot()
-		blob, mbr, ok, err := AppendGeometry(bufs[slot][:0], f.Geometry, SRID)
+		blob, mbr, ok, err := AppendGeometry(blobs.Buf(slot), f.Geometry, SRID)
 		if err != nil {
 			return fmt.Errorf("feature %d: %w", f.Position, err)
 		}
-		bufs[slot] = blob
 		if ok {
-			args[geomAt].Value = blob
+			args[geomAt].Value = blobs.Set(slot, blob)
 			mask |= 1 << (blob[39] & 7) // the class, 1..7
 			extent = extent.Extend(mbr)
 		} else {

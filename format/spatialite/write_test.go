@@ -88,6 +88,9 @@ func writeDataset(t *testing.T, d dataset) string {
 	if err := WriteFile(context.Background(), path, d.meta, d.scan()); err != nil {
 		t.Fatal(err)
 	}
+	if files, _ := os.ReadDir(filepath.Dir(path)); len(files) != 1 { // no journal or other leftovers
+		t.Errorf("files beside the output: %v", files)
+	}
 	return path
 }
 

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"modernc.org/sqlite"
 )
@@ -193,31 +194,57 @@ func ColumnNames(names []string, reserved ...string) []string {
 // see mapcommons.Feature) to what the driver binds: booleans become 0 and
 // 1, NaN becomes NULL, other kinds of values their text.
 func Value(v any) any {
-	switch v := v.(type) {
+	switch x := v.(type) {
 	case nil, int64, string:
-		return v
+		return v // as it is: no new allocation
 	case float64:
-		if math.IsNaN(v) {
+		if math.IsNaN(x) {
 			return nil
 		}
 		return v
 	case bool:
-		if v {
+		if x {
 			return int64(1)
 		}
 		return int64(0)
 	case int:
-		return int64(v)
+		return int64(x)
 	case int32:
-		return int64(v)
+		return int64(x)
 	case float32:
-		return Value(float64(v))
+		return Value(float64(x))
 	case []byte:
-		return string(v)
+		return string(x)
 	case fmt.Stringer:
-		return v.String()
+		return x.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// Blobs keeps a buffer per row of a Batch and gives each buffer's current
+// contents as the value to bind, boxing it anew only when its address or
+// length changed (a []byte in an interface costs an allocation).
+type Blobs struct {
+	bufs  [][]byte
+	boxed []any
+}
+
+// NewBlobs returns n empty buffers.
+func NewBlobs(n int) *Blobs {
+	return &Blobs{bufs: make([][]byte, n), boxed: make([]any, n)}
+}
+
+// Buf returns buffer i, emptied, to append to.
+func (b *Blobs) Buf(i int) []byte { return b.bufs[i][:0] }
+
+// Set makes buf buffer i and returns it as a driver value.
+func (b *Blobs) Set(i int, buf []byte) any {
+	b.bufs[i] = buf
+	if old, ok := b.boxed[i].([]byte); ok && len(old) == len(buf) && unsafe.SliceData(old) == unsafe.SliceData(buf) {
+		return b.boxed[i]
+	}
+	b.boxed[i] = buf
+	return b.boxed[i]
 }
 
 // Batch inserts rows with multi-row INSERT statements ("INSERT … VALUES

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 
 	"mapcommons/format/wkb"
 )
@@ -92,8 +93,10 @@ func (t *RTree) Add(id int64, r wkb.Rect) error {
 			return err
 		}
 	}
-	if t.run == nil {
-		t.run = make([]box, 0, min(SortRun, 1024))
+	if len(t.run) == cap(t.run) { // double, up to SortRun (append grows large slices by a quarter)
+		run := make([]box, len(t.run), min(SortRun, max(1024, 2*cap(t.run))))
+		copy(run, t.run)
+		t.run = run
 	}
 	t.run = append(t.run, box{
 		h:   t.hilbert((r.MinX+r.MaxX)/2, (r.MinY+r.MaxY)/2),
@@ -463,24 +466,10 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 		return fmt.Errorf("rtree %s: %d leaves from %d boxes, want %d", t.name, len(level), t.n, leaves)
 	}
 
-	// The map from row to leaf, in row order (appending is cheapest).
-	rowids, err := t.db.NewBatch(`INSERT INTO `+Quote(t.name+"_rowid")+` (rowid, nodeno) VALUES `, 2, 256)
-	if err != nil {
-		return err
-	}
-	defer rowids.Close()
-	for i, leaf := range leafOf {
-		if leaf == 0 {
-			continue
-		}
-		r := rowids.Row()
-		r[0].Value = int64(i + 1)
-		r[1].Value = int64(leaf)
-		if err := rowids.Add(); err != nil {
-			return err
-		}
-	}
-	if err := rowids.Flush(); err != nil {
+	// The map from row to leaf, in row order (appending is cheapest), a
+	// chunk of rows a statement: SQLite's json_each expands a JSON array
+	// of leaf numbers (0 for rows without a box).
+	if err := t.writeRowids(leafOf); err != nil {
 		return err
 	}
 	if leaves == 1 {
@@ -508,6 +497,35 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 	}
 	_, err = w.parent(1, level, depth)
 	return err
+}
+
+// rowidChunk is how many rows writeRowids maps a statement.
+const rowidChunk = 1 << 16
+
+func (t *RTree) writeRowids(leafOf []uint32) error {
+	st, err := t.db.Prepare(`INSERT INTO `+Quote(t.name+"_rowid")+` (rowid, nodeno)
+SELECT ?1 + key, value FROM json_each(?2) WHERE value > 0`, 2)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	buf := make([]byte, 0, 8*min(len(leafOf), rowidChunk)+2)
+	for start := 0; start < len(leafOf); start += rowidChunk {
+		buf = append(buf[:0], '[')
+		for i, leaf := range leafOf[start:min(start+rowidChunk, len(leafOf))] {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendUint(buf, uint64(leaf), 10)
+		}
+		buf = append(buf, ']')
+		st.Args[0].Value = int64(start + 1)
+		st.Args[1].Value = string(buf) // text: a BLOB would be taken for JSONB
+		if err := st.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // evenSizes returns the size of each of parts groups of n items, as even

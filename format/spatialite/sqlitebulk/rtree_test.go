@@ -94,11 +94,11 @@ func TestRTree(t *testing.T) {
 		// 51 cells a node with 4 KiB pages: one leaf, two, a root over
 		// leaves, three levels.
 		{0, big, 4096}, {1, big, 4096}, {50, big, 4096}, {51, big, 4096}, {52, big, 4096}, {103, big, 4096},
-		{51 * 51, big, 4096}, {51*51 + 1, big, 4096}, {8000, big, 4096},
+		{51 * 51, big, 4096}, {51*51 + 1, big, 4096},
 		// 18 cells a node with 512-byte pages: four levels.
 		{6000, big, 512},
 		// Spilled and merged runs.
-		{6000, 1000, 4096}, {3000, 7, 4096}, {500, 1, 4096}, {2 * 1024, 1024, 4096},
+		{3000, 1000, 4096}, {1500, 7, 4096}, {500, 1, 4096}, {2 * 1024, 1024, 4096},
 	} {
 		n := c.n
 		SortRun = c.run
