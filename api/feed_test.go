@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -209,4 +210,75 @@ func countDatasets(t *testing.T, ts *testServer) ([]*mapcommons.Dataset, int) {
 		t.Fatal(err)
 	}
 	return list, total
+}
+
+// TestFeedFormats registers URLs serving KML, KMZ, Atom, RSS, GeoJSON and a
+// zipped shapefile, typed or guessed, and refetches an Atom feed that
+// changed.
+func TestFeedFormats(t *testing.T) {
+	ts := newServer(t, allowPrivate)
+	rm := newRemote(t)
+	kmlDoc := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>a</name><Point><coordinates>1,2</coordinates></Point></Placemark>` +
+		`<Placemark><name>b</name><Point><coordinates>3,4</coordinates></Point></Placemark></Document></kml>`
+	entry := func(title, point string) string {
+		return `<entry><title>` + title + `</title><id>` + title + `</id><updated>2011-03-10T15:33:00Z</updated><georss:point>` + point + `</georss:point></entry>`
+	}
+	atomDoc := func(entries ...string) string {
+		return `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:georss="http://www.georss.org/georss"><title>Quakes</title>` +
+			strings.Join(entries, "") + `</feed>`
+	}
+	rss := `<rss version="2.0" xmlns:geo="http://www.w3.org/2003/01/geo/wgs84_pos#"><channel><title>t</title>` +
+		`<item><title>x</title><geo:lat>10</geo:lat><geo:long>20</geo:long></item></channel></rss>`
+	shp := map[string][]byte{}
+	for _, ext := range []string{"shp", "shx", "dbf", "prj"} {
+		b, err := os.ReadFile(realData + "nc." + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shp["nc."+ext] = b
+	}
+	rm.set("/places.kml", remotePage{ctype: "application/vnd.google-earth.kml+xml", body: kmlDoc})
+	rm.set("/places", remotePage{ctype: "text/xml", body: kmlDoc})
+	rm.set("/places.kmz", remotePage{ctype: "application/octet-stream", body: string(zipOf(t, map[string][]byte{"doc.kml": []byte(kmlDoc)}))})
+	rm.set("/quakes", remotePage{ctype: "application/atom+xml", body: atomDoc(entry("q1", "1 2"), entry("q2", "3 4"))})
+	rm.set("/news.rss", remotePage{ctype: "text/xml", body: rss})
+	rm.set("/pts.json", remotePage{ctype: "application/json", body: `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"a":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}`})
+	rm.set("/counties.zip", remotePage{ctype: "application/zip", body: string(zipOf(t, shp))})
+	for _, c := range []struct {
+		path, typ, wantType string
+		count               float64
+	}{
+		{"/places.kml", "", "kml", 2}, {"/places", "kml", "kml", 2}, {"/places.kmz", "", "kmz", 2},
+		{"/quakes", "", "atom", 2}, {"/news.rss", "rss", "atom", 1}, {"/pts.json", "", "geojson", 1},
+		{"/counties.zip", "", "shp", 100},
+	} {
+		t.Run(strings.TrimPrefix(c.path, "/"), func(t *testing.T) {
+			q := "/datasets.json?url=" + url.QueryEscape(rm.URL+c.path)
+			if c.typ != "" {
+				q += "&type=" + c.typ
+			}
+			w := ts.do(req{method: "POST", path: q, user: "alice"})
+			must(t, w, http.StatusCreated)
+			doc := decode[map[string]any](t, must(t, ts.get(strings.TrimPrefix(w.Header().Get("Location"), base), ""), 200))
+			if doc["feature_count"] != c.count || doc["url_type"] != c.wantType || doc["data_type"] != "Data Feed" {
+				t.Fatalf("dataset %v", doc)
+			}
+		})
+	}
+	t.Run("RefetchAtom", func(t *testing.T) {
+		w := ts.do(req{method: "POST", path: "/datasets.json?url=" + url.QueryEscape(rm.URL+"/quakes"), user: "alice"})
+		path := strings.TrimSuffix(strings.TrimPrefix(must2(t, w, http.StatusOK), base), ".json")
+		rm.set("/quakes", remotePage{ctype: "application/atom+xml", body: atomDoc(entry("q1", "1 2"), entry("q2", "3 4"), entry("q3", "5 6"))})
+		must(t, ts.do(req{method: "PUT", path: path + "/fetch.json", user: "alice"}), http.StatusOK)
+		if doc := decode[map[string]any](t, must(t, ts.get(path+".json", ""), 200)); doc["feature_count"] != 3.0 {
+			t.Fatalf("after refetch %v", doc)
+		}
+	})
+}
+
+// must2 asserts the status of w and returns its Location.
+func must2(t *testing.T, w *httptest.ResponseRecorder, status int) string {
+	t.Helper()
+	must(t, w, status)
+	return w.Header().Get("Location")
 }
