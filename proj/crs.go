@@ -45,9 +45,9 @@ func snap(f float64) float64 {
 // unitFactor reads the conversion factor of a unit node (UNIT,
 // LENGTHUNIT, ANGLEUNIT, SCALEUNIT): name, factor.
 func unitFactor(u *node) (float64, error) {
-	f, ok := u.number(1)
+	f, ok := u.Number(1)
 	if !ok || !(f > 0) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("unit %q has no valid conversion factor", u.name())
+		return 0, fmt.Errorf("unit %q has no valid conversion factor", u.Name())
 	}
 	return snap(f), nil
 }
@@ -67,32 +67,32 @@ type geodetic struct {
 // With bound (the CRS of a BOUNDCRS) the datum is not resolved: the
 // BOUNDCRS's transformation is its shift.
 func parseGeodetic(n *node, crsName string, bound bool) (*geodetic, error) {
-	g := &geodetic{name: n.name(), angUnit: degree}
+	g := &geodetic{name: n.Name(), angUnit: degree}
 	if crsName == "" {
 		crsName = g.name
 	}
-	if cs := n.child("CS"); cs != nil && !strings.EqualFold(cs.word(0), "ellipsoidal") {
-		return nil, errUnsupported(crsName, cs.word(0)+" coordinate system")
+	if cs := n.Child("CS"); cs != nil && !strings.EqualFold(cs.Word(0), "ellipsoidal") {
+		return nil, errUnsupported(crsName, cs.Word(0)+" coordinate system")
 	}
-	d := n.child("DATUM", "GEODETICDATUM", "TRF", "ENSEMBLE")
+	d := n.Child("DATUM", "GEODETICDATUM", "TRF", "ENSEMBLE")
 	if d == nil {
-		return nil, errBad(crsName, "%s has no DATUM", n.key)
+		return nil, errBad(crsName, "%s has no DATUM", n.Key)
 	}
-	g.datum = d.name()
-	sp := d.child("SPHEROID", "ELLIPSOID")
+	g.datum = d.Name()
+	sp := d.Child("SPHEROID", "ELLIPSOID")
 	if sp == nil {
-		sp = n.child("SPHEROID", "ELLIPSOID") // tolerate it misplaced
+		sp = n.Child("SPHEROID", "ELLIPSOID") // tolerate it misplaced
 	}
 	if sp == nil {
 		return nil, errBad(crsName, "datum %q has no SPHEROID", g.datum)
 	}
-	g.ellps = sp.name()
-	a, ok1 := sp.number(1)
-	invf, ok2 := sp.number(2)
+	g.ellps = sp.Name()
+	a, ok1 := sp.Number(1)
+	invf, ok2 := sp.Number(2)
 	if !ok1 || !ok2 {
 		return nil, errBad(crsName, "spheroid %q needs a semi-major axis and an inverse flattening", g.ellps)
 	}
-	if u := sp.child("LENGTHUNIT", "UNIT"); u != nil {
+	if u := sp.Child("LENGTHUNIT", "UNIT"); u != nil {
 		f, err := unitFactor(u)
 		if err != nil {
 			return nil, errBad(crsName, "%v", err)
@@ -107,14 +107,14 @@ func parseGeodetic(n *node, crsName string, bound bool) (*geodetic, error) {
 	}
 	g.el = newEllipsoid(a, invf)
 
-	if pm := n.child("PRIMEM", "PRIMEMERIDIAN"); pm != nil {
-		v, ok := pm.number(1)
+	if pm := n.Child("PRIMEM", "PRIMEMERIDIAN"); pm != nil {
+		v, ok := pm.Number(1)
 		if !ok || math.IsInf(v, 0) || math.Abs(v) > 360 {
-			return nil, errBad(crsName, "prime meridian %q has no valid longitude", pm.name())
+			return nil, errBad(crsName, "prime meridian %q has no valid longitude", pm.Name())
 		}
 		// WKT1 (GDAL and ESRI alike) writes it in degrees whatever the
 		// angular unit of the GEOGCS; WKT2 says its unit.
-		if u := pm.child("ANGLEUNIT", "UNIT"); u != nil {
+		if u := pm.Child("ANGLEUNIT", "UNIT"); u != nil {
 			f, err := unitFactor(u)
 			if err != nil {
 				return nil, errBad(crsName, "%v", err)
@@ -124,24 +124,14 @@ func parseGeodetic(n *node, crsName string, bound bool) (*geodetic, error) {
 		g.pm = v
 	}
 
-	u := n.child("UNIT", "ANGLEUNIT")
-	if u == nil {
-		if cs := n.child("CS"); cs != nil {
-			u = cs.child("UNIT", "ANGLEUNIT")
-		}
-	}
-	if u == nil {
-		if ax := n.child("AXIS"); ax != nil {
-			u = ax.child("UNIT", "ANGLEUNIT")
-		}
-	}
+	u := n.Unit("UNIT", "ANGLEUNIT")
 	if u != nil {
 		f, err := unitFactor(u)
 		if err != nil {
 			return nil, errBad(crsName, "%v", err)
 		}
 		if f > 1 {
-			return nil, errBad(crsName, "angular unit %q of %g radians", u.name(), f)
+			return nil, errBad(crsName, "angular unit %q of %g radians", u.Name(), f)
 		}
 		g.angUnit = f
 	}
@@ -151,10 +141,10 @@ func parseGeodetic(n *node, crsName string, bound bool) (*geodetic, error) {
 	}
 	// The datum: an explicit TOWGS84, else one known by name, else the
 	// GRS 1980 / WGS 84 ellipsoid.
-	if tw := d.child("TOWGS84"); tw != nil {
+	if tw := d.Child("TOWGS84"); tw != nil {
 		v := make([]float64, 0, 7)
-		for i := range tw.args {
-			x, ok := tw.number(i)
+		for i := range tw.Args {
+			x, ok := tw.Number(i)
 			if !ok || math.IsInf(x, 0) || math.Abs(x) > 1e5 {
 				return nil, errBad(crsName, "TOWGS84 must be 3 or 7 numbers")
 			}
@@ -267,17 +257,17 @@ func (p *params) unused() string {
 func readParams(nodes []*node, angUnit, linUnit float64, crsName string) (*params, error) {
 	p := &params{vals: map[string]float64{}, used: map[string]bool{}}
 	for _, n := range nodes {
-		v, ok := n.number(1)
+		v, ok := n.Number(1)
 		if !ok || math.IsInf(v, 0) || math.Abs(v) > 1e12 {
-			return nil, errBad(crsName, "parameter %q has no valid value", n.name())
+			return nil, errBad(crsName, "parameter %q has no valid value", n.Name())
 		}
-		nn := norm(n.name())
+		nn := norm(n.Name())
 		key, known := paramAliases[nn]
 		if !known {
-			key = n.name()
+			key = n.Name()
 		}
 		var f float64
-		if u := n.child("ANGLEUNIT", "LENGTHUNIT", "SCALEUNIT", "UNIT"); u != nil {
+		if u := n.Child("ANGLEUNIT", "LENGTHUNIT", "SCALEUNIT", "UNIT"); u != nil {
 			var err error
 			if f, err = unitFactor(u); err != nil {
 				return nil, errBad(crsName, "%v", err)
@@ -295,7 +285,7 @@ func readParams(nodes []*node, angUnit, linUnit float64, crsName string) (*param
 			}
 			v *= f
 			if math.Abs(v) > 2*math.Pi {
-				return nil, errBad(crsName, "parameter %q out of range", n.name())
+				return nil, errBad(crsName, "parameter %q out of range", n.Name())
 			}
 		case pK0:
 			if f != 0 {
@@ -435,10 +425,10 @@ var errNoMethod = errors.New("no such method")
 // Mercator in disguise: GDAL's EPSG:3857 WKT1 (EXTENSION["PROJ4", "+proj=merc
 // +a=6378137 +b=6378137 …"]), or a CRS so named or numbered.
 func webMercatorHint(n *node, name string) float64 {
-	if ext := n.child("EXTENSION"); ext != nil && strings.EqualFold(ext.word(0), "PROJ4") {
+	if ext := n.Child("EXTENSION"); ext != nil && strings.EqualFold(ext.Word(0), "PROJ4") {
 		var a, b float64
 		isMerc := false
-		for _, f := range strings.Fields(ext.word(1)) {
+		for _, f := range strings.Fields(ext.Word(1)) {
 			k, v, _ := strings.Cut(strings.TrimPrefix(f, "+"), "=")
 			x, _ := strconv.ParseFloat(v, 64)
 			switch k {
@@ -458,10 +448,10 @@ func webMercatorHint(n *node, name string) float64 {
 	if strings.Contains(nn, "pseudomercator") || strings.Contains(nn, "webmercator") || strings.Contains(nn, "popularvisuali") {
 		return 6378137
 	}
-	if id := n.child("AUTHORITY", "ID"); id != nil {
-		code := id.word(1)
+	if id := n.Child("AUTHORITY", "ID"); id != nil {
+		code := id.Word(1)
 		if code == "" {
-			if v, ok := id.number(1); ok {
+			if v, ok := id.Number(1); ok {
 				code = strconv.FormatFloat(v, 'f', -1, 64)
 			}
 		}

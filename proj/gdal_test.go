@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"mapcommons/internal/gdaltest"
 )
 
 // gdalTransform runs gdaltransform from src to dst (any SRS GDAL takes:
@@ -17,7 +19,7 @@ import (
 // points GDAL cannot convert come back as NaN.
 func gdalTransform(t *testing.T, src, dst string, pts [][2]float64) [][2]float64 {
 	t.Helper()
-	bin := needTool(t, "gdaltransform")
+	bin := gdaltest.NeedTool(t, "gdaltransform")
 	var in bytes.Buffer
 	for _, p := range pts {
 		fmt.Fprintf(&in, "%.17g %.17g\n", p[0], p[1])
@@ -157,7 +159,7 @@ func grid(b [4]float64, n int) [][2]float64 {
 //   - the datum shift alone, with our parameters given to GDAL as
 //     +towgs84: within 1 mm.
 func TestGDAL(t *testing.T) {
-	needTool(t, "gdaltransform")
+	gdaltest.NeedTool(t, "gdaltransform")
 	for _, c := range gdalCases {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,21 +61,6 @@ func readPRJ(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// needTool returns the path of a GDAL program, skipping the test when it is
-// missing, or failing it under MAPCOMMONS_REQUIRE_GDAL=1 (as
-// internal/gdaltest.Need does for ogrinfo).
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("MAPCOMMONS_REQUIRE_GDAL") == "1" {
-			t.Fatalf("%s is not installed (apt-get install gdal-bin) and MAPCOMMONS_REQUIRE_GDAL=1", name)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
 }
 
 // wantInvalid checks that err is an EINVALID *mapcommons.Error whose

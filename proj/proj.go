@@ -108,9 +108,9 @@ func Parse(prj string) (*Transform, error) {
 // whose transformation replaces the datum's.
 func build(n *node, depth int, bound bool) (*Transform, error) {
 	if depth > 3 {
-		return nil, errBad(n.name(), "nested too deeply")
+		return nil, errBad(n.Name(), "nested too deeply")
 	}
-	switch n.key {
+	switch n.Key {
 	case "GEOGCS", "GEOGCRS", "GEOGRAPHICCRS", "GEODCRS", "GEODETICCRS":
 		g, err := parseGeodetic(n, "", bound)
 		if err != nil {
@@ -122,30 +122,30 @@ func build(n *node, depth int, bound bool) (*Transform, error) {
 	case "PROJCS", "PROJCRS", "PROJECTEDCRS":
 		return buildProjected(n, bound)
 	case "COMPD_CS", "COMPOUNDCRS":
-		for _, a := range n.args {
-			if a.node != nil {
-				switch a.node.key {
+		for _, a := range n.Args {
+			if a.Node != nil {
+				switch a.Node.Key {
 				case "GEOGCS", "GEOGCRS", "GEOGRAPHICCRS", "GEODCRS", "GEODETICCRS", "PROJCS", "PROJCRS", "PROJECTEDCRS", "BOUNDCRS":
-					t, err := build(a.node, depth+1, bound)
-					if err == nil && n.name() != "" {
-						t.name = n.name()
+					t, err := build(a.Node, depth+1, bound)
+					if err == nil && n.Name() != "" {
+						t.name = n.Name()
 					}
 					return t, err
 				}
 			}
 		}
-		return nil, errUnsupported(n.name(), "compound CRS without a horizontal part")
+		return nil, errUnsupported(n.Name(), "compound CRS without a horizontal part")
 	case "BOUNDCRS":
 		return buildBound(n, depth)
 	}
-	return nil, mapcommons.Errorf(mapcommons.EINVALID, "prj: unsupported coordinate system %q (a %s, not a geographic or projected CRS)", n.name(), n.key)
+	return nil, mapcommons.Errorf(mapcommons.EINVALID, "prj: unsupported coordinate system %q (a %s, not a geographic or projected CRS)", n.Name(), n.Key)
 }
 
 func buildProjected(n *node, bound bool) (*Transform, error) {
-	name := n.name()
-	base := n.child("GEOGCS", "BASEGEOGCRS", "BASEGEODCRS", "GEOGCRS", "GEODCRS")
+	name := n.Name()
+	base := n.Child("GEOGCS", "BASEGEOGCRS", "BASEGEODCRS", "GEOGCRS", "GEODCRS")
 	if base == nil {
-		return nil, errBad(name, "%s has no geographic CRS", n.key)
+		return nil, errBad(name, "%s has no geographic CRS", n.Key)
 	}
 	// The ellipsoid and units first, the datum once the projection is
 	// known to be supported: an unsupported projection is the error to
@@ -155,33 +155,23 @@ func buildProjected(n *node, bound bool) (*Transform, error) {
 		return nil, err
 	}
 	unit := 1.0
-	u := n.child("UNIT", "LENGTHUNIT")
-	if u == nil {
-		if cs := n.child("CS"); cs != nil {
-			u = cs.child("UNIT", "LENGTHUNIT")
-		}
-	}
-	if u == nil {
-		if ax := n.child("AXIS"); ax != nil {
-			u = ax.child("UNIT", "LENGTHUNIT")
-		}
-	}
+	u := n.Unit("UNIT", "LENGTHUNIT")
 	if u != nil {
 		if unit, err = unitFactor(u); err != nil {
 			return nil, errBad(name, "%v", err)
 		}
 		if unit > 1e5 {
-			return nil, errBad(name, "linear unit %q of %g metres", u.name(), unit)
+			return nil, errBad(name, "linear unit %q of %g metres", u.Name(), unit)
 		}
 	}
 	var method string
 	var pnodes []*node
-	if conv := n.child("CONVERSION"); conv != nil { // WKT2
-		method = conv.child("METHOD", "PROJECTION").name()
-		pnodes = conv.children("PARAMETER")
+	if conv := n.Child("CONVERSION"); conv != nil { // WKT2
+		method = conv.Child("METHOD", "PROJECTION").Name()
+		pnodes = conv.Children("PARAMETER")
 	} else {
-		method = n.child("PROJECTION").name()
-		pnodes = n.children("PARAMETER")
+		method = n.Child("PROJECTION").Name()
+		pnodes = n.Children("PARAMETER")
 	}
 	if method == "" {
 		return nil, errBad(name, "no projection method")
@@ -231,12 +221,12 @@ func nonzero(f float64) float64 {
 // buildBound reads a WKT2 BOUNDCRS whose transformation to WGS 84 is a
 // Helmert one (what GDAL writes for a WKT1 CRS with TOWGS84).
 func buildBound(n *node, depth int) (*Transform, error) {
-	src := n.child("SOURCECRS")
+	src := n.Child("SOURCECRS")
 	var crs *node
 	if src != nil {
-		for _, a := range src.args {
-			if a.node != nil {
-				crs = a.node
+		for _, a := range src.Args {
+			if a.Node != nil {
+				crs = a.Node
 				break
 			}
 		}
@@ -248,20 +238,20 @@ func buildBound(n *node, depth int) (*Transform, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := n.child("ABRIDGEDTRANSFORMATION", "COORDINATEOPERATION")
+	tr := n.Child("ABRIDGEDTRANSFORMATION", "COORDINATEOPERATION")
 	var method string
 	if tr != nil {
-		method = norm(tr.child("METHOD").name())
+		method = norm(tr.Child("METHOD").Name())
 	}
 	if method == "" {
 		return nil, errBad(t.name, "BOUNDCRS has no transformation")
 	}
-	if tgt := n.child("TARGETCRS"); tgt != nil {
-		for _, a := range tgt.args {
-			if a.node != nil {
-				d := a.node.child("DATUM", "GEODETICDATUM", "TRF", "ENSEMBLE")
-				if def := lookupDatum(d.name()); def == nil || def.name != "WGS 84" {
-					return nil, errUnsupported(t.name, "transformation to "+a.node.name())
+	if tgt := n.Child("TARGETCRS"); tgt != nil {
+		for _, a := range tgt.Args {
+			if a.Node != nil {
+				d := a.Node.Child("DATUM", "GEODETICDATUM", "TRF", "ENSEMBLE")
+				if def := lookupDatum(d.Name()); def == nil || def.name != "WGS 84" {
+					return nil, errUnsupported(t.name, "transformation to "+a.Node.Name())
 				}
 				break
 			}
@@ -276,16 +266,16 @@ func buildBound(n *node, depth int) (*Transform, error) {
 	case strings.Contains(method, "geocentrictranslation"):
 		rot = 0
 	default:
-		return nil, errUnsupported(t.name, "datum transformation "+tr.child("METHOD").name())
+		return nil, errUnsupported(t.name, "datum transformation "+tr.Child("METHOD").Name())
 	}
 	var h helmert
-	for _, pn := range tr.children("PARAMETER") {
-		v, ok := pn.number(1)
+	for _, pn := range tr.Children("PARAMETER") {
+		v, ok := pn.Number(1)
 		if !ok || math.IsInf(v, 0) || math.Abs(v) > 1e5 {
-			return nil, errBad(t.name, "parameter %q has no valid value", pn.name())
+			return nil, errBad(t.name, "parameter %q has no valid value", pn.Name())
 		}
 		f := 0.0
-		if u := pn.child("LENGTHUNIT", "ANGLEUNIT", "SCALEUNIT", "UNIT"); u != nil {
+		if u := pn.Child("LENGTHUNIT", "ANGLEUNIT", "SCALEUNIT", "UNIT"); u != nil {
 			if f, err = unitFactor(u); err != nil {
 				return nil, errBad(t.name, "%v", err)
 			}
@@ -296,7 +286,7 @@ func buildBound(n *node, depth int) (*Transform, error) {
 			}
 			return v * f
 		}
-		switch norm(pn.name()) {
+		switch norm(pn.Name()) {
 		case "xaxistranslation":
 			h.tx = or(1)
 		case "yaxistranslation":
@@ -324,7 +314,7 @@ func buildBound(n *node, depth int) (*Transform, error) {
 			}
 		default:
 			if v != 0 {
-				return nil, errUnsupported(t.name, "datum transformation parameter "+pn.name())
+				return nil, errUnsupported(t.name, "datum transformation parameter "+pn.Name())
 			}
 		}
 	}

@@ -43,11 +43,11 @@ func TestTestdata(t *testing.T) {
 			continue
 		}
 		root, _ := parseWKT(strings.TrimSpace(wkt))
-		if root.key == "BOUNDCRS" {
-			root = root.child("SOURCECRS").args[0].node
+		if root.Key == "BOUNDCRS" {
+			root = root.Child("SOURCECRS").Args[0].Node
 		}
-		if tr.Name() != root.name() {
-			t.Errorf("%s: Name() = %q, want %q", name, tr.Name(), root.name())
+		if tr.Name() != root.Name() {
+			t.Errorf("%s: Name() = %q, want %q", name, tr.Name(), root.Name())
 		}
 		if got, want := tr.Identity(), name == "wgs84_geographic.esri.prj" || name == "wgs84_geographic.ogc.prj"; got != want {
 			t.Errorf("%s: Identity() = %v", name, got)

@@ -4,13 +4,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"mapcommons/format/shapefile"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/gdaltest"
 )
 
 // realDir holds real shapefiles nobody on this project made (see
@@ -66,15 +66,6 @@ func flat(g wkb.Geom, dst []float64) []float64 {
 	return dst
 }
 
-func ogr2ogr(t *testing.T, args ...string) {
-	t.Helper()
-	bin := needTool(t, "ogr2ogr")
-	out, err := exec.Command(bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ogr2ogr %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 // TestRealShapefiles reprojects real lon/lat shapefiles with ogr2ogr to
 // projected CRSs, reads the projected files back with the shapefile reader
 // and converts them with the Transform of the .prj GDAL wrote (ESRI WKT):
@@ -84,7 +75,7 @@ func ogr2ogr(t *testing.T, args ...string) {
 // datum is the same on both sides the inverse projection alone must give
 // the original back within 1e-9 degrees (0.1 mm).
 func TestRealShapefiles(t *testing.T) {
-	needTool(t, "ogr2ogr")
+	gdaltest.NeedTool(t, "ogr2ogr")
 	if _, err := os.Stat(realDir + "nc.shp"); err != nil {
 		t.Skipf("real data not available: %v", err)
 	}
@@ -115,8 +106,8 @@ func TestRealShapefiles(t *testing.T) {
 			dir := t.TempDir()
 			sub := filepath.Join(dir, "sub.shp")
 			out := filepath.Join(dir, "out.shp")
-			ogr2ogr(t, append(append([]string{"-f", "ESRI Shapefile"}, c.filter...), sub, realDir+c.src+".shp")...)
-			ogr2ogr(t, "-f", "ESRI Shapefile", "-t_srs", c.srs, out, sub)
+			gdaltest.Ogr2ogr(t, append(append([]string{"-f", "ESRI Shapefile"}, c.filter...), sub, realDir+c.src+".shp")...)
+			gdaltest.Ogr2ogr(t, "-f", "ESRI Shapefile", "-t_srs", c.srs, out, sub)
 			prj, err := os.ReadFile(filepath.Join(dir, "out.prj"))
 			if err != nil {
 				t.Fatal(err)

@@ -3,8 +3,9 @@ package atom
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"testing"
+
+	"mapcommons/internal/formattest"
 )
 
 // bigFeed is an RSS feed of n items with a point, a title, a description
@@ -20,19 +21,5 @@ func bigFeed(n int) []byte {
 }
 
 func BenchmarkRead(b *testing.B) {
-	data := bigFeed(10000)
-	b.SetBytes(int64(len(data)))
-	for i := 0; i < b.N; i++ {
-		r, err := Open(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			if _, err := r.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	formattest.BenchmarkRead(b, bigFeed(10000), Open)
 }

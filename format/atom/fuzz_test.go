@@ -1,17 +1,10 @@
 package atom
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"testing"
-	"time"
-	"unicode/utf8"
 
-	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // FuzzAtomRead reads any bytes: features or an EINVALID error (the input is
@@ -34,72 +27,6 @@ func FuzzAtomRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog(data)()
-		r, err := Open(bytes.NewReader(data))
-		if err != nil {
-			checkInvalid(t, err)
-			return
-		}
-		attrs := r.Attributes()
-		if len(attrs) > mapcommons.MaxAttributes {
-			t.Fatalf("%d attributes", len(attrs))
-		}
-		for n := int64(0); ; n++ {
-			feat, err := r.Next()
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatalf("pass 2 failed after pass 1 passed: %v", err)
-			}
-			if feat.Position != n || n > int64(len(data)) {
-				t.Fatalf("feature %d at position %d", n, feat.Position)
-			}
-			if len(feat.Values) != len(attrs) {
-				t.Fatalf("%d values for %d attributes", len(feat.Values), len(attrs))
-			}
-			for i, v := range feat.Values {
-				ok := v == nil
-				switch attrs[i].Type {
-				case mapcommons.AttrInteger:
-					_, ok2 := v.(int64)
-					ok = ok || ok2
-				case mapcommons.AttrFloat:
-					_, ok2 := v.(float64)
-					ok = ok || ok2
-				case mapcommons.AttrString:
-					s, ok2 := v.(string)
-					ok = ok || ok2 && s != "" && utf8.ValidString(s)
-				}
-				if !ok {
-					t.Fatalf("value %#v in a %s column", v, attrs[i].Type)
-				}
-			}
-			if feat.Geometry == nil {
-				continue
-			}
-			b, ok, err := wkb.BoundsOf(feat.Geometry)
-			if err != nil || !ok || b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90 {
-				t.Fatalf("geometry %x: %v %v %v", feat.Geometry, b, ok, err)
-			}
-		}
+		formattest.CheckRead(t, data, Open, formattest.Rules{MaxFeatures: int64(len(data)) + 1})
 	})
-}
-
-func checkInvalid(t *testing.T, err error) {
-	t.Helper()
-	var e *mapcommons.Error
-	if !errors.As(err, &e) || e.Code != mapcommons.EINVALID {
-		t.Fatalf("error %v (%T) is not EINVALID", err, err)
-	}
-}
-
-// watchdog crashes the fuzzing worker, reporting the input, when a call
-// takes 10 seconds; the fuzzer itself has no notion of a hang. Use it as
-// defer watchdog(input)().
-func watchdog(input []byte) (stop func()) {
-	if len(input) > 200 {
-		input = append(input[:200:200], "..."...)
-	}
-	t := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("hang on %q", input)) })
-	return func() { t.Stop() }
 }

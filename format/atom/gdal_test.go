@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,32 +11,16 @@ import (
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 	"mapcommons/internal/gdaltest"
 )
-
-// realDir holds real shapefiles nobody on this project made (see
-// shared/testdata/README.md); CI checks the repository out beside shared/.
-const realDir = "../../../shared/testdata/real/"
-
-// ogr2ogr runs ogr2ogr with args, failing the test when it fails.
-func ogr2ogr(t *testing.T, args ...string) {
-	t.Helper()
-	gdaltest.Need(t)
-	bin, err := exec.LookPath("ogr2ogr")
-	if err != nil {
-		t.Skip("ogr2ogr not installed")
-	}
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-		t.Fatalf("ogr2ogr %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
 
 // shapeFeatures converts a real shapefile to CSV with WKT by ogr2ogr and
 // returns its attributes (all strings) and features.
 func shapeFeatures(t *testing.T, base string) ([]mapcommons.Attribute, []mapcommons.Feature) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), base+".csv")
-	ogr2ogr(t, "-f", "CSV", "-lco", "GEOMETRY=AS_WKT", path, realDir+base+".shp")
+	gdaltest.Ogr2ogr(t, "-f", "CSV", "-lco", "GEOMETRY=AS_WKT", path, formattest.RealDir+base+".shp")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -87,25 +70,8 @@ func readExtent(t *testing.T, path string) (int64, [4]float64, *Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int64
-	ext := wkb.EmptyRect
-	for {
-		feat, err := r.Next()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		if feat.Geometry == nil {
-			continue
-		} else if b, ok, err := wkb.BoundsOf(feat.Geometry); err != nil {
-			t.Fatal(err)
-		} else if ok {
-			ext = ext.Extend(b)
-		}
-	}
-	return n, [4]float64{ext.MinX, ext.MinY, ext.MaxX, ext.MaxY}, r
+	n, ext := formattest.ReadExtent(t, r)
+	return n, ext, r
 }
 
 // TestWriteGDAL writes real datasets as Atom and checks that GDAL's GeoRSS
@@ -114,7 +80,7 @@ func TestWriteGDAL(t *testing.T) {
 	gdaltest.Need(t)
 	for _, base := range []string{"naturalearth_cities", "naturalearth_lowres", "nc"} {
 		t.Run(base, func(t *testing.T) {
-			src := gdaltest.Ogrinfo(t, realDir+base+".shp").Layers[0]
+			src := gdaltest.Ogrinfo(t, formattest.RealDir+base+".shp").Layers[0]
 			attrs, feats := shapeFeatures(t, base)
 			path := filepath.Join(t.TempDir(), base+".atom")
 			out, err := os.Create(path)
@@ -122,7 +88,7 @@ func TestWriteGDAL(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := format.Meta{Name: base, Title: base, Link: "http://example.com/datasets/1.json", Attributes: attrs}
-			if err := Write(out, m, scanOf(feats)); err != nil {
+			if err := Write(out, m, formattest.ScanOf(feats)); err != nil {
 				t.Fatal(err)
 			}
 			if err := out.Close(); err != nil {
@@ -167,8 +133,8 @@ func TestReadGDAL(t *testing.T) {
 		t.Run(tc.base+"_"+tc.format+"_"+tc.dialect, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.base+".xml")
 			args := []string{"-f", "GeoRSS", "-dsco", "FORMAT=" + tc.format, "-dsco", "GEOM_DIALECT=" + tc.dialect, "-dsco", "USE_EXTENSIONS=YES"}
-			args = append(append(args, tc.extra...), path, realDir+tc.base+".shp")
-			ogr2ogr(t, args...)
+			args = append(append(args, tc.extra...), path, formattest.RealDir+tc.base+".shp")
+			gdaltest.Ogr2ogr(t, args...)
 			info := gdaltest.Ogrinfo(t, path)
 			if info.Driver != "GeoRSS" {
 				t.Fatalf("driver %q", info.Driver)
@@ -184,7 +150,7 @@ func TestReadGDAL(t *testing.T) {
 				found = found || strings.EqualFold(a.Name, "name")
 			}
 			if !found {
-				t.Errorf("no name attribute among %s", attrNames(r.Attributes()))
+				t.Errorf("no name attribute among %s", formattest.Schema(r.Attributes()))
 			}
 		})
 	}

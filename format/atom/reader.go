@@ -100,6 +100,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/infer"
+	"mapcommons/format/xmltext"
 )
 
 // maxToken bounds the bytes of one token (a variable for the tests).
@@ -1093,16 +1094,9 @@ func appendTag(dst []byte, t xml.StartElement) []byte {
 // appendHTMLEscaped appends s with &, < and > escaped (and " when quote).
 func appendHTMLEscaped(dst, s []byte, quote bool) []byte {
 	for _, c := range s {
-		switch {
-		case c == '&':
-			dst = append(dst, "&amp;"...)
-		case c == '<':
-			dst = append(dst, "&lt;"...)
-		case c == '>':
-			dst = append(dst, "&gt;"...)
-		case c == '"' && quote:
-			dst = append(dst, "&quot;"...)
-		default:
+		if e := xmltext.Entity(c, quote); e != "" {
+			dst = append(dst, e...)
+		} else {
 			dst = append(dst, c)
 		}
 	}

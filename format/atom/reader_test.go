@@ -1,7 +1,6 @@
 package atom
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // rfeat is a feature read back: values by attribute name and WKT.
@@ -27,39 +26,17 @@ func readAll(src string) (*Reader, []rfeat, error) {
 		return nil, nil, err
 	}
 	var out []rfeat
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return r, out, nil
-		} else if err != nil {
-			return r, out, err
-		}
-		if f.Position != int64(len(out)) {
-			return r, out, errors.New("bad position")
-		}
-		rf := rfeat{vals: map[string]any{}}
+	err = formattest.Each(r, func(f *mapcommons.Feature, wkt string) error {
+		rf := rfeat{vals: map[string]any{}, wkt: wkt}
 		for i, a := range r.Attributes() {
 			if f.Values[i] != nil {
 				rf.vals[a.Name] = f.Values[i]
 			}
 		}
-		if f.Geometry != nil {
-			w, err := wkb.ToWKT(nil, f.Geometry)
-			if err != nil {
-				return r, out, err
-			}
-			rf.wkt = string(w)
-		}
 		out = append(out, rf)
-	}
-}
-
-func attrNames(attrs []mapcommons.Attribute) string {
-	var s []string
-	for _, a := range attrs {
-		s = append(s, a.Name+":"+string(a.Type))
-	}
-	return strings.Join(s, " ")
+		return nil
+	})
+	return r, out, err
 }
 
 // check compares features with the expectations: every listed value, no
@@ -178,7 +155,7 @@ func TestAtom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := attrNames(r.Attributes()); s != "title:string summary:string content:string link:string published:string updated:string author:string id:string category:string magnitude:float featurename:string" {
+	if s := formattest.Schema(r.Attributes()); s != "title:string summary:string content:string link:string published:string updated:string author:string id:string category:string magnitude:float featurename:string" {
 		t.Errorf("attributes %s", s)
 	}
 	wantFeed := Feed{Format: FormatAtom, Title: "Test feed", Description: "All the forms", Link: "http://example.com/", Author: "Feeder", Updated: "2010-03-31T20:38:14Z"}
@@ -267,7 +244,7 @@ func TestRSS2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := attrNames(r.Attributes()); s != "title:string description:string content:string link:string published:string author:string guid:string category:string mag:float code:string comments:string" {
+	if s := formattest.Schema(r.Attributes()); s != "title:string description:string content:string link:string published:string author:string guid:string category:string mag:float code:string comments:string" {
 		t.Errorf("attributes %s", s)
 	}
 	wantFeed := Feed{Format: FormatRSS, Title: "Quakes", Description: "Recent quakes", Link: "http://example.com/", Author: "ed@example.com", Updated: "Tue, 10 Jun 2003 09:41:01 GMT"}
@@ -319,7 +296,7 @@ func TestRSS1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := attrNames(r.Attributes()); s != "title:string description:string link:string published:string author:string guid:string category:string" {
+	if s := formattest.Schema(r.Attributes()); s != "title:string description:string link:string published:string author:string guid:string category:string" {
 		t.Errorf("attributes %s", s)
 	}
 	wantFeed := Feed{Format: FormatRSS, Title: "RDF feed", Description: "d", Link: "http://example.com/", Author: "Dee"}
@@ -441,15 +418,7 @@ func TestErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := readAll(tc.in)
-			if err == nil {
-				t.Fatalf("no error, want %q", tc.want)
-			}
-			if mapcommons.ErrorCode(err) != mapcommons.EINVALID {
-				t.Fatalf("error %v is not EINVALID", err)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %q, want %q", err, tc.want)
-			}
+			formattest.WantInvalid(t, err, tc.want)
 		})
 	}
 }
@@ -490,47 +459,18 @@ func TestTooManyPoints(t *testing.T) {
 	}
 }
 
-// errReader fails after its data.
-type errReader struct{ *strings.Reader }
-
-var errDisk = errors.New("disk on fire")
-
-func (r errReader) Read(p []byte) (int, error) {
-	n, err := r.Reader.Read(p)
-	if err == io.EOF {
-		return n, errDisk
-	}
-	return n, err
-}
-
 func TestIOError(t *testing.T) {
-	_, err := Open(errReader{strings.NewReader(`<rss><channel><item><title>x</title>`)})
-	if !errors.Is(err, errDisk) || mapcommons.ErrorCode(err) != mapcommons.EINTERNAL {
+	_, err := Open(formattest.ErrReader{Reader: strings.NewReader(`<rss><channel><item><title>x</title>`)})
+	if !errors.Is(err, formattest.ErrDisk) || mapcommons.ErrorCode(err) != mapcommons.EINTERNAL {
 		t.Fatalf("error %v", err)
 	}
-}
-
-// changingReader serves a first version for pass 1 and a second one after
-// the seek back.
-type changingReader struct {
-	io.ReadSeeker
-	second []byte
-	seeks  int
-}
-
-func (c *changingReader) Seek(off int64, whence int) (int64, error) {
-	c.seeks++
-	if c.seeks == 2 {
-		c.ReadSeeker = bytes.NewReader(c.second)
-	}
-	return c.ReadSeeker.Seek(off, whence)
 }
 
 func TestChangedFile(t *testing.T) {
 	one := `<rss><channel><item><title>a</title></item></channel></rss>`
 	two := `<rss><channel><item><title>a</title></item><item><title>b</title></item></channel></rss>`
 	for _, tc := range [][2]string{{one, two}, {two, one}} {
-		r, err := Open(&changingReader{ReadSeeker: strings.NewReader(tc[0]), second: []byte(tc[1])})
+		r, err := Open(&formattest.ChangingReader{ReadSeeker: strings.NewReader(tc[0]), Second: []byte(tc[1])})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/wkb"
+	"mapcommons/format/xmltext"
 )
 
 // Write streams a dataset as an Atom 1.0 feed (RFC 4287) with GeoRSS
@@ -120,11 +120,11 @@ func (fw *feedWriter) header(m format.Meta) error {
 			self = s + ".atom"
 		}
 		b = append(b, `<link rel="self" type="application/atom+xml" href="`...)
-		b = appendXML(b, self, true)
+		b = xmltext.AppendEscaped(b, self, true)
 		b = append(b, "\"/>\n"...)
 		if self != m.Link {
 			b = append(b, `<link rel="alternate" type="application/json" href="`...)
-			b = appendXML(b, m.Link, true)
+			b = xmltext.AppendEscaped(b, m.Link, true)
 			b = append(b, "\"/>\n"...)
 		}
 	}
@@ -135,7 +135,7 @@ func (fw *feedWriter) header(m format.Meta) error {
 		author = "mapcommons"
 	}
 	b = append(b, "<author><name>"...)
-	b = appendXML(b, author, false)
+	b = xmltext.AppendEscaped(b, author, false)
 	b = append(b, "</name></author>\n<generator>mapcommons</generator>\n"...)
 	fw.buf = b
 	_, err := fw.w.Write(b)
@@ -145,7 +145,7 @@ func (fw *feedWriter) header(m format.Meta) error {
 // element appends <name>escaped text</name> and a line feed.
 func element(b []byte, name, text string) []byte {
 	b = append(append(append(b, '<'), name...), '>')
-	b = appendXML(b, text, false)
+	b = xmltext.AppendEscaped(b, text, false)
 	return append(append(append(b, "</"...), name...), ">\n"...)
 }
 
@@ -159,9 +159,9 @@ func (fw *feedWriter) entry(f *mapcommons.Feature) error {
 	if title == "" {
 		title = "Feature " + strconv.FormatInt(f.Position, 10)
 	}
-	b = appendXML(b, title, false)
+	b = xmltext.AppendEscaped(b, title, false)
 	b = append(b, "</title>\n<id>"...)
-	b = appendXML(b, fw.id+"#feature-"+strconv.FormatInt(f.Position, 10), false)
+	b = xmltext.AppendEscaped(b, fw.id+"#feature-"+strconv.FormatInt(f.Position, 10), false)
 	b = append(b, "</id>\n<updated>"...)
 	b = append(b, fw.updated...)
 	b = append(b, "</updated>\n<content type=\"html\">"...)
@@ -178,7 +178,7 @@ func (fw *feedWriter) entry(f *mapcommons.Feature) error {
 	}
 	h = append(h, "</table>"...)
 	fw.html = h
-	b = appendXML(b, string(h), false)
+	b = xmltext.AppendEscaped(b, string(h), false)
 	b = append(b, "</content>\n"...)
 	if len(f.Geometry) > 0 {
 		g, err := wkb.Decode(f.Geometry)
@@ -229,49 +229,6 @@ func appendHTML(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, c)
 		}
-	}
-	return dst
-}
-
-// appendXML appends s escaped as XML character data (or, with attr, an
-// attribute value in double quotes), dropping characters XML does not
-// allow and replacing invalid UTF-8 with U+FFFD.
-func appendXML(dst []byte, s string, attr bool) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '&':
-				dst = append(dst, "&amp;"...)
-			case c == '<':
-				dst = append(dst, "&lt;"...)
-			case c == '>':
-				dst = append(dst, "&gt;"...)
-			case c == '"' && attr:
-				dst = append(dst, "&quot;"...)
-			case c == '\r':
-				dst = append(dst, "&#xD;"...)
-			case c == '\n' && attr:
-				dst = append(dst, "&#xA;"...)
-			case c == '\t' && attr:
-				dst = append(dst, "&#x9;"...)
-			case c < 0x20 && c != '\n' && c != '\t':
-				// not allowed in XML 1.0: dropped
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, "\uFFFD"...)
-		case r == 0xFFFE || r == 0xFFFF:
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
 	}
 	return dst
 }

@@ -16,22 +16,10 @@ import (
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// scanOf returns a Scan over feats.
-func scanOf(feats []mapcommons.Feature) format.Scan {
-	return func(fn func(*mapcommons.Feature) error) error {
-		for i := range feats {
-			f := feats[i] // the scan reuses one feature
-			if err := fn(&f); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
 
 var testMeta = format.Meta{
 	Name:        "test_set",
@@ -78,7 +66,7 @@ func testFeatures() []mapcommons.Feature {
 
 func TestWriteGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, testMeta, scanOf(testFeatures())); err != nil {
+	if err := Write(&buf, testMeta, formattest.ScanOf(testFeatures())); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "write.atom", buf.Bytes())
@@ -86,7 +74,7 @@ func TestWriteGolden(t *testing.T) {
 	// A dataset without link, title, author or update time.
 	buf.Reset()
 	m := format.Meta{Name: "bare", Attributes: []mapcommons.Attribute{{Name: "v", Type: mapcommons.AttrFloat}}}
-	if err := Write(&buf, m, scanOf([]mapcommons.Feature{{Values: []any{1.0}, Geometry: ptWKB}})); err != nil {
+	if err := Write(&buf, m, formattest.ScanOf([]mapcommons.Feature{{Values: []any{1.0}, Geometry: ptWKB}})); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "bare.atom", buf.Bytes())
@@ -121,14 +109,14 @@ func golden(t *testing.T, name string, got []byte) {
 func TestWriteRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	feats := testFeatures()
-	if err := Write(&buf, testMeta, scanOf(feats)); err != nil {
+	if err := Write(&buf, testMeta, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	r, got, err := readAll(buf.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := attrNames(r.Attributes()); s != "title:string content:string updated:string id:string" {
+	if s := formattest.Schema(r.Attributes()); s != "title:string content:string updated:string id:string" {
 		t.Errorf("attributes %s", s)
 	}
 	wantFeed := Feed{Format: FormatAtom, Title: testMeta.Title, Description: testMeta.Description, Link: "http://example.com/datasets/7.json",
@@ -182,7 +170,7 @@ func TestWriteErrors(t *testing.T) {
 	for i := range many {
 		many[i] = mapcommons.Feature{Position: int64(i), Values: []any{"x", nil, nil, nil, nil}, Geometry: ptWKB}
 	}
-	if err := Write(&failWriter{}, testMeta, scanOf(many)); !errors.Is(err, errFull) {
+	if err := Write(&failWriter{}, testMeta, formattest.ScanOf(many)); !errors.Is(err, errFull) {
 		t.Errorf("error %v", err)
 	}
 	errScan := errors.New("scan failed")
@@ -190,7 +178,7 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	bad := []mapcommons.Feature{{Values: []any{nil, nil, nil, nil, nil}, Geometry: []byte{1, 2, 3}}}
-	if err := Write(io.Discard, testMeta, scanOf(bad)); err == nil || !strings.Contains(err.Error(), "feature 0") {
+	if err := Write(io.Discard, testMeta, formattest.ScanOf(bad)); err == nil || !strings.Contains(err.Error(), "feature 0") {
 		t.Errorf("error %v", err)
 	}
 }

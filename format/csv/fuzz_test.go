@@ -2,16 +2,12 @@ package csv
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 var fuzzSeeds = []string{
@@ -44,62 +40,9 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog(string(data))()
-		r, err := Open(bytes.NewReader(data))
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		attrs := r.Attributes()
-		if len(attrs) > mapcommons.MaxAttributes {
-			t.Fatalf("%d attributes", len(attrs))
-		}
 		maxRows := int64(bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) + 1)
-		for n := int64(0); ; n++ {
-			feat, err := r.Next()
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				checkErr(t, err)
-				t.Fatalf("pass 2 failed after pass 1 passed: %v", err)
-			}
-			if n > maxRows || feat.Position != n {
-				t.Fatalf("feature %d at position %d (at most %d rows)", n, feat.Position, maxRows)
-			}
-			if len(feat.Values) != len(attrs) {
-				t.Fatalf("%d values for %d attributes", len(feat.Values), len(attrs))
-			}
-			for i, v := range feat.Values {
-				ok := v == nil
-				switch attrs[i].Type {
-				case mapcommons.AttrInteger:
-					_, ok2 := v.(int64)
-					ok = ok || ok2
-				case mapcommons.AttrFloat:
-					_, ok2 := v.(float64)
-					ok = ok || ok2
-				case mapcommons.AttrString:
-					s, ok2 := v.(string)
-					ok = ok || ok2 && s != "" && utf8.ValidString(s)
-				}
-				if !ok {
-					t.Fatalf("value %#v in a %s column", v, attrs[i].Type)
-				}
-			}
-			b, ok, err := wkb.BoundsOf(feat.Geometry)
-			if err != nil || !ok || b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90 {
-				t.Fatalf("geometry %x: %v %v %v", feat.Geometry, b, ok, err)
-			}
-		}
+		formattest.CheckRead(t, data, Open, formattest.Rules{MaxFeatures: maxRows + 1, NeedGeometry: true})
 	})
-}
-
-func checkErr(t *testing.T, err error) {
-	t.Helper()
-	var e *mapcommons.Error
-	if !errors.As(err, &e) || e.Code != mapcommons.EINVALID {
-		t.Fatalf("error %v (%T) is not EINVALID", err, err)
-	}
 }
 
 // FuzzRoundTrip writes a string through the Writer and reads it back. A
@@ -110,7 +53,7 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, points bool) {
-		defer watchdog(s)()
+		defer formattest.Watchdog(s)()
 		if !utf8.ValidString(s) || len(s) > maxField {
 			return
 		}
@@ -136,15 +79,4 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("%q: read back %+v, want %q", buf.String(), feats, want)
 		}
 	})
-}
-
-// watchdog crashes the fuzzing worker, reporting the input, when a call
-// takes 10 seconds; the fuzzer itself has no notion of a hang. Use it as
-// defer watchdog(input)().
-func watchdog(input string) (stop func()) {
-	if len(input) > 200 {
-		input = input[:200] + "..."
-	}
-	t := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("hang on %q", input)) })
-	return func() { t.Stop() }
 }

@@ -1,34 +1,15 @@
 package geojson
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 	"mapcommons/internal/gdaltest"
 )
-
-// realDir holds real shapefiles nobody on this project made (see
-// shared/testdata/README.md); CI checks the repository out beside shared/.
-const realDir = "../../../shared/testdata/real/"
-
-// ogr2ogr runs ogr2ogr with args, failing the test when it fails.
-func ogr2ogr(t *testing.T, args ...string) {
-	t.Helper()
-	gdaltest.Need(t)
-	bin, err := exec.LookPath("ogr2ogr")
-	if err != nil {
-		t.Skip("ogr2ogr not installed")
-	}
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
-		t.Fatalf("ogr2ogr %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
 
 func openFile(t *testing.T, path string) (*Reader, error) {
 	t.Helper()
@@ -55,33 +36,13 @@ func TestSourceGDAL(t *testing.T) {
 	} {
 		t.Run(tc.base+strings.Join(tc.args, ""), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), tc.base+".geojson")
-			ogr2ogr(t, append(append([]string{"-f", "GeoJSON"}, tc.args...), path, realDir+tc.base+".shp")...)
+			gdaltest.Ogr2ogr(t, append(append([]string{"-f", "GeoJSON"}, tc.args...), path, formattest.RealDir+tc.base+".shp")...)
 			want := gdaltest.Ogrinfo(t, path).Layers[0]
 			r, err := openFile(t, path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var n int64
-			ext := wkb.EmptyRect
-			for {
-				f, err := r.Next()
-				if err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				n++
-				if f.Geometry != nil {
-					b, ok, err := wkb.BoundsOf(f.Geometry)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if ok {
-						ext = ext.Extend(b)
-					}
-				}
-			}
-			got := [4]float64{ext.MinX, ext.MinY, ext.MaxX, ext.MaxY}
+			n, got := formattest.ReadExtent(t, r)
 			if n != want.Count || !want.HasExt || !gdaltest.Near(got, want.Extent, 1e-6) {
 				t.Errorf("we read %d features in %v, GDAL %d in %v", n, got, want.Count, want.Extent)
 			}
@@ -90,7 +51,7 @@ func TestSourceGDAL(t *testing.T) {
 			// integral may read as integer).
 			attrs := r.Attributes()
 			if len(attrs) != len(want.Fields) {
-				t.Fatalf("attributes %s, GDAL fields %v", schema(attrs), want.Fields)
+				t.Fatalf("attributes %s, GDAL fields %v", formattest.Schema(attrs), want.Fields)
 			}
 			for i, f := range want.Fields {
 				name, typ, _ := strings.Cut(f, ": ")
@@ -112,7 +73,7 @@ func TestSourceGDAL(t *testing.T) {
 	}
 	// Without reprojection nc keeps its NAD27 coordinates and says so.
 	path := filepath.Join(t.TempDir(), "nc.geojson")
-	ogr2ogr(t, "-f", "GeoJSON", path, realDir+"nc.shp")
+	gdaltest.Ogr2ogr(t, "-f", "GeoJSON", path, formattest.RealDir+"nc.shp")
 	_, err := openFile(t, path)
 	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "4267") {
 		t.Errorf("error %v", err)

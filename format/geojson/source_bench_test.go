@@ -3,8 +3,9 @@ package geojson
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"testing"
+
+	"mapcommons/internal/formattest"
 )
 
 // bigCollection is a FeatureCollection of n polygons with 4 properties.
@@ -26,19 +27,5 @@ func bigCollection(n int) []byte {
 }
 
 func BenchmarkSourceRead(b *testing.B) {
-	data := bigCollection(5000)
-	b.SetBytes(int64(len(data)))
-	for i := 0; i < b.N; i++ {
-		r, err := Open(bytes.NewReader(data))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			if _, err := r.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	formattest.BenchmarkRead(b, bigCollection(5000), Open)
 }

@@ -1,7 +1,6 @@
 package geojson
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,7 @@ import (
 	"testing"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // sfeat is a feature read back: its values and WKT.
@@ -25,37 +24,11 @@ func readSource(src string) (*Reader, []sfeat, error) {
 		return nil, nil, err
 	}
 	var out []sfeat
-	for {
-		f, err := r.Next()
-		if err == io.EOF {
-			return r, out, nil
-		} else if err != nil {
-			return r, out, err
-		}
-		if f.Position != int64(len(out)) {
-			return r, out, fmt.Errorf("position %d, want %d", f.Position, len(out))
-		}
-		if len(f.Values) != len(r.Attributes()) {
-			return r, out, fmt.Errorf("%d values for %d attributes", len(f.Values), len(r.Attributes()))
-		}
-		sf := sfeat{vals: append(make([]any, 0, len(f.Values)), f.Values...)}
-		if f.Geometry != nil {
-			w, err := wkb.ToWKT(nil, f.Geometry)
-			if err != nil {
-				return r, out, err
-			}
-			sf.wkt = string(w)
-		}
-		out = append(out, sf)
-	}
-}
-
-func schema(attrs []mapcommons.Attribute) string {
-	var s []string
-	for _, a := range attrs {
-		s = append(s, a.Name+":"+string(a.Type))
-	}
-	return strings.Join(s, " ")
+	err = formattest.Each(r, func(f *mapcommons.Feature, wkt string) error {
+		out = append(out, sfeat{vals: append(make([]any, 0, len(f.Values)), f.Values...), wkt: wkt})
+		return nil
+	})
+	return r, out, err
 }
 
 func checkFeats(t *testing.T, got, want []sfeat) {
@@ -91,7 +64,7 @@ func TestSourceMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := schema(r.Attributes()); s != "name:string i:integer f:float mix:string b:boolean n:string obj:string arr:string s:string big:float esc:string new:string geometry_2:string" {
+	if s := formattest.Schema(r.Attributes()); s != "name:string i:integer f:float mix:string b:boolean n:string obj:string arr:string s:string big:float esc:string new:string geometry_2:string" {
 		t.Errorf("schema %s", s)
 	}
 	if a := r.Attributes()[12]; a.OriginalName != "geometry" || a.ID != 12 {
@@ -140,7 +113,7 @@ func TestSourceForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := schema(r.Attributes()); s != tc.schema {
+			if s := formattest.Schema(r.Attributes()); s != tc.schema {
 				t.Errorf("schema %q, want %q", s, tc.schema)
 			}
 			checkFeats(t, got, tc.want)
@@ -221,51 +194,16 @@ func TestSourceErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := readSource(tc.in)
-			if err == nil {
-				t.Fatalf("no error, want %q", tc.want)
-			}
-			if mapcommons.ErrorCode(err) != mapcommons.EINVALID {
-				t.Fatalf("error %v is not EINVALID", err)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %q, want %q", err, tc.want)
-			}
+			formattest.WantInvalid(t, err, tc.want)
 		})
 	}
 }
 
-type errReader struct{ *strings.Reader }
-
-var errDisk = errors.New("disk on fire")
-
-func (r errReader) Read(p []byte) (int, error) {
-	n, err := r.Reader.Read(p)
-	if err == io.EOF {
-		return n, errDisk
-	}
-	return n, err
-}
-
 func TestSourceIOError(t *testing.T) {
-	_, err := Open(errReader{strings.NewReader(`{"type":"FeatureCollection","features":[`)})
-	if !errors.Is(err, errDisk) || mapcommons.ErrorCode(err) != mapcommons.EINTERNAL {
+	_, err := Open(formattest.ErrReader{Reader: strings.NewReader(`{"type":"FeatureCollection","features":[`)})
+	if !errors.Is(err, formattest.ErrDisk) || mapcommons.ErrorCode(err) != mapcommons.EINTERNAL {
 		t.Fatalf("error %v", err)
 	}
-}
-
-// changingReader serves a second version after the seek back.
-type changingReader struct {
-	io.ReadSeeker
-	second []byte
-	seeks  int
-}
-
-func (c *changingReader) Seek(off int64, whence int) (int64, error) {
-	c.seeks++
-	if c.seeks == 2 {
-		c.ReadSeeker = bytes.NewReader(c.second)
-	}
-	return c.ReadSeeker.Seek(off, whence)
 }
 
 func TestSourceChanged(t *testing.T) {
@@ -274,7 +212,7 @@ func TestSourceChanged(t *testing.T) {
 	other := `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"b":1}}]}`
 	str := `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"a":"x"}}]}`
 	for _, tc := range [][2]string{{one, two}, {two, one}, {one, other}, {one, str}, {one, `[]`}} {
-		r, err := Open(&changingReader{ReadSeeker: strings.NewReader(tc[0]), second: []byte(tc[1])})
+		r, err := Open(&formattest.ChangingReader{ReadSeeker: strings.NewReader(tc[0]), Second: []byte(tc[1])})
 		if err == nil {
 			for {
 				if _, err = r.Next(); err != nil {

@@ -50,71 +50,25 @@ func AppendGeometry(dst, b []byte, srsID int32) (out []byte, env wkb.Rect, empty
 	env, ok := g.Bounds()
 	if !ok {
 		dst = appendHeader(dst, flagLE|flagEmpty, srsID)
-		return appendWKB(dst, g), env, true, nil
+		return g.AppendWKBNaN(dst, quietNaN), env, true, nil
 	}
 	if g.Type == wkb.Point {
 		dst = appendHeader(dst, flagLE, srsID)
 	} else {
 		dst = appendHeader(dst, flagLE|flagEnvXY, srsID)
-		dst = appendFloat(dst, env.MinX)
-		dst = appendFloat(dst, env.MaxX)
-		dst = appendFloat(dst, env.MinY)
-		dst = appendFloat(dst, env.MaxY)
+		dst = wkb.AppendXY(dst, env.MinX, env.MaxX)
+		dst = wkb.AppendXY(dst, env.MinY, env.MaxY)
 	}
-	return appendWKB(dst, g), env, false, nil
+	return g.AppendWKBNaN(dst, quietNaN), env, false, nil
 }
 
 // quietNaN is the NaN GeoPackage (and GDAL) write for the coordinates of
 // an empty point; Go's math.NaN() has another payload.
 var quietNaN = math.Float64frombits(0x7FF8000000000000)
 
-// appendWKB appends g as 2-D little-endian WKB, as wkb.Geom.AppendWKB does
-// but with an empty point's coordinates the canonical quiet NaN.
-func appendWKB(dst []byte, g wkb.Geom) []byte {
-	dst = append(dst, 1)
-	dst = binary.LittleEndian.AppendUint32(dst, g.Type)
-	switch g.Type {
-	case wkb.Point:
-		if len(g.Coords) < 2 {
-			return appendXY(dst, quietNaN, quietNaN)
-		}
-		return appendXY(dst, g.Coords[0], g.Coords[1])
-	case wkb.LineString:
-		return appendSeq(dst, g.Coords)
-	case wkb.Polygon:
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(g.Rings)))
-		for _, r := range g.Rings {
-			dst = appendSeq(dst, r)
-		}
-		return dst
-	}
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(g.Parts)))
-	for _, p := range g.Parts {
-		dst = appendWKB(dst, p)
-	}
-	return dst
-}
-
-func appendXY(dst []byte, x, y float64) []byte {
-	return appendFloat(appendFloat(dst, x), y)
-}
-
-func appendSeq(dst []byte, xy []float64) []byte {
-	n := len(xy) / 2
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
-	for i := 0; i < n; i++ {
-		dst = appendXY(dst, xy[2*i], xy[2*i+1])
-	}
-	return dst
-}
-
 func appendHeader(dst []byte, flags byte, srsID int32) []byte {
 	dst = append(dst, 'G', 'P', 0, flags)
 	return binary.LittleEndian.AppendUint32(dst, uint32(srsID))
-}
-
-func appendFloat(dst []byte, v float64) []byte {
-	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
 }
 
 // wkbType returns the geometry type of a geometry AppendGeometry made.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // gdalPoint is POINT (12.453387 41.903282) in EPSG:4326 as GDAL 3.6 wrote it
@@ -41,7 +42,7 @@ var gdalEmpty = map[string]string{
 
 func TestEmptyMatchesGDAL(t *testing.T) {
 	for s, want := range gdalEmpty {
-		got, _, empty, err := AppendGeometry(nil, mustWKT(t, s), 4326)
+		got, _, empty, err := AppendGeometry(nil, formattest.MustWKT(t, s), 4326)
 		if err != nil || !empty || hex.EncodeToString(got) != strings.ToLower(want) {
 			t.Errorf("%s: %X, %v, %v; want %s", s, got, empty, err, want)
 		}
@@ -136,7 +137,7 @@ func TestDecodeForms(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	good, _, _, _ := AppendGeometry(nil, mustWKT(t, "LINESTRING (1 2, 3 4)"), 4326)
+	good, _, _, _ := AppendGeometry(nil, formattest.MustWKT(t, "LINESTRING (1 2, 3 4)"), 4326)
 	for name, b := range map[string][]byte{
 		"empty":    nil,
 		"magic":    append([]byte("XP"), good[2:]...),
@@ -153,13 +154,4 @@ func TestDecodeErrors(t *testing.T) {
 	if _, _, _, err := AppendGeometry(nil, []byte{1, 2}, 4326); !errors.Is(err, wkb.ErrInvalid) {
 		t.Errorf("bad WKB: %v", err)
 	}
-}
-
-func mustWKT(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := wkb.ParseWKT(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

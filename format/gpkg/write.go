@@ -51,9 +51,6 @@ package gpkg
 
 import (
 	"context"
-	"fmt"
-	"math/bits"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -79,15 +76,7 @@ var typeNames = [...]string{"GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTI
 // WKB types (bit 1<<t for type t): the type's name when there is one type,
 // GEOMETRY otherwise.
 func GeometryTypeName(mask uint32) string {
-	return typeNames[typeCode(mask)]
-}
-
-func typeCode(mask uint32) int {
-	mask &= 0xFE
-	if bits.OnesCount32(mask) == 1 {
-		return bits.TrailingZeros32(mask)
-	}
-	return 0
+	return typeNames[sqlitebulk.GeometryCode(mask)]
 }
 
 // TableName returns the name of the features table WriteFile makes of a
@@ -123,53 +112,20 @@ func columnType(t mapcommons.AttrType) string {
 // timeLayout is the GeoPackage timestamp form.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
-const checkEvery = 256
-
 // WriteFile writes the features of scan, described by m, as a new
 // GeoPackage at path (created, or truncated when it exists). It stops with
 // ctx's error when ctx ends. On any error the file is removed.
-func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) (err error) {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	db, err := sqlitebulk.Create(path, cacheKiB)
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("gpkg: %w", err)
-	}
-	defer func() {
-		if cerr := db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("gpkg: %w", cerr)
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	if err := write(ctx, db, m, scan); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("gpkg: %w", err)
-	}
-	return nil
+func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) error {
+	return sqlitebulk.WriteFile(ctx, path, "gpkg", func(db *sqlitebulk.File) error {
+		return write(ctx, db, m, scan)
+	})
 }
-
-// cacheKiB is the page cache of the file being written; rowsPerStmt the
-// rows of one INSERT.
-const (
-	cacheKiB    = 32 << 10
-	rowsPerStmt = 64
-)
 
 func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.Scan) error {
 	table := TableName(m.Name)
 	rtree := "rtree_" + table + "_" + GeometryColumn
-	names := make([]string, len(m.Attributes))
-	for i, a := range m.Attributes {
-		names[i] = a.Name
-	}
-	cols := sqlitebulk.ColumnNames(names, FIDColumn, GeometryColumn)
-	declared := typeCode(m.GeometryMask)
+	cols := sqlitebulk.AttributeColumns(m.Attributes, FIDColumn, GeometryColumn)
+	declared := sqlitebulk.GeometryCode(m.GeometryMask)
 
 	var ddl strings.Builder
 	ddl.WriteString("PRAGMA application_id = " + strconv.Itoa(ApplicationID) + ";\n")
@@ -189,89 +145,14 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 	}
 
 	// fid is left to SQLite: AUTOINCREMENT numbers the rows 1, 2, … in order.
-	var ins strings.Builder
-	ins.WriteString("INSERT INTO " + quote(table) + " (" + quote(GeometryColumn))
-	for _, c := range cols {
-		ins.WriteString(", " + quote(c))
-	}
-	ins.WriteString(") VALUES ")
-	rows, err := db.NewBatch(ins.String(), len(cols)+1, rowsPerStmt)
+	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
+		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: 0,
+		Index: rtree, Extent: m.Extent, Encode: encode,
+	}, scan)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	var extentHint wkb.Rect
-	if m.Extent != nil {
-		extentHint = *m.Extent
-	}
-	tree := sqlitebulk.NewRTree(db, rtree, extentHint, "")
-	defer tree.Close()
 
-	var (
-		n      int64
-		mask   uint32
-		extent = wkb.EmptyRect
-		blobs  = sqlitebulk.NewBlobs(rows.PerStmt) // a buffer per row of a batch
-	)
-	err = scan(func(f *mapcommons.Feature) error {
-		if n%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		n++
-		args := rows.Row()
-		for i := range cols {
-			var v any
-			if i < len(f.Values) {
-				v = f.Values[i]
-			}
-			args[i+1].Value = sqlitebulk.Value(v)
-		}
-		indexed := false
-		var env wkb.Rect
-		if len(f.Geometry) == 0 {
-			args[0].Value = nil
-		} else {
-			slot := rows.Slot()
-			g, e, empty, err := AppendGeometry(blobs.Buf(slot), f.Geometry, SRSID)
-			if err != nil {
-				return fmt.Errorf("feature %d: %w", f.Position, err)
-			}
-			env, indexed = e, !empty
-			args[0].Value = blobs.Set(slot, g)
-			mask |= 1 << (wkbType(g) & 31)
-			if indexed {
-				extent = extent.Extend(env)
-			}
-		}
-		if err := rows.Add(); err != nil { // may insert the rows before too
-			return fmt.Errorf("features up to %d: %w", f.Position, err)
-		}
-		if indexed {
-			if err := tree.Add(n, env); err != nil {
-				return fmt.Errorf("feature %d: spatial index: %w", f.Position, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := rows.Flush(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := tree.Build(ctx); err != nil {
-		return fmt.Errorf("spatial index: %w", err)
-	}
-
-	code := declared
-	if code != 0 && mask&^(1<<code) != 0 {
-		code = 0
-	}
 	updated := m.Updated
 	if updated.IsZero() {
 		updated = time.Now()
@@ -280,22 +161,32 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 	if strings.TrimSpace(ident) == "" {
 		ident = table
 	}
-	var minX, minY, maxX, maxY any
-	if !extent.IsEmpty() {
-		minX, minY, maxX, maxY = extent.MinX, extent.MinY, extent.MaxX, extent.MaxY
-	}
+	minX, minY, maxX, maxY := loaded.Bounds()
 	if err := db.Exec(`INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, min_x, min_y, max_x, max_y, srs_id) VALUES (?1, 'features', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9);
 INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?1, ?10, ?11, ?9, 0, 0);
 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope) VALUES (?1, ?10, 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only');
 INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?1, ?12);`,
 		table, ident, m.Description, updated.UTC().Format(timeLayout), minX, minY, maxX, maxY, int64(SRSID),
-		GeometryColumn, typeNames[code], n); err != nil {
+		GeometryColumn, typeNames[loaded.TypeCode(declared)], loaded.Count); err != nil {
 		return err
 	}
 	if err := db.Exec(triggersSQL(table, GeometryColumn, FIDColumn, rtree)); err != nil {
 		return err
 	}
 	return db.Exec("COMMIT")
+}
+
+// encode is the FeatureTable.Encode of a GeoPackage: NULL for no geometry,
+// an empty one stored but not indexed.
+func encode(buf, g []byte) (blob []byte, typ uint32, env wkb.Rect, indexed bool, err error) {
+	if len(g) == 0 {
+		return nil, 0, env, false, nil
+	}
+	blob, env, empty, err := AppendGeometry(buf, g, SRSID)
+	if err != nil {
+		return nil, 0, env, false, err
+	}
+	return blob, wkbType(blob), env, !empty, nil
 }
 
 var (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"mapcommons/internal/formattest"
 )
 
 // synthetic returns a KML document of n point Placemarks with attributes.
@@ -20,21 +22,7 @@ func synthetic(n int) []byte {
 }
 
 func BenchmarkRead(b *testing.B) {
-	doc := synthetic(10000)
-	b.SetBytes(int64(len(doc)))
-	for b.Loop() {
-		r, err := Open(bytes.NewReader(doc), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			if _, err := r.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	formattest.BenchmarkRead(b, synthetic(10000), func(rs io.ReadSeeker) (*Reader, error) { return Open(rs, Options{}) })
 }
 
 func BenchmarkReadLongLine(b *testing.B) {

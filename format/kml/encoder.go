@@ -8,9 +8,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"mapcommons/format/wkb"
+	"mapcommons/format/xmltext"
 )
 
 // Namespace is the KML 2.2 namespace the Encoder writes.
@@ -111,7 +111,7 @@ func (e *Encoder) open(tag, id string) {
 	e.buf = append(e.buf, tag...)
 	if id != "" {
 		e.buf = append(e.buf, ` id="`...)
-		e.buf = appendEscaped(e.buf, id, true)
+		e.buf = xmltext.AppendEscaped(e.buf, id, true)
 		e.buf = append(e.buf, '"')
 	}
 	e.buf = append(e.buf, '>', '\n')
@@ -140,7 +140,7 @@ func appendElem(dst []byte, tag, text string, cdata bool) []byte {
 	if cdata && useCDATA(text) {
 		dst = appendCDATA(dst, text)
 	} else {
-		dst = appendEscaped(dst, text, false)
+		dst = xmltext.AppendEscaped(dst, text, false)
 	}
 	dst = append(dst, '<', '/')
 	dst = append(dst, tag...)
@@ -318,7 +318,7 @@ func (e *Encoder) Placemark(p Placemark) error {
 		}
 		e.indent()
 		e.buf = append(e.buf, `<Data name="`...)
-		e.buf = appendEscaped(e.buf, p.Names[i], true)
+		e.buf = xmltext.AppendEscaped(e.buf, p.Names[i], true)
 		e.buf = append(e.buf, `"><value>`...)
 		e.buf = appendValue(e.buf, v)
 		e.buf = append(e.buf, "</value></Data>\n"...)
@@ -414,7 +414,7 @@ func appendCoords(dst []byte, xy []float64) []byte {
 func appendValue(dst []byte, v any) []byte {
 	switch v := v.(type) {
 	case string:
-		return appendEscaped(dst, v, false)
+		return xmltext.AppendEscaped(dst, v, false)
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
 	case int:
@@ -431,9 +431,9 @@ func appendValue(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, v)
 	case []byte:
-		return appendEscaped(dst, string(v), false)
+		return xmltext.AppendEscaped(dst, string(v), false)
 	}
-	return appendEscaped(dst, fmt.Sprint(v), false)
+	return xmltext.AppendEscaped(dst, fmt.Sprint(v), false)
 }
 
 // formatValue returns an attribute value as text.
@@ -458,54 +458,6 @@ func appendNumber(dst []byte, v float64) []byte {
 	return wkb.AppendFloat(dst, v)
 }
 
-// xmlChar reports whether XML 1.0 allows r.
-func xmlChar(r rune) bool {
-	return r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF ||
-		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
-}
-
-// appendEscaped appends s escaped as XML text (attr: as an attribute value
-// in double quotes), without the characters XML 1.0 does not allow; bytes
-// that are not UTF-8 become U+FFFD. Line breaks and tabs that a parser
-// would normalise are written as character references.
-func appendEscaped(dst []byte, s string, attr bool) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case c == '<':
-				dst = append(dst, "&lt;"...)
-			case c == '>':
-				dst = append(dst, "&gt;"...)
-			case c == '&':
-				dst = append(dst, "&amp;"...)
-			case c == '"' && attr:
-				dst = append(dst, "&quot;"...)
-			case c == '\r':
-				dst = append(dst, "&#xD;"...)
-			case c == '\n' && attr:
-				dst = append(dst, "&#xA;"...)
-			case c == '\t' && attr:
-				dst = append(dst, "&#x9;"...)
-			case c < 0x20 && c != '\n' && c != '\t': // not allowed in XML 1.0
-			default:
-				dst = append(dst, c)
-			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, "\uFFFD"...)
-		case xmlChar(r):
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return dst
-}
-
 // useCDATA reports whether text reads better as CDATA: it holds markup and
 // no carriage return (which a CDATA section cannot keep).
 func useCDATA(s string) bool {
@@ -516,20 +468,15 @@ func useCDATA(s string) bool {
 // the characters XML 1.0 does not allow.
 func appendCDATA(dst []byte, s string) []byte {
 	dst = append(dst, "<![CDATA["...)
-	for i := 0; i < len(s); {
-		if strings.HasPrefix(s[i:], "]]>") {
-			dst = append(dst, "]]]]><![CDATA[>"...)
-			i += 3
-			continue
+	for {
+		i := strings.Index(s, "]]>")
+		if i < 0 {
+			break
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, "\uFFFD"...)
-		case xmlChar(r):
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
+		dst = xmltext.AppendValid(dst, s[:i])
+		dst = append(dst, "]]]]><![CDATA[>"...)
+		s = s[i+3:]
 	}
+	dst = xmltext.AppendValid(dst, s)
 	return append(dst, "]]>"...)
 }

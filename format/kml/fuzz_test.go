@@ -2,17 +2,14 @@ package kml
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"testing"
-	"time"
-	"unicode/utf8"
 
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 var fuzzSeeds = []string{
@@ -40,68 +37,18 @@ func FuzzRead(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
+	open := func(rs io.ReadSeeker) (*Reader, error) { return Open(rs, Options{MaxCoords: 100000}) }
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog(string(data))()
-		opt := Options{MaxCoords: 100000}
-		r, err := Open(bytes.NewReader(data), opt)
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		attrs := r.Attributes()
-		if len(attrs) > mapcommons.MaxAttributes {
-			t.Fatalf("%d attributes", len(attrs))
-		}
-		for n := int64(0); ; n++ {
-			feat, err := r.Next()
-			if err == io.EOF {
-				if n != r.Count() {
-					t.Fatalf("%d features, Count %d", n, r.Count())
-				}
-				break
-			} else if err != nil {
-				checkErr(t, err)
-				t.Fatalf("pass 2 failed after pass 1 passed: %v", err)
-			}
-			if feat.Position != n || len(feat.Values) != len(attrs) {
-				t.Fatalf("feature %d: position %d, %d values for %d attributes", n, feat.Position, len(feat.Values), len(attrs))
-			}
-			for i, v := range feat.Values {
-				ok := v == nil
-				switch attrs[i].Type {
-				case mapcommons.AttrInteger:
-					_, ok2 := v.(int64)
-					ok = ok || ok2
-				case mapcommons.AttrFloat:
-					_, ok2 := v.(float64)
-					ok = ok || ok2
-				case mapcommons.AttrString:
-					s, ok2 := v.(string)
-					ok = ok || ok2 && s != "" && utf8.ValidString(s)
-				}
-				if !ok {
-					t.Fatalf("value %#v in a %s column", v, attrs[i].Type)
-				}
-			}
-			if feat.Geometry == nil {
-				continue
-			}
-			g, err := wkb.Decode(feat.Geometry)
-			if err != nil {
-				t.Fatalf("geometry %x: %v", feat.Geometry, err)
-			}
-			b, ok := g.Bounds()
-			if !ok || b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90 {
-				t.Fatalf("geometry %x: bounds %v %v", feat.Geometry, b, ok)
-			}
-			checkGeom(t, g, 0)
+		r, n := formattest.CheckRead(t, data, open, formattest.Rules{Geometry: func(t testing.TB, g wkb.Geom) { checkGeom(t, g, 0) }})
+		if r != nil && n != r.Count() {
+			t.Fatalf("%d features, Count %d", n, r.Count())
 		}
 	})
 }
 
 // checkGeom checks the shape rules: flat collections, no empty parts,
 // enough points.
-func checkGeom(t *testing.T, g wkb.Geom, depth int) {
+func checkGeom(t testing.TB, g wkb.Geom, depth int) {
 	switch g.Type {
 	case wkb.Point:
 		if len(g.Coords) != 2 {
@@ -131,14 +78,6 @@ func checkGeom(t *testing.T, g wkb.Geom, depth int) {
 	}
 }
 
-func checkErr(t *testing.T, err error) {
-	t.Helper()
-	var e *mapcommons.Error
-	if !errors.As(err, &e) || e.Code != mapcommons.EINVALID {
-		t.Fatalf("error %v (%T) is not EINVALID", err, err)
-	}
-}
-
 // FuzzRoundTrip writes strings as a Placemark's name, an attribute's name
 // and value, and reads them back.
 func FuzzRoundTrip(f *testing.F) {
@@ -146,13 +85,13 @@ func FuzzRoundTrip(f *testing.F) {
 		f.Add(s, "v")
 	}
 	f.Fuzz(func(t *testing.T, name, value string) {
-		defer watchdog(name + value)()
+		defer formattest.Watchdog(name + value)()
 		m := format.Meta{Name: "t", Attributes: []mapcommons.Attribute{
 			{Name: "name", Type: mapcommons.AttrString}, {Name: "x" + name, Type: mapcommons.AttrString}}}
 		value = "v" + value // a string, not a number
 		feats := []mapcommons.Feature{{Values: []any{name, value}, Geometry: wkb.AppendPoint(nil, 1, 2)}}
 		var buf bytes.Buffer
-		if err := Write(&buf, m, scanOf(feats)); err != nil {
+		if err := Write(&buf, m, formattest.ScanOf(feats)); err != nil {
 			t.Fatal(err)
 		}
 		checkXML(t, buf.Bytes())
@@ -178,14 +117,4 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("read back %q, want %q\n%s", vals, want, buf.Bytes())
 		}
 	})
-}
-
-// watchdog crashes the fuzzing worker, reporting the input, when a call
-// takes 10 seconds. Use it as defer watchdog(input)().
-func watchdog(input string) (stop func()) {
-	if len(input) > 200 {
-		input = input[:200] + "..."
-	}
-	t := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("hang on %q", input)) })
-	return func() { t.Stop() }
 }

@@ -3,19 +3,15 @@ package kml
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 	"mapcommons/internal/gdaltest"
 )
-
-// realDir holds real data nobody on this project made (see
-// shared/testdata/README.md); CI checks the repository out beside shared/.
-const realDir = "../../../shared/testdata/real/"
 
 // extentOf returns the extent of the features' geometries.
 func extentOf(t testing.TB, feats []mapcommons.Feature) [4]float64 {
@@ -51,10 +47,10 @@ func TestGDALReadsOurs(t *testing.T) {
 	m, feats := testDataset(t)
 	dir := t.TempDir()
 	var kml, kmz bytes.Buffer
-	if err := Write(&kml, m, scanOf(feats)); err != nil {
+	if err := Write(&kml, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteKMZ(&kmz, m, scanOf(feats)); err != nil {
+	if err := WriteKMZ(&kmz, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	want := extentOf(t, feats)
@@ -111,26 +107,9 @@ func TestGDALReadsOurs(t *testing.T) {
 	}
 }
 
-func needOgr2ogr(t *testing.T) {
-	if _, err := exec.LookPath("ogr2ogr"); err != nil {
-		if os.Getenv("MAPCOMMONS_REQUIRE_GDAL") == "1" {
-			t.Fatal("ogr2ogr is not installed and MAPCOMMONS_REQUIRE_GDAL=1")
-		}
-		t.Skip("ogr2ogr is not installed")
-	}
-}
-
-func ogr2ogr(t *testing.T, args ...string) {
-	t.Helper()
-	out, err := exec.Command("ogr2ogr", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ogr2ogr %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 // TestReadGDALKML reads the KML that GDAL's two drivers write.
 func TestReadGDALKML(t *testing.T) {
-	needOgr2ogr(t)
+	gdaltest.NeedTool(t, "ogr2ogr")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.geojson")
 	err := os.WriteFile(in, []byte(`{"type":"FeatureCollection","features":[
@@ -148,7 +127,7 @@ func TestReadGDALKML(t *testing.T) {
 	for _, driver := range []string{"KML", "LIBKML"} {
 		t.Run(driver, func(t *testing.T) {
 			out := filepath.Join(dir, driver+".kml")
-			ogr2ogr(t, "-f", driver, out, in)
+			gdaltest.Ogr2ogr(t, "-f", driver, out, in)
 			doc, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
@@ -194,7 +173,7 @@ func TestReadGDALKML(t *testing.T) {
 // TestReadRealData converts the real shapefiles to KML with ogr2ogr and
 // reads them back, comparing with what ogrinfo says of the same KML.
 func TestReadRealData(t *testing.T) {
-	needOgr2ogr(t)
+	gdaltest.NeedTool(t, "ogr2ogr")
 	gdaltest.Need(t)
 	for _, tc := range []struct {
 		base  string
@@ -206,12 +185,12 @@ func TestReadRealData(t *testing.T) {
 		{"naturalearth_cities", 243, []string{"name:string"}},
 	} {
 		t.Run(tc.base, func(t *testing.T) {
-			shp := realDir + tc.base + ".shp"
+			shp := formattest.RealDir + tc.base + ".shp"
 			if _, err := os.Stat(shp); err != nil {
 				t.Skipf("no real data: %v", err)
 			}
 			out := filepath.Join(t.TempDir(), tc.base+".kml")
-			ogr2ogr(t, "-f", "KML", "-nln", tc.base, out, shp)
+			gdaltest.Ogr2ogr(t, "-f", "KML", "-nln", tc.base, out, shp)
 			info := gdaltest.Ogrinfo(t, out)
 			f, err := os.Open(out)
 			if err != nil {

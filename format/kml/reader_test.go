@@ -15,6 +15,7 @@ import (
 	"mapcommons"
 	"mapcommons/format/archive"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // feat is a feature read back: its values and geometry as WKT ("" for none).
@@ -88,15 +89,7 @@ func canon(t testing.TB, s string) string {
 	if s == "" {
 		return ""
 	}
-	b, err := wkb.ParseWKT(s)
-	if err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	w, err := wkb.ToWKT(nil, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(w)
+	return formattest.NormWKT(t, s)
 }
 
 func checkFeats(t *testing.T, got, want []feat) {

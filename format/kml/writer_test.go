@@ -19,6 +19,8 @@ import (
 	"mapcommons/format"
 	"mapcommons/format/archive"
 	"mapcommons/format/wkb"
+	"mapcommons/format/xmltext"
+	"mapcommons/internal/formattest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -69,18 +71,6 @@ func testDataset(t testing.TB) (format.Meta, []mapcommons.Feature) {
 	return m, feats
 }
 
-func scanOf(feats []mapcommons.Feature) format.Scan {
-	return func(fn func(*mapcommons.Feature) error) error {
-		for i := range feats {
-			f := feats[i]
-			if err := fn(&f); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -127,7 +117,7 @@ func checkXML(t testing.TB, b []byte) {
 func TestWriteGolden(t *testing.T) {
 	m, feats := testDataset(t)
 	var buf bytes.Buffer
-	if err := Write(&buf, m, scanOf(feats)); err != nil {
+	if err := Write(&buf, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	checkXML(t, buf.Bytes())
@@ -224,11 +214,11 @@ func TestEscape(t *testing.T) {
 		"\U0001F600 é":       "\U0001F600 é",
 		"\x7f\u0085":         "\x7f\u0085",
 	} {
-		if got := string(appendEscaped(nil, in, false)); got != want {
+		if got := string(xmltext.AppendEscaped(nil, in, false)); got != want {
 			t.Errorf("text %q: %q, want %q", in, got, want)
 		}
 	}
-	if got := string(appendEscaped(nil, "a\"b\tc\nd", true)); got != "a&quot;b&#x9;c&#xA;d" {
+	if got := string(xmltext.AppendEscaped(nil, "a\"b\tc\nd", true)); got != "a&quot;b&#x9;c&#xA;d" {
 		t.Errorf("attribute: %q", got)
 	}
 	if got := string(appendCDATA(nil, "a]]>b\x01]]]>")); got != "<![CDATA[a]]]]><![CDATA[>b]]]]]><![CDATA[>]]>" {
@@ -241,7 +231,7 @@ func TestEscape(t *testing.T) {
 
 // sanitize is what a string becomes after writing and reading back.
 func sanitize(s string) any {
-	s = string(appendEscaped(nil, s, false))
+	s = string(xmltext.AppendEscaped(nil, s, false))
 	s = strings.ReplaceAll(s, "&#xD;", "\r")
 	s = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 	s = strings.TrimSpace(s)
@@ -311,7 +301,7 @@ func mustWKT(t testing.TB, b []byte) string {
 func TestRoundTrip(t *testing.T) {
 	m, feats := testDataset(t)
 	var buf bytes.Buffer
-	if err := Write(&buf, m, scanOf(feats)); err != nil {
+	if err := Write(&buf, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(bytes.NewReader(buf.Bytes()), Options{})
@@ -340,7 +330,7 @@ func TestRoundTripTitle(t *testing.T) {
 		{Position: 1, Values: []any{nil, 2.5}, Geometry: geom(t, "POINT(3 4)")},
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, m, scanOf(feats)); err != nil {
+	if err := Write(&buf, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(buf.Bytes(), []byte("<Document>\n  <name>t</name>")) {
@@ -356,10 +346,10 @@ func TestRoundTripTitle(t *testing.T) {
 func TestWriteKMZ(t *testing.T) {
 	m, feats := testDataset(t)
 	var kml, kmz bytes.Buffer
-	if err := Write(&kml, m, scanOf(feats)); err != nil {
+	if err := Write(&kml, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteKMZ(&kmz, m, scanOf(feats)); err != nil {
+	if err := WriteKMZ(&kmz, m, formattest.ScanOf(feats)); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(kmz.Bytes()), int64(kmz.Len()))

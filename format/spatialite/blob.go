@@ -55,7 +55,7 @@ func AppendGeometry(dst, b []byte, srid int32) (out []byte, mbr wkb.Rect, ok boo
 	if x, y, isPoint := wkb.StoredPoint(b); isPoint {
 		mbr = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}
 		dst = appendHeader(dst, srid, mbr, wkb.Point)
-		dst = appendXY(dst, x, y)
+		dst = wkb.AppendXY(dst, x, y)
 		return append(dst, markEnd), mbr, true, nil
 	}
 	g, err := wkb.Decode(b)
@@ -133,36 +133,22 @@ func flatten(dst, parts []wkb.Geom) []wkb.Geom {
 func appendHeader(dst []byte, srid int32, mbr wkb.Rect, class uint32) []byte {
 	dst = append(dst, markStart, markLE)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(srid))
-	dst = appendXY(dst, mbr.MinX, mbr.MinY)
-	dst = appendXY(dst, mbr.MaxX, mbr.MaxY)
+	dst = wkb.AppendXY(dst, mbr.MinX, mbr.MinY)
+	dst = wkb.AppendXY(dst, mbr.MaxX, mbr.MaxY)
 	dst = append(dst, markMBREnd)
 	return binary.LittleEndian.AppendUint32(dst, class)
-}
-
-func appendXY(dst []byte, x, y float64) []byte {
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
-	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(y))
-}
-
-func appendSeq(dst []byte, xy []float64) []byte {
-	n := len(xy) / 2
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
-	for i := 0; i < n; i++ {
-		dst = appendXY(dst, xy[2*i], xy[2*i+1])
-	}
-	return dst
 }
 
 func appendBody(dst []byte, g wkb.Geom) []byte {
 	switch g.Type {
 	case wkb.Point:
-		return appendXY(dst, g.Coords[0], g.Coords[1])
+		return wkb.AppendXY(dst, g.Coords[0], g.Coords[1])
 	case wkb.LineString:
-		return appendSeq(dst, g.Coords)
+		return wkb.AppendCoords(dst, g.Coords)
 	case wkb.Polygon:
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(g.Rings)))
 		for _, r := range g.Rings {
-			dst = appendSeq(dst, r)
+			dst = wkb.AppendCoords(dst, r)
 		}
 		return dst
 	}

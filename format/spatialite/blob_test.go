@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mapcommons/format/wkb"
+	"mapcommons/internal/formattest"
 )
 
 // spatialitePoint is POINT(12.453387 41.903282) with SRID 4326 as
@@ -36,13 +37,13 @@ func TestLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []byte{0x00, 0x01, 0xE6, 0x10, 0, 0}
-	want = appendXY(want, 1, 2)
-	want = appendXY(want, 3, 4)
+	want = wkb.AppendXY(want, 1, 2)
+	want = wkb.AppendXY(want, 3, 4)
 	want = append(want, 0x7C, 4, 0, 0, 0, 2, 0, 0, 0)
 	want = append(want, 0x69, 1, 0, 0, 0)
-	want = appendXY(want, 1, 2)
+	want = wkb.AppendXY(want, 1, 2)
 	want = append(want, 0x69, 1, 0, 0, 0)
-	want = appendXY(want, 3, 4)
+	want = wkb.AppendXY(want, 3, 4)
 	want = append(want, 0xFE)
 	if !bytes.Equal(got, want) {
 		t.Errorf("got  %X\nwant %X", got, want)
@@ -119,7 +120,7 @@ func TestDecodeBigEndian(t *testing.T) {
 	// LINESTRING (1 2, 3 4), SRID 4326, big endian.
 	b := []byte{0x00, 0x00, 0, 0, 0x10, 0xE6}
 	be := func(v float64) []byte {
-		le := appendXY(nil, v, 0)[:8]
+		le := wkb.AppendXY(nil, v, 0)[:8]
 		return []byte{le[7], le[6], le[5], le[4], le[3], le[2], le[1], le[0]}
 	}
 	for _, v := range []float64{1, 2, 3, 4} {
@@ -140,8 +141,8 @@ func TestDecodeBigEndian(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	good, _, _, _ := AppendGeometry(nil, mustWKT(t, "GEOMETRYCOLLECTION (POINT (1 2), LINESTRING (0 0, 1 1))"), 4326)
-	mp, _, _, _ := AppendGeometry(nil, mustWKT(t, "MULTIPOINT ((1 2))"), 4326)
+	good, _, _, _ := AppendGeometry(nil, formattest.MustWKT(t, "GEOMETRYCOLLECTION (POINT (1 2), LINESTRING (0 0, 1 1))"), 4326)
+	mp, _, _, _ := AppendGeometry(nil, formattest.MustWKT(t, "MULTIPOINT ((1 2))"), 4326)
 	cases := map[string][]byte{
 		"empty":        nil,
 		"short":        good[:20],
@@ -164,15 +165,6 @@ func TestDecodeErrors(t *testing.T) {
 	if _, _, err := Decode(good); err != nil {
 		t.Errorf("good: %v", err)
 	}
-}
-
-func mustWKT(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := wkb.ParseWKT(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func FuzzDecode(f *testing.F) {

@@ -46,9 +46,6 @@ package spatialite
 
 import (
 	"context"
-	"fmt"
-	"math/bits"
-	"os"
 	"strings"
 	"time"
 
@@ -96,15 +93,6 @@ func TableName(name string) string {
 	return t
 }
 
-// typeCode returns the geometry type code declared for a mask of WKB types.
-func typeCode(mask uint32) int {
-	mask &= 0xFE // types 1..7
-	if bits.OnesCount32(mask) == 1 {
-		return bits.TrailingZeros32(mask)
-	}
-	return 0
-}
-
 func columnType(t mapcommons.AttrType) string {
 	switch t {
 	case mapcommons.AttrInteger:
@@ -120,54 +108,20 @@ func columnType(t mapcommons.AttrType) string {
 // timeLayout is SpatiaLite's timestamp form.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
-// checkEvery is how many rows pass between looks at the context.
-const checkEvery = 256
-
 // WriteFile writes the features of scan, described by m, as a new
 // SpatiaLite database at path (created, or truncated when it exists). It
 // stops with ctx's error when ctx ends. On any error the file is removed.
-func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) (err error) {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	db, err := sqlitebulk.Create(path, cacheKiB)
-	if err != nil {
-		os.Remove(path)
-		return fmt.Errorf("spatialite: %w", err)
-	}
-	defer func() {
-		if cerr := db.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("spatialite: %w", cerr)
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	if err := write(ctx, db, m, scan); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("spatialite: %w", err)
-	}
-	return nil
+func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) error {
+	return sqlitebulk.WriteFile(ctx, path, "spatialite", func(db *sqlitebulk.File) error {
+		return write(ctx, db, m, scan)
+	})
 }
 
-// cacheKiB is the page cache of the file being written; rowsPerStmt the
-// rows of one INSERT.
-const (
-	cacheKiB    = 32 << 10
-	rowsPerStmt = 64
-)
-
-func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.Scan) (err error) {
+func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.Scan) error {
 	table := TableName(m.Name)
 	idx := "idx_" + table + "_" + GeometryColumn
-	names := make([]string, len(m.Attributes))
-	for i, a := range m.Attributes {
-		names[i] = a.Name
-	}
-	cols := sqlitebulk.ColumnNames(names, FIDColumn, GeometryColumn)
-	declared := typeCode(m.GeometryMask)
+	cols := sqlitebulk.AttributeColumns(m.Attributes, FIDColumn, GeometryColumn)
+	declared := sqlitebulk.GeometryCode(m.GeometryMask)
 
 	var ddl strings.Builder
 	ddl.WriteString(metadataSQL)
@@ -187,103 +141,39 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 
 	// ogc_fid is left to SQLite: the next rowid of an INTEGER PRIMARY KEY
 	// is the largest plus one, so the rows get 1, 2, … in order.
-	var ins strings.Builder
-	ins.WriteString("INSERT INTO " + quote(table) + " (")
-	for _, c := range cols {
-		ins.WriteString(quote(c) + ", ")
-	}
-	ins.WriteString(quote(GeometryColumn) + ") VALUES ")
-	rows, err := db.NewBatch(ins.String(), len(cols)+1, rowsPerStmt)
+	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
+		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: len(cols),
+		Index: idx, Extent: m.Extent, Encode: encode,
+	}, scan)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	var extentHint wkb.Rect
-	if m.Extent != nil {
-		extentHint = *m.Extent
-	}
-	tree := sqlitebulk.NewRTree(db, idx, extentHint, "")
-	defer tree.Close()
 
-	var (
-		n      int64
-		mask   uint32
-		extent = wkb.EmptyRect
-		blobs  = sqlitebulk.NewBlobs(rows.PerStmt) // a buffer per row of a batch
-		geomAt = len(cols)
-	)
-	err = scan(func(f *mapcommons.Feature) error {
-		if n%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		n++
-		args := rows.Row()
-		for i := range cols {
-			var v any
-			if i < len(f.Values) {
-				v = f.Values[i]
-			}
-			args[i].Value = sqlitebulk.Value(v)
-		}
-		slot := rows.Slot()
-		blob, mbr, ok, err := AppendGeometry(blobs.Buf(slot), f.Geometry, SRID)
-		if err != nil {
-			return fmt.Errorf("feature %d: %w", f.Position, err)
-		}
-		if ok {
-			args[geomAt].Value = blobs.Set(slot, blob)
-			mask |= 1 << (blob[39] & 7) // the class, 1..7
-			extent = extent.Extend(mbr)
-		} else {
-			args[geomAt].Value = nil
-		}
-		if err := rows.Add(); err != nil { // may insert the rows before too
-			return fmt.Errorf("features up to %d: %w", f.Position, err)
-		}
-		if ok {
-			if err := tree.Add(n, mbr); err != nil {
-				return fmt.Errorf("feature %d: spatial index: %w", f.Position, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := rows.Flush(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := tree.Build(ctx); err != nil {
-		return fmt.Errorf("spatial index: %w", err)
-	}
-
-	code := declared
-	if code != 0 && mask&^(1<<code) != 0 {
-		code = 0
-	}
 	now := time.Now().UTC()
 	inserted := now.Format(timeLayout)
 	verified := now.Add(time.Millisecond).Format(timeLayout) // GDAL trusts statistics newer than the last change
-	var minX, minY, maxX, maxY any
-	if !extent.IsEmpty() {
-		minX, minY, maxX, maxY = extent.MinX, extent.MinY, extent.MaxX, extent.MaxY
-	}
+	minX, minY, maxX, maxY := loaded.Bounds()
 	if err := db.Exec(`INSERT INTO geometry_columns (f_table_name, f_geometry_column, geometry_type, coord_dimension, srid, spatial_index_enabled) VALUES (?1, ?2, ?3, 2, ?4, 1);
 INSERT INTO geometry_columns_auth (f_table_name, f_geometry_column, read_only, hidden) VALUES (?1, ?2, 0, 0);
 INSERT INTO geometry_columns_time (f_table_name, f_geometry_column, last_insert) VALUES (?1, ?2, ?5);
 INSERT INTO geometry_columns_statistics (f_table_name, f_geometry_column, last_verified, row_count, extent_min_x, extent_min_y, extent_max_x, extent_max_y) VALUES (?1, ?2, ?6, ?7, ?8, ?9, ?10, ?11);`,
-		table, GeometryColumn, int64(code), int64(SRID), inserted, verified, n, minX, minY, maxX, maxY); err != nil {
+		table, GeometryColumn, int64(loaded.TypeCode(declared)), int64(SRID), inserted, verified, loaded.Count, minX, minY, maxX, maxY); err != nil {
 		return err
 	}
 	if err := db.Exec(triggersSQL(table, GeometryColumn, idx)); err != nil {
 		return err
 	}
 	return db.Exec("COMMIT")
+}
+
+// encode is the FeatureTable.Encode of SpatiaLite: NULL for no geometry
+// and for an empty one, every other indexed.
+func encode(buf, g []byte) (blob []byte, typ uint32, env wkb.Rect, indexed bool, err error) {
+	blob, mbr, ok, err := AppendGeometry(buf, g, SRID)
+	if err != nil || !ok {
+		return nil, 0, mbr, false, err
+	}
+	return blob, uint32(blob[39] & 7), mbr, true, nil // the class, 1..7
 }
 
 var (

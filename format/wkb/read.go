@@ -265,11 +265,16 @@ func (g Geom) IsEmpty() bool {
 }
 
 // AppendWKB encodes g in the stored form.
-func (g Geom) AppendWKB(dst []byte) []byte {
+func (g Geom) AppendWKB(dst []byte) []byte { return g.AppendWKBNaN(dst, math.NaN()) }
+
+// AppendWKBNaN is AppendWKB with nan for the coordinates of an empty point
+// (GeoPackage and GDAL write the quiet NaN 0x7FF8000000000000, another
+// NaN than math.NaN()).
+func (g Geom) AppendWKBNaN(dst []byte, nan float64) []byte {
 	switch g.Type {
 	case Point:
 		if len(g.Coords) < 2 {
-			return AppendPoint(dst, math.NaN(), math.NaN())
+			return AppendPoint(dst, nan, nan)
 		}
 		return AppendPoint(dst, g.Coords[0], g.Coords[1])
 	case LineString:
@@ -279,7 +284,7 @@ func (g Geom) AppendWKB(dst []byte) []byte {
 	}
 	dst = appendUint32(appendHeader(dst, g.Type), len(g.Parts))
 	for _, p := range g.Parts {
-		dst = p.AppendWKB(dst)
+		dst = p.AppendWKBNaN(dst, nan)
 	}
 	return dst
 }

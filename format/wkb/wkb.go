@@ -51,29 +51,31 @@ func appendUint32(dst []byte, n int) []byte {
 	return binary.LittleEndian.AppendUint32(dst, uint32(n))
 }
 
-func appendXY(dst []byte, x, y float64) []byte {
+// AppendXY appends the coordinates x and y as little-endian doubles.
+func AppendXY(dst []byte, x, y float64) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
 	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(y))
 }
 
-// appendCoords appends a point count and the points of a flat x,y slice.
-func appendCoords(dst []byte, xy []float64) []byte {
+// AppendCoords appends a little-endian 32-bit point count and the points
+// of a flat x,y slice (as AppendXY), the body of a LineString or a ring.
+func AppendCoords(dst []byte, xy []float64) []byte {
 	n := len(xy) / 2
 	dst = appendUint32(dst, n)
 	for i := 0; i < n; i++ {
-		dst = appendXY(dst, xy[2*i], xy[2*i+1])
+		dst = AppendXY(dst, xy[2*i], xy[2*i+1])
 	}
 	return dst
 }
 
 // AppendPoint appends a Point.
 func AppendPoint(dst []byte, x, y float64) []byte {
-	return appendXY(appendHeader(dst, Point), x, y)
+	return AppendXY(appendHeader(dst, Point), x, y)
 }
 
 // AppendLineString appends a LineString of the flat x,y pairs in xy.
 func AppendLineString(dst []byte, xy []float64) []byte {
-	return appendCoords(appendHeader(dst, LineString), xy)
+	return AppendCoords(appendHeader(dst, LineString), xy)
 }
 
 // AppendPolygon appends a Polygon; rings[0] is the shell, the rest are holes,
@@ -81,7 +83,7 @@ func AppendLineString(dst []byte, xy []float64) []byte {
 func AppendPolygon(dst []byte, rings [][]float64) []byte {
 	dst = appendUint32(appendHeader(dst, Polygon), len(rings))
 	for _, r := range rings {
-		dst = appendCoords(dst, r)
+		dst = AppendCoords(dst, r)
 	}
 	return dst
 }

@@ -1,9 +1,11 @@
 // Package sqlitebulk bulk-loads new SQLite files for the download writers
 // of SpatiaLite (format/spatialite) and GeoPackage (format/gpkg): a
-// scratch connection set up for one big transaction, prepared statements
-// run with reused arguments, identifier quoting and column naming, and a
-// packed R*Tree builder that writes SQLite's rtree shadow tables directly,
-// a few times faster than inserting row by row.
+// scratch connection set up for one big transaction (WriteFile), prepared
+// statements run with reused arguments, identifier quoting and column
+// naming, a packed R*Tree builder that writes SQLite's rtree shadow tables
+// directly, a few times faster than inserting row by row, and the load of
+// a table of features with its R*Tree (LoadFeatures) that both writers
+// share.
 package sqlitebulk
 
 import (
