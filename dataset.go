@@ -85,6 +85,10 @@ type Dataset struct {
 	LastFetchError string    // why the last refetch failed, "" when it did not
 	FetchedAt      time.Time // when the features were last fetched (zero for uploads)
 
+	// Permissions is the sharing list: which groups (or everyone) may view,
+	// download or edit the dataset beyond its owner and administrators.
+	Permissions []Permission
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Version   int64 // grows with every change of the dataset or its features
@@ -104,7 +108,8 @@ type Metadata struct {
 	ProcessNotes   string
 }
 
-// MetadataUpdate names the metadata fields to change; nil means unchanged.
+// MetadataUpdate names the metadata fields to change, and optionally the
+// sharing list; nil means unchanged.
 type MetadataUpdate struct {
 	Title          *string
 	Description    *string
@@ -116,6 +121,10 @@ type MetadataUpdate struct {
 	ContactAddress *string
 	ContactPhone   *string
 	ProcessNotes   *string
+
+	// Permissions, when given, replaces the dataset's sharing list whole
+	// (Fields and Apply leave it alone).
+	Permissions *[]Permission
 }
 
 // Fields pairs each parameter name with its field, for parsing and applying.
@@ -206,15 +215,18 @@ type DatasetFilter struct {
 
 // DatasetService stores datasets and their features.
 type DatasetService interface {
-	// FindDatasetByID returns ENOTFOUND when there is no such dataset.
+	// FindDatasetByID returns the dataset with its sharing list (never nil);
+	// ENOTFOUND when there is no such dataset.
 	FindDatasetByID(ctx context.Context, id int64) (*Dataset, error)
 	// FindDatasets returns a page of datasets by id and the total count.
 	FindDatasets(ctx context.Context, f DatasetFilter) ([]*Dataset, int, error)
 	// CreateDataset stores ds and every feature of src atomically: on any
 	// error nothing is left behind. It sets ds.ID, the counts, extent, stats
-	// and times. Returns EINVALID when src reports bad input, or its error.
+	// and times, and stores ds.Permissions as given (nil: none). Returns
+	// EINVALID when src reports bad input, or its error.
 	CreateDataset(ctx context.Context, ds *Dataset, src FeatureSource) error
-	// UpdateDataset changes metadata; ENOTFOUND when there is no such dataset.
+	// UpdateDataset changes metadata and, when upd.Permissions is given, the
+	// sharing list; ENOTFOUND when there is no such dataset.
 	UpdateDataset(ctx context.Context, id int64, upd MetadataUpdate) (*Dataset, error)
 	// DeleteDataset removes the dataset and its features for good;
 	// ENOTFOUND when there is no such dataset.

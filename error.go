@@ -7,16 +7,17 @@ import (
 
 // Error codes. api/error.go maps each to one HTTP status.
 const (
-	EINVALID        = "invalid"          // malformed or missing input (400)
-	EUNAUTHORIZED   = "unauthorized"     // not logged in, or bad credentials (401)
-	EFORBIDDEN      = "forbidden"        // logged in but not allowed (403)
-	ENOTFOUND       = "not_found"        // no such object (404)
-	ECONFLICT       = "conflict"         // already exists (409)
-	ETOOLARGE       = "too_large"        // over a size limit (413)
-	EUNSUPPORTED    = "unsupported_type" // an upload of a kind we cannot read (415)
-	EUPSTREAM       = "upstream"         // a remote source failed us: unreachable, an error, bad data (502)
-	EINTERNAL       = "internal"         // a bug or an outage; never shown (500)
-	ENOTIMPLEMENTED = "not_implemented"  // a format or feature not built yet (501)
+	EINVALID        = "invalid"           // malformed or missing input (400)
+	EUNAUTHORIZED   = "unauthorized"      // not logged in, or bad credentials (401)
+	EFORBIDDEN      = "forbidden"         // logged in but not allowed (403)
+	ENOTFOUND       = "not_found"         // no such object (404)
+	ECONFLICT       = "conflict"          // already exists (409)
+	ETOOLARGE       = "too_large"         // over a size limit (413)
+	ETOOMANY        = "too_many_requests" // too many failed attempts: wait and retry (429)
+	EUNSUPPORTED    = "unsupported_type"  // an upload of a kind we cannot read (415)
+	EUPSTREAM       = "upstream"          // a remote source failed us: unreachable, an error, bad data (502)
+	EINTERNAL       = "internal"          // a bug or an outage; never shown (500)
+	ENOTIMPLEMENTED = "not_implemented"   // a format or feature not built yet (501)
 )
 
 // Error is the error type of the domain: a code, a message safe to show to

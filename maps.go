@@ -30,18 +30,6 @@ type Map struct {
 	UpdatedAt time.Time
 }
 
-// Permission is one entry of an object's sharing list: a group (its id in
-// decimal, or "everyone") and the rights it gets.
-type Permission struct {
-	Group    string `json:"group_id"`
-	View     bool   `json:"view"`
-	Download bool   `json:"download"`
-	Edit     bool   `json:"edit"`
-}
-
-// GroupEveryone names every caller, logged in or not, in a Permission.
-const GroupEveryone = "everyone"
-
 // Layer is one dataset or external source drawn on a map, addressed by its
 // index in the map's list.
 type Layer struct {

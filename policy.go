@@ -3,13 +3,29 @@ package mapcommons
 // This file decides who may do what: every permission rule of the service
 // lives here, as pure functions of the caller and the object, so that the
 // HTTP layer and the stores never decide on their own.
+//
+// Roles: anonymous, any logged-in user, a member of a group, the owner, an
+// administrator. Rights on a dataset or map: view (see its metadata, find
+// it in search), download (read its features and every download format),
+// edit (change metadata, features, the feed, layers). Edit implies
+// download implies view; the owner and administrators have every right.
+// Everyone else gets the union of the entries of the object's sharing list
+// that name everyone or one of their groups (a write always needs a
+// logged-in caller). On a hosted instance everyone may also view and
+// download every dataset.
+//
+// Refusals: a caller who may not view an object is told it does not exist
+// when logged in (ENOTFOUND: private objects do not reveal that they
+// exist) and asked to log in when anonymous (EUNAUTHORIZED); a caller who
+// may view it but lacks the right asked for gets EFORBIDDEN when logged
+// in, EUNAUTHORIZED when anonymous (logging in may give the right).
 
 // Mode is the kind of instance (spec "Two kinds of instance").
 type Mode string
 
 // Instance kinds.
 const (
-	ModeHosted    Mode = "hosted"    // a public instance: reads need no credentials
+	ModeHosted    Mode = "hosted"    // a public instance: reads of datasets need no credentials
 	ModeAppliance Mode = "appliance" // a private instance: reads follow permissions
 )
 
@@ -20,6 +36,9 @@ func (m Mode) Valid() bool { return m == ModeHosted || m == ModeAppliance }
 type Policy struct {
 	Mode   Mode
 	Signup bool // whether anyone may create an account (hosted ignores false only for admins)
+	// DefaultShare is the sharing list of new datasets and maps on an
+	// appliance (nil: private to their owner until shared).
+	DefaultShare []Permission
 }
 
 func errLogin() error { return Errorf(EUNAUTHORIZED, "authentication required") }
@@ -27,6 +46,73 @@ func errLogin() error { return Errorf(EUNAUTHORIZED, "authentication required") 
 func isAdmin(u *User) bool { return u != nil && u.Admin }
 
 func isOwner(u *User, ownerID int64) bool { return u != nil && ownerID != 0 && u.ID == ownerID }
+
+// Rights are what a caller may do with a dataset or a map.
+type Rights struct {
+	View     bool `json:"view"`
+	Download bool `json:"download"`
+	Edit     bool `json:"edit"`
+}
+
+// allRights are the owner's and an administrator's.
+var allRights = Rights{View: true, Download: true, Edit: true}
+
+// granted is the union of the rights perms give caller: the entries for
+// everyone, and for the caller's groups. An anonymous caller never edits.
+func granted(caller *User, perms []Permission) Rights {
+	var r Rights
+	for _, e := range perms {
+		applies := e.Group == GroupEveryone
+		if !applies && caller != nil {
+			id, ok := e.GroupID()
+			applies = ok && caller.InGroup(id)
+		}
+		if applies {
+			e = e.Normalize()
+			r.View, r.Download, r.Edit = r.View || e.View, r.Download || e.Download, r.Edit || e.Edit
+		}
+	}
+	if caller == nil {
+		r.Edit = false
+	}
+	return r
+}
+
+// DatasetRights are caller's rights on ds.
+func (p Policy) DatasetRights(caller *User, ds *Dataset) Rights {
+	if isAdmin(caller) || isOwner(caller, ds.OwnerID) {
+		return allRights
+	}
+	r := granted(caller, ds.Permissions)
+	if p.Mode == ModeHosted {
+		r.View, r.Download = true, true
+	}
+	return r
+}
+
+// MapRights are caller's rights on m. Maps follow their sharing list on
+// both kinds of instance (new maps are shared with everyone on a hosted
+// one: DefaultMapPermissions).
+func (p Policy) MapRights(caller *User, m *Map) Rights {
+	if isAdmin(caller) || isOwner(caller, m.OwnerID) {
+		return allRights
+	}
+	return granted(caller, m.Permissions)
+}
+
+// refusal is the error for a caller with rights r who lacks what an
+// action needs: see the file comment.
+func refusal(caller *User, r Rights, kind string, id int64, forbidden string) error {
+	switch {
+	case !r.View && caller == nil:
+		return errLogin()
+	case !r.View:
+		return Errorf(ENOTFOUND, "%s %d not found", kind, id)
+	case caller == nil:
+		return Errorf(EUNAUTHORIZED, "authentication required: %s", forbidden)
+	}
+	return Errorf(EFORBIDDEN, "%s", forbidden)
+}
 
 // CanCreateUser: anyone on a hosted instance or with sign-up open; an
 // administrator otherwise.
@@ -78,6 +164,19 @@ func (p Policy) CanDeleteUser(caller, target *User) error {
 	return Errorf(EFORBIDDEN, "only %s or an administrator may delete this user", target.Login)
 }
 
+// CanManageGroups: create, list, change and delete groups and their
+// members. Administrators only, on both kinds of instance (spec
+// "Authentication").
+func (p Policy) CanManageGroups(caller *User) error {
+	if isAdmin(caller) {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	return Errorf(EFORBIDDEN, "only an administrator may manage groups")
+}
+
 // CanCreateDataset: any logged-in user.
 func (p Policy) CanCreateDataset(caller *User) error {
 	if caller == nil {
@@ -86,58 +185,70 @@ func (p Policy) CanCreateDataset(caller *User) error {
 	return nil
 }
 
-// CanViewDataset: see the dataset's metadata. Everyone on a hosted instance;
-// on an appliance the owner and administrators (sharing comes with groups).
-// A logged-in caller who may not view gets ENOTFOUND, so private datasets do
-// not reveal that they exist.
-func (p Policy) CanViewDataset(caller *User, ds *Dataset) error {
-	if p.Mode == ModeHosted || isAdmin(caller) || isOwner(caller, ds.OwnerID) {
-		return nil
-	}
-	if caller == nil {
-		return errLogin()
-	}
-	return Errorf(ENOTFOUND, "dataset %d not found", ds.ID)
+// DefaultDatasetPermissions is the sharing list of a new dataset: viewable
+// and downloadable by everyone on a hosted instance (as every dataset is
+// there), the --default-share list on an appliance (private by default).
+func (p Policy) DefaultDatasetPermissions() []Permission {
+	return p.defaultPermissions()
 }
 
-// CanDownloadDataset: read its features and every download format; the same
-// callers as view until permissions distinguish them.
-func (p Policy) CanDownloadDataset(caller *User, ds *Dataset) error {
-	return p.CanViewDataset(caller, ds)
-}
-
-// CanEditDataset: change metadata and features, or delete. The owner and
-// administrators.
-func (p Policy) CanEditDataset(caller *User, ds *Dataset) error {
-	if isAdmin(caller) || isOwner(caller, ds.OwnerID) {
-		return nil
-	}
-	if caller == nil {
-		return errLogin()
-	}
-	if err := p.CanViewDataset(caller, ds); err != nil {
-		return err
-	}
-	return Errorf(EFORBIDDEN, "only the owner or an administrator may change dataset %d", ds.ID)
-}
-
-// sharedWith reports whether perms give everyone the right want picks.
-func sharedWith(perms []Permission, want func(Permission) bool) bool {
-	for _, e := range perms {
-		if e.Group == GroupEveryone && want(e) {
-			return true
-		}
-	}
-	return false
-}
-
-// DefaultMapPermissions are the sharing entries of a new map: public on a
-// hosted instance, private to its owner on an appliance.
+// DefaultMapPermissions is the sharing list of a new map: public on a
+// hosted instance, the --default-share list on an appliance (private by
+// default).
 func (p Policy) DefaultMapPermissions() []Permission {
+	return p.defaultPermissions()
+}
+
+func (p Policy) defaultPermissions() []Permission {
 	if p.Mode == ModeHosted {
 		return []Permission{{Group: GroupEveryone, View: true, Download: true}}
 	}
-	return []Permission{}
+	out := make([]Permission, len(p.DefaultShare))
+	copy(out, p.DefaultShare)
+	return out
+}
+
+// CanViewDataset: see the dataset's metadata.
+func (p Policy) CanViewDataset(caller *User, ds *Dataset) error {
+	if r := p.DatasetRights(caller, ds); !r.View {
+		return refusal(caller, r, "dataset", ds.ID, "")
+	}
+	return nil
+}
+
+// CanDownloadDataset: read its features and every download format.
+func (p Policy) CanDownloadDataset(caller *User, ds *Dataset) error {
+	if r := p.DatasetRights(caller, ds); !r.Download {
+		return refusal(caller, r, "dataset", ds.ID, "dataset "+itoa64(ds.ID)+" may be viewed but its data is not shared for download with you")
+	}
+	return nil
+}
+
+// CanEditDataset: change metadata and features, refetch a feed.
+func (p Policy) CanEditDataset(caller *User, ds *Dataset) error {
+	if r := p.DatasetRights(caller, ds); !r.Edit {
+		return refusal(caller, r, "dataset", ds.ID, "dataset "+itoa64(ds.ID)+" may be changed by its owner, an administrator, or a group with edit permission only")
+	}
+	return nil
+}
+
+// CanDeleteDataset: the owner and administrators (edit does not give it).
+func (p Policy) CanDeleteDataset(caller *User, ds *Dataset) error {
+	if isAdmin(caller) || isOwner(caller, ds.OwnerID) {
+		return nil
+	}
+	return refusal(caller, p.DatasetRights(caller, ds), "dataset", ds.ID, "only the owner or an administrator may delete dataset "+itoa64(ds.ID))
+}
+
+// CanSetDatasetPermissions: change the sharing list. The owner and
+// administrators; on an appliance also a holder of edit (spec "Permission
+// set"; DOC: "on GeoIQ must be data owner or have edit permissions").
+func (p Policy) CanSetDatasetPermissions(caller *User, ds *Dataset) error {
+	r := p.DatasetRights(caller, ds)
+	if isAdmin(caller) || isOwner(caller, ds.OwnerID) || (p.Mode == ModeAppliance && r.Edit) {
+		return nil
+	}
+	return refusal(caller, r, "dataset", ds.ID, "permissions: only the owner or an administrator may share dataset "+itoa64(ds.ID))
 }
 
 // CanCreateMap: any logged-in user.
@@ -148,43 +259,54 @@ func (p Policy) CanCreateMap(caller *User) error {
 	return nil
 }
 
-// CanViewMap: see and download a map (its JSON and KML). The owner,
-// administrators, and everyone when the map is shared with everyone; a map
-// that is not shared needs credentials (ENOTFOUND to another logged-in
-// caller, so that it does not reveal that it exists).
+// CanViewMap: see a map, its layers and its KML (a layer's features also
+// need download on its dataset).
 func (p Policy) CanViewMap(caller *User, m *Map) error {
-	if isAdmin(caller) || isOwner(caller, m.OwnerID) || sharedWith(m.Permissions, func(e Permission) bool { return e.View || e.Download || e.Edit }) {
-		return nil
+	if r := p.MapRights(caller, m); !r.View {
+		return refusal(caller, r, "map", m.ID, "")
 	}
-	if caller == nil {
-		return errLogin()
-	}
-	return Errorf(ENOTFOUND, "map %d not found", m.ID)
+	return nil
 }
 
-// CanEditMap: change, delete, add and change layers. The owner and
-// administrators.
+// CanEditMap: change the map, add and change its layers.
 func (p Policy) CanEditMap(caller *User, m *Map) error {
+	if r := p.MapRights(caller, m); !r.Edit {
+		return refusal(caller, r, "map", m.ID, "map "+itoa64(m.ID)+" may be changed by its owner, an administrator, or a group with edit permission only")
+	}
+	return nil
+}
+
+// CanDeleteMap: the owner and administrators.
+func (p Policy) CanDeleteMap(caller *User, m *Map) error {
 	if isAdmin(caller) || isOwner(caller, m.OwnerID) {
 		return nil
 	}
-	if caller == nil {
-		return errLogin()
-	}
-	if err := p.CanViewMap(caller, m); err != nil {
-		return err
-	}
-	return Errorf(EFORBIDDEN, "only the owner or an administrator may change map %d", m.ID)
+	return refusal(caller, p.MapRights(caller, m), "map", m.ID, "only the owner or an administrator may delete map "+itoa64(m.ID))
 }
 
-// CanSetMapPermissions: on a hosted instance an administrator (spec "Create"
-// of maps); on an appliance the owner or an administrator.
+// CanSetMapPermissions: on a hosted instance an administrator (spec
+// "Create" of maps: "must be admin on GeoCommons"); on an appliance the
+// owner, an administrator, or a holder of edit.
 func (p Policy) CanSetMapPermissions(caller *User, m *Map) error {
-	if isAdmin(caller) || (p.Mode == ModeAppliance && isOwner(caller, m.OwnerID)) {
+	r := p.MapRights(caller, m)
+	if isAdmin(caller) || (p.Mode == ModeAppliance && r.Edit) {
 		return nil
 	}
 	if caller == nil {
 		return errLogin()
 	}
-	return Errorf(EFORBIDDEN, "permissions: only an administrator may share maps on this instance")
+	if !r.View {
+		return Errorf(ENOTFOUND, "map %d not found", m.ID)
+	}
+	if p.Mode == ModeHosted {
+		return Errorf(EFORBIDDEN, "permissions: only an administrator may share maps on this instance")
+	}
+	return Errorf(EFORBIDDEN, "permissions: only the owner, an administrator or a group with edit permission may share map %d", m.ID)
+}
+
+func itoa64(n int64) string {
+	if n < 0 {
+		return "-" + itoa(int(-n))
+	}
+	return itoa(int(n))
 }

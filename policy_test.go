@@ -2,6 +2,7 @@ package mapcommons_test
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"mapcommons"
@@ -70,6 +71,156 @@ func TestPolicy(t *testing.T) {
 	}
 	if !hosted.CanSeeUserDetails(owner, owner) || !hosted.CanSeeUserDetails(admin, owner) || hosted.CanSeeUserDetails(other, owner) || hosted.CanSeeUserDetails(nil, owner) {
 		t.Error("CanSeeUserDetails")
+	}
+}
+
+// TestPolicyGroups checks the rules with sharing lists: members of a group
+// with view, with download and with edit, a user in no group and an
+// anonymous caller, on objects shared with the groups only, and with
+// everyone too.
+func TestPolicyGroups(t *testing.T) {
+	owner := &mapcommons.User{ID: 2, Login: "owner"}
+	other := &mapcommons.User{ID: 3, Login: "other", GroupIDs: []int64{99}}
+	viewer := &mapcommons.User{ID: 4, Login: "viewer", GroupIDs: []int64{1}}
+	downloader := &mapcommons.User{ID: 5, Login: "downloader", GroupIDs: []int64{2, 98}}
+	editor := &mapcommons.User{ID: 6, Login: "editor", GroupIDs: []int64{3}}
+	groups := []mapcommons.Permission{{Group: "1", View: true}, {Group: "2", Download: true}, {Group: "3", Edit: true}}
+	withEveryone := func(e mapcommons.Permission) []mapcommons.Permission {
+		return append([]mapcommons.Permission{e}, groups...)
+	}
+	dsG := &mapcommons.Dataset{ID: 9, OwnerID: owner.ID, Permissions: groups}
+	dsV := &mapcommons.Dataset{ID: 10, OwnerID: owner.ID, Permissions: withEveryone(mapcommons.Permission{Group: "everyone", View: true})}
+	dsE := &mapcommons.Dataset{ID: 11, OwnerID: owner.ID, Permissions: withEveryone(mapcommons.Permission{Group: "everyone", Edit: true})}
+	mG := &mapcommons.Map{ID: 12, OwnerID: owner.ID, Permissions: groups}
+	mV := &mapcommons.Map{ID: 13, OwnerID: owner.ID, Permissions: withEveryone(mapcommons.Permission{Group: "everyone", View: true})}
+	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted}
+	appliance := mapcommons.Policy{Mode: mapcommons.ModeAppliance}
+
+	type rule func(p mapcommons.Policy, u *mapcommons.User) error
+	ds := func(f func(mapcommons.Policy, *mapcommons.User, *mapcommons.Dataset) error, d *mapcommons.Dataset) rule {
+		return func(p mapcommons.Policy, u *mapcommons.User) error { return f(p, u, d) }
+	}
+	mp := func(f func(mapcommons.Policy, *mapcommons.User, *mapcommons.Map) error, m *mapcommons.Map) rule {
+		return func(p mapcommons.Policy, u *mapcommons.User) error { return f(p, u, m) }
+	}
+	rules := map[string]rule{
+		"ViewG":       ds(mapcommons.Policy.CanViewDataset, dsG),
+		"DownloadG":   ds(mapcommons.Policy.CanDownloadDataset, dsG),
+		"EditG":       ds(mapcommons.Policy.CanEditDataset, dsG),
+		"DeleteG":     ds(mapcommons.Policy.CanDeleteDataset, dsG),
+		"ShareG":      ds(mapcommons.Policy.CanSetDatasetPermissions, dsG),
+		"ViewV":       ds(mapcommons.Policy.CanViewDataset, dsV),
+		"DownloadV":   ds(mapcommons.Policy.CanDownloadDataset, dsV),
+		"EditV":       ds(mapcommons.Policy.CanEditDataset, dsV),
+		"DownloadE":   ds(mapcommons.Policy.CanDownloadDataset, dsE),
+		"EditE":       ds(mapcommons.Policy.CanEditDataset, dsE),
+		"DeleteE":     ds(mapcommons.Policy.CanDeleteDataset, dsE),
+		"ViewMapG":    mp(mapcommons.Policy.CanViewMap, mG),
+		"EditMapG":    mp(mapcommons.Policy.CanEditMap, mG),
+		"DeleteMapG":  mp(mapcommons.Policy.CanDeleteMap, mG),
+		"ShareMapG":   mp(mapcommons.Policy.CanSetMapPermissions, mG),
+		"ViewMapV":    mp(mapcommons.Policy.CanViewMap, mV),
+		"EditMapV":    mp(mapcommons.Policy.CanEditMap, mV),
+		"DeleteMapV":  mp(mapcommons.Policy.CanDeleteMap, mV),
+		"ManageGroup": func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanManageGroups(u) },
+	}
+	const ok, e401, e403, e404 = "", mapcommons.EUNAUTHORIZED, mapcommons.EFORBIDDEN, mapcommons.ENOTFOUND
+	// want[rule][policy] = codes for anonymous, other, viewer, downloader, editor.
+	want := map[string]map[string][5]string{
+		"ViewG":       {"hosted": {ok, ok, ok, ok, ok}, "appliance": {e401, e404, ok, ok, ok}},
+		"DownloadG":   {"hosted": {ok, ok, ok, ok, ok}, "appliance": {e401, e404, e403, ok, ok}},
+		"EditG":       {"hosted": {e401, e403, e403, e403, ok}, "appliance": {e401, e404, e403, e403, ok}},
+		"DeleteG":     {"hosted": {e401, e403, e403, e403, e403}, "appliance": {e401, e404, e403, e403, e403}},
+		"ShareG":      {"hosted": {e401, e403, e403, e403, e403}, "appliance": {e401, e404, e403, e403, ok}},
+		"ViewV":       {"hosted": {ok, ok, ok, ok, ok}, "appliance": {ok, ok, ok, ok, ok}},
+		"DownloadV":   {"hosted": {ok, ok, ok, ok, ok}, "appliance": {e401, e403, e403, ok, ok}},
+		"EditV":       {"hosted": {e401, e403, e403, e403, ok}, "appliance": {e401, e403, e403, e403, ok}},
+		"DownloadE":   {"hosted": {ok, ok, ok, ok, ok}, "appliance": {ok, ok, ok, ok, ok}},
+		"EditE":       {"hosted": {e401, ok, ok, ok, ok}, "appliance": {e401, ok, ok, ok, ok}},
+		"DeleteE":     {"hosted": {e401, e403, e403, e403, e403}, "appliance": {e401, e403, e403, e403, e403}},
+		"ViewMapG":    {"hosted": {e401, e404, ok, ok, ok}, "appliance": {e401, e404, ok, ok, ok}},
+		"EditMapG":    {"hosted": {e401, e404, e403, e403, ok}, "appliance": {e401, e404, e403, e403, ok}},
+		"DeleteMapG":  {"hosted": {e401, e404, e403, e403, e403}, "appliance": {e401, e404, e403, e403, e403}},
+		"ShareMapG":   {"hosted": {e401, e404, e403, e403, e403}, "appliance": {e401, e404, e403, e403, ok}},
+		"ViewMapV":    {"hosted": {ok, ok, ok, ok, ok}, "appliance": {ok, ok, ok, ok, ok}},
+		"EditMapV":    {"hosted": {e401, e403, e403, e403, ok}, "appliance": {e401, e403, e403, e403, ok}},
+		"DeleteMapV":  {"hosted": {e401, e403, e403, e403, e403}, "appliance": {e401, e403, e403, e403, e403}},
+		"ManageGroup": {"hosted": {e401, e403, e403, e403, e403}, "appliance": {e401, e403, e403, e403, e403}},
+	}
+	policies := map[string]mapcommons.Policy{"hosted": hosted, "appliance": appliance}
+	callers := []*mapcommons.User{nil, other, viewer, downloader, editor}
+	for name, r := range rules {
+		for pname, p := range policies {
+			for i, u := range callers {
+				got := mapcommons.ErrorCode(r(p, u))
+				if exp := want[name][pname][i]; got != exp {
+					t.Errorf("%s/%s/caller %d: %q, want %q", name, pname, i, got, exp)
+				}
+			}
+		}
+	}
+	// The rights the search shows are the same rules.
+	for _, p := range policies {
+		for _, u := range callers {
+			r := p.DatasetRights(u, dsG)
+			if r.View != (p.CanViewDataset(u, dsG) == nil) || r.Download != (p.CanDownloadDataset(u, dsG) == nil) || r.Edit != (p.CanEditDataset(u, dsG) == nil) {
+				t.Errorf("DatasetRights %+v disagrees with the Can rules", r)
+			}
+			if r.Edit && !r.Download || r.Download && !r.View {
+				t.Errorf("rights %+v: edit implies download implies view", r)
+			}
+		}
+	}
+	// Owners and administrators have every right.
+	all := mapcommons.Rights{View: true, Download: true, Edit: true}
+	for _, u := range []*mapcommons.User{owner, {ID: 77, Admin: true}} {
+		if appliance.DatasetRights(u, dsG) != all || appliance.MapRights(u, mG) != all {
+			t.Errorf("%+v lacks rights", u)
+		}
+	}
+}
+
+func TestDefaultPermissions(t *testing.T) {
+	everyone := []mapcommons.Permission{{Group: "everyone", View: true, Download: true}}
+	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted, DefaultShare: []mapcommons.Permission{{Group: "5", Edit: true}}}
+	if got := hosted.DefaultDatasetPermissions(); !reflect.DeepEqual(got, everyone) {
+		t.Errorf("hosted datasets: %+v", got)
+	}
+	if got := hosted.DefaultMapPermissions(); !reflect.DeepEqual(got, everyone) {
+		t.Errorf("hosted maps: %+v", got)
+	}
+	private := mapcommons.Policy{Mode: mapcommons.ModeAppliance}
+	if got := private.DefaultDatasetPermissions(); got == nil || len(got) != 0 {
+		t.Errorf("appliance datasets: %+v", got)
+	}
+	share := []mapcommons.Permission{{Group: "everyone", View: true}}
+	shared := mapcommons.Policy{Mode: mapcommons.ModeAppliance, DefaultShare: share}
+	got := shared.DefaultMapPermissions()
+	if !reflect.DeepEqual(got, share) {
+		t.Errorf("appliance maps with a default share: %+v", got)
+	}
+	got[0].Edit = true // a copy: the policy's list stays
+	if shared.DefaultDatasetPermissions()[0].Edit {
+		t.Error("the default share was changed through a copy")
+	}
+}
+
+func TestParseShare(t *testing.T) {
+	for in, want := range map[string][]mapcommons.Permission{
+		"":                         {},
+		"everyone:view,download":   {{Group: "everyone", View: true, Download: true}},
+		"Everyone:edit; 12:view":   {{Group: "everyone", View: true, Download: true, Edit: true}, {Group: "12", View: true}},
+		"12:download 13:VIEW,edit": {{Group: "12", View: true, Download: true}, {Group: "13", View: true, Download: true, Edit: true}},
+	} {
+		got, err := mapcommons.ParseShare(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseShare(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"everyone", "everyone:", "staff:view", "0:view", "everyone:read", "12:view;12:edit", "-1:view"} {
+		if _, err := mapcommons.ParseShare(in); mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+			t.Errorf("ParseShare(%q) accepted", in)
+		}
 	}
 }
 

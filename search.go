@@ -8,6 +8,7 @@ package mapcommons
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -75,49 +76,56 @@ type SearchFilter struct {
 // so. Policy.SearchVisibility builds it from the same rules as
 // CanViewDataset and CanViewMap; Allows states its meaning for one object.
 type SearchVisibility struct {
-	All      bool  // every object (an administrator)
-	OwnerID  int64 // objects this user owns (0: none)
-	Datasets bool  // every dataset (a hosted instance)
-	Shared   bool  // objects whose sharing list gives everyone any right (view, download or edit)
+	All      bool    // every object (an administrator)
+	OwnerID  int64   // objects this user owns (0: none)
+	Datasets bool    // every dataset (a hosted instance)
+	Shared   bool    // objects whose sharing list gives everyone any right (view, download or edit)
+	GroupIDs []int64 // objects whose sharing list gives one of these groups any right
 }
 
 // Allows reports whether v lets the caller find an object of the model with
 // that owner and sharing list.
 func (v SearchVisibility) Allows(model string, ownerID int64, perms []Permission) bool {
-	return v.All || (v.OwnerID != 0 && v.OwnerID == ownerID) || (v.Datasets && model == ModelOverlay) ||
-		(v.Shared && sharedWith(perms, func(e Permission) bool { return e.View || e.Download || e.Edit }))
+	if v.All || (v.OwnerID != 0 && v.OwnerID == ownerID) || (v.Datasets && model == ModelOverlay) {
+		return true
+	}
+	for _, e := range perms {
+		if !(e.View || e.Download || e.Edit) {
+			continue
+		}
+		if e.Group == GroupEveryone && v.Shared {
+			return true
+		}
+		if id, ok := e.GroupID(); ok && slices.Contains(v.GroupIDs, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // SearchVisibility is the search form of CanViewDataset and CanViewMap for
 // caller: administrators see everything, owners their own objects, everyone
-// the objects shared with everyone, and on a hosted instance every dataset.
-// (Datasets have no sharing list yet; when they get one, Shared covers it.)
+// the objects shared with everyone, members the objects shared with one of
+// their groups, and on a hosted instance everyone every dataset.
 func (p Policy) SearchVisibility(caller *User) SearchVisibility {
 	v := SearchVisibility{All: isAdmin(caller), Shared: true, Datasets: p.Mode == ModeHosted}
 	if caller != nil {
 		v.OwnerID = caller.ID
+		v.GroupIDs = caller.GroupIDs
 	}
 	return v
 }
 
 // SearchRights are a caller's effective rights on a search result.
-type SearchRights struct {
-	View     bool `json:"view"`
-	Download bool `json:"download"`
-	Edit     bool `json:"edit"`
-}
+type SearchRights = Rights
 
 // SearchRights decides the caller's rights on r with the same rules as for
 // the object itself.
 func (p Policy) SearchRights(caller *User, r *SearchResult) SearchRights {
 	if r.Model == ModelMap {
-		m := &Map{ID: r.ID, OwnerID: r.OwnerID, Permissions: r.Permissions}
-		view := p.CanViewMap(caller, m) == nil
-		return SearchRights{View: view, Download: view, Edit: p.CanEditMap(caller, m) == nil}
+		return p.MapRights(caller, &Map{ID: r.ID, OwnerID: r.OwnerID, Permissions: r.Permissions})
 	}
-	ds := &Dataset{ID: r.ID, OwnerID: r.OwnerID}
-	return SearchRights{View: p.CanViewDataset(caller, ds) == nil, Download: p.CanDownloadDataset(caller, ds) == nil,
-		Edit: p.CanEditDataset(caller, ds) == nil}
+	return p.DatasetRights(caller, &Dataset{ID: r.ID, OwnerID: r.OwnerID, Permissions: r.Permissions})
 }
 
 // SearchResult is one dataset or map found.

@@ -88,30 +88,32 @@ func TestSearchVisibility(t *testing.T) {
 	admin := &mapcommons.User{ID: 1, Admin: true}
 	owner := &mapcommons.User{ID: 2}
 	other := &mapcommons.User{ID: 3}
+	member := &mapcommons.User{ID: 4, GroupIDs: []int64{7}}
+	both := &mapcommons.User{ID: 5, GroupIDs: []int64{7, 8}}
 	perms := [][]mapcommons.Permission{
 		{}, {{Group: "everyone", View: true}}, {{Group: "everyone", Download: true}}, {{Group: "everyone", Edit: true}},
-		{{Group: "everyone"}}, {{Group: "7", View: true}},
+		{{Group: "everyone"}}, {{Group: "7", View: true}}, {{Group: "7"}, {Group: "8", Edit: true}}, {{Group: "8", Download: true}},
 	}
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
 		p := mapcommons.Policy{Mode: mode}
-		for _, c := range []*mapcommons.User{nil, admin, owner, other} {
+		for _, c := range []*mapcommons.User{nil, admin, owner, other, member, both} {
 			v := p.SearchVisibility(c)
 			for _, ownerID := range []int64{0, owner.ID} {
-				ds := &mapcommons.Dataset{ID: 1, OwnerID: ownerID}
-				if got, want := v.Allows(mapcommons.ModelOverlay, ownerID, nil), p.CanViewDataset(c, ds) == nil; got != want {
-					t.Errorf("%s caller %+v dataset owner %d: search %v, view %v", mode, c, ownerID, got, want)
-				}
-				r := &mapcommons.SearchResult{Model: mapcommons.ModelOverlay, ID: 1, OwnerID: ownerID}
-				if got := p.SearchRights(c, r); got.View != (p.CanViewDataset(c, ds) == nil) || got.Edit != (p.CanEditDataset(c, ds) == nil) ||
-					got.Download != (p.CanDownloadDataset(c, ds) == nil) {
-					t.Errorf("%s caller %+v dataset rights %+v", mode, c, got)
-				}
 				for _, pm := range perms {
+					ds := &mapcommons.Dataset{ID: 1, OwnerID: ownerID, Permissions: pm}
+					if got, want := v.Allows(mapcommons.ModelOverlay, ownerID, pm), p.CanViewDataset(c, ds) == nil; got != want {
+						t.Errorf("%s caller %+v dataset owner %d perms %+v: search %v, view %v", mode, c, ownerID, pm, got, want)
+					}
+					r := &mapcommons.SearchResult{Model: mapcommons.ModelOverlay, ID: 1, OwnerID: ownerID, Permissions: pm}
+					if got := p.SearchRights(c, r); got.View != (p.CanViewDataset(c, ds) == nil) || got.Edit != (p.CanEditDataset(c, ds) == nil) ||
+						got.Download != (p.CanDownloadDataset(c, ds) == nil) {
+						t.Errorf("%s caller %+v dataset rights %+v", mode, c, got)
+					}
 					m := &mapcommons.Map{ID: 1, OwnerID: ownerID, Permissions: pm}
 					if got, want := v.Allows(mapcommons.ModelMap, ownerID, pm), p.CanViewMap(c, m) == nil; got != want {
 						t.Errorf("%s caller %+v map owner %d perms %+v: search %v, view %v", mode, c, ownerID, pm, got, want)
 					}
-					r := &mapcommons.SearchResult{Model: mapcommons.ModelMap, ID: 1, OwnerID: ownerID, Permissions: pm}
+					r = &mapcommons.SearchResult{Model: mapcommons.ModelMap, ID: 1, OwnerID: ownerID, Permissions: pm}
 					if got := p.SearchRights(c, r); got.View != (p.CanViewMap(c, m) == nil) || got.Edit != (p.CanEditMap(c, m) == nil) {
 						t.Errorf("%s caller %+v map rights %+v", mode, c, got)
 					}

@@ -18,8 +18,24 @@ type User struct {
 	Fullname     string
 	Admin        bool
 	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// GroupIDs are the ids of the groups the user belongs to, ascending,
+	// as the store read them with the user (nil: none).
+	GroupIDs  []int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// InGroup reports whether u is a member of the group with that id.
+func (u *User) InGroup(id int64) bool {
+	if u == nil {
+		return false
+	}
+	for _, g := range u.GroupIDs {
+		if g == id {
+			return true
+		}
+	}
+	return false
 }
 
 var loginRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
@@ -95,15 +111,19 @@ type UserUpdate struct {
 
 // UserService stores users.
 type UserService interface {
-	// FindUserByID returns ENOTFOUND when there is no such user.
+	// FindUserByID returns the user with their GroupIDs; ENOTFOUND when
+	// there is no such user.
 	FindUserByID(ctx context.Context, id int64) (*User, error)
-	// FindUserByLogin matches the login case-insensitively; ENOTFOUND when none.
+	// FindUserByLogin matches the login case-insensitively and returns the
+	// user with their GroupIDs; ENOTFOUND when none.
 	FindUserByLogin(ctx context.Context, login string) (*User, error)
 	// CreateUser sets u.ID and the times; ECONFLICT when the login is taken.
 	CreateUser(ctx context.Context, u *User) error
-	// UpdateUser returns the updated user; ENOTFOUND when there is no such user.
+	// UpdateUser returns the updated user (with GroupIDs); ENOTFOUND when
+	// there is no such user.
 	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)
-	// DeleteUser removes the user; their datasets stay, without an owner.
+	// DeleteUser removes the user and their group memberships; their
+	// datasets and maps stay, without an owner.
 	// ENOTFOUND when there is no such user.
 	DeleteUser(ctx context.Context, id int64) error
 }

@@ -35,7 +35,7 @@ type datasetDoc struct {
 	FeatureCount        int64                       `json:"feature_count"`
 	Extent              *[4]float64                 `json:"extent"`
 	GeometryTypes       []string                    `json:"geometry_types"`
-	Permissions         []any                       `json:"permissions"`
+	Permissions         []permissionDoc             `json:"permissions"`
 	Pagination          pagination                  `json:"pagination"`
 	Stats               map[string]mapcommons.Stats `json:"stats"`
 	DataAttributes      []attributeDoc              `json:"data_attributes"`
@@ -77,7 +77,7 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 		ContactAddress: m.ContactAddress, ContactPhone: m.ContactPhone, ProcessNotes: m.ProcessNotes,
 		Link: s.datasetLink(r, ds.ID), Published: isoTime(ds.CreatedAt), CreatedAt: isoTime(ds.CreatedAt),
 		UpdatedAt: isoTime(ds.UpdatedAt), DataType: ds.DataType, Type: ds.Type, State: ds.State,
-		FeatureCount: ds.FeatureCount, GeometryTypes: ds.GeometryTypes, Permissions: []any{},
+		FeatureCount: ds.FeatureCount, GeometryTypes: ds.GeometryTypes, Permissions: permissionsJSON(ds.Permissions),
 		Pagination: pagination{Start: 0, Total: ds.FeatureCount, Limit: ds.FeatureCount},
 		Stats:      ds.Stats,
 	}
@@ -135,6 +135,12 @@ func (s *Server) findDataset(r *http.Request) (*mapcommons.Dataset, error) {
 // credentials, 404 when it does not exist (or may not be seen), 403 when
 // the caller may not change it.
 func (s *Server) datasetToEdit(r *http.Request) (*mapcommons.Dataset, error) {
+	return s.datasetFor(r, s.policy.CanEditDataset)
+}
+
+// datasetFor loads the {id} dataset for an action the rule allows; 401
+// without credentials whether it exists or not.
+func (s *Server) datasetFor(r *http.Request, rule func(*mapcommons.User, *mapcommons.Dataset) error) (*mapcommons.Dataset, error) {
 	if caller(r) == nil {
 		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
 	}
@@ -142,12 +148,24 @@ func (s *Server) datasetToEdit(r *http.Request) (*mapcommons.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ds, s.policy.CanEditDataset(caller(r), ds)
+	return ds, rule(caller(r), ds)
 }
 
-// metadataParams reads the metadata fields from plain parameters or from
-// under dataset[...] / overlay[...]; the wrapped form wins. NET sends the
-// title as "name".
+// newDatasetPermissions is the sharing list of a dataset the caller
+// creates: the one asked for (checked), or the instance's default.
+func (s *Server) newDatasetPermissions(r *http.Request, me *mapcommons.User, upd mapcommons.MetadataUpdate) ([]mapcommons.Permission, error) {
+	if upd.Permissions == nil {
+		return s.policy.DefaultDatasetPermissions(), nil
+	}
+	if err := s.policy.CanSetDatasetPermissions(me, &mapcommons.Dataset{OwnerID: me.ID}); err != nil {
+		return nil, err
+	}
+	return *upd.Permissions, s.checkGroups(r, *upd.Permissions)
+}
+
+// metadataParams reads the metadata fields and the sharing list from plain
+// parameters or from under dataset[...] / overlay[...]; the wrapped form
+// wins. NET sends the title as "name".
 func metadataParams(p Params) (mapcommons.MetadataUpdate, error) {
 	var upd mapcommons.MetadataUpdate
 	scopes := []Params{p}
@@ -179,6 +197,15 @@ func metadataParams(p Params) (mapcommons.MetadataUpdate, error) {
 		t := mapcommons.NormalizeTags(*upd.Tags)
 		upd.Tags = &t
 	}
+	for _, sc := range scopes {
+		if n := rootNode(sc).child("permissions"); n.set {
+			perms, err := permissionParams(n)
+			if err != nil {
+				return upd, err
+			}
+			upd.Permissions = &perms
+		}
+	}
 	var m mapcommons.Metadata
 	upd.Apply(&m)
 	return upd, m.Validate()
@@ -198,15 +225,19 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	perms, err := s.newDatasetPermissions(r, me, upd)
+	if err != nil {
+		return err
+	}
 	if raw, ok := q.Params.String("url"); ok {
-		return s.createFromURL(w, r, me, q.Params, upd, raw)
+		return s.createFromURL(w, r, me, q.Params, upd, perms, raw)
 	}
 	up, err := s.openUpload(q)
 	if err != nil {
 		return err
 	}
 	defer up.Close()
-	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj}
+	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj, Permissions: perms}
 	upd.Apply(&ds.Metadata)
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = up.name
@@ -236,6 +267,9 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "datasets do not download as .%s (try json, csv, geojson, kml, kmz, atom, zip, sqlite or gpkg)", f)
 		}
 		if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
+			return err
+		}
+		if err := s.checkBody(r); err != nil {
 			return err
 		}
 		return s.writeDatasetFile(w, r, ds, f)
@@ -304,6 +338,12 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 	return out.Close()
 }
 
+// handleDatasetUpdate answers PUT /datasets/{id}: metadata and, with
+// permissions, the sharing list (replaced whole). An update of metadata
+// alone answers 201 as the spec's example does; one that carries
+// permissions answers 200 (spec "Permissions": "200 OK whether
+// permissions were created, changed or removed"). Both with an empty
+// body and the Status header.
 func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.datasetToEdit(r)
 	if err != nil {
@@ -318,14 +358,33 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	status := http.StatusCreated
+	if upd.Permissions != nil {
+		status = http.StatusOK
+		if mapcommons.SamePermissions(ds.Permissions, *upd.Permissions) {
+			// Clients that echo the whole dataset back send its
+			// permissions unchanged: only a change needs the right to share.
+			upd.Permissions = nil
+		} else {
+			if err := s.policy.CanSetDatasetPermissions(caller(r), ds); err != nil {
+				return err
+			}
+			if err := s.checkGroups(r, *upd.Permissions); err != nil {
+				return err
+			}
+		}
+	}
 	if _, err := s.svc.Datasets.UpdateDataset(r.Context(), ds.ID, upd); err != nil {
 		return err
 	}
-	return empty(w, http.StatusCreated)
+	return empty(w, status)
 }
 
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.datasetToEdit(r)
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	ds, err := s.datasetFor(r, s.policy.CanDeleteDataset)
 	if err != nil {
 		return err
 	}

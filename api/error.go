@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"mapcommons"
 )
@@ -16,6 +17,7 @@ var codeStatus = map[string]int{
 	mapcommons.ENOTFOUND:       http.StatusNotFound,
 	mapcommons.ECONFLICT:       http.StatusConflict,
 	mapcommons.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	mapcommons.ETOOMANY:        http.StatusTooManyRequests,
 	mapcommons.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
 	mapcommons.EUPSTREAM:       http.StatusBadGateway,
 	mapcommons.EINTERNAL:       http.StatusInternalServerError,
@@ -48,6 +50,10 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
+	}
+	var ra *retryAfterError
+	if errors.As(err, &ra) {
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ra.after)))
 	}
 	// A download that failed before its first byte must not keep the
 	// headers of the file it meant to send.

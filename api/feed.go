@@ -35,7 +35,8 @@ var urlTypes = map[string]string{
 // createFromURL registers a dataset from a URL: a URL registered already
 // answers 200 with the existing dataset's Location (wire contract section
 // 9: clients break on a redirect here).
-func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapcommons.User, p Params, upd mapcommons.MetadataUpdate, raw string) error {
+func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapcommons.User, p Params, upd mapcommons.MetadataUpdate,
+	perms []mapcommons.Permission, raw string) error {
 	u, err := fetch.Check(raw)
 	if err != nil {
 		return err
@@ -52,7 +53,7 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return err
 	}
-	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, URL: link, DataType: mapcommons.DataTypeFeed}
+	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, URL: link, DataType: mapcommons.DataTypeFeed, Permissions: perms}
 	upd.Apply(&ds.Metadata)
 	var src mapcommons.FeatureSource = emptySource{}
 	switch kind {
@@ -85,8 +86,13 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
 }
 
-// existing answers a registration of a URL registered already.
+// existing answers a registration of a URL registered already: the
+// dataset, when the caller may see it; else only that the URL is taken (a
+// URL is registered once, and a private dataset does not show itself).
 func (s *Server) existing(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset) error {
+	if err := s.policy.CanViewDataset(caller(r), ds); err != nil {
+		return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already, as a dataset not shared with you", ds.URL)
+	}
 	w.Header().Set("Location", s.datasetLink(r, ds.ID))
 	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, ds, false))
 }
@@ -217,6 +223,9 @@ func rootElement(b []byte) string {
 // "Update feed": PUT, and GET as the documented example does). A failed
 // refetch keeps the old features and records the error on the dataset.
 func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	ds, err := s.datasetToEdit(r)
 	if err != nil {
 		return err

@@ -282,3 +282,30 @@ func must2(t *testing.T, w *httptest.ResponseRecorder, status int) string {
 	must(t, w, status)
 	return w.Header().Get("Location")
 }
+
+// TestFeedAppliance: on an appliance a feed is private like any dataset: a
+// second registration of its URL by someone it is not shared with learns
+// only that the URL is taken; the owner refetches, a group with edit too.
+func TestFeedAppliance(t *testing.T) {
+	ts := newServer(t, allowPrivate, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	rm := newRemote(t)
+	rm.set("/s.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,1,2\n"})
+	link := "/datasets.json?url=" + url.QueryEscape(rm.URL+"/s.csv")
+	w := ts.do(req{method: "POST", path: link, user: "alice"})
+	must(t, w, http.StatusCreated)
+	path := strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base), ".json")
+	w = ts.do(req{method: "POST", path: link, user: "bob"})
+	errorOf(t, w, http.StatusConflict, "conflict", "registered already")
+	if w.Header().Get("Location") != "" || strings.Contains(w.Body.String(), path) {
+		t.Fatalf("the private feed shows itself: %v %s", w.Header(), w.Body.String())
+	}
+	must(t, ts.do(req{method: "POST", path: link, user: "admin"}), http.StatusOK)
+	errorOf(t, ts.do(req{method: "PUT", path: path + "/fetch.json", user: "bob"}), 404, "not_found", "dataset")
+	must(t, ts.do(req{method: "PUT", path: path + "/fetch.json", user: "alice"}), 200)
+	g := ts.createGroup(t, form, "name=feeders")
+	must(t, ts.do(req{method: "POST", path: "/groups/" + itoa(g) + "/users.json", user: "admin", ctype: form, body: []byte("bob")}), 200)
+	must(t, ts.do(req{method: "PUT", path: path + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions":[{"group_id":` + itoa(g) + `,"permissions":{"edit":true}}]}`)}), 200)
+	must(t, ts.do(req{method: "PUT", path: path + "/fetch.json", user: "bob"}), 200)
+	must(t, ts.do(req{method: "POST", path: link, user: "bob"}), http.StatusOK)
+}

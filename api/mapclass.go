@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http"
 	"strconv"
 	"sync"
 
@@ -166,17 +167,24 @@ func numberOf(v any) float64 {
 }
 
 // withClasses adds the classifications of m's layers to its document.
-func (s *Server) withClasses(ctx context.Context, m *mapcommons.Map, d *mapDoc, lookup layerContext) error {
+func (s *Server) withClasses(r *http.Request, m *mapcommons.Map, d *mapDoc, lookup layerContext) error {
 	for i := range m.Layers {
-		if err := s.layerWithClasses(ctx, &m.Layers[i], d.Layers[i], lookup); err != nil {
+		if err := s.layerWithClasses(r, &m.Layers[i], d.Layers[i], lookup); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Server) layerWithClasses(ctx context.Context, l *mapcommons.Layer, d *layerDoc, lookup layerContext) error {
-	cd, err := s.classifyLayer(ctx, l, lookup(l.Source))
+// layerWithClasses adds the classification of a classed layer to its
+// document, when the caller may download its dataset (the classes are
+// computed from the data).
+func (s *Server) layerWithClasses(r *http.Request, l *mapcommons.Layer, d *layerDoc, lookup layerContext) error {
+	ds := lookup(l.Source)
+	if ds != nil && s.policy.CanDownloadDataset(caller(r), ds) != nil {
+		return nil
+	}
+	cd, err := s.classifyLayer(r.Context(), l, ds)
 	if err != nil || cd == nil {
 		return err
 	}

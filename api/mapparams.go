@@ -325,14 +325,26 @@ func checkExtent(v []float64) (*[4]float64, error) {
 	return &[4]float64{w, s, e, n}, nil
 }
 
-// permissionParams reads a sharing list: entries with group_id and either
-// permissions{view,download,edit} or the flags themselves.
+// permissionParams reads a sharing list: a list of entries (one entry
+// alone is taken as a list of one), each with group_id and either
+// permissions{view,download,edit} or the flags themselves. Flags not given
+// are false; edit implies download implies view; entries naming the same
+// group are merged. The list replaces the object's whole.
 func permissionParams(n pnode) ([]mapcommons.Permission, error) {
+	if m, ok := nodeMap(n.v); ok {
+		if _, one := m["group_id"]; one {
+			n = pnode{v: []any{n.v}, path: n.path, set: true}
+		}
+	}
 	items, _, err := n.list(false)
 	if err != nil {
 		return nil, err
 	}
+	if len(items) > mapcommons.MaxPermissions {
+		return nil, n.fail("at most %d entries", mapcommons.MaxPermissions)
+	}
 	out := []mapcommons.Permission{}
+	at := map[string]int{}
 	for _, it := range items {
 		if s, ok := it.v.(string); ok && strings.TrimSpace(s) == "" {
 			continue
@@ -351,6 +363,8 @@ func permissionParams(n pnode) ([]mapcommons.Permission, error) {
 			g = mapcommons.GroupEveryone
 		} else if id, err := strconv.ParseInt(g, 10, 64); err != nil || id <= 0 {
 			return nil, it.child("group_id").fail("%q is neither a group id nor everyone", g)
+		} else {
+			g = strconv.FormatInt(id, 10)
 		}
 		flags := it.child("permissions")
 		if !flags.set {
@@ -369,9 +383,13 @@ func permissionParams(n pnode) ([]mapcommons.Permission, error) {
 				*fl.dst = *b
 			}
 		}
-		// Edit implies download implies view.
-		e.Download = e.Download || e.Edit
-		e.View = e.View || e.Download
+		e = e.Normalize()
+		if i, dup := at[g]; dup {
+			p := &out[i]
+			p.View, p.Download, p.Edit = p.View || e.View, p.Download || e.Download, p.Edit || e.Edit
+			continue
+		}
+		at[g] = len(out)
 		out = append(out, e)
 	}
 	return out, nil

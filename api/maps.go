@@ -33,11 +33,6 @@ type mapDoc struct {
 	Link           string          `json:"link"`
 }
 
-type permissionDoc struct {
-	GroupID     any             `json:"group_id"` // a number, or "everyone"
-	Permissions map[string]bool `json:"permissions"`
-}
-
 // layerDoc is the JSON of a layer.
 type layerDoc struct {
 	LayerID  int       `json:"layer_id"`
@@ -188,9 +183,9 @@ func worldExtent(projection string) [4]float64 {
 	return [4]float64{-180, -85, 180, 85}
 }
 
-// mapJSON builds the document of m. datasets resolves finder: sources (for
+// mapJSON builds the document of m. lookup resolves finder: sources (for
 // the default extent).
-func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map) *mapDoc {
+func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup layerContext) *mapDoc {
 	d := &mapDoc{
 		ID: m.ID, Title: m.Title, Basemap: m.Basemap, Description: m.Description, Tags: m.Tags,
 		Projection: m.Projection, Layers: []*layerDoc{}, Permissions: []permissionDoc{}, Contributor: m.Owner,
@@ -203,17 +198,11 @@ func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map) *mapDoc {
 	for i := range m.Layers {
 		d.Layers = append(d.Layers, layerJSON(i, &m.Layers[i]))
 	}
-	for _, p := range m.Permissions {
-		var g any = p.Group
-		if id, err := strconv.ParseInt(p.Group, 10, 64); err == nil {
-			g = id
-		}
-		d.Permissions = append(d.Permissions, permissionDoc{GroupID: g, Permissions: map[string]bool{"view": p.View, "download": p.Download, "edit": p.Edit}})
-	}
+	d.Permissions = permissionsJSON(m.Permissions)
 	if m.Extent != nil {
 		d.Extent = *m.Extent
 	} else {
-		d.Extent = s.layersExtent(r.Context(), m)
+		d.Extent = layersExtent(m, lookup)
 	}
 	d.ShowState = map[string]any{"basemap": map[string]any{
 		"name": m.Basemap, "providerType": nil, "mapDisplayName": m.Basemap, "vanillaColor": nil, "tileType": nil,
@@ -225,8 +214,9 @@ func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map) *mapDoc {
 
 // mapDocument is the JSON of m with the classes of its classed layers.
 func (s *Server) mapDocument(r *http.Request, m *mapcommons.Map) (*mapDoc, error) {
-	d := s.mapJSON(r, m)
-	if err := s.withClasses(r.Context(), m, d, s.lookupFor(r.Context())); err != nil {
+	lookup := s.lookupFor(r)
+	d := s.mapJSON(r, m, lookup)
+	if err := s.withClasses(r, m, d, lookup); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -235,19 +225,19 @@ func (s *Server) mapDocument(r *http.Request, m *mapcommons.Map) (*mapDoc, error
 // layerDocument is the JSON of layer i of m with its classes.
 func (s *Server) layerDocument(r *http.Request, m *mapcommons.Map, i int) (*layerDoc, error) {
 	d := layerJSON(i, &m.Layers[i])
-	if err := s.layerWithClasses(r.Context(), &m.Layers[i], d, s.lookupFor(r.Context())); err != nil {
+	if err := s.layerWithClasses(r, &m.Layers[i], d, s.lookupFor(r)); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// layersExtent is the union of the extents of the layers' datasets, or the
-// world when none has one.
-func (s *Server) layersExtent(ctx context.Context, m *mapcommons.Map) [4]float64 {
+// layersExtent is the union of the extents of the layers' datasets (those
+// lookup resolves), or the world when none has one.
+func layersExtent(m *mapcommons.Map, lookup layerContext) [4]float64 {
 	e := [4]float64{181, 91, -181, -91}
 	found := false
 	for _, l := range m.Layers {
-		ds := s.layerDataset(ctx, l.Source)
+		ds := lookup(l.Source)
 		if ds == nil || ds.Extent == nil {
 			continue
 		}
@@ -312,14 +302,21 @@ func layerIndex(r *http.Request, m *mapcommons.Map) (int, error) {
 	return i, nil
 }
 
-// lookupFor resolves finder: sources during one request.
-func (s *Server) lookupFor(ctx context.Context) layerContext {
+// lookupFor resolves finder: sources during one request, as its caller
+// may see them: a dataset the caller may not view counts as missing (it
+// gives the map no extent, its attributes are not checked, its title is
+// not the layer's default), so that a map does not tell about private data.
+func (s *Server) lookupFor(r *http.Request) layerContext {
 	cache := map[string]*mapcommons.Dataset{}
+	me := caller(r)
 	return func(source string) *mapcommons.Dataset {
 		if ds, ok := cache[source]; ok {
 			return ds
 		}
-		ds := s.layerDataset(ctx, source)
+		ds := s.layerDataset(r.Context(), source)
+		if ds != nil && s.policy.CanViewDataset(me, ds) != nil {
+			ds = nil
+		}
 		cache[source] = ds
 		return ds
 	}
@@ -382,10 +379,13 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 		if err := s.policy.CanSetMapPermissions(me, m); err != nil {
 			return err
 		}
+		if err := s.checkGroups(r, *f.permissions); err != nil {
+			return err
+		}
 		m.Permissions = *f.permissions
 	}
 	if f.layersGiven {
-		if m.Layers, err = s.parseLayers(f.layers, s.lookupFor(r.Context())); err != nil {
+		if m.Layers, err = s.parseLayers(f.layers, s.lookupFor(r)); err != nil {
 			return err
 		}
 	}
@@ -400,6 +400,9 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	m, err := s.findMap(r)
 	if err != nil {
 		return err
@@ -420,14 +423,24 @@ func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
 
 // mapToEdit loads the {id} map for a change.
 func (s *Server) mapToEdit(r *http.Request) (*mapcommons.Map, error) {
+	return s.mapFor(r, s.policy.CanEditMap)
+}
+
+// mapFor loads the {id} map for an action the rule allows; 401 without
+// credentials whether it exists or not.
+func (s *Server) mapFor(r *http.Request, rule func(*mapcommons.User, *mapcommons.Map) error) (*mapcommons.Map, error) {
 	if caller(r) == nil {
 		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
 	}
-	m, err := s.findMap(r)
+	id, err := mapID(r)
 	if err != nil {
 		return nil, err
 	}
-	return m, s.policy.CanEditMap(caller(r), m)
+	m, err := s.svc.Maps.FindMapByID(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return m, rule(caller(r), m)
 }
 
 // updateMap checks the caller may change the {id} map, then applies fn to
@@ -456,7 +469,7 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	lookup := s.lookupFor(r.Context())
+	lookup := s.lookupFor(r)
 	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
 		for _, t := range []struct {
 			name string
@@ -479,10 +492,13 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 		if f.extent != nil {
 			m.Extent = f.extent
 		}
-		if f.permissions != nil && !samePermissions(m.Permissions, *f.permissions) {
+		if f.permissions != nil && !mapcommons.SamePermissions(m.Permissions, *f.permissions) {
 			// Clients that echo the whole map back send its permissions
 			// unchanged: only a change needs the right to share.
 			if err := s.policy.CanSetMapPermissions(caller(r), m); err != nil {
+				return err
+			}
+			if err := s.checkGroups(r, *f.permissions); err != nil {
 				return err
 			}
 			m.Permissions = *f.permissions
@@ -506,20 +522,11 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
-func samePermissions(a, b []mapcommons.Permission) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.mapToEdit(r)
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	m, err := s.mapFor(r, s.policy.CanDeleteMap)
 	if err != nil {
 		return err
 	}
@@ -544,7 +551,7 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	defer q.Cleanup()
-	lookup := s.lookupFor(r.Context())
+	lookup := s.lookupFor(r)
 	n := layerNode(q.Params)
 	l, err := layerParams(n, nil, lookup)
 	if err != nil {
@@ -570,6 +577,9 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	m, err := s.findMap(r)
 	if err != nil {
 		return err
@@ -594,7 +604,7 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	defer q.Cleanup()
-	lookup := s.lookupFor(r.Context())
+	lookup := s.lookupFor(r)
 	index := 0
 	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
@@ -624,6 +634,9 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	_, err := s.updateMap(r, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
 		if err != nil {

@@ -31,3 +31,15 @@ func empty(w http.ResponseWriter, status int) error {
 func (s *Server) parseRequest(r *http.Request) (*Request, error) {
 	return ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: 16 << 20, TempDir: s.cfg.TempDir})
 }
+
+// checkBody refuses a malformed JSON body (one that starts with { or [
+// and does not parse is a 400 everywhere) for handlers that read no
+// parameters. Bodies of other types are left unread.
+func (s *Server) checkBody(r *http.Request) error {
+	if mt, _ := parseContentType(r.Header.Get("Content-Type")); !isJSONMediaType(mt) {
+		return nil
+	}
+	q, err := s.parseRequest(r)
+	q.Cleanup()
+	return err
+}

@@ -18,6 +18,13 @@ func (s *Server) routes() {
 	m.Handle("PUT /users/{user}", s.handle(s.handleUserUpdate))
 	m.Handle("DELETE /users/{user}", s.handle(s.handleUserDelete))
 
+	m.Handle("POST /groups", s.handle(s.handleGroupCreate))
+	m.Handle("GET /groups/{id}", s.handle(s.handleGroupGet))
+	m.Handle("DELETE /groups/{id}", s.handle(s.handleGroupDelete))
+	m.Handle("GET /groups/{id}/users", s.handle(s.handleGroupUsers))
+	m.Handle("POST /groups/{id}/users", s.handle(s.handleGroupUserAdd))
+	m.Handle("DELETE /groups/{id}/users/{login}", s.handle(s.handleGroupUserRemove))
+
 	m.Handle("POST /datasets", s.handle(s.handleDatasetCreate))
 	m.Handle("GET /datasets/{id}", s.handle(s.handleDatasetGet))
 	m.Handle("PUT /datasets/{id}", s.handle(s.handleDatasetUpdate))
@@ -50,7 +57,8 @@ func (s *Server) routes() {
 
 	// The same paths with any other method: 405 with a JSON body.
 	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
-		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}"} {
+		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
+		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
 	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
@@ -63,6 +71,9 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	if s.svc.Health != nil {
 		if err := s.svc.Health.Ping(r.Context()); err != nil {
 			return err

@@ -147,6 +147,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	format := info(r).format
 	switch format {
 	case "xml":
+		if err := s.checkBody(r); err != nil {
+			return err
+		}
 		return s.writeOpenSearchDescription(w, r)
 	case "json", "atom", "kml", "html":
 	default:
@@ -188,6 +191,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) handleOpenSearch(w http.ResponseWriter, r *http.Request) error {
 	if f := info(r).format; f != "xml" {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "the OpenSearch description is XML, not %s", f)
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
 	}
 	return s.writeOpenSearchDescription(w, r)
 }

@@ -33,6 +33,10 @@ type Config struct {
 	AllowPrivateFetch bool
 	// FetchTimeout bounds one fetch of a URL (0: 5 minutes).
 	FetchTimeout time.Duration
+	// DefaultShare is the sharing list of new datasets and maps on an
+	// appliance (--default-share; nil: private to their owner). Ignored on
+	// a hosted instance, where new objects are shared with everyone.
+	DefaultShare []mapcommons.Permission
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -47,6 +51,7 @@ type Services struct {
 	Features mapcommons.FeatureService
 	Maps     mapcommons.MapService
 	Search   mapcommons.SearchService
+	Groups   mapcommons.GroupService
 	Health   Pinger
 }
 
@@ -58,7 +63,10 @@ type Server struct {
 	svc    Services
 	mux    *http.ServeMux
 	auth   *authCache
-	cache  *responseCache // nil when disabled
+	// limiter slows down guessing passwords: failed logins per login and
+	// per client address.
+	limiter *authLimiter
+	cache   *responseCache // nil when disabled
 	// classes keeps the classifications of classed map layers.
 	classes classCache
 	// fetcher fetches the URLs of registered datasets.
@@ -78,12 +86,13 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		cfg.ResponseCache = 32 << 20
 	}
 	s := &Server{
-		logger: logger,
-		cfg:    cfg,
-		policy: mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup},
-		svc:    svc,
-		mux:    http.NewServeMux(),
-		auth:   newAuthCache(cfg.BcryptCost),
+		logger:  logger,
+		cfg:     cfg,
+		policy:  mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup, DefaultShare: cfg.DefaultShare},
+		svc:     svc,
+		mux:     http.NewServeMux(),
+		auth:    newAuthCache(cfg.BcryptCost),
+		limiter: newAuthLimiter(time.Now),
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)

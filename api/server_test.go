@@ -59,7 +59,7 @@ func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 	h := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), cfg, api.Services{
 		Users: users, Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
 		Maps: sqlite.NewMapService(db), Health: db,
-		Search: sqlite.NewSearchService(db),
+		Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db),
 	})
 	ts := &testServer{t: t, handler: h, db: db, tmp: tmp}
 	for _, u := range []struct {

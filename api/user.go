@@ -164,6 +164,9 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	u, err := s.findUser(r)
 	if err != nil {
 		return err
@@ -225,6 +228,9 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	u, err := s.userToChange(r, s.policy.CanDeleteUser)
 	if err != nil {
 		return err

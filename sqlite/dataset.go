@@ -28,7 +28,7 @@ const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
-	d.last_fetch_error, d.fetched_at, d.segment`
+	d.last_fetch_error, d.fetched_at, d.permissions, d.segment`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -42,13 +42,13 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 	var ds mapcommons.Dataset
 	var seg string
 	var minx, miny, maxx, maxy sql.NullFloat64
-	var gtypes, attrs, stats, created, updated, fetched string
+	var gtypes, attrs, stats, created, updated, fetched, perms string
 	m := &ds.Metadata
 	if err := row.Scan(&ds.ID, &ds.OwnerID, &ds.Owner, &m.Title, &m.Description, &m.Author, &m.Tags,
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
 		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &ds.Version, &ds.URL, &ds.URLType,
-		&ds.LastFetchError, &fetched, &seg); err != nil {
+		&ds.LastFetchError, &fetched, &perms, &seg); err != nil {
 		return nil, "", err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
@@ -63,6 +63,12 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 	}
 	if err := json.Unmarshal([]byte(stats), &ds.Stats); err != nil {
 		return nil, "", fmt.Errorf("dataset %d stats: %w", ds.ID, err)
+	}
+	if err := json.Unmarshal([]byte(perms), &ds.Permissions); err != nil {
+		return nil, "", fmt.Errorf("dataset %d permissions: %w", ds.ID, err)
+	}
+	if ds.Permissions == nil {
+		ds.Permissions = []mapcommons.Permission{}
 	}
 	ds.CreatedAt, ds.UpdatedAt = parseTime(created), parseTime(updated)
 	if fetched != "" {
@@ -136,6 +142,13 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 			sets = append(sets, f.Name+" = ?") // column names are the fixed parameter names
 			args = append(args, **f.Ptr)
 		}
+	}
+	if upd.Permissions != nil {
+		perms, err := permissionsJSON(*upd.Permissions)
+		if err != nil {
+			return nil, err
+		}
+		sets, args = append(sets, "permissions = ?"), append(args, perms)
 	}
 	sets = append(sets, "updated_at = ?", "version = version + 1")
 	args = append(args, s.db.now(), id)
@@ -222,15 +235,23 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	if ds.URL != "" {
 		fetchedAt = now
 	}
+	if ds.Permissions == nil {
+		ds.Permissions = []mapcommons.Permission{}
+	}
+	perms, err := permissionsJSON(ds.Permissions)
+	if err != nil {
+		return err
+	}
 	m := &ds.Metadata
 	res, err := s.db.write.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
 		prj, feature_count, minx, miny, maxx, maxy, geometry_types, geometry_mask, attributes, stats, segment,
-		created_at, updated_at, url, url_type, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, updated_at, url, url_type, fetched_at, permissions)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
 		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ,
 		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt)
+		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt, perms)
 	if err != nil {
 		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ECONFLICT && ds.URL != "" {
 			return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already", ds.URL)
@@ -261,4 +282,14 @@ func applySummary(ds *mapcommons.Dataset, sum *segment.Summary) {
 	ds.GeometryTypes = sum.GeometryTypes
 	ds.GeometryMask = sum.GeometryMask
 	ds.Stats = sum.Stats
+}
+
+// permissionsJSON is the stored form of a sharing list (as maps store
+// theirs; the search triggers read it).
+func permissionsJSON(perms []mapcommons.Permission) (string, error) {
+	if perms == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal(perms)
+	return string(b), err
 }

@@ -30,6 +30,7 @@ func open(tb testing.TB) storetest.Services {
 		Features: sqlite.NewFeatureService(db),
 		Maps:     sqlite.NewMapService(db),
 		Search:   sqlite.NewSearchService(db),
+		Groups:   sqlite.NewGroupService(db),
 	}
 }
 

@@ -124,6 +124,10 @@ func buildSearch(f *mapcommons.SearchFilter) *searchQuery {
 		if v.Shared {
 			or = append(or, "s.shared = 1")
 		}
+		if len(v.GroupIDs) > 0 {
+			or = append(or, "s.docid IN (SELECT docid FROM search_grants WHERE group_id IN (SELECT value FROM json_each(?)))")
+			q.args = append(q.args, groupsJSON(v.GroupIDs))
+		}
 		if len(or) == 0 {
 			or = []string{"0"}
 		}
@@ -162,6 +166,10 @@ func (q *searchQuery) ftsOnly(f *mapcommons.SearchFilter) {
 		}
 		if len(own) > 0 {
 			or = append(or, "EXISTS (SELECT 1 FROM search_docs v WHERE v.docid = search_fts.rowid AND ("+strings.Join(own, " OR ")+"))")
+		}
+		if len(v.GroupIDs) > 0 {
+			or = append(or, "EXISTS (SELECT 1 FROM search_grants g WHERE g.docid = search_fts.rowid AND g.group_id IN (SELECT value FROM json_each(?)))")
+			q.args = append(q.args, groupsJSON(v.GroupIDs))
 		}
 		if len(or) == 0 {
 			or = []string{"0"}
@@ -300,7 +308,7 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	rows, err := tx.QueryContext(ctx, `SELECT s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
 		s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
 		coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
-		m.description, coalesce(m.permissions, '[]')
+		m.description, coalesce(m.permissions, d.permissions, '[]')
 		FROM search_docs s
 		LEFT JOIN users u ON u.id = s.owner_id
 		LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
@@ -330,9 +338,9 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 			if mapDesc.Valid {
 				r.Description = &mapDesc.String
 			}
-			if err := json.Unmarshal([]byte(perms), &r.Permissions); err != nil {
-				return nil, fmt.Errorf("map %d permissions: %w", r.ID, err)
-			}
+		}
+		if err := json.Unmarshal([]byte(perms), &r.Permissions); err != nil {
+			return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
 		}
 		if r.Permissions == nil {
 			r.Permissions = []mapcommons.Permission{}
@@ -352,4 +360,11 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 		}
 	}
 	return out, nil
+}
+
+// groupsJSON is a list of group ids as one JSON parameter (json_each reads
+// it), so that any number of groups takes one bound variable.
+func groupsJSON(ids []int64) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
 }

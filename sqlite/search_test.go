@@ -19,8 +19,9 @@ import (
 	"mapcommons/storetest"
 )
 
-// TestSearchMigrationIndexesExisting checks that migration 0004 indexes the
-// datasets and maps that were there before it.
+// TestSearchMigrationIndexesExisting checks that migrations 0004 and 0005
+// index the datasets and maps that were there before them, maps' sharing
+// with groups included.
 func TestSearchMigrationIndexesExisting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mapcommons.db")
@@ -31,13 +32,14 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 	s := storetest.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Maps: sqlite.NewMapService(db)}
 	ds := storetest.MustCreateDataset(t, s, 0, "Older rivers", "", "water", 1, 2)
 	m := &mapcommons.Map{Title: "Older map", Basemap: "Acetate", Projection: mapcommons.ProjectionMercator,
-		Layers: []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10)}}}
+		Layers:      []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10)}},
+		Permissions: []mapcommons.Permission{{Group: "1", View: true}}}
 	if err := s.Maps.CreateMap(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 
-	// Undo migration 0004 as if the store predated it.
+	// Undo migrations 0005 and 0004 as if the store predated them.
 	raw, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +49,9 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 		"DROP TRIGGER maps_search_ai", "DROP TRIGGER maps_search_au", "DROP TRIGGER maps_search_ad",
 		"DROP VIEW search_map_rows", "DROP VIEW search_map_layers", "DROP VIEW search_dataset_rows",
 		"DROP TABLE search_fts", "DROP TABLE search_rtree", "DROP TABLE search_docs",
-		"DELETE FROM schema_migrations WHERE name = 'migrations/0004_search.sql'",
+		"DROP VIEW search_grant_rows", "DROP TABLE search_grants", "DROP TABLE group_members", "DROP TABLE user_groups",
+		"ALTER TABLE datasets DROP COLUMN permissions",
+		"DELETE FROM schema_migrations WHERE name IN ('migrations/0004_search.sql', 'migrations/0005_groups.sql')",
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -64,6 +68,15 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 	res, total := storetest.MustSearch(t, s, "older")
 	if total != 2 || len(res) != 2 {
 		t.Fatalf("after the migration: %d results", total)
+	}
+	// The dataset is private now (no sharing list), the map shared with group 1.
+	for _, c := range []struct {
+		v    mapcommons.SearchVisibility
+		want int64
+	}{{mapcommons.SearchVisibility{Shared: true}, 0}, {mapcommons.SearchVisibility{Shared: true, GroupIDs: []int64{1}}, 1}} {
+		if _, total := storetest.MustSearch(t, s, "older", func(f *mapcommons.SearchFilter) { f.Visibility = c.v }); total != c.want {
+			t.Fatalf("visibility %+v: %d results, want %d", c.v, total, c.want)
+		}
 	}
 	for _, r := range res {
 		if r.Extent == nil || r.Extent.W != 1 || r.Extent.S != 2 || r.FeatureCount != 1 {
@@ -244,4 +257,74 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(found)/float64(len(times)), "matches/op")
 		})
 	}
+}
+
+// TestSearchGrantsFollowWrites checks that the index of which groups may
+// find what (search_grants, kept by triggers) always equals what the
+// sharing lists say, through creates, updates, group and object deletes.
+func TestSearchGrantsFollowWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mapcommons.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := storetest.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db),
+		Maps: sqlite.NewMapService(db), Groups: sqlite.NewGroupService(db)}
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	check := func(step string, wantRows int) {
+		t.Helper()
+		var n, diff int
+		if err := raw.QueryRow(`SELECT count(*) FROM search_grants`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.QueryRow(`SELECT count(*) FROM (SELECT group_id, docid FROM search_grants EXCEPT SELECT group_id, docid FROM search_grant_rows
+			UNION ALL SELECT group_id, docid FROM search_grant_rows EXCEPT SELECT group_id, docid FROM search_grants)`).Scan(&diff); err != nil {
+			t.Fatal(err)
+		}
+		if diff != 0 || n != wantRows {
+			t.Fatalf("%s: %d grants (want %d), %d differ from the sharing lists", step, n, wantRows, diff)
+		}
+	}
+	g1, g2 := storetest.MustCreateGroup(t, s, "one"), storetest.MustCreateGroup(t, s, "two")
+	one, two := strconv.FormatInt(g1.ID, 10), strconv.FormatInt(g2.ID, 10)
+	ds := &mapcommons.Dataset{Type: "csv", Permissions: []mapcommons.Permission{{Group: one, View: true}, {Group: two}}}
+	if err := s.Datasets.CreateDataset(ctx, ds, storetest.PointsSource(1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	check("dataset created", 1)
+	m := &mapcommons.Map{Title: "m", Basemap: "b", Projection: mapcommons.ProjectionMercator,
+		Layers:      []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10)}},
+		Permissions: []mapcommons.Permission{{Group: one, Edit: true}, {Group: two, Download: true}}}
+	if err := s.Maps.CreateMap(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	check("map created", 3)
+	both := []mapcommons.Permission{{Group: one, View: true}, {Group: two, View: true}, {Group: mapcommons.GroupEveryone, View: true}}
+	if _, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &both}); err != nil {
+		t.Fatal(err)
+	}
+	check("dataset shared with both", 4)
+	title := "renamed"
+	if _, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title}); err != nil {
+		t.Fatal(err) // the map showing it is reindexed too
+	}
+	check("dataset renamed", 4)
+	if _, err := s.Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error { m.Permissions = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("map unshared", 2)
+	if err := s.Groups.DeleteGroup(ctx, g2.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("group two deleted", 1)
+	if err := s.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("dataset deleted", 0)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -352,16 +353,18 @@ func testSearchVisibility(t *testing.T, open Opener) {
 	owner := MustCreateUser(t, s, "owner", false)
 	other := MustCreateUser(t, s, "other", false)
 	gone := MustCreateUser(t, s, "gone", false)
+	member := MustCreateUser(t, s, "member", false)
+	both := MustCreateUser(t, s, "both", false)
+	ga, gb := MustCreateGroup(t, s, "a"), MustCreateGroup(t, s, "b")
+	MustAddMember(t, s, ga, member)
+	MustAddMember(t, s, ga, both)
+	MustAddMember(t, s, gb, both)
+	a, b := strconv.FormatInt(ga.ID, 10), strconv.FormatInt(gb.ID, 10)
 
 	type object struct {
 		key string
 		ds  *mapcommons.Dataset
 		m   *mapcommons.Map
-	}
-	var objects []object
-	for _, o := range []int64{owner.ID, other.ID, gone.ID} {
-		ds := MustCreateDataset(t, s, o, "Shared secret", "", "", 1, 1)
-		objects = append(objects, object{key: dsKey(ds), ds: ds})
 	}
 	perms := [][]mapcommons.Permission{
 		{},
@@ -369,7 +372,20 @@ func testSearchVisibility(t *testing.T, open Opener) {
 		{{Group: mapcommons.GroupEveryone, Download: true}},
 		{{Group: mapcommons.GroupEveryone, Edit: true}},
 		{{Group: mapcommons.GroupEveryone}},
-		{{Group: "12", View: true, Download: true, Edit: true}},
+		{{Group: a, View: true, Download: true, Edit: true}},
+		{{Group: a}, {Group: b, View: true}},
+		{{Group: b, Edit: true}},
+		{{Group: a, Download: true}, {Group: mapcommons.GroupEveryone, View: true}},
+	}
+	var objects []object
+	for _, o := range []int64{owner.ID, other.ID, gone.ID} {
+		for _, p := range perms {
+			ds := &mapcommons.Dataset{OwnerID: o, Type: "csv", Metadata: mapcommons.Metadata{Title: "Shared secret"}, Permissions: p}
+			if err := s.Datasets.CreateDataset(ctx, ds, PointsSource(1, 1)); err != nil {
+				t.Fatal(err)
+			}
+			objects = append(objects, object{key: dsKey(ds), ds: ds})
+		}
 	}
 	for _, o := range []int64{owner.ID, gone.ID} {
 		for _, p := range perms {
@@ -380,6 +396,13 @@ func testSearchVisibility(t *testing.T, open Opener) {
 			objects = append(objects, object{key: mapKey(m), m: m})
 		}
 	}
+	// A sharing list changed after the fact counts as it is now.
+	last := objects[len(perms)-1].ds
+	changed := []mapcommons.Permission{{Group: b, View: true}}
+	if _, err := s.Datasets.UpdateDataset(ctx, last.ID, mapcommons.MetadataUpdate{Permissions: &changed}); err != nil {
+		t.Fatal(err)
+	}
+	last.Permissions = changed
 	if err := s.Users.DeleteUser(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -392,10 +415,15 @@ func testSearchVisibility(t *testing.T, open Opener) {
 	}
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
 		p := mapcommons.Policy{Mode: mode}
-		for _, c := range []*mapcommons.User{nil, admin, owner, other} {
+		for _, c := range []*mapcommons.User{nil, admin, owner, other, member, both} {
 			name := "anonymous"
 			if c != nil {
 				name = c.Login
+				// As the caller of a request is: read with their groups.
+				var err error
+				if c, err = s.Users.FindUserByID(ctx, c.ID); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var want []string
 			for _, o := range objects {
@@ -419,6 +447,23 @@ func testSearchVisibility(t *testing.T, open Opener) {
 				res, total := MustSearch(t, s, q, vis)
 				if got := keys(res); !sameSet(got, want) || total != int64(len(want)) {
 					t.Errorf("%s, %s, query %q: found %v (total %d), the policy lets it see %v", mode, name, q, got, total, want)
+				}
+				// Each result carries its object's sharing list (the rights shown are decided from it).
+				for _, r := range res {
+					for _, o := range objects {
+						if o.key != r.Model+":"+strconv.FormatInt(r.ID, 10) {
+							continue
+						}
+						var want []mapcommons.Permission
+						if o.ds != nil {
+							want = o.ds.Permissions
+						} else {
+							want = o.m.Permissions
+						}
+						if !reflect.DeepEqual(r.Permissions, want) {
+							t.Errorf("%s: permissions %+v, want %+v", o.key, r.Permissions, want)
+						}
+					}
 				}
 				// Paged one at a time, the count stays that of the visible.
 				res, total = MustSearch(t, s, q, vis, func(f *mapcommons.SearchFilter) { f.Limit = 1 })

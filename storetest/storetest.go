@@ -20,6 +20,7 @@ type Services struct {
 	Features mapcommons.FeatureService
 	Maps     mapcommons.MapService
 	Search   mapcommons.SearchService
+	Groups   mapcommons.GroupService
 }
 
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
@@ -33,6 +34,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
 	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
+	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {

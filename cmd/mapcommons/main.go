@@ -78,6 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 // settings are the server's flags, each also MAPCOMMONS_<NAME>.
 type settings struct {
 	addr, data, baseURL, mode string
+	defaultShare              string
 	signup                    bool
 	maxUpload                 int64
 	responseCache             int64
@@ -138,6 +139,8 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
 	fs.StringVar(&st.baseURL, "base-url", envDefault(getenv, "base-url", ""), "absolute root URL for links; default: from the request's Host (MAPCOMMONS_BASE_URL)")
 	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
+	fs.StringVar(&st.defaultShare, "default-share", envDefault(getenv, "default-share", ""),
+		"on an appliance, the sharing list of new datasets and maps, e.g. everyone:view,download or 12:view;everyone:view (MAPCOMMONS_DEFAULT_SHARE)")
 	signup, err := strconv.ParseBool(envDefault(getenv, "signup", "true"))
 	if err != nil {
 		return nil, fmt.Errorf("MAPCOMMONS_SIGNUP: %w", err)
@@ -200,6 +203,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if !mode.Valid() {
 		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
 	}
+	share, err := mapcommons.ParseShare(st.defaultShare)
+	if err != nil {
+		return fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
+	}
 	logs := newLogWriter(stderr, 100*time.Millisecond)
 	defer logs.Close()
 	logger := slog.New(slog.NewTextHandler(logs, nil))
@@ -226,6 +233,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		logger.Info("administrator ready", "login", "admin")
 	}
+	groups := sqlite.NewGroupService(db)
+	if share, err = checkShare(ctx, logger, mode, share, groups); err != nil {
+		return err
+	}
 	tmp := filepath.Join(st.data, "tmp")
 	os.RemoveAll(tmp) // uploads of a previous run that did not finish
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
@@ -235,12 +246,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
+		DefaultShare: share,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),
 		Features: sqlite.NewFeatureService(db),
 		Maps:     sqlite.NewMapService(db),
 		Search:   sqlite.NewSearchService(db),
+		Groups:   groups,
 		Health:   db,
 	})
 	ln, err := net.Listen("tcp", st.addr)
@@ -284,6 +297,52 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	return nil
+}
+
+// checkShare vets the --default-share list against the instance: it only
+// applies on an appliance, and entries naming a group that does not exist
+// (any more) are dropped with a warning rather than keeping the server
+// from starting.
+func checkShare(ctx context.Context, logger *slog.Logger, mode mapcommons.Mode, share []mapcommons.Permission, groups mapcommons.GroupService) ([]mapcommons.Permission, error) {
+	if len(share) == 0 {
+		return nil, nil
+	}
+	if mode != mapcommons.ModeAppliance {
+		logger.Warn("--default-share is ignored on a hosted instance: new datasets and maps are shared with everyone there")
+		return nil, nil
+	}
+	out := share[:0:0]
+	for _, e := range share {
+		if id, ok := e.GroupID(); ok {
+			if _, err := groups.FindGroupByID(ctx, id); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+				logger.Warn("--default-share names a group that does not exist: entry dropped", "group", id)
+				continue
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, e)
+	}
+	logger.Info("new datasets and maps are shared by default", "default_share", shareString(out))
+	return out, nil
+}
+
+// shareString writes a sharing list as --default-share takes it.
+func shareString(perms []mapcommons.Permission) string {
+	var parts []string
+	for _, e := range perms {
+		var rights []string
+		for _, r := range []struct {
+			on   bool
+			name string
+		}{{e.View, "view"}, {e.Download, "download"}, {e.Edit, "edit"}} {
+			if r.on {
+				rights = append(rights, r.name)
+			}
+		}
+		parts = append(parts, e.Group+":"+strings.Join(rights, ","))
+	}
+	return strings.Join(parts, ";")
 }
 
 // ensureAdmin makes sure login exists, is an administrator and has password.

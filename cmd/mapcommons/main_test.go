@@ -290,3 +290,37 @@ func TestServeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultShare: on an appliance --default-share (here from the
+// environment) shares new datasets and maps; without it they are private.
+func TestDefaultShare(t *testing.T) {
+	err := run(context.Background(), []string{"serve", "--default-share", "everyone:read"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--default-share") {
+		t.Fatalf("a bad --default-share: %v", err)
+	}
+	for _, c := range []struct {
+		share  string
+		status int
+	}{{"everyone:view,download", 200}, {"", 401}} {
+		url, _ := startServer(t, map[string]string{"MAPCOMMONS_ADMIN_PASSWORD": "e2e-secret", "MAPCOMMONS_MODE": "appliance",
+			"MAPCOMMONS_DEFAULT_SHARE": c.share})
+		resp, body := call(t, "POST", url+"/datasets.json?title=Shared", "admin", "text/csv", strings.NewReader("lat,lon\n1,2\n"))
+		expect(t, resp, body, 201)
+		ds := resp.Header.Get("Location")
+		resp, body = call(t, "POST", url+"/maps.json", "admin", "application/x-www-form-urlencoded", strings.NewReader("title=m&basemap=Acetate"))
+		expect(t, resp, body, 201)
+		m := resp.Header.Get("Location")
+		for _, u := range []string{ds, strings.TrimSuffix(ds, ".json") + ".csv", m} {
+			resp, body = call(t, "GET", u, "", "", nil)
+			expect(t, resp, body, c.status)
+		}
+		resp, body = call(t, "GET", ds, "admin", "", nil)
+		want := `"permissions":[]`
+		if c.share != "" {
+			want = `"permissions":[{"group_id":"everyone","permissions":{"download":true,"edit":false,"view":true}}]`
+		}
+		if !strings.Contains(string(body), want) {
+			t.Fatalf("share %q: %s", c.share, body)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package api
+
+// Groups (spec "Groups", wire contract 7): create and delete groups, list,
+// add and remove their members. Administrators only, on both kinds of
+// instance.
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+)
+
+// groupRef is the JSON of a new group: what the Python client parses.
+type groupRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// groupDoc is the JSON of a group with its members (spec "Group").
+type groupDoc struct {
+	ID    int64                `json:"id"`
+	Name  string               `json:"name"`
+	Users []map[string]userDoc `json:"users"`
+}
+
+// membersJSON lists users as the user resource shows them; e-mail and name
+// only to those who may see them (administrators).
+func (s *Server) membersJSON(r *http.Request, users []*mapcommons.User) []map[string]userDoc {
+	out := make([]map[string]userDoc, 0, len(users))
+	for _, u := range users {
+		out = append(out, userJSON(u, s.policy.CanSeeUserDetails(caller(r), u)))
+	}
+	return out
+}
+
+func (s *Server) groupLink(r *http.Request, id int64) string {
+	return s.baseURL(r) + "/groups/" + strconv.FormatInt(id, 10) + ".json"
+}
+
+// groupsAllowed checks that groups may be managed here by the caller.
+func (s *Server) groupsAllowed(r *http.Request) error {
+	if err := s.policy.CanManageGroups(caller(r)); err != nil {
+		return err
+	}
+	if s.svc.Groups == nil {
+		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "groups are not available on this store")
+	}
+	if f := info(r).format; f != "json" && f != "xml" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "groups have no %s form", f)
+	}
+	return nil
+}
+
+// findGroup authorizes the caller and loads the {id} group.
+func (s *Server) findGroup(r *http.Request) (*mapcommons.UserGroup, error) {
+	if err := s.groupsAllowed(r); err != nil {
+		return nil, err
+	}
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "group %q not found", raw)
+	}
+	return s.svc.Groups.FindGroupByID(r.Context(), id)
+}
+
+// groupDocument is the group with its members.
+func (s *Server) groupDocument(r *http.Request, g *mapcommons.UserGroup) (*groupDoc, error) {
+	members, err := s.svc.Groups.FindGroupMembers(r.Context(), g.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &groupDoc{ID: g.ID, Name: g.Name, Users: s.membersJSON(r, members)}, nil
+}
+
+// findMember resolves a user named in a group request: a login, or an id.
+func (s *Server) findMember(r *http.Request, key string) (*mapcommons.User, error) {
+	if id, err := strconv.ParseInt(key, 10, 64); err == nil {
+		return s.svc.Users.FindUserByID(r.Context(), id)
+	}
+	return s.svc.Users.FindUserByLogin(r.Context(), key)
+}
+
+func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := s.groupsAllowed(r); err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	// group[name] (DOC), name (PY), JSON {"group": {"name": …}} or {"name": …}.
+	name, ok := q.Params.String("group", "name")
+	if !ok {
+		if name, ok = q.Params.String("Group", "name"); !ok {
+			name, _ = q.Params.String("name")
+		}
+	}
+	if name, err = mapcommons.NormalizeGroupName(name); err != nil {
+		return err
+	}
+	g := &mapcommons.UserGroup{Name: name}
+	if err := s.svc.Groups.CreateGroup(r.Context(), g); err != nil {
+		return err
+	}
+	return s.created(w, r, s.groupLink(r, g.ID), &groupRef{ID: g.ID, Name: g.Name})
+}
+
+func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	g, err := s.findGroup(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.groupDocument(r, g)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d)
+}
+
+func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	g, err := s.findGroup(r)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Groups.DeleteGroup(r.Context(), g.ID); err != nil {
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}
+
+func (s *Server) handleGroupUsers(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	g, err := s.findGroup(r)
+	if err != nil {
+		return err
+	}
+	d, err := s.groupDocument(r, g)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d.Users)
+}
+
+// memberLogin reads the login of the user to add: login=, username=,
+// user[login]=, user= (or the same in JSON), or the bare login as the body
+// (the DOC's curl -d "kate": a form key without a value, or a plain text
+// body).
+func memberLogin(q *Request) (string, error) {
+	p := q.Params
+	for _, path := range [][]string{{"login"}, {"username"}, {"user", "login"}, {"User", "login"}, {"user", "username"}, {"user"}, {"user_id"}} {
+		if v, ok := p.String(path...); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	var bare []string
+	for k, v := range p {
+		if s, ok := v.(string); ok && s == "" {
+			bare = append(bare, k)
+		}
+	}
+	if len(bare) == 1 {
+		return strings.Trim(strings.TrimSpace(bare[0]), `"'`), nil
+	}
+	if q.Body != nil {
+		f, err := os.Open(q.Body.Path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, 256))
+		if err != nil {
+			return "", err
+		}
+		if v := strings.Trim(strings.TrimSpace(string(b)), `"'`); v != "" && !strings.ContainsAny(v, "\r\n") {
+			return v, nil
+		}
+	}
+	return "", mapcommons.Errorf(mapcommons.EINVALID, "login: missing: send the login of the user to add (login=<login>, or the login alone as the body)")
+}
+
+func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.findGroup(r)
+	if err != nil {
+		return err
+	}
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	login, err := memberLogin(q)
+	if err != nil {
+		return err
+	}
+	u, err := s.findMember(r, login)
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Groups.AddGroupMember(r.Context(), g.ID, u.ID); err != nil {
+		return err
+	}
+	d, err := s.groupDocument(r, g)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, d)
+}
+
+func (s *Server) handleGroupUserRemove(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	g, err := s.findGroup(r)
+	if err != nil {
+		return err
+	}
+	u, err := s.findMember(r, r.PathValue("login"))
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Groups.RemoveGroupMember(r.Context(), g.ID, u.ID); err != nil {
+		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s is not a member of group %d", u.Login, g.ID)
+		}
+		return err
+	}
+	return empty(w, http.StatusNoContent)
+}

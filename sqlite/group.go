@@ -1,0 +1,170 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+
+	"mapcommons"
+)
+
+// GroupService implements mapcommons.GroupService on the store.
+type GroupService struct{ db *DB }
+
+// NewGroupService returns the group service of db.
+func NewGroupService(db *DB) *GroupService { return &GroupService{db: db} }
+
+var _ mapcommons.GroupService = (*GroupService)(nil)
+
+func groupNotFound(id int64) error {
+	return mapcommons.Errorf(mapcommons.ENOTFOUND, "group %d not found", id)
+}
+
+// CreateGroup implements mapcommons.GroupService.
+func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) error {
+	now := s.db.now()
+	err := s.db.write.QueryRowContext(ctx, `INSERT INTO user_groups (name, created_at) VALUES (?, ?) RETURNING id`,
+		g.Name, now).Scan(&g.ID)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
+	} else if err != nil {
+		return err
+	}
+	g.CreatedAt = parseTime(now)
+	return nil
+}
+
+func findGroup(ctx context.Context, q queryer, id int64) (*mapcommons.UserGroup, error) {
+	var g mapcommons.UserGroup
+	var created string
+	err := q.QueryRowContext(ctx, `SELECT id, name, created_at FROM user_groups WHERE id = ?`, id).Scan(&g.ID, &g.Name, &created)
+	if err == sql.ErrNoRows {
+		return nil, groupNotFound(id)
+	} else if err != nil {
+		return nil, formatError(err)
+	}
+	g.CreatedAt = parseTime(created)
+	return &g, nil
+}
+
+// FindGroupByID implements mapcommons.GroupService.
+func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons.UserGroup, error) {
+	return findGroup(ctx, s.db.read, id)
+}
+
+// FindGroupMembers implements mapcommons.GroupService.
+func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
+	// One snapshot: the group and its members as of the same moment.
+	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer tx.Rollback()
+	if _, err := findGroup(ctx, tx, id); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+userColumns+` FROM users
+		WHERE id IN (SELECT user_id FROM group_members WHERE group_id = ?) ORDER BY login`, id)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	out := []*mapcommons.User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, formatError(rows.Err())
+}
+
+// AddGroupMember implements mapcommons.GroupService.
+func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	if _, err := findGroup(ctx, tx, groupID); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE id = ?`, userID).Scan(&n); err != nil {
+		return formatError(err)
+	} else if n == 0 {
+		return userNotFound(formatError(sql.ErrNoRows), itoa(userID))
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)`,
+		groupID, userID, s.db.now()); err != nil {
+		return formatError(err)
+	}
+	return formatError(tx.Commit())
+}
+
+// RemoveGroupMember implements mapcommons.GroupService.
+func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	if _, err := findGroup(ctx, tx, groupID); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d is not a member of group %d", userID, groupID)
+	}
+	return formatError(tx.Commit())
+}
+
+// withoutGroup is the SQL expression of a sharing list (the JSON column
+// named) without the entries naming the group given as the parameter.
+func withoutGroup(column string) string {
+	return `(SELECT json_group_array(json(p.value)) FROM json_each(` + column + `) p
+		WHERE json_extract(p.value, '$.group_id') IS NOT ?)`
+}
+
+// namesGroup is the SQL condition that a sharing list names the group
+// given as the parameter.
+func namesGroup(column string) string {
+	return `EXISTS (SELECT 1 FROM json_each(` + column + `) p WHERE json_extract(p.value, '$.group_id') = ?)`
+}
+
+// DeleteGroup implements mapcommons.GroupService. The sharing lists that
+// name the group lose those entries in the same transaction (the search
+// triggers follow), so that no object keeps an entry for a group that is
+// gone.
+func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM user_groups WHERE id = ?`, id)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return groupNotFound(id)
+	}
+	g := strconv.FormatInt(id, 10)
+	for _, table := range []string{"datasets", "maps"} {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup(table+".permissions")+
+			` WHERE `+namesGroup(table+".permissions"), g, g); err != nil {
+			return formatError(err)
+		}
+	}
+	err = tx.Commit()
+	s.db.forget(0) // cached datasets carry their sharing lists
+	return formatError(err)
+}
