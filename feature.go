@@ -16,6 +16,22 @@ type Feature struct {
 	Values   []any
 	Geometry []byte
 	Distance float64 // to the query's geometry, set when the query asks for it
+	// Row reads the values in place instead; set, with Values nil, only for
+	// a query with FeatureQuery.Lazy.
+	Row Row
+}
+
+// Row reads one feature's attribute values where they are stored, without
+// boxing them into Values: answers that only encode the values use it.
+// Each method takes the attribute's index and suits the attribute's type;
+// Bytes aliases the storage and is valid only during the call that got
+// the feature.
+type Row interface {
+	IsNull(col int) bool
+	Int(col int) int64     // AttrInteger
+	Float(col int) float64 // AttrFloat
+	Bytes(col int) []byte  // AttrString, AttrDate
+	Bool(col int) bool     // AttrBoolean
 }
 
 // FeatureSource is a stream of features read from an upload: its schema,

@@ -28,6 +28,11 @@ type FeatureQuery struct {
 
 	GroupBy    []string    // attributes to group by
 	Aggregates []Aggregate // computed per group (or over everything)
+
+	// Lazy asks for each feature's values through Feature.Row instead of
+	// Feature.Values (for callers that only encode them). A store may
+	// ignore it and fill Values.
+	Lazy bool
 }
 
 // BBox is a box in lon/lat; W > E crosses the antimeridian.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mapcommons"
 	"mapcommons/format/geojson"
@@ -37,9 +38,9 @@ func distanceKey(attrs []mapcommons.Attribute) string {
 // appendFlat appends a feature as the original service's flat object:
 // attributes as top-level keys next to "geometry" (wire contract 2.1), and
 // "distance" when distKey is not empty.
-func appendFlat(dst []byte, keys [][]byte, f *mapcommons.Feature, mode geomMode, distKey string) ([]byte, error) {
+func appendFlat(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, mode geomMode, distKey string) ([]byte, error) {
 	dst = append(dst, '{')
-	dst = geojson.AppendMembers(dst, keys, f.Values)
+	dst = geojson.AppendFeatureMembers(dst, keys, attrs, f)
 	sep := func() {
 		if len(dst) > 0 && dst[len(dst)-1] != '{' {
 			dst = append(dst, ',')
@@ -117,6 +118,7 @@ func appendEncoded(dst []byte, g wkb.Geom) []byte {
 // writing through in chunks of about 64 KiB.
 type flatWriter struct {
 	out     io.Writer
+	attrs   []mapcommons.Attribute
 	keys    [][]byte
 	mode    geomMode
 	distKey string
@@ -124,9 +126,13 @@ type flatWriter struct {
 	n       int
 }
 
+// flatBufs recycles the buffers of flat writers (8 KiB, grown to the flush
+// size only for large answers) between answers.
+var flatBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
 func newFlatWriter(out io.Writer, attrs []mapcommons.Attribute, mode geomMode, prefix []byte) *flatWriter {
-	buf := make([]byte, 0, 8<<10) // grows to the flush size only for large answers
-	return &flatWriter{out: out, keys: geojson.Keys(attrs), mode: mode, buf: append(buf, prefix...)}
+	buf := (*flatBufs.Get().(*[]byte))[:0]
+	return &flatWriter{out: out, attrs: attrs, keys: geojson.Keys(attrs), mode: mode, buf: append(buf, prefix...)}
 }
 
 // Write appends one feature.
@@ -136,7 +142,7 @@ func (w *flatWriter) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = appendFlat(w.buf, w.keys, f, w.mode, w.distKey); err != nil {
+	if w.buf, err = appendFlat(w.buf, w.keys, w.attrs, f, w.mode, w.distKey); err != nil {
 		return err
 	}
 	if len(w.buf) > 64<<10 {
@@ -149,6 +155,11 @@ func (w *flatWriter) Write(f *mapcommons.Feature) error {
 // End writes the suffix and what is buffered.
 func (w *flatWriter) End(suffix string) error {
 	_, err := w.out.Write(append(w.buf, suffix...))
+	// The writer has copied or sent the bytes: the buffer can serve again.
+	if b := w.buf[:0]; cap(b) <= 128<<10 {
+		flatBufs.Put(&b)
+	}
+	w.buf = nil
 	return err
 }
 
@@ -332,6 +343,8 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 		}
 		fw, end = flat, func() error { return flat.End(suffix) }
 	}
+	// The writers only encode the values: read them in place.
+	q.Lazy = true
 	if err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, q, fw.Write); err != nil {
 		return err
 	}

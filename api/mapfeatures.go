@@ -113,7 +113,7 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 		}
 		n++
 		var err error
-		if buf, err = appendFlat(buf, keys, f, geomGeoJSON, ""); err != nil {
+		if buf, err = appendFlat(buf, keys, ds.Attributes, f, geomGeoJSON, ""); err != nil {
 			return err
 		}
 		buf = buf[:len(buf)-1] // reopen the object

@@ -282,8 +282,14 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		limit = math.MaxInt64
 	}
 	offset := max(q.Offset, 0)
+	row := &rowView{s: s}
 	emit := func(pos int, f *mapcommons.Feature) error {
-		s.Read(pos, f)
+		if q.Lazy {
+			row.pos = pos
+			f.Position, f.Values, f.Row, f.Geometry = int64(pos), nil, row, s.Geometry(pos)
+		} else {
+			s.Read(pos, f)
+		}
 		if q.WithDistance && p.near != nil {
 			f.Distance = math.NaN()
 			if g, err := wkb.Decode(f.Geometry); err == nil {
@@ -617,3 +623,28 @@ func smallest(xs []int, k int64, order func(a, b int) int) []int {
 	slices.SortFunc(h, order)
 	return h
 }
+
+// rowView reads the values of one feature in place (mapcommons.Row).
+type rowView struct {
+	s   *Segment
+	pos int
+}
+
+func (r *rowView) IsNull(col int) bool { return r.s.IsNull(col, r.pos) }
+
+func (r *rowView) Int(col int) int64 {
+	v, _ := r.s.Int(col, r.pos)
+	return v
+}
+
+func (r *rowView) Float(col int) float64 {
+	v, _ := r.s.Float(col, r.pos)
+	return v
+}
+
+func (r *rowView) Bytes(col int) []byte {
+	b, _ := r.s.Bytes(col, r.pos)
+	return b
+}
+
+func (r *rowView) Bool(col int) bool { return r.s.cols[col].data[r.pos] == 1 }

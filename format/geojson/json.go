@@ -6,6 +6,7 @@ package geojson
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -73,17 +74,7 @@ func AppendValue(dst []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(dst, x, 10)
 	case float64:
-		if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
-			return append(dst, "null"...)
-		}
-		n := len(dst)
-		dst = wkb.AppendFloat(dst, x)
-		for _, c := range dst[n:] {
-			if c == '.' || c == 'e' {
-				return dst
-			}
-		}
-		return append(dst, '.', '0') // keep floats recognisable as floats
+		return appendFloat(dst, x)
 	case string:
 		return AppendString(dst, x)
 	case bool:
@@ -113,6 +104,60 @@ func AppendMembers(dst []byte, keys [][]byte, values []any) []byte {
 		}
 		dst = append(dst, k...)
 		dst = AppendValue(dst, values[i])
+	}
+	return dst
+}
+
+// appendFloat appends a float as JSON: null when it is not finite, and
+// with a fraction or exponent always, so that it reads back as a float.
+func appendFloat(dst []byte, x float64) []byte {
+	if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
+		return append(dst, "null"...)
+	}
+	n := len(dst)
+	dst = wkb.AppendFloat(dst, x)
+	for _, c := range dst[n:] {
+		if c == '.' || c == 'e' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0') // keep floats recognisable as floats
+}
+
+// AppendFeatureMembers appends a feature's values as members: from its Row
+// when it was read lazily (attrs give the types), else from its Values.
+func AppendFeatureMembers(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapcommons.Feature) []byte {
+	if f.Row != nil {
+		return AppendRow(dst, keys, attrs, f.Row)
+	}
+	return AppendMembers(dst, keys, f.Values)
+}
+
+// AppendRow is AppendMembers for a feature read lazily: the values come
+// from r, each encoded by its attribute's type, exactly as AppendValue
+// encodes the boxed value.
+func AppendRow(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, r mapcommons.Row) []byte {
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, k...)
+		if r.IsNull(i) {
+			dst = append(dst, "null"...)
+			continue
+		}
+		switch attrs[i].Type {
+		case mapcommons.AttrInteger:
+			dst = strconv.AppendInt(dst, r.Int(i), 10)
+		case mapcommons.AttrFloat:
+			dst = appendFloat(dst, r.Float(i))
+		case mapcommons.AttrBoolean:
+			dst = strconv.AppendBool(dst, r.Bool(i))
+		default:
+			b := r.Bytes(i)
+			// The string only lives for this call: no copy of the bytes.
+			dst = AppendString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
+		}
 	}
 	return dst
 }

@@ -11,10 +11,11 @@ import (
 // Writer streams a FeatureCollection: Begin, Write for each feature, End.
 // It buffers up to about 64 KiB before writing through.
 type Writer struct {
-	w    io.Writer
-	keys [][]byte
-	buf  []byte
-	n    int
+	w     io.Writer
+	attrs []mapcommons.Attribute
+	keys  [][]byte
+	buf   []byte
+	n     int
 	// DistanceKey, when set, is the property that carries Feature.Distance.
 	DistanceKey string
 }
@@ -23,7 +24,7 @@ const flushAt = 64 << 10
 
 // NewWriter returns a writer of features with the given attributes.
 func NewWriter(w io.Writer, attrs []mapcommons.Attribute) *Writer {
-	return &Writer{w: w, keys: Keys(attrs), buf: make([]byte, 0, 8<<10)} // grows to flushAt for large answers
+	return &Writer{w: w, attrs: attrs, keys: Keys(attrs), buf: make([]byte, 0, 8<<10)} // grows to flushAt for large answers
 }
 
 // Begin writes the opening of the collection; members, when not empty, are
@@ -36,9 +37,9 @@ func (w *Writer) Begin(members []byte) {
 }
 
 // AppendFeature appends one GeoJSON Feature object: id (the position),
-// geometry, and the attributes as properties (keys from Keys; with the
-// feature's distance under distKey when that is not empty).
-func AppendFeature(dst []byte, keys [][]byte, f *mapcommons.Feature, distKey string) ([]byte, error) {
+// geometry, and the attributes as properties (keys from Keys of attrs; with
+// the feature's distance under distKey when that is not empty).
+func AppendFeature(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, distKey string) ([]byte, error) {
 	dst = append(dst, `{"type":"Feature","id":`...)
 	dst = strconv.AppendInt(dst, f.Position, 10)
 	dst = append(dst, `,"geometry":`...)
@@ -47,7 +48,7 @@ func AppendFeature(dst []byte, keys [][]byte, f *mapcommons.Feature, distKey str
 		return dst, err
 	}
 	dst = append(dst, `,"properties":{`...)
-	dst = AppendMembers(dst, keys, f.Values)
+	dst = AppendFeatureMembers(dst, keys, attrs, f)
 	if distKey != "" {
 		if len(keys) > 0 {
 			dst = append(dst, ',')
@@ -66,7 +67,7 @@ func (w *Writer) Write(f *mapcommons.Feature) error {
 	}
 	w.n++
 	var err error
-	if w.buf, err = AppendFeature(w.buf, w.keys, f, w.DistanceKey); err != nil {
+	if w.buf, err = AppendFeature(w.buf, w.keys, w.attrs, f, w.DistanceKey); err != nil {
 		return err
 	}
 	if len(w.buf) >= flushAt {
