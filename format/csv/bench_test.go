@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// genPoints writes n rows shaped like /work/shared/bench/gen_points.py:
+// genPoints writes n rows shaped like shared/bench/gen_points.py:
 // id,lon,lat,n,x,cat,label,ts (same columns, ranges and formats; the random
 // numbers differ from Python's).
 func genPoints(n int) []byte {
