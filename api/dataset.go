@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/format"
 )
 
 // datasetDoc is the JSON of a dataset: the 2011 shape of wire contract 1.3.
@@ -263,7 +264,8 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 	case "json":
 		return s.writeDatasetJSON(w, r, ds)
 	default:
-		if !downloadFormats[f] {
+		ext, ok := format.DatasetDownload(f)
+		if !ok {
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "datasets do not download as .%s (try json, csv, geojson, kml, kmz, atom, zip, sqlite or gpkg)", f)
 		}
 		if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
@@ -272,7 +274,7 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 		if err := s.checkBody(r); err != nil {
 			return err
 		}
-		return s.writeDatasetFile(w, r, ds, f)
+		return s.writeDatasetFile(w, r, ds, ext)
 	}
 }
 

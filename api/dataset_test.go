@@ -313,6 +313,16 @@ func TestDatasetDownload(t *testing.T) {
 			t.Fatalf("polygon csv: %d lines, header %q, first %.100q", len(lines), lines[0], lines[1])
 		}
 	})
+	t.Run("Aliases", func(t *testing.T) {
+		// rss is the Atom feed; spatialite is the spec's name for sqlite.
+		for alias, want := range map[string]string{"rss": "atom", "spatialite": "sqlite"} {
+			a, b := ts.get(points+"."+alias, ""), ts.get(points+"."+want, "")
+			must(t, a, 200)
+			if a.Header().Get("Content-Type") != b.Header().Get("Content-Type") || !strings.HasSuffix(a.Header().Get("Content-Disposition"), "."+want+`"`) {
+				t.Fatalf(".%s answers %q %q, .%s %q", alias, a.Header().Get("Content-Type"), a.Header().Get("Content-Disposition"), want, b.Header().Get("Content-Type"))
+			}
+		}
+	})
 	t.Run("ErrUnknownFormat", func(t *testing.T) {
 		for _, f := range []string{"xml", "html"} {
 			errorOf(t, ts.get(points+"."+f, ""), 404, "not_found", f)

@@ -25,12 +25,6 @@ import (
 // database formats are built in a scratch file first, so that a failure
 // answers with an error instead of half a file.
 
-// downloadFormats are the suffixes a dataset downloads as, besides json.
-var downloadFormats = map[string]bool{
-	"csv": true, "geojson": true, "kml": true, "kmz": true, "atom": true, "rss": true,
-	"zip": true, "sqlite": true, "spatialite": true, "gpkg": true,
-}
-
 // downloadName is a safe file name for a download of ds.
 func downloadName(ds *mapcommons.Dataset, ext string) string {
 	var b strings.Builder
@@ -88,18 +82,12 @@ func (s *Server) scanAll(ctx context.Context, ds *mapcommons.Dataset) format.Sca
 	}
 }
 
-// writeDatasetFile answers with every feature of ds in a download format.
+// writeDatasetFile answers with every feature of ds in a download format
+// (one of format.DatasetDownload's).
 func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, ext string) error {
-	if ext == "spatialite" {
-		ext = "sqlite"
-	}
 	ct, _ := format.ContentType(ext)
-	if ext == "rss" {
-		ct, _ = format.ContentType("atom")
-	}
 	m, scan := s.meta(r, ds), s.scanAll(r.Context(), ds)
-	switch ext {
-	case "sqlite", "gpkg", "zip":
+	if ext == "sqlite" || ext == "gpkg" {
 		return s.writeBuilt(w, r, ds, ext, ct, m, scan)
 	}
 	w.Header().Set("Content-Type", ct)
@@ -122,10 +110,13 @@ func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *ma
 		err = kml.Write(bw, m, scan)
 	case "kmz":
 		err = kml.WriteKMZ(bw, m, scan)
-	case "atom", "rss":
-		// rss (the Python client's download()) gets the Atom feed: GeoRSS
-		// readers take either.
+	case "atom":
 		err = atom.Write(bw, m, scan)
+	case "zip":
+		// WriteZip builds the shapefiles in scratch files and writes
+		// nothing until they are complete, so a failure is still an error
+		// answer.
+		err = shapefile.WriteZip(bw, m, scan, s.cfg.TempDir)
 	default:
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "datasets do not download as .%s", ext)
 	}
@@ -149,8 +140,6 @@ func (s *Server) writeBuilt(w http.ResponseWriter, r *http.Request, ds *mapcommo
 		err = spatialite.WriteFile(r.Context(), path, m, scan)
 	case "gpkg":
 		err = gpkg.WriteFile(r.Context(), path, m, scan)
-	case "zip":
-		err = writeZipFile(path, dir, m, scan)
 	}
 	if err != nil {
 		return err
@@ -172,22 +161,5 @@ func (s *Server) writeBuilt(w http.ResponseWriter, r *http.Request, ds *mapcommo
 		return nil
 	}
 	_, err = io.Copy(w, f)
-	return err
-}
-
-// writeZipFile writes the zipped shapefile of a dataset to path.
-func writeZipFile(path, tmpDir string, m format.Meta, scan format.Scan) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 256<<10)
-	err = shapefile.WriteZip(bw, m, scan, tmpDir)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	return err
 }

@@ -225,6 +225,7 @@ func TestUploadFormats(t *testing.T) {
 		{"RSSBody", "", "", "application/atom+xml", []byte(atomDoc), 2, "atom"},
 		{"GeoJSONPart", "dataset[geojson]", "pts.geojson", "", []byte(geo), 2, "geojson"},
 		{"GeoJSONBody", "", "", "application/geo+json", []byte(geo), 2, "geojson"},
+		{"GeoJSONOldTypeBody", "", "", "application/vnd.geo+json", []byte(geo), 2, "geojson"},
 		{"ZipPart", "dataset[zip]", "counties.zip", "", zipOf(t, shpZip), 100, "shp"},
 		{"ZipBody", "", "", "application/zip", zipOf(t, shpZip), 100, "shp"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 	"mapcommons/format/kml"
 )
 
@@ -140,7 +141,8 @@ func (s *Server) writeMapKML(w http.ResponseWriter, r *http.Request, m *mapcommo
 		styles = append(styles, layerStyle(p.style, l, colorOr(l.Styles.Fill.Color, defaultFillColor), false))
 		plans = append(plans, p)
 	}
-	w.Header().Set("Content-Type", "application/vnd.google-earth.kml+xml")
+	ct, _ := format.ContentType("kml")
+	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Disposition", `attachment; filename="map-`+strconv.FormatInt(m.ID, 10)+`.kml"`)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := kml.NewEncoder(bw)
@@ -195,21 +197,10 @@ func (s *Server) layerPlacemarks(r *http.Request, enc *kml.Encoder, ds *mapcommo
 	for i, a := range ds.Attributes {
 		names[i] = a.Name
 	}
-	nameCol := -1
-	for _, n := range []string{"name", "title", "NAME", "Name", "TITLE", "Title"} {
-		if k := mapcommons.AttrIndex(ds.Attributes, n); k >= 0 {
-			nameCol = k
-			break
-		}
-	}
+	naming := kml.NewNaming(ds.Attributes)
 	return s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
 		p := kml.Placemark{Names: names, Values: f.Values, Geometry: f.Geometry, StyleURL: "#" + style}
-		if nameCol >= 0 {
-			p.Name = valueText(f.Values[nameCol])
-		}
-		if p.Name == "" {
-			p.Name = strconv.FormatInt(f.Position, 10)
-		}
+		p.Name = naming.Name(f)
 		if l.Styles.Click != "" {
 			p.Description = renderTemplate(l.Styles.Click, ds.Attributes, f.Values)
 		} else if l.Styles.Hover != "" {

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 )
 
 // Limits of the parameter parser.
@@ -766,12 +767,14 @@ func mergeJSONBody(p Params, b []byte, budget *int) error {
 }
 
 // isJSONMediaType reports whether a body of media type mt is parsed as JSON
-// parameters. GeoJSON is data, spooled as Body.
+// parameters. An upload type of the format registry (GeoJSON) is data,
+// spooled as Body.
 func isJSONMediaType(mt string) bool {
 	switch mt {
 	case "application/json", "text/json", "text/x-json", "application/x-json", "application/jsonrequest":
 		return true
-	case "application/geo+json", "application/vnd.geo+json":
+	}
+	if format.BodyKind(mt) != "" {
 		return false
 	}
 	return strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/format"
 )
 
 // searchRequest is a parsed search: the filter for the store, and what the
@@ -363,11 +364,13 @@ const (
 	nsKML        = "http://www.opengis.net/kml/2.2"
 )
 
-// Content types of the answers that format.ContentType does not name.
-const (
-	typeOpenSearch = "application/opensearchdescription+xml"
-	typeAtom       = "application/atom+xml"
-	typeKML        = "application/vnd.google-earth.kml+xml"
+// The content type of the OpenSearch description, which is not a format
+// of the registry; the others are format.MediaType's.
+const typeOpenSearch = "application/opensearchdescription+xml"
+
+var (
+	typeAtom = format.MediaType("atom")
+	typeKML  = format.MediaType("kml")
 )
 
 type atomLink struct {

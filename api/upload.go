@@ -146,10 +146,15 @@ func (s *Server) archiveLimits() archive.Limits {
 	return archive.Limits{MaxEntries: 1000, MaxBytes: 8 * s.cfg.MaxUpload}
 }
 
-// openArchive opens a zipped upload: a KMZ (its doc.kml, or its first KML
-// file), or a zip holding one shapefile (or else one CSV, KML or GeoJSON
-// file). The entries it needs are extracted into a directory of the
-// upload's own.
+// closerFunc is a cleanup function as an io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// openArchive opens a zipped upload: a KMZ (its KML document, chosen by
+// the kml package), or a zip holding one shapefile (or else one CSV, KML,
+// GeoJSON or Atom file). The entries it needs are extracted into a
+// directory of the upload's own.
 func (s *Server) openArchive(up *upload, kind, p string) error {
 	f, err := up.open(p)
 	if err != nil {
@@ -158,6 +163,15 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if kind == format.KindKMZ {
+		rd, cleanup, err := kml.OpenKMZ(f, st.Size(), s.archiveLimits(), s.cfg.TempDir, kml.Options{})
+		if err != nil {
+			return err
+		}
+		up.closers = append(up.closers, closerFunc(cleanup))
+		up.src, up.kind = rd, format.KindKMZ
+		return nil
 	}
 	a, err := archive.Open(f, st.Size(), s.archiveLimits())
 	if err != nil {
@@ -174,7 +188,7 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 			entries = append(entries, e)
 		}
 	}
-	// Shallower entries first, then by name: a KMZ's doc.kml sits at the top.
+	// Shallower entries first, then by name.
 	sort.SliceStable(entries, func(i, j int) bool {
 		di, dj := strings.Count(entries[i].Name, "/"), strings.Count(entries[j].Name, "/")
 		if di != dj {
@@ -183,26 +197,6 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 		return entries[i].Name < entries[j].Name
 	})
 	extract := func(e *zip.File) (string, error) { return a.Extract(e, dir) }
-	if kind == format.KindKMZ {
-		var pick *zip.File
-		for _, e := range entries {
-			if archive.Ext(e.Name) == "kml" && (pick == nil || path.Base(e.Name) == "doc.kml" && path.Base(pick.Name) != "doc.kml") {
-				pick = e
-			}
-		}
-		if pick == nil {
-			return mapcommons.Errorf(mapcommons.EINVALID, "the KMZ file holds no .kml document")
-		}
-		x, err := extract(pick)
-		if err != nil {
-			return err
-		}
-		if err := s.openFile(up, format.KindKML, x, ""); err != nil {
-			return err
-		}
-		up.kind = format.KindKMZ
-		return nil
-	}
 	var shps []*zip.File
 	for _, e := range entries {
 		if archive.Ext(e.Name) == "shp" {

@@ -36,6 +36,29 @@ func ContentType(ext string) (string, bool) {
 	return ct, ok
 }
 
+// datasetDownloads maps each suffix a whole dataset downloads as (besides
+// json) to the format written: spatialite is the spec's name for sqlite,
+// and rss (the Python client's download()) gets the Atom feed.
+var datasetDownloads = map[string]string{
+	"csv": "csv", "geojson": "geojson", "kml": "kml", "kmz": "kmz", "atom": "atom", "rss": "atom",
+	"zip": "zip", "sqlite": "sqlite", "spatialite": "sqlite", "gpkg": "gpkg",
+}
+
+// DatasetDownload returns the format a dataset download suffix names, and
+// whether it names one.
+func DatasetDownload(ext string) (string, bool) {
+	f, ok := datasetDownloads[strings.ToLower(ext)]
+	return f, ok
+}
+
+// MediaType is ContentType without its parameters ("application/atom+xml"),
+// as links name types; "" when the suffix is not a format.
+func MediaType(ext string) string {
+	ct, _ := ContentType(ext)
+	mt, _, _ := strings.Cut(ct, ";")
+	return mt
+}
+
 // Upload kinds: what reader an uploaded file or body needs.
 const (
 	KindCSV     = "csv"
@@ -59,6 +82,7 @@ var bodyKinds = map[string]string{
 	"application/zip":                      KindZip,
 	"application/x-zip-compressed":         KindZip,
 	"application/geo+json":                 KindGeoJSON,
+	"application/vnd.geo+json":             KindGeoJSON,
 }
 
 // BodyKind returns the upload kind of a raw body's content type ("" when

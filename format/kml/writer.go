@@ -46,17 +46,8 @@ func Write(w io.Writer, m format.Meta, scan format.Scan) error {
 	if err := e.Style(DefaultStyle); err != nil {
 		return err
 	}
-	nameCol, titleCol, descCol := -1, -1, -1
-	for i, a := range m.Attributes {
-		switch {
-		case strings.EqualFold(a.Name, "name") && nameCol < 0:
-			nameCol = i
-		case strings.EqualFold(a.Name, "title") && titleCol < 0:
-			titleCol = i
-		case strings.EqualFold(a.Name, "description") && descCol < 0:
-			descCol = i
-		}
-	}
+	nm := NewNaming(m.Attributes)
+	nameCol, descCol := nm.nameCol, nm.descCol
 	var cols []int
 	p := Placemark{StyleURL: "#" + DefaultStyle.ID}
 	for i, a := range m.Attributes {
@@ -73,17 +64,7 @@ func Write(w io.Writer, m format.Meta, scan format.Scan) error {
 			}
 			return nil
 		}
-		p.Name = ""
-		switch {
-		case nameCol >= 0:
-			if v := value(nameCol); v != nil {
-				p.Name = formatValue(v)
-			}
-		case value(titleCol) != nil:
-			p.Name = formatValue(value(titleCol))
-		default:
-			p.Name = strconv.FormatInt(f.Position, 10)
-		}
+		p.Name = nm.Name(f)
 		p.Description = ""
 		if v := value(descCol); v != nil {
 			p.Description = formatValue(v)
@@ -116,4 +97,46 @@ func WriteKMZ(w io.Writer, m format.Meta, scan format.Scan) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// Naming picks the attributes a Placemark takes its name and description
+// from: the attribute called "name" (ignoring case), else the one called
+// "title"; and the one called "description".
+type Naming struct{ nameCol, titleCol, descCol int }
+
+// NewNaming finds the naming attributes among attrs.
+func NewNaming(attrs []mapcommons.Attribute) Naming {
+	n := Naming{-1, -1, -1}
+	for i, a := range attrs {
+		switch {
+		case strings.EqualFold(a.Name, "name") && n.nameCol < 0:
+			n.nameCol = i
+		case strings.EqualFold(a.Name, "title") && n.titleCol < 0:
+			n.titleCol = i
+		case strings.EqualFold(a.Name, "description") && n.descCol < 0:
+			n.descCol = i
+		}
+	}
+	return n
+}
+
+// Name is a feature's Placemark name: its name value (none when that is
+// null), else its title value, else its position.
+func (n Naming) Name(f *mapcommons.Feature) string {
+	value := func(i int) any {
+		if i >= 0 && i < len(f.Values) {
+			return f.Values[i]
+		}
+		return nil
+	}
+	switch {
+	case n.nameCol >= 0:
+		if v := value(n.nameCol); v != nil {
+			return formatValue(v)
+		}
+		return ""
+	case value(n.titleCol) != nil:
+		return formatValue(value(n.titleCol))
+	}
+	return strconv.FormatInt(f.Position, 10)
 }
