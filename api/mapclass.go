@@ -102,8 +102,9 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 		doc = d
 	} else {
 		values := make([]float64, 0, ds.FeatureCount)
-		err := s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
-			values = append(values, numberOf(f.Values[col]))
+		typ := ds.Attributes[col].Type
+		err := s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
+			values = append(values, numberAt(f, col, typ))
 			return nil
 		})
 		if err != nil {
@@ -153,6 +154,20 @@ func classColors(l *mapcommons.Layer, n int) []int {
 		out[i] = v<<16 | v<<8 | v
 	}
 	return out
+}
+
+// numberAt reads numeric attribute col (of type t) of a feature, from its
+// Row when it was read lazily; NaN for null.
+func numberAt(f *mapcommons.Feature, col int, t mapcommons.AttrType) float64 {
+	switch {
+	case f.Row == nil:
+		return numberOf(f.Values[col])
+	case f.Row.IsNull(col):
+		return math.NaN()
+	case t == mapcommons.AttrInteger:
+		return float64(f.Row.Int(col))
+	}
+	return f.Row.Float(col)
 }
 
 // numberOf reads a numeric attribute value; NaN for null or anything else.
