@@ -304,6 +304,24 @@ func (p Policy) CanSetMapPermissions(caller *User, m *Map) error {
 	return Errorf(EFORBIDDEN, "permissions: only the owner, an administrator or a group with edit permission may share map %d", m.ID)
 }
 
+// CanShareDataset: change ds's sharing list to next. Sending the list it
+// has already needs no right (clients echo whole objects back); a change
+// needs CanSetDatasetPermissions.
+func (p Policy) CanShareDataset(caller *User, ds *Dataset, next []Permission) error {
+	if SamePermissions(ds.Permissions, next) {
+		return nil
+	}
+	return p.CanSetDatasetPermissions(caller, ds)
+}
+
+// CanShareMap: change m's sharing list to next; as CanShareDataset.
+func (p Policy) CanShareMap(caller *User, m *Map, next []Permission) error {
+	if SamePermissions(m.Permissions, next) {
+		return nil
+	}
+	return p.CanSetMapPermissions(caller, m)
+}
+
 func itoa64(n int64) string {
 	if n < 0 {
 		return "-" + itoa(int(-n))

@@ -303,3 +303,31 @@ func TestValidateUser(t *testing.T) {
 		t.Error("bcrypt round trip")
 	}
 }
+
+// TestShareUnchanged: sending an object's own sharing list back needs no
+// right to share; a change needs it.
+func TestShareUnchanged(t *testing.T) {
+	owner := &mapcommons.User{ID: 2, Login: "owner"}
+	other := &mapcommons.User{ID: 3, Login: "other"}
+	list := []mapcommons.Permission{{Group: "everyone", View: true, Download: true}}
+	changed := []mapcommons.Permission{{Group: "everyone", View: true, Download: true, Edit: true}}
+	ds := &mapcommons.Dataset{ID: 9, OwnerID: owner.ID, Permissions: list}
+	m := &mapcommons.Map{ID: 12, OwnerID: owner.ID, Permissions: list}
+	for _, p := range []mapcommons.Policy{{Mode: mapcommons.ModeHosted}, {Mode: mapcommons.ModeAppliance}} {
+		if err := p.CanShareDataset(other, ds, list); err != nil {
+			t.Errorf("%s: the same dataset list: %v", p.Mode, err)
+		}
+		if err := p.CanShareMap(other, m, list); err != nil {
+			t.Errorf("%s: the same map list: %v", p.Mode, err)
+		}
+		if mapcommons.ErrorCode(p.CanShareDataset(other, ds, changed)) != mapcommons.EFORBIDDEN {
+			t.Errorf("%s: another user changed a dataset's list", p.Mode)
+		}
+		if mapcommons.ErrorCode(p.CanShareMap(other, m, changed)) != mapcommons.EFORBIDDEN {
+			t.Errorf("%s: another user changed a map's list", p.Mode)
+		}
+		if err, want := p.CanShareDataset(owner, ds, changed), p.CanSetDatasetPermissions(owner, ds); (err == nil) != (want == nil) {
+			t.Errorf("%s: the owner's change: %v, CanSetDatasetPermissions %v", p.Mode, err, want)
+		}
+	}
+}

@@ -363,17 +363,11 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 	status := http.StatusCreated
 	if upd.Permissions != nil {
 		status = http.StatusOK
-		if mapcommons.SamePermissions(ds.Permissions, *upd.Permissions) {
-			// Clients that echo the whole dataset back send its
-			// permissions unchanged: only a change needs the right to share.
-			upd.Permissions = nil
-		} else {
-			if err := s.policy.CanSetDatasetPermissions(caller(r), ds); err != nil {
-				return err
-			}
-			if err := s.checkGroups(r, *upd.Permissions); err != nil {
-				return err
-			}
+		if err := s.policy.CanShareDataset(caller(r), ds, *upd.Permissions); err != nil {
+			return err
+		}
+		if err := s.checkGroups(r, *upd.Permissions); err != nil {
+			return err
 		}
 	}
 	if _, err := s.svc.Datasets.UpdateDataset(r.Context(), ds.ID, upd); err != nil {

@@ -492,10 +492,8 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 		if f.extent != nil {
 			m.Extent = f.extent
 		}
-		if f.permissions != nil && !mapcommons.SamePermissions(m.Permissions, *f.permissions) {
-			// Clients that echo the whole map back send its permissions
-			// unchanged: only a change needs the right to share.
-			if err := s.policy.CanSetMapPermissions(caller(r), m); err != nil {
+		if f.permissions != nil {
+			if err := s.policy.CanShareMap(caller(r), m, *f.permissions); err != nil {
 				return err
 			}
 			if err := s.checkGroups(r, *f.permissions); err != nil {
