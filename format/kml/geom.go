@@ -206,76 +206,51 @@ func (p *parser) boundary() ([][]float64, error) {
 
 // track reads a gx:Track: its gx:coord elements ("lon lat alt").
 func (p *parser) track(line int) (g wkb.Geom, ok bool, err error) {
-	depth := len(p.stack)
 	start := len(p.arena)
-	for {
-		t, err := p.next()
+	err = p.children(func(t xml.StartElement) error {
+		if t.Name.Local != "coord" {
+			return p.skip()
+		}
+		cl := p.line()
+		text, err := p.text(int64(p.opt.MaxValueBytes))
 		if err != nil {
-			return g, false, err
+			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				xy := p.arena[start:len(p.arena):len(p.arena)]
-				switch len(xy) / 2 {
-				case 0:
-					return g, false, nil
-				case 1:
-					return wkb.Geom{Type: wkb.Point, Coords: xy}, true, nil
-				}
-				return wkb.Geom{Type: wkb.LineString, Coords: xy}, true, nil
-			}
-		case xml.StartElement:
-			if t.Name.Local != "coord" {
-				if err := p.skip(); err != nil {
-					return g, false, err
-				}
-				continue
-			}
-			cl := p.line()
-			text, err := p.text(int64(p.opt.MaxValueBytes))
-			if err != nil {
-				return g, false, err
-			}
-			if p.arena, err = p.parseCoord(p.arena, text, cl); err != nil {
-				return g, false, err
-			}
-		}
+		p.arena, err = p.parseCoord(p.arena, text, cl)
+		return err
+	})
+	if err != nil {
+		return g, false, err
 	}
+	xy := p.arena[start:len(p.arena):len(p.arena)]
+	switch len(xy) / 2 {
+	case 0:
+		return g, false, nil
+	case 1:
+		return wkb.Geom{Type: wkb.Point, Coords: xy}, true, nil
+	}
+	return wkb.Geom{Type: wkb.LineString, Coords: xy}, true, nil
 }
 
 // multi reads a MultiGeometry or gx:MultiTrack: its member geometries,
 // flattened.
 func (p *parser) multi() (g wkb.Geom, ok bool, err error) {
-	depth := len(p.stack)
 	var parts []wkb.Geom
-	for {
-		t, err := p.next()
-		if err != nil {
-			return g, false, err
+	err = p.children(func(t xml.StartElement) error {
+		l := t.Name.Local
+		if !isGeometry(l) {
+			return p.skip()
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return combine(parts)
-			}
-		case xml.StartElement:
-			l := t.Name.Local
-			if !isGeometry(l) {
-				if err := p.skip(); err != nil {
-					return g, false, err
-				}
-				continue
-			}
-			m, ok, err := p.geometry(l)
-			if err != nil {
-				return g, false, err
-			}
-			if ok {
-				parts = flatten(parts, m)
-			}
+		m, ok, err := p.geometry(l)
+		if ok {
+			parts = flatten(parts, m)
 		}
+		return err
+	})
+	if err != nil {
+		return g, false, err
 	}
+	return combine(parts)
 }
 
 // flatten appends g, or its members when it is a collection, to parts.

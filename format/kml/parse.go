@@ -218,6 +218,28 @@ func (p *parser) xmlError(err error) error {
 	return p.fail(line, "%v", err)
 }
 
+// children calls fn for each child element of the element just started,
+// until that element ends; fn consumes the child (reads or skips it).
+func (p *parser) children(fn func(t xml.StartElement) error) error {
+	depth := len(p.stack)
+	for {
+		t, err := p.next()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			if len(p.stack) < depth {
+				return nil
+			}
+		case xml.StartElement:
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 // skip consumes the rest of the element just started.
 func (p *parser) skip() error {
 	depth := len(p.stack)
@@ -315,34 +337,20 @@ func (p *parser) nextPlacemark() (*placemark, error) {
 // schema reads the SimpleField declarations of a Schema, recording them
 // in pass 1.
 func (p *parser) schema() error {
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return nil
-			}
-		case xml.StartElement:
-			if t.Name.Local == "SimpleField" && p.declared != nil {
-				// Declarations only guide inference: past a bound, later
-				// ones are ignored.
-				name, _ := attr(t, "name")
-				typ, _ := attr(t, "type")
-				name = strings.TrimSpace(name)
-				if _, dup := p.declared[name]; !dup && p.declaredBytes+len(name) <= 1<<20 && len(p.declared) < 10*mapcommons.MaxAttributes {
-					p.declared[name] = strings.ToLower(strings.TrimSpace(typ))
-					p.declaredBytes += len(name) + 16
-				}
-			}
-			if err := p.skip(); err != nil {
-				return err
+	return p.children(func(t xml.StartElement) error {
+		if t.Name.Local == "SimpleField" && p.declared != nil {
+			// Declarations only guide inference: past a bound, later
+			// ones are ignored.
+			name, _ := attr(t, "name")
+			typ, _ := attr(t, "type")
+			name = strings.TrimSpace(name)
+			if _, dup := p.declared[name]; !dup && p.declaredBytes+len(name) <= 1<<20 && len(p.declared) < 10*mapcommons.MaxAttributes {
+				p.declared[name] = strings.ToLower(strings.TrimSpace(typ))
+				p.declaredBytes += len(name) + 16
 			}
 		}
-	}
+		return p.skip()
+	})
 }
 
 // placemark reads the Placemark just started.
@@ -425,57 +433,25 @@ func (p *parser) addField(f field) error {
 
 // times reads a TimeStamp or TimeSpan: the children named in kinds.
 func (p *parser) times(kinds map[string]uint8) error {
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
-		if err != nil {
-			return err
+	return p.children(func(t xml.StartElement) error {
+		if k, ok := kinds[t.Name.Local]; ok {
+			return p.field(k, "", "")
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return nil
-			}
-		case xml.StartElement:
-			if k, ok := kinds[t.Name.Local]; ok {
-				err = p.field(k, "", "")
-			} else {
-				err = p.skip()
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return p.skip()
+	})
 }
 
 // extendedData reads Data and SchemaData/SimpleData values.
 func (p *parser) extendedData() error {
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
-		if err != nil {
-			return err
+	return p.children(func(t xml.StartElement) error {
+		switch t.Name.Local {
+		case "Data":
+			return p.data(t)
+		case "SchemaData":
+			return p.schemaData()
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return nil
-			}
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "Data":
-				err = p.data(t)
-			case "SchemaData":
-				err = p.schemaData()
-			default:
-				err = p.skip()
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return p.skip()
+	})
 }
 
 func (p *parser) dataName(se xml.StartElement) (string, error) {
@@ -493,59 +469,35 @@ func (p *parser) data(se xml.StartElement) error {
 	if f.name, err = p.dataName(se); err != nil {
 		return err
 	}
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
-		if err != nil {
-			return err
+	err = p.children(func(t xml.StartElement) error {
+		var err error
+		switch t.Name.Local {
+		case "value":
+			f.line = p.line()
+			f.text, err = p.value()
+		case "displayName":
+			f.disp, err = p.value()
+		default:
+			err = p.skip()
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return p.addField(f)
-			}
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "value":
-				f.line = p.line()
-				f.text, err = p.value()
-			case "displayName":
-				f.disp, err = p.value()
-			default:
-				err = p.skip()
-			}
-			if err != nil {
-				return err
-			}
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	return p.addField(f)
 }
 
 // schemaData reads <SchemaData><SimpleData name="x">…</SimpleData></SchemaData>.
 func (p *parser) schemaData() error {
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
+	return p.children(func(t xml.StartElement) error {
+		if t.Name.Local != "SimpleData" {
+			return p.skip()
+		}
+		name, err := p.dataName(t)
 		if err != nil {
 			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return nil
-			}
-		case xml.StartElement:
-			if t.Name.Local == "SimpleData" {
-				var name string
-				if name, err = p.dataName(t); err == nil {
-					err = p.field(kindData, name, "")
-				}
-			} else {
-				err = p.skip()
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return p.field(kindData, name, "")
+	})
 }
