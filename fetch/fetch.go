@@ -139,28 +139,36 @@ func refusePrivate(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// reserved are the ranges besides the loopback, private, link-local,
-// multicast and unspecified ones that a user may not make us fetch from:
-// "this network", carrier-grade NAT (where some clouds keep their metadata
-// service), IETF protocol assignments, documentation and benchmarking
-// ranges, the old class E, NAT64 (which reaches IPv4 addresses through a
-// gateway), 6to4 and Teredo (which embed IPv4 addresses), and the
-// deprecated site-local IPv6 range.
+// Addresses a user may make us fetch from, following IANA's IPv4 and IPv6
+// Special-Purpose Address Registries: only globally reachable unicast.
+// IPv6 is an allow list, the global unicast block 2000::/3, so that every
+// range IANA reserves outside it (the IPv4-compatible ::/96, the discard
+// prefix 100::/64, SRv6 SIDs 5f00::/16, unique local, link-local, site-local,
+// multicast, NAT64 64:ff9b::/96 and 64:ff9b:1::/48 …) is refused without
+// being listed. Inside 2000::/3 and in IPv4, reserved lists the special
+// ranges besides the loopback, private, link-local, multicast and
+// unspecified ones that netip knows: "this network", carrier-grade NAT
+// (where some clouds keep their metadata service), IETF protocol
+// assignments (192.0.0.0/24, 2001::/23 with Teredo), documentation,
+// benchmarking, the deprecated 6to4 relay anycast, the old class E and the
+// broadcast address, 6to4 (2002::/16, which embeds IPv4 addresses) and the
+// IPv6 documentation ranges.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
 var reserved = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("192.88.99.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("2001::/32"),
+	netip.MustParsePrefix("2001::/23"),
 	netip.MustParsePrefix("2001:db8::/32"),
 	netip.MustParsePrefix("2002::/16"),
-	netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("3fff::/20"),
 }
 
 // Private reports whether a is an address a user may not make us fetch
@@ -169,6 +177,9 @@ func Private(a netip.Addr) bool {
 	a = a.Unmap()
 	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() || !a.IsValid() {
+		return true
+	}
+	if a.Is6() && !globalUnicast6.Contains(a) {
 		return true
 	}
 	for _, p := range reserved {

@@ -25,6 +25,11 @@ func TestPrivate(t *testing.T) {
 		{"fd00:ec2::254", true}, {"100.100.100.200", true}, {"0.0.0.0", true}, {"::", true}, {"224.0.0.1", true},
 		{"255.255.255.255", true}, {"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true}, {"64:ff9b::a00:1", true},
 		{"2002:a00:1::", true}, {"198.18.0.1", true},
+		// IPv4-compatible IPv6 (::/96) embeds an IPv4 address: ::127.0.0.1, ::10.0.0.1, ::169.254.169.254.
+		{"::7f00:1", true}, {"::a00:1", true}, {"::a9fe:a9fe", true}, {"::808:808", true},
+		// Other IANA special-purpose ranges.
+		{"100::1", true}, {"5f00::1", true}, {"3fff::1", true}, {"2001:2::1", true}, {"2001:10::1", true},
+		{"192.88.99.1", true}, {"fec0::1", true}, {"ff02::1", true}, {"4000::1", true},
 		{"8.8.8.8", false}, {"93.184.216.34", false}, {"172.32.0.1", false}, {"2606:4700::1111", false}, {"::ffff:8.8.8.8", false},
 	} {
 		if got := Private(netip.MustParseAddr(c.addr)); got != c.private {
