@@ -3,6 +3,7 @@ package mapcommons_test
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"mapcommons"
@@ -292,7 +293,27 @@ func TestValidateUser(t *testing.T) {
 			t.Errorf("login %q accepted", l)
 		}
 	}
-	if err := mapcommons.ValidatePassword("secret1", "secret2"); err == nil {
+	for _, c := range []struct {
+		login, password string
+		ok              bool
+	}{
+		{"ann", "secret1", true},
+		{"ann", "ééé", true}, // 6 bytes, 3 characters
+		{"ann", "éé", false}, // 4 bytes
+		{"ann", strings.Repeat("é", 36), true},
+		{"ann", strings.Repeat("é", 36) + "x", false}, // 73 bytes
+		{"ann", "      ", false},
+		{"ann", " \t\n\r  \u00a0", false},
+		{"annabel", "annabel", false},
+		{"annabel", "AnnaBel", false},
+		{"annabel", "annabel1", true},
+	} {
+		err := mapcommons.ValidatePassword(c.login, c.password, c.password)
+		if (err == nil) != c.ok {
+			t.Errorf("ValidatePassword(%q, %q) = %v, want ok %v", c.login, c.password, err, c.ok)
+		}
+	}
+	if err := mapcommons.ValidatePassword("ann", "secret1", "secret2"); err == nil {
 		t.Error("mismatch accepted")
 	}
 	if err := mapcommons.ValidateEmail("Ann <ann@example.com>"); err == nil {

@@ -69,14 +69,19 @@ func ValidateEmail(email string) error {
 	return nil
 }
 
-// ValidatePassword checks a new password and its confirmation.
-func ValidatePassword(password, confirmation string) error {
+// ValidatePassword checks a new password of login and its confirmation:
+// 6 to 72 bytes (bcrypt reads 72), not only white space, not the login.
+func ValidatePassword(login, password, confirmation string) error {
 	fields := map[string][]string{}
 	switch {
 	case len(password) < MinPasswordLen:
-		fields["password"] = []string{"is too short (minimum is 6 characters)"}
+		fields["password"] = []string{"is too short (minimum is 6 bytes)"}
 	case len(password) > MaxPasswordLen:
 		fields["password"] = []string{"is too long (maximum is 72 bytes)"}
+	case strings.TrimSpace(password) == "":
+		fields["password"] = []string{"may not be only white space"}
+	case login != "" && strings.EqualFold(password, login):
+		fields["password"] = []string{"may not be the login"}
 	case password != confirmation:
 		fields["password"] = []string{"doesn't match confirmation"}
 	}

@@ -131,7 +131,7 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 	if password == "" {
 		fe.blank("password")
 	} else {
-		fe.add(mapcommons.ValidatePassword(password, confirmation))
+		fe.add(mapcommons.ValidatePassword(login, password, confirmation))
 	}
 	if email == "" {
 		fe.blank("email")
@@ -199,7 +199,7 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 	}
 	if password, ok := p.String("password"); ok && password != "" {
 		confirmation, _ := p.String("password_confirmation")
-		if err := mapcommons.ValidatePassword(password, confirmation); err != nil {
+		if err := mapcommons.ValidatePassword(u.Login, password, confirmation); err != nil {
 			fe.add(err)
 		} else {
 			hash, err := mapcommons.HashPassword(password, s.cfg.BcryptCost)

@@ -350,7 +350,7 @@ func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email
 	if err := mapcommons.ValidateLogin(login); err != nil {
 		return err
 	}
-	if err := mapcommons.ValidatePassword(password, password); err != nil {
+	if err := mapcommons.ValidatePassword(login, password, password); err != nil {
 		return err
 	}
 	hash, err := mapcommons.HashPassword(password, 0)
