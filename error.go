@@ -3,21 +3,23 @@ package mapcommons
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Error codes. api/error.go maps each to one HTTP status.
 const (
-	EINVALID        = "invalid"           // malformed or missing input (400)
-	EUNAUTHORIZED   = "unauthorized"      // not logged in, or bad credentials (401)
-	EFORBIDDEN      = "forbidden"         // logged in but not allowed (403)
-	ENOTFOUND       = "not_found"         // no such object (404)
-	ECONFLICT       = "conflict"          // already exists (409)
-	ETOOLARGE       = "too_large"         // over a size limit (413)
-	ETOOMANY        = "too_many_requests" // too many failed attempts: wait and retry (429)
-	EUNSUPPORTED    = "unsupported_type"  // an upload of a kind we cannot read (415)
-	EUPSTREAM       = "upstream"          // a remote source failed us: unreachable, an error, bad data (502)
-	EINTERNAL       = "internal"          // a bug or an outage; never shown (500)
-	ENOTIMPLEMENTED = "not_implemented"   // a format or feature not built yet (501)
+	EINVALID        = "invalid"              // malformed or missing input (400)
+	EUNAUTHORIZED   = "unauthorized"         // not logged in, or bad credentials (401)
+	EFORBIDDEN      = "forbidden"            // logged in but not allowed (403)
+	ENOTFOUND       = "not_found"            // no such object (404)
+	ECONFLICT       = "conflict"             // already exists (409)
+	ETOOLARGE       = "too_large"            // over a size limit (413)
+	ETOOMANY        = "too_many_requests"    // too many failed attempts: wait and retry (429)
+	EUNSUPPORTED    = "unsupported_type"     // an upload of a kind we cannot read (415)
+	EUPSTREAM       = "upstream"             // a remote source failed us: unreachable, an error, bad data (502)
+	EFULL           = "insufficient_storage" // the disk (or the store) is full (507)
+	EINTERNAL       = "internal"             // a bug or an outage; never shown (500)
+	ENOTIMPLEMENTED = "not_implemented"      // a format or feature not built yet (501)
 )
 
 // Error is the error type of the domain: a code, a message safe to show to
@@ -44,8 +46,17 @@ func ErrorCode(err error) string {
 		return ""
 	} else if errors.As(err, &e) {
 		return e.Code
+	} else if diskFull(err) {
+		return EFULL
 	}
 	return EINTERNAL
+}
+
+// diskFull reports whether err comes from a write to a full disk or over
+// a disk quota, wherever it happened (a spooled upload, a segment, the
+// store).
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // ErrorMessage returns the message of err that may be shown to a caller.
@@ -55,6 +66,8 @@ func ErrorMessage(err error) string {
 		return ""
 	} else if errors.As(err, &e) {
 		return e.Message
+	} else if diskFull(err) {
+		return "the server's disk is full: nothing was stored"
 	}
 	return "internal error"
 }

@@ -104,6 +104,8 @@ func parseMultipart(q *Request, body *countingReader, boundary string, opt Parse
 			return bodyTooLarge(mb.Limit)
 		case errors.As(err, &e):
 			return e
+		case mapcommons.ErrorCode(err) == mapcommons.EFULL:
+			return err // spooling a part met a full disk
 		}
 		return mapcommons.Errorf(mapcommons.EINVALID, "malformed multipart body: %v", err)
 	}

@@ -898,5 +898,8 @@ func bodyReadError(err error) error {
 	if errors.As(err, &mb) {
 		return bodyTooLarge(mb.Limit)
 	}
+	if mapcommons.ErrorCode(err) == mapcommons.EFULL {
+		return err // spooling it met a full disk
+	}
 	return mapcommons.Errorf(mapcommons.EINVALID, "reading the request body: %v", err)
 }

@@ -39,7 +39,12 @@ type testServer struct {
 
 func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 	t.Helper()
-	dir := t.TempDir()
+	return newServerAt(t, t.TempDir(), mutate...)
+}
+
+// newServerAt is newServer with its store and spool in dir.
+func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testServer {
+	t.Helper()
 	db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
 	if err != nil {
 		t.Fatal(err)

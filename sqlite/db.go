@@ -193,7 +193,7 @@ func formatError(err error) error {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
 		case sqlite3.SQLITE_FULL:
-			return mapcommons.Errorf(mapcommons.ETOOLARGE, "the store is full")
+			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
 		}
 	}
 	return err
