@@ -221,6 +221,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 
+	lock, err := lockData(st.data, "mapcommons serve")
+	if err != nil {
+		return fmt.Errorf("%w: stop that server first, or give this one another --data", err)
+	}
+	defer lock.Close()
 	db, err := openStore(st.data)
 	if err != nil {
 		return err
@@ -267,6 +272,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	lock.say("mapcommons serve on " + ln.Addr().String())
 	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "mode", mode)
 	logs.flush() // tests and scripts wait for this line
 	errc := make(chan error, 1)
@@ -422,6 +428,15 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
+	// The server keeps users in memory (its login cache): change them through
+	// it while it runs.
+	lock, err := lockData(*data, "mapcommons user create")
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("%w: while the server runs, create users through its API (POST /users.json as an administrator), or stop it first", err)
+	} else if err != nil {
+		return err
+	}
+	defer lock.Close()
 	db, err := openStore(*data)
 	if err != nil {
 		return err

@@ -324,3 +324,43 @@ func TestDefaultShare(t *testing.T) {
 		}
 	}
 }
+
+// TestDataLock: one server at a time on a data directory. A second serve
+// exits naming the holder and sweeps nothing; user create says to use the
+// API; once the first server stops, the directory is free again.
+func TestDataLock(t *testing.T) {
+	data := t.TempDir()
+	getenv := func(string) string { return "" }
+	t.Run("held", func(t *testing.T) {
+		url, _ := startServerOn(t, data)
+		inflight := filepath.Join(data, "tmp", "upload-in-flight")
+		if err := os.WriteFile(inflight, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, getenv, nil, io.Discard, &errb)
+		host := strings.TrimPrefix(url, "http://")
+		if err == nil || !strings.Contains(err.Error(), "in use") || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) ||
+			!strings.Contains(err.Error(), host) {
+			t.Fatalf("a second serve on the same data: %v", err)
+		}
+		if _, err := os.Stat(inflight); err != nil {
+			t.Fatalf("the second serve swept the first one's uploads: %v", err)
+		}
+		var out bytes.Buffer
+		err = run(context.Background(), []string{"user", "create", "--admin", "--data", data, "root"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "API") {
+			t.Fatalf("user create while the server runs: %v", err)
+		}
+		resp, _ := call(t, "GET", url+"/healthz", "", "", nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("the first server after the refused second: %d", resp.StatusCode)
+		}
+	})
+	// The first server has stopped: both commands work now.
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "root"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb); err != nil {
+		t.Fatalf("user create after the server stopped: %v", err)
+	}
+	startServerOn(t, data)
+}
