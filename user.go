@@ -132,3 +132,21 @@ type UserService interface {
 	// ENOTFOUND when there is no such user.
 	DeleteUser(ctx context.Context, id int64) error
 }
+
+// LoginTrustService remembers where each user has logged in from, so that
+// the limit on failed logins, which stops a login from being guessed, does
+// not lock its owner out: a client a user logged in from before (an
+// address, or a device that keeps a cookie) still gets to try while
+// strangers are refused. Keys are opaque strings chosen by the caller
+// ("addr:…", "device:<hash>"); they go with the user when the user is
+// deleted.
+type LoginTrustService interface {
+	// TrustLogin records that userID may be trusted from key until then.
+	TrustLogin(ctx context.Context, userID int64, key string, until time.Time) error
+	// LoginTrusted reports whether any of keys is trusted for userID at now.
+	LoginTrusted(ctx context.Context, userID int64, keys []string, now time.Time) (bool, error)
+}
+
+// MaxTrustedKeys bounds the clients remembered for one user: the newest
+// are kept.
+const MaxTrustedKeys = 64

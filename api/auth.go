@@ -4,6 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"net"
 	"net/http"
 	"net/netip"
@@ -17,7 +19,9 @@ import (
 // authenticate reads HTTP Basic credentials. No header, or blank user and
 // password (a real client always sends "Basic Og=="), is anonymous; any
 // other credentials must be right, or the request is refused with 401.
-func (s *Server) authenticate(r *http.Request) (*mapcommons.User, error) {
+// Failed logins are limited (see authLimiter); w receives the device
+// cookie of a client that logs in from somewhere new.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommons.User, error) {
 	if r.Header.Get("Authorization") == "" {
 		return nil, nil
 	}
@@ -28,82 +32,245 @@ func (s *Server) authenticate(r *http.Request) (*mapcommons.User, error) {
 	if login == "" && password == "" {
 		return nil, nil
 	}
-	addr := clientAddr(r)
-	if wait, ok := s.limiter.allow(login, addr); !ok {
-		return nil, &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY,
-			"too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))}
-	}
+	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
+	st := s.limiter.state(login, c)
+	if st.addrWait > 0 {
+		return nil, tooManyLogins(st.addrWait)
+	}
 	if len(login) > 100 || len(password) > mapcommons.MaxPasswordLen {
-		s.limiter.fail(login, addr)
+		s.limiter.fail(login, c, st.trusted)
 		return nil, bad
 	}
 	u, err := s.svc.Users.FindUserByLogin(r.Context(), login)
-	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+	if err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		return nil, err
+	}
+	if !st.trusted && st.loginWait > 0 && u != nil && s.svc.Trust != nil {
+		// The login is being guessed: clients its user logged in from
+		// before (remembered in the store, also across restarts) still
+		// get to try; strangers wait.
+		trusted, err := s.svc.Trust.LoginTrusted(r.Context(), u.ID, c.keys(), s.limiter.now())
+		if err != nil {
+			return nil, err
+		}
+		st.trusted = trusted
+	}
+	if wait := st.wait(); wait > 0 {
+		return nil, tooManyLogins(wait)
+	}
+	if u == nil {
 		// Spend the time a real check would, so timing does not tell which logins exist.
 		mapcommons.CheckPassword(s.auth.dummyHash, password)
-		s.limiter.fail(login, addr)
+		s.limiter.fail(login, c, st.trusted)
 		return nil, bad
-	} else if err != nil {
-		return nil, err
 	}
 	if !s.auth.ok(u, password) {
 		if !mapcommons.CheckPassword(u.PasswordHash, password) {
-			s.limiter.fail(login, addr)
+			s.limiter.fail(login, c, st.trusted)
 			return nil, bad
 		}
 		s.auth.remember(u, password)
 	}
-	s.limiter.succeed(login, addr)
+	s.trustClient(w, r, u, login, c)
 	return u, nil
 }
 
-// clientAddr is the address failed logins are counted against: the peer's
-// IP address, an IPv6 address by its /64 (one subscriber's block). Behind a
-// reverse proxy every client has the proxy's address.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
+func tooManyLogins(wait time.Duration) error {
+	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY,
+		"too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))}
 }
 
-// Limits of failed logins. Each login and each client address has a token
-// bucket of failures that refills continuously: a login may fail
-// loginFailures times a minute, an address addrFailures times. When a
-// bucket is empty, every login attempt it covers (right or wrong: the
-// answer must not tell) is refused with 429 and Retry-After until a token
-// comes back (6 seconds for a login, 2 for an address). Successful logins cost
-// nothing. The address (or /64) a login last succeeded from is trusted for
-// that login for trustTTL: the per-login limit does not apply to it, so
-// someone guessing a user's password elsewhere does not lock the user out;
-// the per-address limit still does.
+// trustClient remembers, after a successful login, the client it came
+// from: in memory at once, and in the store when that is new or due for
+// renewal (about once a day per client, not once a request). A client
+// without a device cookie then gets one, so that a browser (or any client
+// that keeps cookies) is known wherever it connects from.
+func (s *Server) trustClient(w http.ResponseWriter, r *http.Request, u *mapcommons.User, login string, c loginClient) {
+	due := s.limiter.succeed(login, c)
+	if len(due) == 0 || s.svc.Trust == nil {
+		return
+	}
+	until := s.limiter.now().Add(trustTTL)
+	if c.device == "" {
+		token := make([]byte, 32)
+		rand.Read(token)
+		c.device = base64.RawURLEncoding.EncodeToString(token)
+		due = append(due, deviceKey(c.device))
+		http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: c.device, Path: "/", MaxAge: int(trustTTL / time.Second),
+			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || strings.HasPrefix(s.cfg.BaseURL, "https:")})
+		s.limiter.remember(login, deviceKey(c.device))
+	}
+	for _, k := range due {
+		if err := s.svc.Trust.TrustLogin(r.Context(), u.ID, k, until); err != nil {
+			s.logger.WarnContext(r.Context(), "remembering a login's client", "err", err)
+		}
+	}
+}
+
+// deviceCookie is the cookie that marks a client a user has logged in
+// from. It only ever lifts the per-login limit on failed logins for that
+// user; it authenticates nothing.
+const deviceCookie = "mc_device"
+
+// deviceKey is the store's key of a device token: its hash, so that the
+// store holds nothing a client could present.
+func deviceKey(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return "device:" + hex.EncodeToString(h[:])
+}
+
+// loginClient is who is logging in, as the limiter knows clients.
+type loginClient struct {
+	addr   string // the address (an IPv6 address by its /64) failures are counted against
+	net    string // its network: an IPv4 /24, an IPv6 /48
+	device string // the device cookie's token, or ""
+}
+
+// keys are the store's keys the client may be trusted by.
+func (c loginClient) keys() []string {
+	k := []string{"addr:" + c.addr, "net:" + c.net}
+	if c.device != "" {
+		k = append(k, deviceKey(c.device))
+	}
+	return k
+}
+
+func (s *Server) loginClient(r *http.Request) loginClient {
+	ip := s.clientIP(r)
+	c := loginClient{addr: ip.String(), net: ip.String()}
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		c.addr = p.String()
+		p, _ = ip.Prefix(48)
+		c.net = p.String()
+	} else if ip.Is4() {
+		p, _ := ip.Prefix(24)
+		c.net = p.String()
+	}
+	if ck, err := r.Cookie(deviceCookie); err == nil && len(ck.Value) == 43 {
+		if _, err := base64.RawURLEncoding.DecodeString(ck.Value); err == nil {
+			c.device = ck.Value
+		}
+	}
+	return c
+}
+
+// clientIP is the client's address: the peer's, or, when the peer is one
+// of the trusted proxies (--trusted-proxies), the nearest address that is
+// not, read from Forwarded (RFC 7239) or else X-Forwarded-For, from the
+// right. A hop that cannot be read stops the walk at the proxy that
+// reported it. Without trusted proxies, forwarding headers are ignored:
+// anyone can send them.
+func (s *Server) clientIP(r *http.Request) netip.Addr {
+	peer := peerIP(r.RemoteAddr)
+	if len(s.cfg.TrustedProxies) == 0 || !s.trustedProxy(peer) {
+		return peer
+	}
+	var hops []string
+	if v := r.Header.Values("Forwarded"); len(v) > 0 {
+		for _, el := range strings.Split(strings.Join(v, ","), ",") {
+			hop := ""
+			for _, pair := range strings.Split(el, ";") {
+				k, val, _ := strings.Cut(strings.TrimSpace(pair), "=")
+				if strings.EqualFold(k, "for") {
+					hop = strings.Trim(val, `"`)
+				}
+			}
+			hops = append(hops, hop)
+		}
+	} else {
+		for _, h := range strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",") {
+			hops = append(hops, strings.TrimSpace(h))
+		}
+	}
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		ip, ok := hopIP(hops[i])
+		if !ok {
+			return client
+		}
+		client = ip
+		if !s.trustedProxy(ip) {
+			return ip
+		}
+	}
+	return client
+}
+
+func (s *Server) trustedProxy(ip netip.Addr) bool {
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// peerIP parses a RemoteAddr ("host:port").
+func peerIP(remote string) netip.Addr {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip, _ := netip.ParseAddr(host)
+	return ip.Unmap()
+}
+
+// hopIP reads one forwarded address: "192.0.2.1", "192.0.2.1:80",
+// "[2001:db8::1]", "[2001:db8::1]:80" or a bare IPv6 address.
+func hopIP(h string) (netip.Addr, bool) {
+	if ap, err := netip.ParseAddrPort(h); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	ip, err := netip.ParseAddr(h)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return ip.Unmap(), true
+}
+
+// Limits of failed logins. Each login, each client address, and each
+// trusted (login, client address) pair has a token bucket of failures that
+// refills continuously: a login may fail loginFailures times a minute from
+// clients its user has not logged in from, an address addrFailures times,
+// a trusted client pairFailures times. When a bucket is empty, every login
+// attempt it covers (right or wrong: the answer must not tell) is refused
+// with 429 and Retry-After until a token comes back. Successful logins cost
+// nothing.
+//
+// A client is trusted for a login when its user logged in from it within
+// trustTTL: from that address (or /64), from that network (IPv4 /24, IPv6
+// /48, so that a new address from one's provider still counts), or from a
+// client holding that device cookie. Trusted clients are not held by the
+// login's limit, so someone guessing a user's password from anywhere else,
+// at any rate and from any number of addresses, makes only a few checks a
+// minute and does not lock the user out; they have their own bucket. The
+// store remembers trusted clients, so a restart forgets nothing. A client
+// the user never logged in from waits while the login is being guessed.
 const (
-	loginFailures = 10
+	loginFailures = 5
 	addrFailures  = 30
-	trustTTL      = 24 * time.Hour
+	pairFailures  = 10
+	trustTTL      = 30 * 24 * time.Hour
+	// trustRenew is how long before its end a trusted client's entry in
+	// the store is renewed by a login from it.
+	trustRenew = trustTTL - 24*time.Hour
 	// limiterEntries bounds each table of the limiter; beyond it, entries
 	// that no longer matter (full buckets, expired trust) are dropped.
 	limiterEntries = 100000
 )
 
-// authLimiter counts failed logins per login and per client address.
+// authLimiter counts failed logins per login, per client address and per
+// trusted client of a login.
 type authLimiter struct {
 	mu      sync.Mutex
 	now     func() time.Time
 	logins  map[string]*bucket
 	addrs   map[string]*bucket
-	trusted map[string]time.Time // login + "\x00" + addr → until when
+	pairs   map[string]*bucket
+	trusted map[string]time.Time // login + "\x00" + key → until when (what this server knows of the store's trust)
 }
 
 // bucket is a token bucket: tokens at the time at, refilling at perMinute.
@@ -113,7 +280,7 @@ type bucket struct {
 }
 
 func newAuthLimiter(now func() time.Time) *authLimiter {
-	return &authLimiter{now: now, logins: map[string]*bucket{}, addrs: map[string]*bucket{}, trusted: map[string]time.Time{}}
+	return &authLimiter{now: now, logins: map[string]*bucket{}, addrs: map[string]*bucket{}, pairs: map[string]*bucket{}, trusted: map[string]time.Time{}}
 }
 
 // level returns the tokens of the bucket at key (full when absent) at now.
@@ -143,43 +310,87 @@ func loginKey(login string) string {
 	return strings.ToLower(login)
 }
 
-func trustKey(login, addr string) string { return loginKey(login) + "\x00" + addr }
+func trustKey(login, key string) string { return loginKey(login) + "\x00" + key }
 
-// allow reports whether a password may be checked for login from addr, and
-// if not, how long to wait.
-func (l *authLimiter) allow(login, addr string) (time.Duration, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	w := wait(l.addrs, addr, addrFailures, now)
-	if until, ok := l.trusted[trustKey(login, addr)]; !ok || !now.Before(until) {
-		w = max(w, wait(l.logins, loginKey(login), loginFailures, now))
-	}
-	return w, w == 0
+// limitState is what the limiter says of an attempt.
+type limitState struct {
+	addrWait, loginWait, pairWait time.Duration
+	trusted                       bool // known here to be a trusted client of the login
 }
 
-// fail takes a token from the login's and the address's buckets.
-func (l *authLimiter) fail(login, addr string) {
+// wait is how long the attempt must wait: the address's limit always
+// holds; a trusted client's own limit, or else the login's.
+func (st limitState) wait() time.Duration {
+	if st.trusted {
+		return max(st.addrWait, st.pairWait)
+	}
+	return max(st.addrWait, st.loginWait)
+}
+
+// state returns the limits that bear on an attempt at login by c.
+func (l *authLimiter) state(login string, c loginClient) limitState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	for _, t := range []struct {
-		m        map[string]*bucket
-		key      string
-		capacity float64
-	}{{l.logins, loginKey(login), loginFailures}, {l.addrs, addr, addrFailures}} {
-		if len(t.m) >= limiterEntries {
-			prune(t.m, t.capacity, now)
+	st := limitState{
+		addrWait:  wait(l.addrs, c.addr, addrFailures, now),
+		loginWait: wait(l.logins, loginKey(login), loginFailures, now),
+		pairWait:  wait(l.pairs, trustKey(login, c.addr), pairFailures, now),
+	}
+	for _, k := range c.keys() {
+		if until, ok := l.trusted[trustKey(login, k)]; ok && now.Before(until) {
+			st.trusted = true
 		}
-		t.m[t.key] = &bucket{tokens: max(0, level(t.m, t.key, t.capacity, now)-1), at: now}
 	}
+	return st
 }
 
-// succeed trusts addr for login.
-func (l *authLimiter) succeed(login, addr string) {
+// fail takes a token from the address's bucket, and from the trusted
+// client's or else the login's.
+func (l *authLimiter) fail(login string, c loginClient, trusted bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
+	take := func(m map[string]*bucket, key string, capacity float64) {
+		if len(m) >= limiterEntries {
+			prune(m, capacity, now)
+		}
+		m[key] = &bucket{tokens: max(0, level(m, key, capacity, now)-1), at: now}
+	}
+	take(l.addrs, c.addr, addrFailures)
+	if trusted {
+		take(l.pairs, trustKey(login, c.addr), pairFailures)
+	} else {
+		take(l.logins, loginKey(login), loginFailures)
+	}
+}
+
+// succeed trusts c for login here, and returns the keys the store should
+// (again) be told of: new ones, and those due for renewal.
+func (l *authLimiter) succeed(login string, c loginClient) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	var due []string
+	for _, k := range c.keys() {
+		tk := trustKey(login, k)
+		if until, ok := l.trusted[tk]; ok && until.Sub(now) > trustRenew {
+			continue
+		}
+		l.rememberLocked(tk, now)
+		due = append(due, k)
+	}
+	return due
+}
+
+// remember trusts key for login here.
+func (l *authLimiter) remember(login, key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rememberLocked(trustKey(login, key), l.now())
+}
+
+func (l *authLimiter) rememberLocked(tk string, now time.Time) {
 	if len(l.trusted) >= limiterEntries {
 		for k, until := range l.trusted {
 			if !now.Before(until) {
@@ -190,7 +401,7 @@ func (l *authLimiter) succeed(login, addr string) {
 			clear(l.trusted)
 		}
 	}
-	l.trusted[trustKey(login, addr)] = now.Add(trustTTL)
+	l.trusted[tk] = now.Add(trustTTL)
 }
 
 // prune drops the buckets that have filled up again (they count as absent);

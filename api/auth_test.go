@@ -1,67 +1,99 @@
 package api
 
 import (
+	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"testing"
 	"time"
 )
+
+func client(addr string) loginClient { return loginClient{addr: addr, net: addr + "/net"} }
 
 // TestAuthLimiter checks the token buckets of failed logins on a fake
 // clock: the limit, the refill, trust, and that the tables stay bounded.
 func TestAuthLimiter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := newAuthLimiter(func() time.Time { return now })
+	allow := func(login, addr string) (time.Duration, bool) {
+		w := l.state(login, client(addr)).wait()
+		return w, w == 0
+	}
 	for i := 0; i < loginFailures; i++ {
-		if _, ok := l.allow("Ann", "a"); !ok {
+		if _, ok := allow("Ann", "a"); !ok {
 			t.Fatalf("refused after %d failures", i)
 		}
-		l.fail("ann", "a")
+		l.fail("ann", client("a"), false)
 	}
-	wait, ok := l.allow("ANN", "b")
-	if ok || wait <= 5*time.Second || wait > 6*time.Second {
+	wait, ok := allow("ANN", "b")
+	per := time.Minute / loginFailures
+	if ok || wait <= per-time.Second || wait > per {
 		t.Fatalf("after %d failures: wait %v, allowed %v", loginFailures, wait, ok)
 	}
-	now = now.Add(6 * time.Second)
-	if _, ok := l.allow("ann", "b"); !ok {
-		t.Fatal("not allowed again after 6 s")
+	now = now.Add(per)
+	if _, ok := allow("ann", "b"); !ok {
+		t.Fatalf("not allowed again after %v", per)
 	}
-	l.fail("ann", "b")
-	if _, ok := l.allow("ann", "b"); ok {
+	l.fail("ann", client("b"), false)
+	if _, ok := allow("ann", "b"); ok {
 		t.Fatal("one token came back, one failure took it")
 	}
-	// A minute later the bucket is full again: ten more tries.
+	// A minute later the bucket is full again.
 	now = now.Add(time.Minute)
 	for i := 0; i < loginFailures; i++ {
-		if _, ok := l.allow("ann", "c"); !ok {
+		if _, ok := allow("ann", "c"); !ok {
 			t.Fatalf("refill: refused after %d", i)
 		}
-		l.fail("ann", "c")
+		l.fail("ann", client("c"), false)
 	}
-	// Trust: a success from "home" lets "home" past the per-login limit.
-	l.succeed("ann", "home")
-	if _, ok := l.allow("ann", "home"); !ok {
+	// Trust: a success from "home" lets "home" past the per-login limit,
+	// with a bucket of its own; the first success is due in the store, the
+	// next ones not.
+	if due := l.succeed("ann", client("home")); len(due) != 2 {
+		t.Fatalf("due %v", due)
+	}
+	if due := l.succeed("ann", client("home")); len(due) != 0 {
+		t.Fatalf("due again at once: %v", due)
+	}
+	if _, ok := allow("ann", "home"); !ok {
 		t.Fatal("the trusted address is limited per login")
 	}
-	if _, ok := l.allow("ann", "elsewhere"); ok {
+	if _, ok := allow("ann", "elsewhere"); ok {
 		t.Fatal("an untrusted address is not limited")
 	}
-	now = now.Add(trustTTL + time.Second)
-	l.fail("ann", "x")
-	for i := 0; i < loginFailures; i++ {
-		l.fail("ann", "x")
+	// Another address of home's network is trusted too.
+	if !l.state("ann", loginClient{addr: "home2", net: "home/net"}).trusted {
+		t.Fatal("home's network is not trusted")
 	}
-	if _, ok := l.allow("ann", "home"); ok {
+	for i := 0; i < pairFailures; i++ {
+		if _, ok := allow("ann", "home"); !ok {
+			t.Fatalf("trusted client refused after %d", i)
+		}
+		l.fail("ann", client("home"), true)
+	}
+	if _, ok := allow("ann", "home"); ok {
+		t.Fatal("a trusted client fails without limit")
+	}
+	now = now.Add(trustTTL - trustRenew + time.Second)
+	if due := l.succeed("ann", client("home")); len(due) != 2 {
+		t.Fatalf("not renewed: %v", due)
+	}
+	now = now.Add(trustTTL + time.Second)
+	for i := 0; i < loginFailures; i++ {
+		l.fail("ann", client("x"), false)
+	}
+	if _, ok := allow("ann", "home"); ok {
 		t.Fatal("trust outlived trustTTL")
 	}
 	// Bounded: full buckets are dropped when the table is full.
 	for i := 0; i < limiterEntries+10; i++ {
-		l.fail("user"+strconv.Itoa(i), "z"+strconv.Itoa(i))
+		l.fail("user"+strconv.Itoa(i), client("z"+strconv.Itoa(i)), i%2 == 0)
 		if i%1000 == 0 {
 			now = now.Add(time.Minute)
 		}
 	}
-	if len(l.logins) > limiterEntries || len(l.addrs) > limiterEntries {
-		t.Fatalf("tables grew to %d, %d", len(l.logins), len(l.addrs))
+	if len(l.logins) > limiterEntries || len(l.addrs) > limiterEntries || len(l.pairs) > limiterEntries {
+		t.Fatalf("tables grew to %d, %d, %d", len(l.logins), len(l.addrs), len(l.pairs))
 	}
 }
 
@@ -69,6 +101,44 @@ func TestRetrySeconds(t *testing.T) {
 	for d, want := range map[time.Duration]int{0: 1, time.Millisecond: 1, time.Second: 1, 1001 * time.Millisecond: 2, 6 * time.Second: 6} {
 		if got := retrySeconds(d); got != want {
 			t.Errorf("retrySeconds(%v) = %d, want %d", d, got, want)
+		}
+	}
+}
+
+// TestClientIP: forwarding headers count only from trusted proxies, read
+// from the right, stopping at the first address that is not a proxy.
+func TestClientIP(t *testing.T) {
+	s := &Server{cfg: Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}}}
+	none := &Server{}
+	for _, c := range []struct {
+		peer    string
+		headers map[string]string
+		want    string
+		wantAll string // with no trusted proxies
+	}{
+		{"198.51.100.1:1", nil, "198.51.100.1", ""},
+		{"198.51.100.1:1", map[string]string{"X-Forwarded-For": "192.0.2.9"}, "198.51.100.1", ""}, // not from a proxy
+		{"10.0.0.1:1", map[string]string{"X-Forwarded-For": "192.0.2.9"}, "192.0.2.9", "10.0.0.1"},
+		{"10.0.0.1:1", map[string]string{"X-Forwarded-For": "6.6.6.6, 192.0.2.9, 10.0.0.2"}, "192.0.2.9", "10.0.0.1"}, // spoofed left part ignored
+		{"10.0.0.1:1", map[string]string{"X-Forwarded-For": "garbage, 10.0.0.2"}, "10.0.0.2", ""},
+		{"10.0.0.1:1", map[string]string{"X-Forwarded-For": ""}, "10.0.0.1", ""},
+		{"[fd00::1]:1", map[string]string{"Forwarded": `for=192.0.2.60;proto=http;by=203.0.113.43, for="[2001:db8:cafe::17]:4711"`}, "2001:db8:cafe::17", "fd00::1"},
+		{"10.0.0.1:1", map[string]string{"Forwarded": `for="192.0.2.7:80"`, "X-Forwarded-For": "6.6.6.6"}, "192.0.2.7", ""},
+		{"10.0.0.1:1", map[string]string{"Forwarded": `for=unknown`}, "10.0.0.1", ""},
+		{"10.0.0.1:1", map[string]string{"X-Forwarded-For": "::ffff:192.0.2.5"}, "192.0.2.5", ""},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = c.peer
+		for k, v := range c.headers {
+			r.Header.Set(k, v)
+		}
+		if got := s.clientIP(r).String(); got != c.want {
+			t.Errorf("%s %v: %s, want %s", c.peer, c.headers, got, c.want)
+		}
+		if c.wantAll != "" {
+			if got := none.clientIP(r).String(); got != c.wantAll {
+				t.Errorf("without trusted proxies, %s %v: %s, want %s", c.peer, c.headers, got, c.wantAll)
+			}
 		}
 	}
 }

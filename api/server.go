@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -37,6 +38,12 @@ type Config struct {
 	// appliance (--default-share; nil: private to their owner). Ignored on
 	// a hosted instance, where new objects are shared with everyone.
 	DefaultShare []mapcommons.Permission
+	// TrustedProxies are the reverse proxies whose Forwarded or
+	// X-Forwarded-For headers say who the client is (--trusted-proxies);
+	// the login limiter and the request log use that address.
+	TrustedProxies []netip.Prefix
+	// Now is the clock of the login limiter (nil: time.Now).
+	Now func() time.Time
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -52,7 +59,10 @@ type Services struct {
 	Maps     mapcommons.MapService
 	Search   mapcommons.SearchService
 	Groups   mapcommons.GroupService
-	Health   Pinger
+	// Trust remembers where users logged in from, for the login limiter
+	// (nil: this server's memory only).
+	Trust  mapcommons.LoginTrustService
+	Health Pinger
 }
 
 // Server serves the API. Create it with NewServer.
@@ -82,6 +92,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		cfg.MaxUpload = 512 << 20
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20
 	}
@@ -92,7 +105,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		svc:     svc,
 		mux:     http.NewServeMux(),
 		auth:    newAuthCache(cfg.BcryptCost),
-		limiter: newAuthLimiter(time.Now),
+		limiter: newAuthLimiter(cfg.Now),
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)
@@ -164,7 +177,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			login = ri.user.Login
 		}
 		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "path", ri.path, "status", sw.code(),
-			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login)
+			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login, "client", s.clientIP(r).String())
 	}()
 
 	r.URL.Path, ri.format = normalizePath(r.URL.Path)
@@ -177,7 +190,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ri.callback = cb
 	}
-	user, err := s.authenticate(r)
+	user, err := s.authenticate(sw, r)
 	if err != nil {
 		s.Error(sw, r, err)
 		return

@@ -35,6 +35,7 @@ type testServer struct {
 	handler http.Handler
 	db      *sqlite.DB
 	tmp     string
+	cfg     api.Config
 }
 
 func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
@@ -61,12 +62,8 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 		m(&cfg)
 	}
 	users := sqlite.NewUserService(db)
-	h := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), cfg, api.Services{
-		Users: users, Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
-		Maps: sqlite.NewMapService(db), Health: db,
-		Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db),
-	})
-	ts := &testServer{t: t, handler: h, db: db, tmp: tmp}
+	ts := &testServer{t: t, db: db, tmp: tmp, cfg: cfg}
+	ts.restart()
 	for _, u := range []struct {
 		login string
 		admin bool
@@ -78,6 +75,17 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 		}
 	}
 	return ts
+}
+
+// restart replaces the server with a new one on the same store, as a
+// restarted process would be: nothing kept in memory.
+func (ts *testServer) restart() {
+	db := ts.db
+	ts.handler = api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, api.Services{
+		Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
+		Maps: sqlite.NewMapService(db), Health: db,
+		Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db), Trust: sqlite.NewLoginTrustService(db),
+	})
 }
 
 // req describes one request.

@@ -31,6 +31,7 @@ func open(tb testing.TB) storetest.Services {
 		Maps:     sqlite.NewMapService(db),
 		Search:   sqlite.NewSearchService(db),
 		Groups:   sqlite.NewGroupService(db),
+		Trust:    sqlite.NewLoginTrustService(db),
 	}
 }
 

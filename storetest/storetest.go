@@ -21,6 +21,7 @@ type Services struct {
 	Maps     mapcommons.MapService
 	Search   mapcommons.SearchService
 	Groups   mapcommons.GroupService
+	Trust    mapcommons.LoginTrustService
 }
 
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
@@ -35,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })
+	t.Run("LoginTrust", func(t *testing.T) { testLoginTrust(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -85,6 +86,7 @@ type settings struct {
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
 	fetchTimeout              time.Duration
+	trustedProxies            []netip.Prefix
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -133,6 +135,22 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
+// parseCIDRs reads a list of addresses and CIDR prefixes separated by
+// commas or spaces.
+func parseCIDRs(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+		} else if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		} else {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR prefix", f)
+		}
+	}
+	return out, nil
+}
+
 func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error) {
 	st := &settings{}
 	fs.StringVar(&st.addr, "addr", envDefault(getenv, "addr", "127.0.0.1:8080"), "address to listen on (MAPCOMMONS_ADDR)")
@@ -168,6 +186,14 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	if err != nil {
 		return nil, fmt.Errorf("MAPCOMMONS_ALLOW_PRIVATE_FETCH: %w", err)
 	}
+	if st.trustedProxies, err = parseCIDRs(envDefault(getenv, "trusted-proxies", "")); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_TRUSTED_PROXIES: %w", err)
+	}
+	fs.Func("trusted-proxies", "reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For or Forwarded header names the client (MAPCOMMONS_TRUSTED_PROXIES)", func(v string) error {
+		p, err := parseCIDRs(v)
+		st.trustedProxies = p
+		return err
+	})
 	fs.BoolVar(&st.allowPrivateFetch, "allow-private-fetch", allow, "let URL registrations fetch from loopback, private and reserved addresses (MAPCOMMONS_ALLOW_PRIVATE_FETCH)")
 	for _, d := range []struct {
 		name, def, usage string
@@ -251,7 +277,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
-		DefaultShare: share,
+		DefaultShare: share, TrustedProxies: st.trustedProxies,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),
@@ -259,6 +285,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Maps:     sqlite.NewMapService(db),
 		Search:   sqlite.NewSearchService(db),
 		Groups:   groups,
+		Trust:    sqlite.NewLoginTrustService(db),
 		Health:   db,
 	})
 	ln, err := net.Listen("tcp", st.addr)

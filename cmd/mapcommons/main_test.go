@@ -284,6 +284,14 @@ func TestServeFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "lots") {
 		t.Fatalf("a bad --max-upload: %v", err)
 	}
+	if p, err := parseCIDRs("10.0.0.0/8, 192.0.2.7 ,fd00::/8;::ffff:198.51.100.1"); err != nil || len(p) != 4 ||
+		p[1].String() != "192.0.2.7/32" || p[3].String() != "198.51.100.1/32" {
+		t.Fatalf("parseCIDRs: %v %v", p, err)
+	}
+	err = run(context.Background(), []string{"serve", "--trusted-proxies", "10.0.0.0/8,proxy.local"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "proxy.local") {
+		t.Fatalf("a bad --trusted-proxies: %v", err)
+	}
 	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Fatalf("parseSize(%q) = %d, %v", in, got, err)

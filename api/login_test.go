@@ -1,0 +1,162 @@
+package api_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"testing"
+	"time"
+
+	"mapcommons/api"
+)
+
+// loginTry makes one Basic-authenticated request from addr (host only),
+// with extra headers, and returns the recorder.
+func (ts *testServer) loginTry(login, password, addr string, header map[string]string) *httptest.ResponseRecorder {
+	hr := httptest.NewRequest("GET", base+"/healthz", nil)
+	hr.SetBasicAuth(login, password)
+	hr.RemoteAddr = addr + ":5000"
+	for k, v := range header {
+		hr.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	ts.handler.ServeHTTP(w, hr)
+	return w
+}
+
+// TestAuthRateLimit: failed logins are limited per login and per address;
+// the right password is refused too while limited, then works again.
+func TestAuthRateLimit(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ts := newServer(t, func(c *api.Config) { c.Now = func() time.Time { return now } })
+	try := func(login, password, addr string) *httptest.ResponseRecorder {
+		return ts.loginTry(login, password, addr, nil)
+	}
+	for i := 0; i < 5; i++ {
+		errorOf(t, try("alice", "wrong"+strconv.Itoa(i), "198.51.100.1"), 401, "unauthorized", "invalid")
+	}
+	w := try("alice", "wrong", "198.51.100.1")
+	errorOf(t, w, 429, "too_many_requests", "try again")
+	if ra, err := strconv.Atoi(w.Header().Get("Retry-After")); err != nil || ra != 12 {
+		t.Fatalf("Retry-After %q", w.Header().Get("Retry-After"))
+	}
+	// Limited per login: the right password, from anywhere new, waits too.
+	errorOf(t, try("alice", "secret1", "203.0.113.2"), 429, "too_many_requests", "")
+	// Other logins are not affected.
+	must(t, try("bob", "secret1", "198.51.100.1"), 200)
+	// A token comes back after 12 s.
+	now = now.Add(12 * time.Second)
+	must(t, try("alice", "secret1", "203.0.113.2"), 200)
+
+	// Per address: 30 failures over many logins.
+	for i := 0; i < 30; i++ {
+		errorOf(t, try("nobody"+strconv.Itoa(i), "x", "203.0.113.9"), 401, "unauthorized", "invalid")
+	}
+	errorOf(t, try("bob", "secret1", "203.0.113.9"), 429, "too_many_requests", "")
+	// An IPv6 client is counted by its /64.
+	for i := 0; i < 30; i++ {
+		try("v6user"+strconv.Itoa(i), "x", "[2001:db8:1:2::"+strconv.Itoa(i+1)+"]")
+	}
+	errorOf(t, try("bob", "secret1", "[2001:db8:1:2::ffff]"), 429, "too_many_requests", "")
+	must(t, try("bob", "secret1", "[2001:db8:1:3::1]"), 200)
+}
+
+// TestLoginGuessing: someone guesses alice's password once a second, each
+// time from a new address, for ten minutes. The guesses checked stay at a
+// few a minute, and alice gets in throughout: from an address she logged in
+// from before (also after a restart of the server, which forgets what it
+// held in memory), from a new address of the same network, and from
+// anywhere with the device cookie her browser was given.
+func TestLoginGuessing(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ts := newServer(t, func(c *api.Config) { c.Now = func() time.Time { return now } })
+	w := ts.loginTry("alice", "secret1", "192.0.2.10", nil)
+	must(t, w, 200)
+	var cookie *http.Cookie
+	for _, c := range w.Result().Cookies() {
+		if c.Name == "mc_device" {
+			cookie = c
+		}
+	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.MaxAge <= 0 {
+		t.Fatalf("device cookie %+v", cookie)
+	}
+	// Only once: a client already known gets no new cookie each request.
+	if w := ts.loginTry("alice", "secret1", "192.0.2.10", nil); len(w.Result().Cookies()) != 0 {
+		t.Fatalf("a second cookie: %v", w.Result().Cookies())
+	}
+	ts.restart()
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	checked, refused := 0, 0
+	for sec := 0; sec < 600; sec++ {
+		now = now.Add(time.Second)
+		addr := netip.AddrFrom4([4]byte{byte(11 + rng.IntN(200)), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(1 + rng.IntN(254))})
+		switch c := ts.loginTry("alice", fmt.Sprintf("guess%d", sec), addr.String(), nil).Code; c {
+		case 401:
+			checked++
+		case 429:
+			refused++
+		default:
+			t.Fatalf("guess %d: %d", sec, c)
+		}
+		if sec%20 == 10 {
+			for _, who := range []struct {
+				addr   string
+				header map[string]string
+			}{
+				{"192.0.2.10", nil}, // the address she used before
+				{"192.0.2.77", nil}, // a new address of her provider's network
+				{"203.0.113.50", map[string]string{"Cookie": "mc_device=" + cookie.Value}}, // elsewhere, with her browser
+			} {
+				if c := ts.loginTry("alice", "secret1", who.addr, who.header).Code; c != 200 {
+					t.Fatalf("at %d s alice from %s is refused: %d", sec, who.addr, c)
+				}
+			}
+		}
+	}
+	// 5 at once, then 5 a minute.
+	if checked > 5+5*10+1 || refused < 500 {
+		t.Fatalf("%d guesses checked, %d refused in 10 minutes", checked, refused)
+	}
+	// A stranger with the right password waits while the guessing goes on,
+	// and a forged device cookie does not help.
+	if c := ts.loginTry("alice", "secret1", "198.51.100.200", map[string]string{"Cookie": "mc_device=" + "A" + cookie.Value[1:]}).Code; c != 429 {
+		t.Fatalf("a stranger during the guessing: %d", c)
+	}
+	// A trusted client's wrong passwords have their own small limit.
+	for i := 0; i < 10; i++ {
+		if c := ts.loginTry("alice", "typo", "192.0.2.10", nil).Code; c != 401 {
+			t.Fatalf("typo %d from home: %d", i, c)
+		}
+	}
+	if c := ts.loginTry("alice", "secret1", "192.0.2.10", nil).Code; c != 429 {
+		t.Fatalf("after 10 typos from home: %d", c)
+	}
+}
+
+// TestTrustedProxies: behind a trusted reverse proxy the limiter counts
+// the forwarded clients, not the proxy; from anyone else the forwarding
+// headers are ignored.
+func TestTrustedProxies(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} })
+	for i := 0; i < 40; i++ {
+		h := map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)}
+		if c := ts.loginTry(fmt.Sprintf("nobody%d", i), "x", "10.1.1.1", h).Code; c != 401 {
+			t.Fatalf("failure %d through the proxy: %d", i, c)
+		}
+	}
+	must(t, ts.loginTry("bob", "secret1", "10.1.1.1", map[string]string{"X-Forwarded-For": "203.0.113.7"}), 200)
+	must(t, ts.loginTry("bob", "secret1", "10.1.1.1", map[string]string{"Forwarded": `for="203.0.113.8"`}), 200)
+	// A client that is not a trusted proxy cannot pick its address.
+	for i := 0; i < 30; i++ {
+		ts.loginTry(fmt.Sprintf("nobody%d", i), "x", "192.0.2.1", map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)})
+	}
+	errorOf(t, ts.loginTry("bob", "secret1", "192.0.2.1", map[string]string{"X-Forwarded-For": "203.0.113.9"}), 429, "too_many_requests", "")
+}
