@@ -206,7 +206,7 @@ func multipartBody(t *testing.T, files map[string]string, fields map[string]stri
 	return buf.Bytes(), mw.FormDataContentType()
 }
 
-const realData = "../../shared/testdata/real/"
+const realData = "../testdata/real/"
 
 func ncFiles(prefix string) map[string]string {
 	return map[string]string{

@@ -16,7 +16,7 @@ import (
 // realDir holds real shapefiles nobody on this project made (see
 // shared/testdata/README.md), in lon/lat; CI checks the repository out
 // beside shared/.
-const realDir = "../../shared/testdata/real/"
+const realDir = "../testdata/real/"
 
 // readShapes reads the geometries of a shapefile (path without extension)
 // as raw coordinates: no .prj is passed to the reader, whose CRS check

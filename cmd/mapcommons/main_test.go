@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-const realData = "../../../shared/testdata/real/"
+const realData = "../../testdata/real/"
 
 // startServer runs run("serve") on port 0 in a fresh data directory and
 // returns its base URL; the server stops at the end of the test, and the

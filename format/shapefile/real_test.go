@@ -18,8 +18,8 @@ import (
 )
 
 // realDir holds real shapefiles nobody on this project made (see
-// shared/testdata/README.md); CI checks the repository out beside shared/.
-const realDir = "../../../shared/testdata/real/"
+// testdata/README.md).
+const realDir = "../../testdata/real/"
 
 // readOptional returns the contents of a sidecar file, "" when absent.
 func readOptional(t testing.TB, path string) string {

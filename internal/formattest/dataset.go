@@ -22,10 +22,9 @@ import (
 )
 
 // RealDir holds real shapefiles nobody on this project made (see
-// shared/testdata/README.md), relative to the directory of a format
-// package (format/<name>), where its tests run; CI checks the repository
-// out beside shared/.
-const RealDir = "../../../shared/testdata/real/"
+// testdata/README.md), relative to the directory of a format package
+// (format/<name>), where its tests run.
+const RealDir = "../../testdata/real/"
 
 // Dataset is a test input: Meta and features, geometries as WKT ("" for
 // none).
