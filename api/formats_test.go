@@ -250,6 +250,34 @@ func TestUploadFormats(t *testing.T) {
 	}
 }
 
+// TestUploadKMLDocuments: a KMZ laid out as GDAL and QGIS write it (doc.kml
+// linking to a document per layer) gives the features of its layers, and a
+// KML document's name is the default title.
+func TestUploadKMLDocuments(t *testing.T) {
+	ts := newServer(t)
+	layer := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>ignored: not the first document</name>
+<Placemark><name>Raleigh</name><Point><coordinates>-78.64,35.78</coordinates></Point></Placemark>
+<Placemark><name>Durham</name><Point><coordinates>-78.9,36</coordinates></Point></Placemark></Document></kml>`
+	doc := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document id="root_doc"><name>Cities of NC</name>
+<NetworkLink><Link><href>layers/cities.kml</href></Link></NetworkLink></Document></kml>`
+	kmz := zipOf(t, map[string][]byte{"doc.kml": []byte(doc), "layers/cities.kml": []byte(layer)})
+	d := datasetDoc(t, ts, ts.createFrom(t, "application/vnd.google-earth.kmz", kmz), "")
+	if d["feature_count"] != 2.0 || d["title"] != "Cities of NC" {
+		t.Fatalf("KMZ with a linked layer: %v %v", d["feature_count"], d["title"])
+	}
+	path := filepath.Join(t.TempDir(), "cities.kml")
+	os.WriteFile(path, []byte(strings.Replace(layer, "ignored: not the first document", "Two cities", 1)), 0o644)
+	body, ct := multipartBody(t, map[string]string{"dataset[kml]": path}, nil)
+	if d := datasetDoc(t, ts, ts.createFrom(t, ct, body), ""); d["title"] != "Two cities" {
+		t.Fatalf("KML title %v", d["title"])
+	}
+	// A title given wins.
+	body, ct = multipartBody(t, map[string]string{"dataset[kml]": path}, map[string]string{"dataset[title]": "Mine"})
+	if d := datasetDoc(t, ts, ts.createFrom(t, ct, body), ""); d["title"] != "Mine" {
+		t.Fatalf("given title %v", d["title"])
+	}
+}
+
 // TestBadUploads sends broken files of every kind: each is a clear 400 or
 // 413, and nothing is created or left behind.
 func TestBadUploads(t *testing.T) {
@@ -284,6 +312,9 @@ func TestBadUploads(t *testing.T) {
 		{"ZipTwoShapefiles", "application/zip", zipOf(t, two), 400, "2 shapefiles"},
 		{"ZipClimbs", "application/zip", zipOf(t, map[string][]byte{"../evil.csv": []byte("lat,lon\n1,2\n")}), 400, "unsafe"},
 		{"KMZWithoutKML", "application/vnd.google-earth.kmz", zipOf(t, map[string][]byte{"a.txt": []byte("x")}), 400, "no .kml"},
+		{"KMLNoPlacemarks", "application/vnd.google-earth.kml+xml", []byte(`<kml><Document><name>Nothing</name></Document></kml>`), 400, "no Placemarks"},
+		{"KMLOnlyLinks", "application/vnd.google-earth.kml+xml", []byte(`<kml><Document><NetworkLink><Link><href>http://example.com/a.kml</href></Link></NetworkLink></Document></kml>`), 400, "not fetched"},
+		{"KMZLinksOutside", "application/vnd.google-earth.kmz", zipOf(t, map[string][]byte{"doc.kml": []byte(`<kml><Document><NetworkLink><Link><href>../a.kml</href></Link></NetworkLink></Document></kml>`)}), 400, "../a.kml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: c.ctype, body: c.body})

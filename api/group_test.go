@@ -280,4 +280,3 @@ func TestPermissionsHosted(t *testing.T) {
 	errorOf(t, ts.get(mapPath+".json", ""), 401, "unauthorized", "")
 	errorOf(t, ts.get(mapPath+".json", "bob"), 404, "not_found", "map")
 }
-

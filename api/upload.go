@@ -39,6 +39,20 @@ type upload struct {
 	remove  []string
 }
 
+// setKML takes a KML source: a document without features is refused,
+// saying why, rather than stored as an empty dataset; the document's name,
+// when it has one, is the default title.
+func (u *upload) setKML(rd *kml.Reader) error {
+	if err := rd.Empty(); err != nil {
+		return err
+	}
+	if n := strings.TrimSpace(rd.Name()); n != "" {
+		u.name = n
+	}
+	u.src = rd
+	return nil
+}
+
 func (u *upload) Close() {
 	for _, c := range u.closers {
 		c.Close()
@@ -121,7 +135,9 @@ func (s *Server) openFile(up *upload, kind, path, filename string) error {
 		if err != nil {
 			return err
 		}
-		up.src = rd
+		if err := up.setKML(rd); err != nil {
+			return err
+		}
 	case format.KindAtom:
 		rd, err := atom.Open(f)
 		if err != nil {
@@ -170,8 +186,8 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 			return err
 		}
 		up.closers = append(up.closers, closerFunc(cleanup))
-		up.src, up.kind = rd, format.KindKMZ
-		return nil
+		up.kind = format.KindKMZ
+		return up.setKML(rd)
 	}
 	a, err := archive.Open(f, st.Size(), s.archiveLimits())
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mapcommons"
+	"mapcommons/format/archive"
 	"mapcommons/format/wkb"
 	"mapcommons/internal/formattest"
 	"mapcommons/internal/gdaltest"
@@ -226,5 +227,37 @@ func TestReadRealData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadGDALKMZ: KMZ files written by GDAL's LIBKML driver (doc.kml with
+// a NetworkLink to each layer's document inside the archive) read whole.
+func TestReadGDALKMZ(t *testing.T) {
+	gdaltest.Need(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "nc.kmz")
+	gdaltest.Ogr2ogr(t, "-f", "LIBKML", out, formattest.RealDir+"nc.shp")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, cleanup, err := OpenKMZ(bytes.NewReader(b), int64(len(b)), archive.Limits{}, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	attrs, feats, err := drain(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(feats) != 100 {
+		t.Fatalf("%d features from GDAL's KMZ of nc, want 100", len(feats))
+	}
+	names := map[string]bool{}
+	for _, a := range attrs {
+		names[a.Name] = true
+	}
+	if !names["name"] && !names["NAME"] || !names["BIR74"] {
+		t.Errorf("attributes %v", attrSig(attrs))
 	}
 }

@@ -64,6 +64,7 @@ type parser struct {
 	arena  []float64 // the coordinates of the current Placemark
 
 	declared       map[string]string // Schema SimpleField name to type, pass 1 only
+	links          *[]string         // NetworkLink hrefs, gathered in pass 1 only
 	declaredBytes  int
 	docName        string
 	docDescription string
@@ -316,6 +317,10 @@ func (p *parser) nextPlacemark() (*placemark, error) {
 			if err := p.schema(); err != nil {
 				return nil, err
 			}
+		case "NetworkLink":
+			if err := p.networkLink(); err != nil {
+				return nil, err
+			}
 		case "name", "description":
 			// The name and description of the outermost container.
 			if n := len(p.stack); n >= 2 && n <= 3 && (p.stack[n-2].name == "Document" || p.stack[n-2].name == "Folder") &&
@@ -332,6 +337,29 @@ func (p *parser) nextPlacemark() (*placemark, error) {
 			}
 		}
 	}
+}
+
+// maxLinks bounds the NetworkLinks a document's pass 1 records.
+const maxLinks = 1000
+
+// networkLink reads a NetworkLink, recording its href (Link or the older
+// Url) in pass 1.
+func (p *parser) networkLink() error {
+	return p.children(func(t xml.StartElement) error {
+		if (t.Name.Local != "Link" && t.Name.Local != "Url") || p.links == nil {
+			return p.skip()
+		}
+		return p.children(func(t xml.StartElement) error {
+			if t.Name.Local != "href" {
+				return p.skip()
+			}
+			v, err := p.value()
+			if err == nil && v != "" && len(*p.links) < maxLinks {
+				*p.links = append(*p.links, v)
+			}
+			return err
+		})
+	})
 }
 
 // schema reads the SimpleField declarations of a Schema, recording them

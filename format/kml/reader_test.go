@@ -719,3 +719,93 @@ func TestOpenKMZ(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// TestOpenKMZLinks: a KMZ whose doc.kml only links to the documents of its
+// layers (as GDAL's LIBKML driver and QGIS write it) reads the features of
+// every linked document inside the archive, typed across all of them; links
+// outside the archive, climbing out of it, or in circles are not followed.
+func TestOpenKMZLinks(t *testing.T) {
+	link := func(href string) string {
+		return `<NetworkLink><name>` + href + `</name><Link><href>` + href + `</href></Link></NetworkLink>`
+	}
+	doc := `<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document id="root_doc"><name>Two layers</name>` +
+		link("layers/places.kml") + link("layers/roads.kml") + link("http://example.com/evil.kml") + link("../outside.kml") +
+		link("/etc/passwd.kml") + link("layers/missing.kml") + `</Document></kml>`
+	places := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Schema name="places" id="places"><SimpleField name="pop" type="int"/></Schema>
+	<Placemark><name>a</name><ExtendedData><SchemaData schemaUrl="#places"><SimpleData name="pop">10</SimpleData></SchemaData></ExtendedData><Point><coordinates>1,2</coordinates></Point></Placemark>
+	<Placemark><name>b</name><ExtendedData><SchemaData schemaUrl="#places"><SimpleData name="pop">20</SimpleData></SchemaData></ExtendedData><Point><coordinates>3,4</coordinates></Point></Placemark>
+	` + link("../doc.kml") + link("roads.kml") + `</Document></kml>`
+	roads := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+	<Placemark><name>c</name><ExtendedData><Data name="pop"><value>2.5</value></Data></ExtendedData><LineString><coordinates>0,0 1,1</coordinates></LineString></Placemark></Document></kml>`
+	z := makeZip(t, "doc.kml", doc, "layers/places.kml", places, "layers/roads.kml", roads, "outside.kml", `<kml><Placemark><name>never</name></Placemark></kml>`)
+	dir := t.TempDir()
+	r, cleanup, err := OpenKMZ(bytes.NewReader(z), int64(len(z)), archive.Limits{}, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	attrs, feats, err := drain(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Join(attrSig(attrs), " "); g != "name:string pop:float" {
+		t.Errorf("attributes %s", g)
+	}
+	checkFeats(t, feats, []feat{{[]any{"a", 10.0}, "POINT (1 2)"}, {[]any{"b", 20.0}, "POINT (3 4)"}, {[]any{"c", 2.5}, "LINESTRING (0 0, 1 1)"}})
+	if r.Count() != 3 || r.Name() != "Two layers" || r.Empty() != nil {
+		t.Errorf("count %d, name %q, empty %v", r.Count(), r.Name(), r.Empty())
+	}
+	if err := cleanup(); err != nil {
+		t.Error(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left after cleanup", len(ents))
+	}
+
+	// Only links outside the archive: no features, and Empty says why.
+	z = makeZip(t, "doc.kml", `<kml><Document>`+link("http://example.com/a.kml")+`</Document></kml>`)
+	r, cleanup, err = OpenKMZ(bytes.NewReader(z), int64(len(z)), archive.Limits{}, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if err := r.Empty(); mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "http://example.com/a.kml") {
+		t.Errorf("Empty: %v", err)
+	}
+	for doc, want := range map[string]string{
+		`<kml><Document><name>x</name></Document></kml>`:        "holds no features",
+		`<kml><Document>` + link("b.kml") + `</Document></kml>`: "only links to other documents (b.kml)",
+	} {
+		r, err := Open(strings.NewReader(doc), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Empty(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Empty %v", doc, err)
+		}
+	}
+}
+
+func TestLinkTarget(t *testing.T) {
+	for _, c := range []struct {
+		from, href, want string
+		ok               bool
+	}{
+		{"doc.kml", "layers/a.kml", "layers/a.kml", true},
+		{"layers/a.kml", "b.kml", "layers/b.kml", true},
+		{"layers/a.kml", "../doc.kml", "doc.kml", true},
+		{"layers/a.kml", "./x/../b.kml#frag", "layers/b.kml", true},
+		{"doc.kml", "layers/a%20b.kml", "layers/a b.kml", true},
+		{"doc.kml", "../a.kml", "", false},
+		{"doc.kml", "/a.kml", "", false},
+		{"doc.kml", "http://example.com/a.kml", "", false},
+		{"doc.kml", "//example.com/a.kml", "", false},
+		{"doc.kml", "file:///etc/passwd", "", false},
+		{"doc.kml", "", "", false},
+	} {
+		got, ok := linkTarget(c.from, c.href)
+		if got != c.want || ok != c.ok {
+			t.Errorf("linkTarget(%q, %q) = %q, %v", c.from, c.href, got, ok)
+		}
+	}
+}
