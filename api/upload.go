@@ -17,6 +17,7 @@ import (
 	"mapcommons/format/geojson"
 	"mapcommons/format/kml"
 	"mapcommons/format/shapefile"
+	"mapcommons/format/wkb"
 	"mapcommons/proj"
 )
 
@@ -329,8 +330,40 @@ func (s *Server) openShapefile(up *upload, paths map[string]string) error {
 	up.src, up.kind, up.prj, up.crs = rd, format.KindShp, prj, crs
 	if tr != nil && !tr.Identity() {
 		up.src = &reprojected{src: rd, t: tr}
+	} else if strings.TrimSpace(prj) == "" {
+		up.src = &lonLatOnly{src: rd}
 	}
 	return nil
+}
+
+// lonLatOnly reads a shapefile sent without its .prj, whose coordinates
+// are taken as longitude/latitude: one outside -180..180, -90..90 means
+// they are projected, and only the .prj can say how.
+type lonLatOnly struct {
+	src mapcommons.FeatureSource
+	n   int64
+}
+
+func (r *lonLatOnly) Attributes() []mapcommons.Attribute { return r.src.Attributes() }
+
+func (r *lonLatOnly) Next() (*mapcommons.Feature, error) {
+	f, err := r.src.Next()
+	if err != nil {
+		return nil, err
+	}
+	r.n++
+	if f.Geometry != nil {
+		b, ok, err := wkb.BoundsOf(f.Geometry)
+		if err != nil {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", r.n, err)
+		}
+		if ok && (b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90) {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID,
+				"the shapefile has no .prj and its coordinates are not longitude/latitude (feature %d spans x %g to %g, y %g to %g): "+
+					"send its .prj (dataset[prj], or in the zip beside the .shp) so that they can be reprojected", r.n, b.MinX, b.MaxX, b.MinY, b.MaxY)
+		}
+	}
+	return f, nil
 }
 
 // reprojected reads a source in a projected CRS as lon/lat.
