@@ -233,7 +233,7 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if raw, ok := q.Params.String("url"); ok {
 		return s.createFromURL(w, r, me, q.Params, upd, perms, raw)
 	}
-	up, err := s.openUpload(q)
+	up, err := s.openUpload(r.Context(), q)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"archive/zip"
+	"context"
 	"io"
 	"os"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"mapcommons/format/atom"
 	csvformat "mapcommons/format/csv"
 	"mapcommons/format/geojson"
+	"mapcommons/format/gpkg"
 	"mapcommons/format/kml"
 	"mapcommons/format/shapefile"
 	"mapcommons/format/wkb"
@@ -32,6 +34,9 @@ type upload struct {
 	name string // the file's base name without extension, for the default title
 	crs  string
 	prj  string
+	// layer names the table of a GeoPackage to read ("" the first).
+	layer string
+	ctx   context.Context
 	// files are opened by the upload; closers are readers holding files of
 	// their own; remove are files and dirs the upload owns (a fetched body,
 	// extracted entries).
@@ -151,6 +156,8 @@ func (s *Server) openFile(up *upload, kind, path, filename string) error {
 			return err
 		}
 		up.src = rd
+	case format.KindGPKG:
+		return s.openGPKG(up, path)
 	default:
 		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s uploads are not supported", kind)
 	}
@@ -254,7 +261,7 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 		return nil
 	}
 	for _, e := range entries {
-		if k := format.PartKind(archive.Ext(e.Name)); k == format.KindCSV || k == format.KindKML || k == format.KindGeoJSON || k == format.KindAtom {
+		if k := format.PartKind(archive.Ext(e.Name)); k == format.KindCSV || k == format.KindKML || k == format.KindGeoJSON || k == format.KindAtom || k == format.KindGPKG {
 			x, err := extract(e)
 			if err != nil {
 				return err
@@ -265,7 +272,7 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 			return s.openFile(up, k, x, "")
 		}
 	}
-	return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds no shapefile (.shp with its .dbf), nor a CSV, KML or GeoJSON file")
+	return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds no shapefile (.shp with its .dbf), nor a CSV, KML, GeoJSON, Atom or GeoPackage file")
 }
 
 // openShapefile opens a shapefile from its files by extension (shp and dbf
@@ -336,12 +343,60 @@ func (s *Server) openShapefile(up *upload, paths map[string]string) error {
 	return nil
 }
 
-// lonLatOnly reads a shapefile sent without its .prj, whose coordinates
-// are taken as longitude/latitude: one outside -180..180, -90..90 means
-// they are projected, and only the .prj can say how.
+// openGPKG opens a feature table of a GeoPackage (up.layer, or the first):
+// coordinates in WGS 84 (or an undefined geographic SRS) are taken as they
+// are, other geographic ones on their own datum (as a shapefile's), and
+// projected ones reprojected to lon/lat from the SRS's WKT definition.
+func (s *Server) openGPKG(up *upload, path string) error {
+	ctx := up.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rd, err := gpkg.Open(ctx, path, up.layer)
+	if err != nil {
+		return err
+	}
+	up.closers = append(up.closers, rd)
+	up.kind = format.KindGPKG
+	if up.name == "" {
+		up.name = rd.Identifier()
+	}
+	srs := rd.SRS()
+	up.src = rd
+	switch {
+	case srs.LonLat():
+		up.crs = "WGS 84"
+	case srs.ID == -1:
+		return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q has an undefined Cartesian coordinate system (srs_id -1): its coordinates cannot be placed on the earth", rd.Table())
+	default:
+		name, geographic, err := shapefile.ClassifyPRJ(srs.Definition)
+		if err != nil {
+			return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q: its coordinate system %q (srs_id %d): %s", rd.Table(), srs.Name, srs.ID, mapcommons.ErrorMessage(err))
+		}
+		up.crs, up.prj = name, srs.Definition
+		if !geographic {
+			tr, err := proj.Parse(srs.Definition)
+			if err != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q: %s", rd.Table(), mapcommons.ErrorMessage(err))
+			}
+			up.crs = tr.Name()
+			if !tr.Identity() {
+				up.src = &reprojected{src: rd, t: tr}
+			}
+		}
+	}
+	up.src = &lonLatOnly{src: up.src, why: "the GeoPackage layer's coordinates are not longitude/latitude although its SRS says so"}
+	return nil
+}
+
+// lonLatOnly checks that a source's coordinates are longitude/latitude,
+// as those of a shapefile sent without its .prj are taken to be: one
+// outside -180..180, -90..90 means they are projected, and only the .prj
+// can say how. why says so when it does not hold.
 type lonLatOnly struct {
 	src mapcommons.FeatureSource
 	n   int64
+	why string
 }
 
 func (r *lonLatOnly) Attributes() []mapcommons.Attribute { return r.src.Attributes() }
@@ -358,9 +413,13 @@ func (r *lonLatOnly) Next() (*mapcommons.Feature, error) {
 			return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", r.n, err)
 		}
 		if ok && (b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90) {
-			return nil, mapcommons.Errorf(mapcommons.EINVALID,
-				"the shapefile has no .prj and its coordinates are not longitude/latitude (feature %d spans x %g to %g, y %g to %g): "+
-					"send its .prj (dataset[prj], or in the zip beside the .shp) so that they can be reprojected", r.n, b.MinX, b.MaxX, b.MinY, b.MaxY)
+			why, fix := r.why, ""
+			if why == "" {
+				why = "the shapefile has no .prj and its coordinates are not longitude/latitude"
+				fix = ": send its .prj (dataset[prj], or in the zip beside the .shp) so that they can be reprojected"
+			}
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s (feature %d spans x %g to %g, y %g to %g)%s",
+				why, r.n, b.MinX, b.MaxX, b.MinY, b.MaxY, fix)
 		}
 	}
 	return f, nil
@@ -393,11 +452,11 @@ func (r *reprojected) Next() (*mapcommons.Feature, error) {
 	return &r.out, nil
 }
 
-const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dataset[kmz], dataset[atom], dataset[geojson], dataset[zip], " +
+const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dataset[kmz], dataset[atom], dataset[geojson], dataset[gpkg], dataset[zip], " +
 	"or dataset[shp]+dataset[shx]+dataset[dbf], or a body of one of those types"
 
 // openUpload finds the data in a create request and opens its reader.
-func (s *Server) openUpload(q *Request) (*upload, error) {
+func (s *Server) openUpload(ctx context.Context, q *Request) (*upload, error) {
 	byExt := map[string]Upload{}
 	for _, u := range q.Uploads {
 		ext := uploadExt(u)
@@ -406,7 +465,8 @@ func (s *Server) openUpload(q *Request) (*upload, error) {
 		}
 		byExt[ext] = u
 	}
-	up := &upload{}
+	up := &upload{ctx: ctx}
+	up.layer, _ = q.Params.String("layer")
 	fail := func(err error) (*upload, error) {
 		up.Close()
 		return nil, err

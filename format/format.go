@@ -68,6 +68,7 @@ const (
 	KindAtom    = "atom" // Atom or RSS with GeoRSS
 	KindZip     = "zip"  // a zipped shapefile
 	KindGeoJSON = "geojson"
+	KindGPKG    = "gpkg" // a GeoPackage: one feature table of it
 )
 
 // bodyKinds maps the content type of a raw upload body to its kind.
@@ -83,6 +84,7 @@ var bodyKinds = map[string]string{
 	"application/x-zip-compressed":         KindZip,
 	"application/geo+json":                 KindGeoJSON,
 	"application/vnd.geo+json":             KindGeoJSON,
+	"application/geopackage+sqlite3":       KindGPKG,
 }
 
 // BodyKind returns the upload kind of a raw body's content type ("" when
@@ -99,7 +101,7 @@ func BodyKind(contentType string) string {
 var partKinds = map[string]string{
 	"csv": KindCSV, "shp": KindShp, "kml": KindKML, "kmz": KindKMZ,
 	"rss": KindAtom, "atom": KindAtom, "xml": KindAtom, "zip": KindZip,
-	"geojson": KindGeoJSON, "json": KindGeoJSON,
+	"geojson": KindGeoJSON, "json": KindGeoJSON, "gpkg": KindGPKG,
 }
 
 // PartKind returns the upload kind of a part named by extension ("" for
