@@ -46,6 +46,7 @@ const usage = `usage:
                                            the password is read from stdin
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
+  mapcommons version                       the module version and VCS revision
 Run "mapcommons serve -h" for the flags.
 `
 
@@ -68,6 +69,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return bench(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, version())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

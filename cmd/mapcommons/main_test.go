@@ -372,3 +372,17 @@ func TestDataLock(t *testing.T) {
 	}
 	startServerOn(t, data)
 }
+
+// TestVersion: version and --version print the module's version and the
+// Go version from the build information.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"version", "--version"} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{arg}, func(string) string { return "" }, nil, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if s := out.String(); !strings.HasPrefix(s, "mapcommons ") || !strings.Contains(s, "go1.") {
+			t.Fatalf("%s: %q", arg, s)
+		}
+	}
+}
