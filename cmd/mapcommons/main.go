@@ -33,17 +33,19 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "mapcommons:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // asked for the flags, which are printed
 		}
+		fmt.Fprintln(os.Stderr, "mapcommons:", err)
 		os.Exit(1)
 	}
 }
 
 const usage = `usage:
   mapcommons serve [flags]                 run the server
-  mapcommons user create --admin LOGIN     create (or reset) an administrator;
-                                           the password is read from stdin
+  mapcommons user create [--admin] LOGIN   create a user (or reset their password),
+                                           an administrator with --admin; the
+                                           password is read from stdin
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
   mapcommons version                       the module version and VCS revision
@@ -108,7 +110,42 @@ func (b byteSize) String() string {
 	if b.n == nil {
 		return ""
 	}
-	return strconv.FormatInt(*b.n, 10)
+	return formatSize(*b.n)
+}
+
+// formatSize writes n bytes as parseSize reads them, in the largest
+// binary unit that divides it: 512MiB, 64KiB, 1000.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// parseInterspersed parses args with fs, allowing flags after the
+// positional arguments (user create alice --admin), and returns the
+// positional ones. "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 func (b byteSize) Set(s string) error {
@@ -384,6 +421,13 @@ func shareString(perms []mapcommons.Permission) string {
 
 // ensureAdmin makes sure login exists, is an administrator and has password.
 func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email, password string) error {
+	return ensureUser(ctx, users, login, email, password, true)
+}
+
+// ensureUser makes sure login exists and has password, and is an
+// administrator when admin is set (an existing user's rank is otherwise
+// left as it is).
+func ensureUser(ctx context.Context, users mapcommons.UserService, login, email, password string, admin bool) error {
 	if err := mapcommons.ValidateLogin(login); err != nil {
 		return err
 	}
@@ -397,8 +441,10 @@ func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email
 	u, err := users.FindUserByLogin(ctx, login)
 	switch {
 	case err == nil:
-		admin := true
-		upd := mapcommons.UserUpdate{PasswordHash: &hash, Admin: &admin}
+		upd := mapcommons.UserUpdate{PasswordHash: &hash}
+		if admin {
+			upd.Admin = &admin
+		}
 		if email != "" {
 			upd.Email = &email
 		}
@@ -408,7 +454,11 @@ func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email
 		if email == "" {
 			email = login + "@localhost"
 		}
-		return users.CreateUser(ctx, &mapcommons.User{Login: login, Email: email, Fullname: "Administrator", Admin: true, PasswordHash: hash})
+		fullname := ""
+		if admin {
+			fullname = "Administrator"
+		}
+		return users.CreateUser(ctx, &mapcommons.User{Login: login, Email: email, Fullname: fullname, Admin: admin, PasswordHash: hash})
 	default:
 		return err
 	}
@@ -445,16 +495,18 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 func userCreate(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	admin := fs.Bool("admin", false, "make the user an administrator (required: only administrators are created here)")
+	admin := fs.Bool("admin", false, "make the user an administrator")
 	email := fs.String("email", "", "e-mail address (default LOGIN@localhost)")
 	data := fs.String("data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || !*admin {
-		fmt.Fprint(stderr, "usage: mapcommons user create --admin [--email E] [--data DIR] LOGIN\n")
-		return errors.New("need --admin and one LOGIN")
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "usage: mapcommons user create [--admin] [--email E] [--data DIR] LOGIN\n")
+		return errors.New("need one LOGIN")
 	}
+	login := pos[0]
 	password, err := readPassword(stdin, stderr)
 	if err != nil {
 		return err
@@ -473,13 +525,17 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer db.Close()
-	if err := ensureAdmin(ctx, sqlite.NewUserService(db), fs.Arg(0), *email, password); err != nil {
+	if err := ensureUser(ctx, sqlite.NewUserService(db), login, *email, password, *admin); err != nil {
 		var e *mapcommons.Error
 		if errors.As(err, &e) {
 			return errors.New(e.Message)
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "administrator %s ready\n", fs.Arg(0))
+	if *admin {
+		fmt.Fprintf(stdout, "administrator %s ready\n", login)
+	} else {
+		fmt.Fprintf(stdout, "user %s ready\n", login)
+	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -253,8 +255,14 @@ func TestUserCreateCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out.String(), "root") {
 		t.Fatalf("user create: %v %s %s", err, out.String(), errb.String())
 	}
-	if err := run(context.Background(), []string{"user", "create", "--data", data, "root"}, getenv, strings.NewReader("pw\n"), &out, &errb); err == nil {
-		t.Fatal("user create without --admin succeeded")
+	// Flags after the login; without --admin an ordinary user.
+	out.Reset()
+	if err := run(context.Background(), []string{"user", "create", "plain", "--data", data, "--email", "plain@example.com"}, getenv, strings.NewReader("pw-plain1\n"), &out, &errb); err != nil ||
+		!strings.Contains(out.String(), "user plain ready") {
+		t.Fatalf("an ordinary user: %v %s", err, out.String())
+	}
+	if err := run(context.Background(), []string{"user", "create", "--data", data}, getenv, strings.NewReader("pw-123456\n"), &out, &errb); err == nil {
+		t.Fatal("user create without a login succeeded")
 	}
 	if err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "x"}, getenv, strings.NewReader("short\n"), &out, &errb); err == nil || !strings.Contains(err.Error(), "short") {
 		t.Fatalf("a short password: %v", err)
@@ -271,6 +279,17 @@ func TestUserCreateCommand(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"admin":true`) {
 		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	req, _ = http.NewRequest("GET", url+"/users/plain.json", nil)
+	req.SetBasicAuth("plain", "pw-plain1")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"admin":false`) || !strings.Contains(string(b), "plain@example.com") {
+		t.Fatalf("the ordinary user: %d %s", resp.StatusCode, b)
 	}
 }
 
@@ -291,6 +310,19 @@ func TestServeFlags(t *testing.T) {
 	err = run(context.Background(), []string{"serve", "--trusted-proxies", "10.0.0.0/8,proxy.local"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "proxy.local") {
 		t.Fatalf("a bad --trusted-proxies: %v", err)
+	}
+	var help bytes.Buffer
+	if err := run(context.Background(), []string{"serve", "-h"}, func(string) string { return "" }, nil, io.Discard, &help); !errors.Is(err, flag.ErrHelp) ||
+		!strings.Contains(help.String(), "512MiB") {
+		t.Fatalf("serve -h: %v\n%s", err, help.String())
+	}
+	for n, want := range map[int64]string{512 << 20: "512MiB", 64 << 10: "64KiB", 2 << 30: "2GiB", 1000: "1000", 1536 << 10: "1536KiB"} {
+		if got := formatSize(n); got != want {
+			t.Errorf("formatSize(%d) = %s", n, got)
+		}
+		if back, err := parseSize(want); err != nil || back != n {
+			t.Errorf("parseSize(formatSize(%d)) = %d, %v", n, back, err)
+		}
 	}
 	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
 		if got, err := parseSize(in); err != nil || got != want {
@@ -383,6 +415,28 @@ func TestVersion(t *testing.T) {
 		}
 		if s := out.String(); !strings.HasPrefix(s, "mapcommons ") || !strings.Contains(s, "go1.") {
 			t.Fatalf("%s: %q", arg, s)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		pos  string
+		a    bool
+		d    string
+	}{
+		{[]string{"x", "--a", "--d", "dir"}, "x", true, "dir"},
+		{[]string{"--d=dir", "x", "y", "-a"}, "x y", true, "dir"},
+		{[]string{"x", "--", "-a"}, "x -a", false, ""},
+		{nil, "", false, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		a := fs.Bool("a", false, "")
+		d := fs.String("d", "", "")
+		pos, err := parseInterspersed(fs, c.args)
+		if err != nil || strings.Join(pos, " ") != c.pos || *a != c.a || *d != c.d {
+			t.Errorf("%q: %q %v %q %v", c.args, pos, *a, *d, err)
 		}
 	}
 }
