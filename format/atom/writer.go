@@ -47,11 +47,13 @@ import (
 //   - No geometry, or an empty one: no location element.
 //
 // GDAL note: GDAL's GML driver claims any XML document that mentions the GML
-// namespace in its first 4 KiB, before the GeoRSS driver is asked; a feed
-// whose first entries need GML therefore opens in GDAL only with the driver
-// named (ogrinfo -if GeoRSS). Declaring the gml namespace where it is used,
-// rather than on the feed, keeps feeds of points, lines and simple polygons
-// (and those whose first entries are such) opening as GeoRSS.
+// namespace in its first 4 KiB, before the GeoRSS driver is asked, unless
+// that text also holds "<rss" and "xmlns:georss", the mark of a GeoRSS feed
+// to it; it would read a feed of multipolygons as a GML document of one
+// feature per polygon. So the feed's first child is a comment (gdalHint)
+// that says it is GeoRSS in those words, and every feed opens in GDAL as
+// GeoRSS without options. The gml namespace is declared on each GML
+// geometry, where it is used.
 //
 // Numbers are written in the shortest form that reads back exactly
 // (wkb.AppendFloat). Characters XML 1.0 does not allow (C0 controls other
@@ -105,7 +107,8 @@ type feedWriter struct {
 func (fw *feedWriter) header(m format.Meta) error {
 	b := fw.buf[:0]
 	b = append(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
-		`<feed xmlns="http://www.w3.org/2005/Atom" xmlns:georss="http://www.georss.org/georss">`+"\n"...)
+		`<feed xmlns="http://www.w3.org/2005/Atom" xmlns:georss="http://www.georss.org/georss">`+"\n"+
+		gdalHint+"\n"...)
 	title := m.Title
 	if strings.TrimSpace(title) == "" {
 		title = m.Name
@@ -304,6 +307,9 @@ func appendGeoRSS(dst []byte, g wkb.Geom) []byte {
 	dst = appendGML(dst, g, ` xmlns:gml="`+nsGML+`"`)
 	return append(dst, "</georss:where>\n"...)
 }
+
+// gdalHint is the comment at the start of every feed (see Write).
+const gdalHint = "<!-- GeoRSS in Atom, read as a GeoRSS feed (not <rss, but xmlns:georss) -->"
 
 // gmlNames are the element and member names of the GML collections.
 var gmlNames = map[uint32][2]string{
