@@ -49,6 +49,8 @@ const usage = `usage:
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
   mapcommons version                       the module version and VCS revision
+  mapcommons health [--addr ADDR]          exit 0 when the server at ADDR answers
+                                           /healthz (container health checks)
 Run "mapcommons serve -h" for the flags.
 `
 
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return bench(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
+	case "health":
+		return health(ctx, args[1:], getenv, stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, version())
 		return nil

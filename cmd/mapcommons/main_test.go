@@ -440,3 +440,17 @@ func TestParseInterspersed(t *testing.T) {
 		}
 	}
 }
+
+// TestHealth: health exits cleanly for a running server and fails for an
+// address where none listens.
+func TestHealth(t *testing.T) {
+	url, _ := startServer(t, nil)
+	getenv := func(string) string { return "" }
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"health", "--addr", strings.TrimPrefix(url, "http://")}, getenv, nil, &out, io.Discard); err != nil || out.String() != "ok\n" {
+		t.Fatalf("health of a running server: %v %q", err, out.String())
+	}
+	if err := run(context.Background(), []string{"health", "--addr", "127.0.0.1:1"}, getenv, nil, io.Discard, io.Discard); err == nil {
+		t.Fatal("health of nothing succeeded")
+	}
+}
