@@ -114,6 +114,20 @@ func refusal(caller *User, r Rights, kind string, id int64, forbidden string) er
 	return Errorf(EFORBIDDEN, "%s", forbidden)
 }
 
+// NotFound is the refusal for a caller who asked for a dataset or map
+// (model ModelOverlay or ModelMap) that does not exist, given its store's
+// error err: the same as for one that exists and that the caller may not
+// view, so that no answer tells whether an id exists. An anonymous caller
+// is asked to log in wherever an object of that kind may be hidden from
+// them (datasets on an appliance, maps on both kinds of instance); a
+// logged-in caller is told it does not exist, as for a private one.
+func (p Policy) NotFound(caller *User, model string, err error) error {
+	if caller == nil && ErrorCode(err) == ENOTFOUND && (model == ModelMap || p.Mode != ModeHosted) {
+		return errLogin()
+	}
+	return err
+}
+
 // CanCreateUser: anyone on a hosted instance or with sign-up open; an
 // administrator otherwise.
 func (p Policy) CanCreateUser(caller *User) error {
@@ -222,6 +236,13 @@ func (p Policy) CanDownloadDataset(caller *User, ds *Dataset) error {
 		return refusal(caller, r, "dataset", ds.ID, "dataset "+itoa64(ds.ID)+" may be viewed but its data is not shared for download with you")
 	}
 	return nil
+}
+
+// CanSeeDatasetStats: the statistics of a dataset's numeric columns
+// (minimum, maximum, mean, median) in its JSON. They tell the values of a
+// small dataset, so they need download, not only view.
+func (p Policy) CanSeeDatasetStats(caller *User, ds *Dataset) bool {
+	return p.DatasetRights(caller, ds).Download
 }
 
 // CanEditDataset: change metadata and features, refetch a feed.

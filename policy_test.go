@@ -331,3 +331,62 @@ func TestShareUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFound: a missing dataset or map is refused as a private one is:
+// 401 to anonymous callers wherever objects of the kind may be private to
+// them, 404 to everyone else.
+func TestNotFound(t *testing.T) {
+	missing := mapcommons.Errorf(mapcommons.ENOTFOUND, "gone")
+	user := &mapcommons.User{ID: 2, Login: "u"}
+	for _, c := range []struct {
+		mode   mapcommons.Mode
+		model  string
+		caller *mapcommons.User
+		want   string
+	}{
+		{mapcommons.ModeAppliance, mapcommons.ModelOverlay, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeAppliance, mapcommons.ModelMap, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeAppliance, mapcommons.ModelOverlay, user, mapcommons.ENOTFOUND},
+		{mapcommons.ModeAppliance, mapcommons.ModelMap, user, mapcommons.ENOTFOUND},
+		{mapcommons.ModeHosted, mapcommons.ModelOverlay, nil, mapcommons.ENOTFOUND}, // every dataset is public there
+		{mapcommons.ModeHosted, mapcommons.ModelMap, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeHosted, mapcommons.ModelMap, user, mapcommons.ENOTFOUND},
+	} {
+		p := mapcommons.Policy{Mode: c.mode}
+		if got := mapcommons.ErrorCode(p.NotFound(c.caller, c.model, missing)); got != c.want {
+			t.Errorf("%s %s caller %v: %s, want %s", c.mode, c.model, c.caller, got, c.want)
+		}
+	}
+	// Other errors pass unchanged.
+	other := mapcommons.Errorf(mapcommons.EINTERNAL, "disk")
+	if got := (mapcommons.Policy{Mode: mapcommons.ModeAppliance}).NotFound(nil, mapcommons.ModelMap, other); got != other {
+		t.Errorf("NotFound changed %v into %v", other, got)
+	}
+}
+
+// TestStatsNeedDownload: column statistics follow download, not view.
+func TestStatsNeedDownload(t *testing.T) {
+	owner := &mapcommons.User{ID: 2}
+	member := &mapcommons.User{ID: 3, GroupIDs: []int64{7}}
+	viewOnly := &mapcommons.Dataset{ID: 1, OwnerID: 2, Permissions: []mapcommons.Permission{{Group: "everyone", View: true}, {Group: "7", View: true}}}
+	download := &mapcommons.Dataset{ID: 2, OwnerID: 2, Permissions: []mapcommons.Permission{{Group: "7", Download: true}}}
+	app := mapcommons.Policy{Mode: mapcommons.ModeAppliance}
+	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted}
+	for _, c := range []struct {
+		p    mapcommons.Policy
+		u    *mapcommons.User
+		ds   *mapcommons.Dataset
+		want bool
+	}{
+		{app, owner, viewOnly, true},
+		{app, member, viewOnly, false},
+		{app, nil, viewOnly, false},
+		{app, member, download, true},
+		{app, nil, download, false},
+		{hosted, nil, viewOnly, true}, // everyone downloads every dataset there
+	} {
+		if got := c.p.CanSeeDatasetStats(c.u, c.ds); got != c.want {
+			t.Errorf("%s, caller %v, dataset %d: %v, want %v", c.p.Mode, c.u, c.ds.ID, got, c.want)
+		}
+	}
+}
