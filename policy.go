@@ -325,6 +325,45 @@ func (p Policy) CanSetMapPermissions(caller *User, m *Map) error {
 	return Errorf(EFORBIDDEN, "permissions: only the owner, an administrator or a group with edit permission may share map %d", m.ID)
 }
 
+// MapSearchShows reports whether the search entry of m may show what its
+// layer of dataset ds contributes (its extent, its feature count): only
+// when everyone who may see the map may see the dataset. That is: the
+// map's owner (owner, nil when m has none or the account is gone) may view
+// ds, and every entry of the map's sharing list is covered by ds's, an
+// entry for everyone by ds's entry for everyone, an entry for a group by
+// ds's entry for that group or for everyone. Administrators see both
+// anyway. ds nil (no such dataset) shows nothing, as a dataset not shown
+// does, so that an entry does not tell whether an id exists.
+//
+// A search entry is stored once for every caller and every start of the
+// instance, so the rule reads the sharing lists alone, as an appliance
+// does: a hosted instance shows every dataset to everyone, but a map's
+// entry there shows only those it would show on an appliance.
+func MapSearchShows(owner *User, m *Map, ds *Dataset) bool {
+	if ds == nil {
+		return false
+	}
+	strict := Policy{Mode: ModeAppliance}
+	if m.OwnerID != 0 && (owner == nil || owner.ID != m.OwnerID || !strict.DatasetRights(owner, ds).View) {
+		return false
+	}
+	for _, e := range m.Permissions {
+		if !e.Normalize().View {
+			continue
+		}
+		// The rights of a caller who holds this entry of the map and no
+		// other: anonymous for everyone, a member of that group alone.
+		var holder *User
+		if id, ok := e.GroupID(); ok {
+			holder = &User{GroupIDs: []int64{id}}
+		}
+		if !granted(holder, ds.Permissions).View {
+			return false
+		}
+	}
+	return true
+}
+
 // CanShareDataset: change ds's sharing list to next. Sending the list it
 // has already needs no right (clients echo whole objects back); a change
 // needs CanSetDatasetPermissions.

@@ -172,6 +172,11 @@ func (db *DB) migrateFile(ctx context.Context, name string) error {
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if hook := migrationHooks[name]; hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES (?)`, name); err != nil {
 		return err
 	}

@@ -65,19 +65,14 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
 	now := s.db.now()
-	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
+	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
 		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
 		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-		string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
-		ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
-	s.db.forget(id)
-	if err != nil {
-		return nil, formatError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
+			string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
+			ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
+	}); err != nil {
 		return nil, err
-	} else if n == 0 {
-		return nil, datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
 	}
 	committed = true
 	s.db.segs.retire(oldName)
