@@ -18,7 +18,9 @@ package mapcommons
 // when logged in (ENOTFOUND: private objects do not reveal that they
 // exist) and asked to log in when anonymous (EUNAUTHORIZED); a caller who
 // may view it but lacks the right asked for gets EFORBIDDEN when logged
-// in, EUNAUTHORIZED when anonymous (logging in may give the right).
+// in, EUNAUTHORIZED when anonymous (logging in may give the right). An
+// object that does not exist is refused as a private one is (NotFound), so
+// that no answer tells which ids exist.
 
 // Mode is the kind of instance (spec "Two kinds of instance").
 type Mode string
