@@ -153,6 +153,15 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// migrationHooks are the Go parts of migrations: each runs in the
+// transaction of the migration it follows, after its SQL.
+var migrationHooks = map[string]func(ctx context.Context, tx *sql.Tx) error{
+	"migrations/0006_map_search.sql": func(ctx context.Context, tx *sql.Tx) error {
+		return refreshMapDocs(ctx, tx, `SELECT id FROM maps`)
+	},
+	"migrations/0008_normal_urls.sql": normalURLs,
+}
+
 func (db *DB) migrateFile(ctx context.Context, name string) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {

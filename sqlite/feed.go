@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	"mapcommons"
@@ -94,6 +95,45 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 		return err
 	} else if n == 0 {
 		return datasetNotFound(formatError(sql.ErrNoRows), id)
+	}
+	return nil
+}
+
+// normalURLs brings the URLs datasets were registered from to their normal
+// form (migration 0008), where no other dataset has it already.
+func normalURLs(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, url FROM datasets WHERE url != '' ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id  int64
+		url string
+	}
+	var change []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.url); err != nil {
+			rows.Close()
+			return err
+		}
+		u, err := url.Parse(r.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue // not one a registration accepts now: left as it is
+		}
+		if n := mapcommons.NormalURL(u).String(); n != r.url {
+			change = append(change, row{r.id, n})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range change {
+		if _, err := tx.ExecContext(ctx, `UPDATE datasets SET url = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM datasets WHERE url = ?)`,
+			r.url, r.id, r.url); err != nil {
+			return err
+		}
 	}
 	return nil
 }

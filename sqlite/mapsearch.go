@@ -20,13 +20,6 @@ import (
 	"mapcommons/format/wkb"
 )
 
-// migrationHooks run in the transaction of the migration they follow.
-var migrationHooks = map[string]func(ctx context.Context, tx *sql.Tx) error{
-	"migrations/0006_map_search.sql": func(ctx context.Context, tx *sql.Tx) error {
-		return refreshMapDocs(ctx, tx, `SELECT id FROM maps`)
-	},
-}
-
 // execQuerier is what the entries are written with: a transaction.
 type execQuerier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)

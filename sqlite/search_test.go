@@ -334,3 +334,50 @@ func TestSearchGrantsFollowWrites(t *testing.T) {
 	}
 	check("dataset deleted", 0)
 }
+
+// TestMigrationNormalURLs checks that migration 0008 brings the URLs of
+// datasets registered before it to their normal form, so that they are
+// found under any spelling, and that a URL whose normal form another
+// dataset has already keeps its spelling.
+func TestMigrationNormalURLs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mapcommons.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	datasets := sqlite.NewDatasetService(db)
+	var ids []int64
+	for _, u := range []string{"HTTP://Example.com:80/data//a.csv?", "http://example.com/b.csv", "http://example.com/./data/a.csv#x"} {
+		ds := &mapcommons.Dataset{Type: "csv", URL: u, Metadata: mapcommons.Metadata{Title: u}}
+		if err := datasets.CreateDataset(ctx, ds, storetest.PointsSource(1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ds.ID)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE name = 'migrations/0008_normal_urls.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	db, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	datasets = sqlite.NewDatasetService(db)
+	for u, want := range map[string]int64{"http://example.com/data/a.csv": ids[0], "http://example.com/b.csv": ids[1],
+		"http://example.com/./data/a.csv#x": ids[2]} {
+		ds, err := datasets.FindDatasetByURL(ctx, u)
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+		} else if ds.ID != want {
+			t.Errorf("%s: dataset %d, want %d", u, ds.ID, want)
+		}
+	}
+}

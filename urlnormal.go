@@ -1,4 +1,4 @@
-package fetch
+package mapcommons
 
 // The one form of a URL: a dataset is registered from a URL once, so two
 // spellings of the same address must compare equal (RFC 3986 section 6:
@@ -14,13 +14,12 @@ import (
 	"strings"
 )
 
-// Normalize returns the normal form of an http or https URL (Check has
-// accepted it): the scheme and host in lower case without the scheme's
-// default port, the path without dot segments and repeated slashes ("/"
+// NormalURL returns the normal form of an http or https URL: the scheme
+// and host in lower case without the scheme's default port, the path without dot segments and repeated slashes ("/"
 // when empty), percent-encodings of unreserved characters decoded and the
 // others in upper case, no empty query and no fragment. The order of
 // query parameters is kept (servers may read it).
-func Normalize(u *url.URL) *url.URL {
+func NormalURL(u *url.URL) *url.URL {
 	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Host)
 	if h, port, err := net.SplitHostPort(host); err == nil {
