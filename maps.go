@@ -2,6 +2,8 @@ package mapcommons
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,6 +41,17 @@ type Layer struct {
 	Opacity  float64 `json:"opacity"`
 	Visible  bool    `json:"visible"`
 	Styles   Styles  `json:"styles"`
+}
+
+// DatasetID returns the id of the dataset a finder:<id> source names;
+// false for any other source.
+func (l Layer) DatasetID() (int64, bool) {
+	rest, ok := strings.CutPrefix(l.Source, "finder:")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
 }
 
 // Layer types (Styles.Type).

@@ -18,7 +18,9 @@ package mapcommons
 // when logged in (ENOTFOUND: private objects do not reveal that they
 // exist) and asked to log in when anonymous (EUNAUTHORIZED); a caller who
 // may view it but lacks the right asked for gets EFORBIDDEN when logged
-// in, EUNAUTHORIZED when anonymous (logging in may give the right).
+// in, EUNAUTHORIZED when anonymous (logging in may give the right). An
+// object that does not exist is refused as a private one is (NotFound), so
+// that no answer tells which ids exist.
 
 // Mode is the kind of instance (spec "Two kinds of instance").
 type Mode string
@@ -112,6 +114,20 @@ func refusal(caller *User, r Rights, kind string, id int64, forbidden string) er
 		return Errorf(EUNAUTHORIZED, "authentication required: %s", forbidden)
 	}
 	return Errorf(EFORBIDDEN, "%s", forbidden)
+}
+
+// NotFound is the refusal for a caller who asked for a dataset or map
+// (model ModelOverlay or ModelMap) that does not exist, given its store's
+// error err: the same as for one that exists and that the caller may not
+// view, so that no answer tells whether an id exists. An anonymous caller
+// is asked to log in wherever an object of that kind may be hidden from
+// them (datasets on an appliance, maps on both kinds of instance); a
+// logged-in caller is told it does not exist, as for a private one.
+func (p Policy) NotFound(caller *User, model string, err error) error {
+	if caller == nil && ErrorCode(err) == ENOTFOUND && (model == ModelMap || p.Mode != ModeHosted) {
+		return errLogin()
+	}
+	return err
 }
 
 // CanCreateUser: anyone on a hosted instance or with sign-up open; an
@@ -224,6 +240,13 @@ func (p Policy) CanDownloadDataset(caller *User, ds *Dataset) error {
 	return nil
 }
 
+// CanSeeDatasetStats: the statistics of a dataset's numeric columns
+// (minimum, maximum, mean, median) in its JSON. They tell the values of a
+// small dataset, so they need download, not only view.
+func (p Policy) CanSeeDatasetStats(caller *User, ds *Dataset) bool {
+	return p.DatasetRights(caller, ds).Download
+}
+
 // CanEditDataset: change metadata and features, refetch a feed.
 func (p Policy) CanEditDataset(caller *User, ds *Dataset) error {
 	if r := p.DatasetRights(caller, ds); !r.Edit {
@@ -302,6 +325,45 @@ func (p Policy) CanSetMapPermissions(caller *User, m *Map) error {
 		return Errorf(EFORBIDDEN, "permissions: only an administrator may share maps on this instance")
 	}
 	return Errorf(EFORBIDDEN, "permissions: only the owner, an administrator or a group with edit permission may share map %d", m.ID)
+}
+
+// MapSearchShows reports whether the search entry of m may show what its
+// layer of dataset ds contributes (its extent, its feature count): only
+// when everyone who may see the map may see the dataset. That is: the
+// map's owner (owner, nil when m has none or the account is gone) may view
+// ds, and every entry of the map's sharing list is covered by ds's, an
+// entry for everyone by ds's entry for everyone, an entry for a group by
+// ds's entry for that group or for everyone. Administrators see both
+// anyway. ds nil (no such dataset) shows nothing, as a dataset not shown
+// does, so that an entry does not tell whether an id exists.
+//
+// A search entry is stored once for every caller and every start of the
+// instance, so the rule reads the sharing lists alone, as an appliance
+// does: a hosted instance shows every dataset to everyone, but a map's
+// entry there shows only those it would show on an appliance.
+func MapSearchShows(owner *User, m *Map, ds *Dataset) bool {
+	if ds == nil {
+		return false
+	}
+	strict := Policy{Mode: ModeAppliance}
+	if m.OwnerID != 0 && (owner == nil || owner.ID != m.OwnerID || !strict.DatasetRights(owner, ds).View) {
+		return false
+	}
+	for _, e := range m.Permissions {
+		if !e.Normalize().View {
+			continue
+		}
+		// The rights of a caller who holds this entry of the map and no
+		// other: anonymous for everyone, a member of that group alone.
+		var holder *User
+		if id, ok := e.GroupID(); ok {
+			holder = &User{GroupIDs: []int64{id}}
+		}
+		if !granted(holder, ds.Permissions).View {
+			return false
+		}
+	}
+	return true
 }
 
 // CanShareDataset: change ds's sharing list to next. Sending the list it

@@ -3,10 +3,12 @@ package mapcommons_test
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"mapcommons"
+	"mapcommons/format/wkb"
 )
 
 func TestPolicy(t *testing.T) {
@@ -350,5 +352,158 @@ func TestShareUnchanged(t *testing.T) {
 		if err, want := p.CanShareDataset(owner, ds, changed), p.CanSetDatasetPermissions(owner, ds); (err == nil) != (want == nil) {
 			t.Errorf("%s: the owner's change: %v, CanSetDatasetPermissions %v", p.Mode, err, want)
 		}
+	}
+}
+
+// TestNotFound: a missing dataset or map is refused as a private one is:
+// 401 to anonymous callers wherever objects of the kind may be private to
+// them, 404 to everyone else.
+func TestNotFound(t *testing.T) {
+	missing := mapcommons.Errorf(mapcommons.ENOTFOUND, "gone")
+	user := &mapcommons.User{ID: 2, Login: "u"}
+	for _, c := range []struct {
+		mode   mapcommons.Mode
+		model  string
+		caller *mapcommons.User
+		want   string
+	}{
+		{mapcommons.ModeAppliance, mapcommons.ModelOverlay, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeAppliance, mapcommons.ModelMap, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeAppliance, mapcommons.ModelOverlay, user, mapcommons.ENOTFOUND},
+		{mapcommons.ModeAppliance, mapcommons.ModelMap, user, mapcommons.ENOTFOUND},
+		{mapcommons.ModeHosted, mapcommons.ModelOverlay, nil, mapcommons.ENOTFOUND}, // every dataset is public there
+		{mapcommons.ModeHosted, mapcommons.ModelMap, nil, mapcommons.EUNAUTHORIZED},
+		{mapcommons.ModeHosted, mapcommons.ModelMap, user, mapcommons.ENOTFOUND},
+	} {
+		p := mapcommons.Policy{Mode: c.mode}
+		if got := mapcommons.ErrorCode(p.NotFound(c.caller, c.model, missing)); got != c.want {
+			t.Errorf("%s %s caller %v: %s, want %s", c.mode, c.model, c.caller, got, c.want)
+		}
+	}
+	// Other errors pass unchanged.
+	other := mapcommons.Errorf(mapcommons.EINTERNAL, "disk")
+	if got := (mapcommons.Policy{Mode: mapcommons.ModeAppliance}).NotFound(nil, mapcommons.ModelMap, other); got != other {
+		t.Errorf("NotFound changed %v into %v", other, got)
+	}
+}
+
+// TestStatsNeedDownload: column statistics follow download, not view.
+func TestStatsNeedDownload(t *testing.T) {
+	owner := &mapcommons.User{ID: 2}
+	member := &mapcommons.User{ID: 3, GroupIDs: []int64{7}}
+	viewOnly := &mapcommons.Dataset{ID: 1, OwnerID: 2, Permissions: []mapcommons.Permission{{Group: "everyone", View: true}, {Group: "7", View: true}}}
+	download := &mapcommons.Dataset{ID: 2, OwnerID: 2, Permissions: []mapcommons.Permission{{Group: "7", Download: true}}}
+	app := mapcommons.Policy{Mode: mapcommons.ModeAppliance}
+	hosted := mapcommons.Policy{Mode: mapcommons.ModeHosted}
+	for _, c := range []struct {
+		p    mapcommons.Policy
+		u    *mapcommons.User
+		ds   *mapcommons.Dataset
+		want bool
+	}{
+		{app, owner, viewOnly, true},
+		{app, member, viewOnly, false},
+		{app, nil, viewOnly, false},
+		{app, member, download, true},
+		{app, nil, download, false},
+		{hosted, nil, viewOnly, true}, // everyone downloads every dataset there
+	} {
+		if got := c.p.CanSeeDatasetStats(c.u, c.ds); got != c.want {
+			t.Errorf("%s, caller %v, dataset %d: %v, want %v", c.p.Mode, c.u, c.ds.ID, got, c.want)
+		}
+	}
+}
+
+// TestMapSearchShows: a map's search entry shows a dataset only when
+// everyone who may see the map may see the dataset.
+func TestMapSearchShows(t *testing.T) {
+	owner := &mapcommons.User{ID: 2, Login: "owner"}
+	member := &mapcommons.User{ID: 3, Login: "member", GroupIDs: []int64{7}}
+	admin := &mapcommons.User{ID: 4, Login: "admin", Admin: true}
+	everyone := mapcommons.Permission{Group: "everyone", View: true}
+	g7 := mapcommons.Permission{Group: "7", View: true}
+	g8 := mapcommons.Permission{Group: "8", Edit: true} // edit implies view
+	perms := func(p ...mapcommons.Permission) []mapcommons.Permission { return p }
+	for _, c := range []struct {
+		name   string
+		owner  *mapcommons.User // the map's owner
+		mapP   []mapcommons.Permission
+		dsOwn  int64
+		dsP    []mapcommons.Permission
+		want   bool
+		noOwnr bool // the map has no owner
+	}{
+		{name: "private map, owner's private dataset", owner: owner, dsOwn: owner.ID, want: true},
+		{name: "private map, another's private dataset", owner: owner, dsOwn: 9, want: false},
+		{name: "private map, dataset shared with everyone", owner: owner, dsOwn: 9, dsP: perms(everyone), want: true},
+		{name: "private map, dataset shared with the owner's group", owner: member, dsOwn: 9, dsP: perms(g7), want: true},
+		{name: "private map, dataset shared with another group", owner: member, dsOwn: 9, dsP: perms(g8), want: false},
+		{name: "private map of an administrator", owner: admin, dsOwn: 9, want: true},
+		{name: "map for everyone, owner's private dataset", owner: owner, mapP: perms(everyone), dsOwn: owner.ID, want: false},
+		{name: "map for everyone, dataset for everyone", owner: owner, mapP: perms(everyone), dsOwn: owner.ID, dsP: perms(everyone), want: true},
+		{name: "map for everyone, dataset for a group", owner: owner, mapP: perms(everyone), dsOwn: owner.ID, dsP: perms(g7), want: false},
+		{name: "map for a group, dataset for that group", owner: owner, mapP: perms(g7), dsOwn: owner.ID, dsP: perms(g7), want: true},
+		{name: "map for a group, dataset for everyone", owner: owner, mapP: perms(g7), dsOwn: owner.ID, dsP: perms(everyone), want: true},
+		{name: "map for a group, dataset for another", owner: owner, mapP: perms(g7), dsOwn: owner.ID, dsP: perms(g8), want: false},
+		{name: "map for two groups, dataset for one", owner: owner, mapP: perms(g7, g8), dsOwn: owner.ID, dsP: perms(g7), want: false},
+		{name: "map for two groups, dataset for both", owner: owner, mapP: perms(g7, g8), dsOwn: owner.ID, dsP: perms(g8, g7), want: true},
+		{name: "map edit entry counts as view", owner: owner, mapP: perms(g8), dsOwn: owner.ID, want: false},
+		{name: "map entry without rights counts for nothing", owner: owner, mapP: perms(mapcommons.Permission{Group: "everyone"}), dsOwn: owner.ID, want: true},
+		{name: "dataset entry without view", owner: owner, mapP: perms(g7), dsOwn: owner.ID, dsP: perms(mapcommons.Permission{Group: "7"}), want: false},
+		{name: "ownerless private map", noOwnr: true, dsOwn: 9, want: true}, // only administrators see it
+		{name: "owner's account unknown", owner: nil, dsOwn: 9, dsP: perms(everyone), want: false},
+	} {
+		m := &mapcommons.Map{ID: 1, Permissions: c.mapP}
+		if c.owner != nil {
+			m.OwnerID = c.owner.ID
+		} else if !c.noOwnr {
+			m.OwnerID = 5 // an owner the caller could not load
+		}
+		ds := &mapcommons.Dataset{ID: 1, OwnerID: c.dsOwn, Permissions: c.dsP}
+		if got := mapcommons.MapSearchShows(c.owner, m, ds); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	if mapcommons.MapSearchShows(admin, &mapcommons.Map{OwnerID: admin.ID}, nil) {
+		t.Error("a missing dataset shows")
+	}
+}
+
+// TestMapSearchDocument: the entry sums and joins what it may show, and a
+// private dataset and a missing one give the same entry.
+func TestMapSearchDocument(t *testing.T) {
+	owner := &mapcommons.User{ID: 2}
+	pub := &mapcommons.Dataset{ID: 1, OwnerID: 9, FeatureCount: 2, Extent: &wkb.Rect{MinX: 1, MinY: 2, MaxX: 3, MaxY: 4},
+		Permissions: []mapcommons.Permission{{Group: "everyone", View: true}}}
+	secret := &mapcommons.Dataset{ID: 2, OwnerID: 9, FeatureCount: 5, Extent: &wkb.Rect{MinX: 50, MinY: 50, MaxX: 60, MaxY: 60}}
+	lookup := func(id int64) *mapcommons.Dataset { return map[int64]*mapcommons.Dataset{1: pub, 2: secret}[id] }
+	layers := func(ids ...int64) []mapcommons.Layer {
+		var out []mapcommons.Layer
+		for _, id := range ids {
+			out = append(out, mapcommons.Layer{Source: "finder:" + strconv.FormatInt(id, 10)})
+		}
+		return append(out, mapcommons.Layer{Source: "url:http://example.com/x"})
+	}
+	shared := []mapcommons.Permission{{Group: "everyone", Download: true}}
+	m := &mapcommons.Map{OwnerID: owner.ID, Permissions: shared, Projection: mapcommons.ProjectionMercator, Layers: layers(1, 2, 1)}
+	got := mapcommons.MapSearchDocument(m, owner, lookup)
+	if want := (mapcommons.MapSearchDoc{Shared: true, FeatureCount: 4, Extent: mapcommons.BBox{W: 1, S: 2, E: 3, N: 4}}); got != want {
+		t.Errorf("with a private layer: %+v, want %+v", got, want)
+	}
+	m.Layers = layers(1, 99, 1)
+	if missing := mapcommons.MapSearchDocument(m, owner, lookup); missing != got {
+		t.Errorf("a missing dataset gives %+v, a private one %+v", missing, got)
+	}
+	m.Layers = layers(2)
+	if got := mapcommons.MapSearchDocument(m, owner, lookup); got.FeatureCount != 0 || got.Extent != (mapcommons.BBox{W: -180, S: -85, E: 180, N: 85}) {
+		t.Errorf("only a private layer: %+v", got)
+	}
+	m.Projection, m.Permissions = mapcommons.ProjectionLonLat, nil
+	if got := mapcommons.MapSearchDocument(m, owner, lookup); got.Shared || got.Extent != (mapcommons.BBox{W: -180, S: -90, E: 180, N: 90}) {
+		t.Errorf("lon/lat world: %+v", got)
+	}
+	m.Extent = &[4]float64{5, 6, 7, 8}
+	if got := mapcommons.MapSearchDocument(m, owner, lookup); got.Extent != (mapcommons.BBox{W: 5, S: 6, E: 7, N: 8}) {
+		t.Errorf("its own extent: %+v", got)
 	}
 }

@@ -128,6 +128,55 @@ func (p Policy) SearchRights(caller *User, r *SearchResult) SearchRights {
 	return p.DatasetRights(caller, &Dataset{ID: r.ID, OwnerID: r.OwnerID, Permissions: r.Permissions})
 }
 
+// MapSearchDoc is what the search entry of a map shows that the map's own
+// row does not hold.
+type MapSearchDoc struct {
+	Shared       bool  // its sharing list gives everyone a right (view, download or edit)
+	FeatureCount int64 // the sum over the layers whose dataset it shows (MapSearchShows)
+	Extent       BBox  // its own; else the union of the extents of the datasets it shows; else the world
+}
+
+// MapSearchDocument computes the search entry of m: owner is m's owner
+// (nil when it has none), dataset returns the dataset with an id (nil when
+// there is none). A dataset the policy does not let the entry show
+// (MapSearchShows) counts as missing: the entry of a map on a private
+// dataset and on an id that does not exist are the same.
+func MapSearchDocument(m *Map, owner *User, dataset func(id int64) *Dataset) MapSearchDoc {
+	var d MapSearchDoc
+	for _, e := range m.Permissions {
+		if e.Group == GroupEveryone && (e.View || e.Download || e.Edit) {
+			d.Shared = true
+		}
+	}
+	union, found := BBox{W: 181, S: 91, E: -181, N: -91}, false
+	for _, l := range m.Layers {
+		id, ok := l.DatasetID()
+		if !ok {
+			continue
+		}
+		ds := dataset(id)
+		if !MapSearchShows(owner, m, ds) {
+			continue
+		}
+		d.FeatureCount += ds.FeatureCount
+		if e := ds.Extent; e != nil {
+			union = BBox{W: min(union.W, e.MinX), S: min(union.S, e.MinY), E: max(union.E, e.MaxX), N: max(union.N, e.MaxY)}
+			found = true
+		}
+	}
+	switch {
+	case m.Extent != nil:
+		d.Extent = BBox{W: m.Extent[0], S: m.Extent[1], E: m.Extent[2], N: m.Extent[3]}
+	case found:
+		d.Extent = union
+	case m.Projection == ProjectionLonLat:
+		d.Extent = BBox{W: -180, S: -90, E: 180, N: 90}
+	default:
+		d.Extent = BBox{W: -180, S: -85, E: 180, N: 85}
+	}
+	return d
+}
+
 // SearchResult is one dataset or map found.
 type SearchResult struct {
 	Model        string // ModelOverlay or ModelMap

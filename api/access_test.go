@@ -253,6 +253,23 @@ type matrixRoute struct {
 	want func(c *matrixCase) int
 	// after repairs the fixture after a successful request.
 	after func(t *testing.T, c *matrixCase)
+	// check, when set, checks the body of a successful answer.
+	check func(t *testing.T, c *matrixCase, body []byte)
+}
+
+// statsOnlyToDownloaders: a dataset's JSON shows the statistics of its
+// numeric columns (they tell a small dataset's values) only to a caller
+// who may download it.
+func statsOnlyToDownloaders(t *testing.T, c *matrixCase, body []byte) {
+	t.Helper()
+	doc := decode[map[string]any](t, body)
+	stats, _ := doc["stats"].(map[string]any)
+	if doc["stats"] == nil || stats == nil {
+		t.Fatalf("%s, %s: no stats object: %s", matrixSettings[c.setting].name, c.role, body)
+	}
+	if got, want := len(stats) > 0, c.rights(true).download; got != want {
+		t.Fatalf("%s, %s: stats shown %v, may download %v: %v", matrixSettings[c.setting].name, c.role, got, want, stats)
+	}
 }
 
 // Rules of the routes.
@@ -425,8 +442,8 @@ func matrixRoutes() []matrixRoute {
 	sharing := `{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true,"edit":true}},{"group_id":{group},"permissions":{"view":true}}]}`
 
 	routes := []matrixRoute{
-		{name: "GET dataset", request: get("/datasets/{ds}.json"), want: viewDS(200)},
-		{name: "GET overlay", request: get("/overlays/{ds}.json?include_attributes=1"), want: viewDS(200)},
+		{name: "GET dataset", request: get("/datasets/{ds}.json"), want: viewDS(200), check: statsOnlyToDownloaders},
+		{name: "GET overlay", request: get("/overlays/{ds}.json?include_attributes=1"), want: viewDS(200), check: statsOnlyToDownloaders},
 		{name: "GET dataset with features", request: get("/datasets/{ds}.json?include_features=1"), want: downloadDS(200)},
 		{name: "GET features", request: get("/datasets/{ds}/features.json"), want: downloadDS(200)},
 		{name: "GET features geojson", request: get("/overlays/{ds}/features.geojson?bbox=-10,-10,10,10"), want: downloadDS(200)},
@@ -519,6 +536,12 @@ func TestAccessMatrix(t *testing.T) {
 							f.runCase(t, rt, c, role.login)
 						}
 					}
+					if !rt.global {
+						for _, role := range matrixRoles {
+							cases++
+							f.runMissing(t, rt, role.name, role.login)
+						}
+					}
 				})
 			}
 			t.Logf("%d cases", cases)
@@ -553,12 +576,47 @@ func (f *matrixFixture) runCase(t *testing.T, rt matrixRoute, c *matrixCase, log
 			}
 		}
 	}
+	if rt.check != nil && w.Code < 300 {
+		rt.check(t, c, w.Body.Bytes())
+	}
 	if refusal {
 		if after := f.state(t, c.setting); !reflect.DeepEqual(before, after) {
 			t.Fatalf("%s: refused with %d, but the state changed:\nbefore %+v\nafter  %+v", where, want, before, after)
 		}
 	} else if rt.after != nil && w.Code < 300 {
 		rt.after(t, c)
+	}
+}
+
+// missingID is an id no dataset or map of the fixture has.
+const missingID = 987654
+
+// runMissing sends the route's request for a dataset and a map that do not
+// exist: a caller must not tell them from private ones. Anonymous callers
+// get what they get for the private setting's objects when that is 401;
+// everyone else 404.
+func (f *matrixFixture) runMissing(t *testing.T, rt matrixRoute, role string, login string) {
+	t.Helper()
+	f.n++
+	c := &matrixCase{f: f, setting: 0, role: role, n: f.n,
+		ds: &mapcommons.Dataset{ID: missingID}, m: &mapcommons.Map{ID: missingID}}
+	r := rt.request(t, c)
+	if !strings.Contains(r.path, itoa(missingID)) {
+		return // a route on objects of its own
+	}
+	r.user = login
+	want := 404
+	private := &matrixCase{f: f, setting: 0, role: role, ds: f.datasets[0], m: f.maps[0], n: f.n}
+	if role == "anonymous" && rt.want(private) == 401 {
+		want = 401
+	}
+	before := f.state(t, -1)
+	w := f.ts.do(r)
+	if w.Code != want {
+		t.Fatalf("missing id, %s, %s: %s %s answered %d, want %d: %s", role, rt.name, r.method, r.path, w.Code, want, w.Body.String())
+	}
+	if after := f.state(t, -1); !reflect.DeepEqual(before, after) {
+		t.Fatalf("missing id, %s, %s: the state changed", role, rt.name)
 	}
 }
 

@@ -80,7 +80,11 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 		UpdatedAt: isoTime(ds.UpdatedAt), DataType: ds.DataType, Type: ds.Type, State: ds.State,
 		FeatureCount: ds.FeatureCount, GeometryTypes: ds.GeometryTypes, Permissions: permissionsJSON(ds.Permissions),
 		Pagination: pagination{Start: 0, Total: ds.FeatureCount, Limit: ds.FeatureCount},
-		Stats:      ds.Stats,
+	}
+	// Minimum, maximum, mean and median tell the values of a small
+	// dataset: they are data, shown only to who may download it.
+	if s.policy.CanSeeDatasetStats(caller(r), ds) {
+		d.Stats = ds.Stats
 	}
 	if ds.Owner != "" {
 		d.Contributor = &ds.Owner
@@ -123,13 +127,15 @@ func datasetID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-// findDataset loads the {id} dataset.
+// findDataset loads the {id} dataset; a missing one is refused as a
+// private one would be (Policy.NotFound).
 func (s *Server) findDataset(r *http.Request) (*mapcommons.Dataset, error) {
 	id, err := datasetID(r)
 	if err != nil {
-		return nil, err
+		return nil, s.policy.NotFound(caller(r), mapcommons.ModelOverlay, err)
 	}
-	return s.svc.Datasets.FindDatasetByID(r.Context(), id)
+	ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
+	return ds, s.policy.NotFound(caller(r), mapcommons.ModelOverlay, err)
 }
 
 // datasetToEdit loads the {id} dataset for a change: 401 without

@@ -102,6 +102,23 @@ func TestDatasetFromURL(t *testing.T) {
 			t.Error("a registered URL was fetched again")
 		}
 	})
+	t.Run("OKRegisteredOnceWhateverTheSpelling", func(t *testing.T) {
+		before := rm.count("/stations.csv")
+		host := strings.TrimPrefix(rm.URL, "http://")
+		for _, link := range []string{
+			rm.URL + "/stations.csv?", rm.URL + "/stations.csv#x", rm.URL + "//stations.csv", rm.URL + "/./stations.csv",
+			rm.URL + "/%73tations.csv", rm.URL + "/x/../stations.csv", "HTTP://" + strings.ToUpper(host) + "/stations.csv",
+		} {
+			w := ts.do(req{method: "POST", path: "/datasets.json?url=" + enc(link), user: "bob"})
+			must(t, w, http.StatusOK)
+			if loc := w.Header().Get("Location"); loc != base+feedPath+".json" {
+				t.Errorf("%s: Location %q, want the existing %s", link, loc, feedPath)
+			}
+		}
+		if rm.count("/stations.csv") != before {
+			t.Error("a registered URL was fetched again")
+		}
+	})
 	t.Run("OKGuessedAndJSONBody", func(t *testing.T) {
 		// OGP sends a JSON body; the remote says octet-stream and the path
 		// has no extension: the content decides.

@@ -415,12 +415,7 @@ var (
 
 // datasetOfSource returns the dataset id a finder: source names.
 func datasetOfSource(source string) (int64, bool) {
-	rest, ok := strings.CutPrefix(source, "finder:")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
+	return mapcommons.Layer{Source: source}.DatasetID()
 }
 
 // checkSource validates a layer source: finder:<id> or url:<http(s) url>.

@@ -279,15 +279,16 @@ func mapID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-// findMap loads the {id} map and checks that the caller may see it.
+// findMap loads the {id} map and checks that the caller may see it; a
+// missing one is refused as a private one would be (Policy.NotFound).
 func (s *Server) findMap(r *http.Request) (*mapcommons.Map, error) {
 	id, err := mapID(r)
 	if err != nil {
-		return nil, err
+		return nil, s.policy.NotFound(caller(r), mapcommons.ModelMap, err)
 	}
 	m, err := s.svc.Maps.FindMapByID(r.Context(), id)
 	if err != nil {
-		return nil, err
+		return nil, s.policy.NotFound(caller(r), mapcommons.ModelMap, err)
 	}
 	return m, s.policy.CanViewMap(caller(r), m)
 }

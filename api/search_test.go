@@ -20,14 +20,20 @@ import (
 
 // searchFixture puts datasets and maps straight into the store of ts.
 type searchFixture struct {
-	t  *testing.T
-	ts *testServer
-	s  storetest.Services
+	t     *testing.T
+	ts    *testServer
+	s     storetest.Services
+	share []mapcommons.Permission // new datasets' sharing list, as the instance gives it
 }
 
 func newSearchFixture(t *testing.T, mutate ...func(*api.Config)) *searchFixture {
 	ts := newServer(t, mutate...)
-	return &searchFixture{t: t, ts: ts, s: storetest.Services{
+	cfg := api.Config{Mode: mapcommons.ModeHosted}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	p := mapcommons.Policy{Mode: cfg.Mode, DefaultShare: cfg.DefaultShare}
+	return &searchFixture{t: t, ts: ts, share: p.DefaultDatasetPermissions(), s: storetest.Services{
 		Users: sqlite.NewUserService(ts.db), Datasets: sqlite.NewDatasetService(ts.db),
 		Maps: sqlite.NewMapService(ts.db), Search: sqlite.NewSearchService(ts.db),
 	}}
@@ -46,7 +52,12 @@ func (fx *searchFixture) dataset(owner, title, desc, tags string, xy ...float64)
 	if owner != "" {
 		id = fx.user(owner)
 	}
-	return storetest.MustCreateDataset(fx.t, fx.s, id, title, desc, tags, xy...)
+	ds := &mapcommons.Dataset{OwnerID: id, Type: "csv", Permissions: fx.share,
+		Metadata: mapcommons.Metadata{Title: title, Description: desc, Tags: tags}}
+	if err := fx.s.Datasets.CreateDataset(fx.t.Context(), ds, storetest.PointsSource(xy...)); err != nil {
+		fx.t.Fatal(err)
+	}
+	return ds
 }
 
 func (fx *searchFixture) mapOf(owner, title string, shared bool, layers ...int64) *mapcommons.Map {

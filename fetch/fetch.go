@@ -87,7 +87,9 @@ func New(opt Options) *Client {
 }
 
 // Check parses a URL given by a user and checks that it is one we may
-// fetch: absolute, http or https, with a host. EINVALID otherwise.
+// fetch: absolute, http or https, with a host. EINVALID otherwise. The URL
+// it returns is in its normal form (mapcommons.NormalURL): the same for every
+// spelling of the same address.
 func Check(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -106,7 +108,7 @@ func Check(raw string) (*url.URL, error) {
 	if u.Hostname() == "" {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "url: no host")
 	}
-	return u, nil
+	return mapcommons.NormalURL(u), nil
 }
 
 // Result is a fetched body, saved in a file the caller removes.

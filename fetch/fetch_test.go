@@ -144,3 +144,57 @@ func TestGet(t *testing.T) {
 		t.Errorf("left %d files behind", len(entries))
 	}
 }
+
+// TestNormalize: every spelling of one address has one form, and
+// different addresses keep different forms.
+func TestNormalize(t *testing.T) {
+	const want = "http://example.com/data/feed.csv"
+	for _, raw := range []string{
+		want,
+		"HTTP://Example.COM/data/feed.csv",
+		"http://example.com:80/data/feed.csv",
+		"http://example.com:/data/feed.csv",
+		"http://example.com/data/feed.csv?",
+		"http://example.com/data/feed.csv#x",
+		"http://example.com/data/feed.csv?#",
+		"http://example.com/data//feed.csv",
+		"http://example.com//data/feed.csv",
+		"http://example.com/data/./feed.csv",
+		"http://example.com/./data/feed.csv",
+		"http://example.com/other/../data/feed.csv",
+		"http://example.com/../data/feed.csv",
+		"http://example.com/data/%66eed.csv",
+		"http://example.com/%64%61%74%61/feed%2ecsv",
+		"http://example.com/data/%2E/feed.csv",
+	} {
+		u, err := Check(raw)
+		if err != nil {
+			t.Fatalf("Check(%q): %v", raw, err)
+		}
+		if got := u.String(); got != want {
+			t.Errorf("Check(%q) = %q, want %q", raw, got, want)
+		}
+	}
+	for raw, want := range map[string]string{
+		"https://Example.com:443":               "https://example.com/",
+		"https://example.com:8443/a":            "https://example.com:8443/a",
+		"http://example.com:443/a":              "http://example.com:443/a",
+		"http://[::1]:80/a":                     "http://[::1]/a",
+		"http://example.com/a/":                 "http://example.com/a/", // a trailing slash names another resource
+		"http://example.com/a/b/..":             "http://example.com/a/",
+		"http://example.com/a%2fb":              "http://example.com/a%2Fb", // a reserved character stays escaped
+		"http://example.com/a%20b":              "http://example.com/a%20b",
+		"http://example.com/a?y=2&x=1":          "http://example.com/a?y=2&x=1", // the order of parameters is kept
+		"http://example.com/a?q=%7e%2f":         "http://example.com/a?q=~%2F",
+		"http://example.com/A.csv":              "http://example.com/A.csv", // the path keeps its case
+		"http://user:pw@Example.com:80/x.csv#f": "http://user:pw@example.com/x.csv",
+	} {
+		u, err := Check(raw)
+		if err != nil {
+			t.Fatalf("Check(%q): %v", raw, err)
+		}
+		if got := u.String(); got != want {
+			t.Errorf("Check(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -152,8 +152,13 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	}
 	sets = append(sets, "updated_at = ?", "version = version + 1")
 	args = append(args, s.db.now(), id)
-	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
-	s.db.forget(id)
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE datasets SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
+	defer s.db.forget(id)
 	if err != nil {
 		return nil, formatError(err)
 	}
@@ -162,8 +167,15 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	} else if n == 0 {
 		return nil, datasetNotFound(formatError(sql.ErrNoRows), id)
 	}
-	ds, _, err := findDatasetRow(ctx, s.db.write, id)
-	return ds, err
+	// The maps that show it follow its sharing list.
+	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+		return nil, err
+	}
+	ds, _, err := findDatasetRow(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	return ds, formatError(tx.Commit())
 }
 
 // DeleteDataset implements mapcommons.DatasetService.
@@ -176,6 +188,10 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 	var seg string
 	if err := tx.QueryRowContext(ctx, `DELETE FROM datasets WHERE id = ? RETURNING segment`, id).Scan(&seg); err != nil {
 		return datasetNotFound(formatError(err), id)
+	}
+	// The maps that showed it show it no more.
+	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+		return err
 	}
 	err = tx.Commit()
 	s.db.forget(id)
@@ -243,7 +259,12 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		return err
 	}
 	m := &ds.Metadata
-	res, err := s.db.write.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
 		prj, feature_count, minx, miny, maxx, maxy, geometry_types, geometry_mask, attributes, stats, segment,
 		created_at, updated_at, url, url_type, fetched_at, permissions)
@@ -260,6 +281,13 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	}
 	if ds.ID, err = res.LastInsertId(); err != nil {
 		return err
+	}
+	// Maps may name an id before its dataset exists.
+	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, ds.ID); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return formatError(err)
 	}
 	committed = true
 	ds.CreatedAt, ds.UpdatedAt, ds.Version = parseTime(now), parseTime(now), 1

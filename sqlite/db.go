@@ -153,6 +153,15 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// migrationHooks are the Go parts of migrations: each runs in the
+// transaction of the migration it follows, after its SQL.
+var migrationHooks = map[string]func(ctx context.Context, tx *sql.Tx) error{
+	"migrations/0006_map_search.sql": func(ctx context.Context, tx *sql.Tx) error {
+		return refreshMapDocs(ctx, tx, `SELECT id FROM maps`)
+	},
+	"migrations/0008_normal_urls.sql": normalURLs,
+}
+
 func (db *DB) migrateFile(ctx context.Context, name string) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -171,6 +180,11 @@ func (db *DB) migrateFile(ctx context.Context, name string) error {
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if hook := migrationHooks[name]; hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES (?)`, name); err != nil {
 		return err

@@ -150,22 +150,41 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *s
 	if e := ds.Extent; e != nil {
 		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
-	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
+	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
 		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-		string(statsJSON), name, s.db.now(), id, oldName)
-	s.db.forget(id)
-	if err != nil {
+			ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
+			string(statsJSON), name, s.db.now(), id, oldName)
+	}); err != nil {
 		s.db.segs.retire(name)
-		return formatError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		s.db.segs.retire(name)
-		if err != nil {
-			return err
-		}
-		return datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
+		return err
 	}
 	s.db.segs.retire(oldName)
 	return nil
+}
+
+// swap runs update, which points dataset id at a new segment, and
+// rewrites the search entries of the maps that show it, in one
+// transaction. ENOTFOUND when update changed no row (the dataset was
+// deleted or its segment replaced meanwhile).
+func (db *DB) swap(ctx context.Context, id int64, update func(tx *sql.Tx) (sql.Result, error)) error {
+	defer db.forget(id)
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	res, err := update(tx)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
+	}
+	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+		return err
+	}
+	return formatError(tx.Commit())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	"mapcommons"
@@ -65,19 +66,14 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
 	now := s.db.now()
-	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
+	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
 		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
 		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-		string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
-		ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
-	s.db.forget(id)
-	if err != nil {
-		return nil, formatError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
+			string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
+			ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
+	}); err != nil {
 		return nil, err
-	} else if n == 0 {
-		return nil, datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
 	}
 	committed = true
 	s.db.segs.retire(oldName)
@@ -99,6 +95,45 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 		return err
 	} else if n == 0 {
 		return datasetNotFound(formatError(sql.ErrNoRows), id)
+	}
+	return nil
+}
+
+// normalURLs brings the URLs datasets were registered from to their normal
+// form (migration 0008), where no other dataset has it already.
+func normalURLs(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, url FROM datasets WHERE url != '' ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id  int64
+		url string
+	}
+	var change []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.url); err != nil {
+			rows.Close()
+			return err
+		}
+		u, err := url.Parse(r.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue // not one a registration accepts now: left as it is
+		}
+		if n := mapcommons.NormalURL(u).String(); n != r.url {
+			change = append(change, row{r.id, n})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range change {
+		if _, err := tx.ExecContext(ctx, `UPDATE datasets SET url = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM datasets WHERE url = ?)`,
+			r.url, r.id, r.url); err != nil {
+			return err
+		}
 	}
 	return nil
 }

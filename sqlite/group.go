@@ -100,6 +100,10 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 		groupID, userID, s.db.now()); err != nil {
 		return formatError(err)
 	}
+	// What the user may see, their private maps' entries may show.
+	if err := refreshMapDocs(ctx, tx, mapsOwnedBy, userID); err != nil {
+		return err
+	}
 	return formatError(tx.Commit())
 }
 
@@ -121,6 +125,9 @@ func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID in
 		return err
 	} else if n == 0 {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d is not a member of group %d", userID, groupID)
+	}
+	if err := refreshMapDocs(ctx, tx, mapsOwnedBy, userID); err != nil {
+		return err
 	}
 	return formatError(tx.Commit())
 }
@@ -148,6 +155,16 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 		return formatError(err)
 	}
 	defer tx.Rollback()
+	g := strconv.FormatInt(id, 10)
+	// The maps whose search entries may change: those of its members, and
+	// those whose sharing list or whose datasets' name it.
+	maps, err := mapIDs(ctx, tx, `SELECT id FROM maps WHERE owner_id IN (SELECT user_id FROM group_members WHERE group_id = ?)
+		OR `+namesGroup("maps.permissions")+`
+		OR id IN (SELECT map_id FROM map_datasets WHERE dataset_id IN (SELECT id FROM datasets d WHERE `+namesGroup("d.permissions")+`))`,
+		id, g, g)
+	if err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM user_groups WHERE id = ?`, id)
 	if err != nil {
 		return formatError(err)
@@ -157,12 +174,14 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 	} else if n == 0 {
 		return groupNotFound(id)
 	}
-	g := strconv.FormatInt(id, 10)
 	for _, table := range []string{"datasets", "maps"} {
 		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup(table+".permissions")+
 			` WHERE `+namesGroup(table+".permissions"), g, g); err != nil {
 			return formatError(err)
 		}
+	}
+	if err := writeMapDocs(ctx, tx, maps); err != nil {
+		return err
 	}
 	err = tx.Commit()
 	s.db.forget(0) // cached datasets carry their sharing lists

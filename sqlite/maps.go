@@ -106,10 +106,21 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 		owner = m.OwnerID
 	}
 	now := s.db.now()
-	err = s.db.write.QueryRowContext(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
 		layers, permissions, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		owner, m.Title, m.Basemap, desc, tags, extent, m.Projection, layers, perms, now, now).Scan(&m.ID)
 	if err != nil {
+		return formatError(err)
+	}
+	if err := writeMapDoc(ctx, tx, m.ID); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
 		return formatError(err)
 	}
 	m.CreatedAt, m.UpdatedAt = parseTime(now), parseTime(now)
@@ -144,6 +155,9 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 		projection = ?, layers = ?, permissions = ?, updated_at = ? WHERE id = ?`,
 		m.Title, m.Basemap, desc, tags, extent, m.Projection, layers, perms, now, id); err != nil {
 		return nil, formatError(err)
+	}
+	if err := writeMapDoc(ctx, tx, id); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, formatError(err)

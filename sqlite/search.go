@@ -1,8 +1,10 @@
 package sqlite
 
 // Search over datasets and maps: FTS5 for the words, bm25 for relevance, an
-// R*Tree for boxes. The index (migration 0004) is kept by triggers in the
-// same transaction as the rows it describes; this file only reads it.
+// R*Tree for boxes. The index (migration 0004) is kept in the same
+// transaction as the rows it describes, by triggers for datasets and by
+// the policy's rule in Go for maps (mapsearch.go, migration 0006); this
+// file only reads it.
 
 import (
 	"context"

@@ -19,9 +19,10 @@ import (
 	"mapcommons/storetest"
 )
 
-// TestSearchMigrationIndexesExisting checks that migrations 0004 and 0005
-// index the datasets and maps that were there before them, maps' sharing
-// with groups included.
+// TestSearchMigrationIndexesExisting checks that migrations 0004, 0005 and
+// 0006 index the datasets and maps that were there before them, maps'
+// sharing with groups included, and that a map's entry shows only the
+// datasets the policy lets it show (0006).
 func TestSearchMigrationIndexesExisting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mapcommons.db")
@@ -39,19 +40,18 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 	}
 	db.Close()
 
-	// Undo migrations 0005 and 0004 as if the store predated them.
+	// Undo migrations 0006, 0005 and 0004 as if the store predated them.
 	raw, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
 		"DROP TRIGGER datasets_search_ai", "DROP TRIGGER datasets_search_au", "DROP TRIGGER datasets_search_ad",
-		"DROP TRIGGER maps_search_ai", "DROP TRIGGER maps_search_au", "DROP TRIGGER maps_search_ad",
-		"DROP VIEW search_map_rows", "DROP VIEW search_map_layers", "DROP VIEW search_dataset_rows",
+		"DROP TRIGGER maps_search_ad", "DROP TABLE map_datasets", "DROP VIEW search_dataset_rows",
 		"DROP TABLE search_fts", "DROP TABLE search_rtree", "DROP TABLE search_docs",
 		"DROP VIEW search_grant_rows", "DROP TABLE search_grants", "DROP TABLE group_members", "DROP TABLE user_groups",
 		"ALTER TABLE datasets DROP COLUMN permissions",
-		"DELETE FROM schema_migrations WHERE name IN ('migrations/0004_search.sql', 'migrations/0005_groups.sql')",
+		"DELETE FROM schema_migrations WHERE name IN ('migrations/0004_search.sql', 'migrations/0005_groups.sql', 'migrations/0006_map_search.sql')",
 	} {
 		if _, err := raw.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -78,9 +78,15 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 			t.Fatalf("visibility %+v: %d results, want %d", c.v, total, c.want)
 		}
 	}
+	// The map, shared with group 1, does not show the dataset group 1 may
+	// not see: its entry is on the world, with no features.
 	for _, r := range res {
-		if r.Extent == nil || r.Extent.W != 1 || r.Extent.S != 2 || r.FeatureCount != 1 {
-			t.Fatalf("%s %d: extent %+v, %d features", r.Model, r.ID, r.Extent, r.FeatureCount)
+		want, n := mapcommons.BBox{W: 1, S: 2, E: 1, N: 2}, int64(1)
+		if r.Model == mapcommons.ModelMap {
+			want, n = mapcommons.BBox{W: -180, S: -85, E: 180, N: 85}, 0
+		}
+		if r.Extent == nil || *r.Extent != want || r.FeatureCount != n {
+			t.Fatalf("%s %d: extent %+v, %d features; want %+v, %d", r.Model, r.ID, r.Extent, r.FeatureCount, want, n)
 		}
 	}
 }
@@ -327,4 +333,51 @@ func TestSearchGrantsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("dataset deleted", 0)
+}
+
+// TestMigrationNormalURLs checks that migration 0008 brings the URLs of
+// datasets registered before it to their normal form, so that they are
+// found under any spelling, and that a URL whose normal form another
+// dataset has already keeps its spelling.
+func TestMigrationNormalURLs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mapcommons.db")
+	db, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	datasets := sqlite.NewDatasetService(db)
+	var ids []int64
+	for _, u := range []string{"HTTP://Example.com:80/data//a.csv?", "http://example.com/b.csv", "http://example.com/./data/a.csv#x"} {
+		ds := &mapcommons.Dataset{Type: "csv", URL: u, Metadata: mapcommons.Metadata{Title: u}}
+		if err := datasets.CreateDataset(ctx, ds, storetest.PointsSource(1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ds.ID)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE name = 'migrations/0008_normal_urls.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+
+	db, err = sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	datasets = sqlite.NewDatasetService(db)
+	for u, want := range map[string]int64{"http://example.com/data/a.csv": ids[0], "http://example.com/b.csv": ids[1],
+		"http://example.com/./data/a.csv#x": ids[2]} {
+		ds, err := datasets.FindDatasetByURL(ctx, u)
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+		} else if ds.ID != want {
+			t.Errorf("%s: dataset %d, want %d", u, ds.ID, want)
+		}
+	}
 }

@@ -105,16 +105,40 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 	}
 	add("updated_at", s.db.now())
 	args = append(args, id)
-	u, err := scanUser(s.db.write.QueryRowContext(ctx,
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer tx.Rollback()
+	u, err := scanUser(tx.QueryRowContext(ctx,
 		`UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = ? RETURNING `+userColumns, args...))
-	return u, userNotFound(formatError(err), itoa(id))
+	if err != nil {
+		return nil, userNotFound(formatError(err), itoa(id))
+	}
+	// What an administrator may see, their private maps' entries may show.
+	if upd.Admin != nil {
+		if err := refreshMapDocs(ctx, tx, mapsOwnedBy, id); err != nil {
+			return nil, err
+		}
+	}
+	return u, formatError(tx.Commit())
 }
 
 // DeleteUser implements mapcommons.UserService.
 func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
-	// Their memberships cascade; their datasets lose their owner.
-	res, err := s.db.write.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
-	s.db.forget(0)
+	// Their memberships cascade; their datasets and maps lose their owner,
+	// and the maps' search entries follow.
+	defer s.db.forget(0)
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	maps, err := mapIDs(ctx, tx, mapsOwnedBy, id)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
 	if err != nil {
 		return formatError(err)
 	}
@@ -123,5 +147,8 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	} else if n == 0 {
 		return userNotFound(formatError(sql.ErrNoRows), itoa(id))
 	}
-	return nil
+	if err := writeMapDocs(ctx, tx, maps); err != nil {
+		return err
+	}
+	return formatError(tx.Commit())
 }

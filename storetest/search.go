@@ -251,6 +251,7 @@ func testSearch(t *testing.T, open Opener) {
 		code(t, err, mapcommons.EINVALID)
 	})
 	t.Run("Visibility", func(t *testing.T) { testSearchVisibility(t, open) })
+	t.Run("MapEntries", func(t *testing.T) { testMapSearchEntries(t, open) })
 	t.Run("IndexFollowsWrites", func(t *testing.T) {
 		s := open(t)
 		owner := MustCreateUser(t, s, "keeper", false)

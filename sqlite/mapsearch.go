@@ -1,0 +1,152 @@
+package sqlite
+
+// The search entries of maps, computed in Go by the policy
+// (mapcommons.MapSearchDocument) and written in the transaction of the
+// change they follow: a map created or changed, and every change to what
+// an entry depends on, a dataset's extent, count, sharing list or
+// existence, and its owner's administrator flag and groups (the owner of a
+// private map must be able to see a dataset for the entry to show it).
+// Search never sees an entry that is stale or that shows more than the
+// policy allows.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// execQuerier is what the entries are written with: a transaction.
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Queries of refreshMapDocs: the maps whose entries a change touches.
+const (
+	mapsShowingDataset = `SELECT map_id FROM map_datasets WHERE dataset_id = ?`
+	mapsOwnedBy        = `SELECT id FROM maps WHERE owner_id = ?`
+)
+
+// refreshMapDocs rewrites the search entries of the maps the query (with
+// args) selects by id.
+func refreshMapDocs(ctx context.Context, tx execQuerier, query string, args ...any) error {
+	ids, err := mapIDs(ctx, tx, query, args...)
+	if err != nil {
+		return err
+	}
+	return writeMapDocs(ctx, tx, ids)
+}
+
+// mapIDs returns the ids the query (with args) selects.
+func mapIDs(ctx context.Context, tx execQuerier, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, formatError(rows.Err())
+}
+
+// writeMapDocs rewrites the search entries of the maps with these ids.
+func writeMapDocs(ctx context.Context, tx execQuerier, ids []int64) error {
+	for _, id := range ids {
+		if err := writeMapDoc(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMapDoc rewrites the search entry of map id and the list of the
+// datasets its layers name, from the rows as they are in tx.
+func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, 2*id+1); err != nil {
+		return formatError(err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM map_datasets WHERE map_id = ?`, id); err != nil {
+		return formatError(err)
+	}
+	m, err := findMap(ctx, tx, id)
+	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var owner *mapcommons.User
+	if m.OwnerID != 0 {
+		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, m.OwnerID))
+		if err != nil && err != sql.ErrNoRows {
+			return formatError(err)
+		}
+		owner = u
+	}
+	datasets := map[int64]*mapcommons.Dataset{}
+	for _, l := range m.Layers {
+		dsID, ok := l.DatasetID()
+		if !ok {
+			continue
+		}
+		if _, seen := datasets[dsID]; seen {
+			continue
+		}
+		ds, err := layerDataset(ctx, tx, dsID)
+		if err != nil {
+			return err
+		}
+		datasets[dsID] = ds
+		if _, err := tx.ExecContext(ctx, `INSERT INTO map_datasets (dataset_id, map_id) VALUES (?, ?)`, dsID, id); err != nil {
+			return formatError(err)
+		}
+	}
+	doc := mapcommons.MapSearchDocument(m, owner, func(id int64) *mapcommons.Dataset { return datasets[id] })
+	var ownerID any
+	if m.OwnerID != 0 {
+		ownerID = m.OwnerID
+	}
+	desc := ""
+	if m.Description != nil {
+		desc = *m.Description
+	}
+	e := doc.Extent
+	_, err = tx.ExecContext(ctx, `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, shared,
+		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		2*id+1, kindMap, id, ownerID, m.Title, desc, strings.Join(m.Tags, ", "), doc.Shared, doc.FeatureCount,
+		e.W, e.S, e.E, e.N, m.CreatedAt.UTC().Format(timeLayout), m.UpdatedAt.UTC().Format(timeLayout))
+	return formatError(err)
+}
+
+// layerDataset reads what a map's entry needs of dataset id: nil when
+// there is none.
+func layerDataset(ctx context.Context, tx execQuerier, id int64) (*mapcommons.Dataset, error) {
+	ds := &mapcommons.Dataset{ID: id}
+	var minx, miny, maxx, maxy sql.NullFloat64
+	var perms string
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(owner_id, 0), permissions, feature_count, minx, miny, maxx, maxy
+		FROM datasets WHERE id = ?`, id).Scan(&ds.OwnerID, &perms, &ds.FeatureCount, &minx, &miny, &maxx, &maxy)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	} else if err != nil {
+		return nil, formatError(err)
+	}
+	if err := json.Unmarshal([]byte(perms), &ds.Permissions); err != nil {
+		return nil, fmt.Errorf("dataset %d permissions: %w", id, err)
+	}
+	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
+		ds.Extent = &wkb.Rect{MinX: minx.Float64, MinY: miny.Float64, MaxX: maxx.Float64, MaxY: maxy.Float64}
+	}
+	return ds, nil
+}
