@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	m.Handle("POST /groups/{id}/users", s.handle(s.handleGroupUserAdd))
 	m.Handle("DELETE /groups/{id}/users/{login}", s.handle(s.handleGroupUserRemove))
 
+	m.Handle("GET /datasets", s.handle(s.handleDatasetList))
 	m.Handle("POST /datasets", s.handle(s.handleDatasetCreate))
 	m.Handle("GET /datasets/{id}", s.handle(s.handleDatasetGet))
 	m.Handle("PUT /datasets/{id}", s.handle(s.handleDatasetUpdate))

@@ -145,9 +145,25 @@ func wrapLon(x float64) float64 {
 
 // handleSearch answers GET /search in the format of its suffix.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
+	return s.search(w, r, "/search")
+}
+
+// handleDatasetList answers GET /datasets.json: the datasets the caller
+// may view, as search entries (the query, bbox, sort and paging parameters
+// of search apply), newest first unless sorted otherwise.
+func (s *Server) handleDatasetList(w http.ResponseWriter, r *http.Request) error {
+	return s.search(w, r, "/datasets")
+}
+
+// search answers a search at path: /search, or /datasets for datasets
+// only.
+func (s *Server) search(w http.ResponseWriter, r *http.Request, path string) error {
 	format := info(r).format
 	switch format {
 	case "xml":
+		if path != "/search" {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "the list of datasets answers in json, atom, kml or html, not xml")
+		}
 		if err := s.checkBody(r); err != nil {
 			return err
 		}
@@ -165,6 +181,15 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if path == "/datasets" {
+		if sr.filter.Model == mapcommons.ModelMap || sr.nothing {
+			return invalid("model", "the list of datasets holds datasets only")
+		}
+		sr.filter.Model = mapcommons.ModelOverlay
+		if _, sorted := q.Params.String("sort"); !sorted && len(sr.filter.Terms) == 0 && len(sr.filter.Users) == 0 {
+			sr.filter.Sort, sr.filter.Descending = mapcommons.SortCreated, true
+		}
+	}
 	// Authorize: the caller finds what the policy lets them view.
 	sr.filter.Visibility = s.policy.SearchVisibility(caller(r))
 	if s.svc.Search == nil {
@@ -176,7 +201,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	a := &searchAnswer{s: s, r: r, req: sr, results: results, total: total, base: s.baseURL(r)}
+	a := &searchAnswer{s: s, r: r, req: sr, results: results, total: total, base: s.baseURL(r), path: path}
 	switch format {
 	case "atom":
 		return a.writeAtom(w)
@@ -207,6 +232,7 @@ type searchAnswer struct {
 	results []*mapcommons.SearchResult
 	total   int64
 	base    string
+	path    string // of the pages' links: "/search", or "/datasets" for the list of datasets
 }
 
 // pageURL is the absolute URL of this search in format at page, with the
@@ -222,7 +248,7 @@ func (a *searchAnswer) pageURL(format string, page int64) string {
 	} else {
 		v.Del("page")
 	}
-	u := a.base + "/search." + format
+	u := a.base + a.path + "." + format
 	if enc := v.Encode(); enc != "" {
 		u += "?" + strings.NewReplacer("%2C", ",", "%3A", ":").Replace(enc)
 	}
