@@ -119,10 +119,13 @@ type Temporal struct {
 	Attributes []string `json:"attributes,omitempty"`
 }
 
-// Slider is the span the time slider's window covers: milliseconds, or now.
+// Slider is the span the time slider's window covers: milliseconds, or now;
+// or, in the object form of the original service's documentation
+// ({"period": 86400, "end": "now"}), a range as a Timeline is.
 type Slider struct {
 	Now    bool
 	Millis int64
+	Range  *Timeline `json:",omitempty"`
 }
 
 // Timeline is the range the time slider covers: two of begin, end, period.
@@ -132,10 +135,13 @@ type Timeline struct {
 	Period *int64 // milliseconds
 }
 
-// TimeMark is a time element: an instant (milliseconds since the epoch) or now.
+// TimeMark is a time element: an instant (milliseconds since the epoch) or
+// now. Text is the instant as it was given (milliseconds, or ISO 8601 with
+// its offset), so that it is answered as given.
 type TimeMark struct {
 	Now    bool
 	Millis int64
+	Text   string `json:",omitempty"`
 }
 
 // Default style values (spec "Limits").

@@ -676,23 +676,33 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 			*t.dst = v
 		}
 	}
-	if sl := n.child("slider"); sl.set {
-		v, given, err := sl.text(40)
-		if err != nil {
-			return s, err
-		}
-		switch {
-		case !given || v == "":
-			s.Slider = nil
-		case strings.EqualFold(v, "now"):
-			s.Slider = &mapcommons.Slider{Now: true}
-		default:
-			ms, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || ms < 0 {
-				return s, sl.fail("%q is neither a span in milliseconds nor now", v)
+	if sl := n.child("slider"); sl.set && sl.v != nil {
+		if _, ok := nodeMap(sl.v); ok {
+			r, err := timeRange(sl)
+			if err != nil {
+				return s, err
 			}
-			s.Slider = &mapcommons.Slider{Millis: ms}
+			s.Slider = &mapcommons.Slider{Range: r}
+		} else {
+			v, given, err := sl.text(40)
+			if err != nil {
+				return s, err
+			}
+			switch {
+			case !given || v == "":
+				s.Slider = nil
+			case strings.EqualFold(v, "now"):
+				s.Slider = &mapcommons.Slider{Now: true}
+			default:
+				ms, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || ms < 0 {
+					return s, sl.fail("%q is neither a span in milliseconds, now, nor an object with begin, end and period", v)
+				}
+				s.Slider = &mapcommons.Slider{Millis: ms}
+			}
 		}
+	} else if sl.set {
+		s.Slider = nil
 	}
 	if tl := n.child("timeline"); tl.set && tl.v != nil {
 		if _, ok := nodeMap(tl.v); !ok {
@@ -701,34 +711,43 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 			}
 			s.Timeline = nil
 		} else {
-			t := &mapcommons.Timeline{}
-			var err error
-			if t.Begin, err = timeMark(tl.child("begin")); err != nil {
+			t, err := timeRange(tl)
+			if err != nil {
 				return s, err
-			}
-			if t.End, err = timeMark(tl.child("end")); err != nil {
-				return s, err
-			}
-			pn := tl.child("period")
-			if v, given, err := pn.text(40); err != nil {
-				return s, err
-			} else if given && v != "" && v != "null" {
-				p, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || p <= 0 {
-					return s, pn.fail("%q is not a positive span in milliseconds", v)
-				}
-				t.Period = &p
-			}
-			if t.Begin != nil && t.End != nil && t.Period != nil {
-				return s, tl.fail("give at most two of begin, end and period")
-			}
-			if t.Begin != nil && t.End != nil && !t.Begin.Now && !t.End.Now && t.End.Millis < t.Begin.Millis {
-				return s, tl.child("end").fail("before begin")
 			}
 			s.Timeline = t
 		}
 	}
 	return s, nil
+}
+
+// timeRange reads an object of begin, end and period, at most two of them.
+func timeRange(n pnode) (*mapcommons.Timeline, error) {
+	t := &mapcommons.Timeline{}
+	var err error
+	if t.Begin, err = timeMark(n.child("begin")); err != nil {
+		return nil, err
+	}
+	if t.End, err = timeMark(n.child("end")); err != nil {
+		return nil, err
+	}
+	pn := n.child("period")
+	if v, given, err := pn.text(40); err != nil {
+		return nil, err
+	} else if given && v != "" && v != "null" {
+		p, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || p <= 0 {
+			return nil, pn.fail("%q is not a positive span", v)
+		}
+		t.Period = &p
+	}
+	if t.Begin != nil && t.End != nil && t.Period != nil {
+		return nil, n.fail("give at most two of begin, end and period")
+	}
+	if t.Begin != nil && t.End != nil && !t.Begin.Now && !t.End.Now && t.End.Millis < t.Begin.Millis {
+		return nil, n.child("end").fail("before begin")
+	}
+	return t, nil
 }
 
 // looksLikeColors tells a list of colours written as one string ("0xFF0000,
@@ -753,12 +772,16 @@ func timeMark(n pnode) (*mapcommons.TimeMark, error) {
 	if strings.EqualFold(v, "now") {
 		return &mapcommons.TimeMark{Now: true}, nil
 	}
+	if len(v) == 8 && strings.Trim(v, "0123456789") == "" {
+		// YYYYMMDD: a date without its time, not 20 million milliseconds.
+		return nil, n.fail("%q is a date without a time: write %sT00:00:00Z (or milliseconds since the epoch)", v, v)
+	}
 	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return &mapcommons.TimeMark{Millis: ms}, nil
+		return &mapcommons.TimeMark{Millis: ms, Text: strconv.FormatInt(ms, 10)}, nil
 	}
 	for _, layout := range []string{"20060102T15:04:05Z07:00", "20060102T15:04:05Z0700", "20060102T150405Z07:00", "2006-01-02T15:04:05Z07:00"} {
 		if t, err := time.Parse(layout, v); err == nil {
-			return &mapcommons.TimeMark{Millis: t.UnixMilli()}, nil
+			return &mapcommons.TimeMark{Millis: t.UnixMilli(), Text: v}, nil
 		}
 	}
 	return nil, n.fail("%q is not a time (YYYYMMDDTHH:MM:SSZ, now, or milliseconds since the epoch)", v)

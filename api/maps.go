@@ -124,16 +124,25 @@ func classingJSON(c mapcommons.Classing) classingDoc {
 	return d
 }
 
-// timeMarkJSON writes a time element as the spec writes it: now, or
-// YYYYMMDDTHH:MM:SSZ.
+// timeMarkJSON writes a time element as it was given: now, milliseconds
+// (a number), or the ISO 8601 text with its offset; one stored before times
+// kept their text, as the spec writes it, YYYYMMDDTHH:MM:SSZ.
 func timeMarkJSON(t *mapcommons.TimeMark) any {
-	if t == nil {
+	switch {
+	case t == nil:
 		return nil
-	}
-	if t.Now {
+	case t.Now:
 		return "now"
+	case t.Text != "" && strings.Trim(t.Text, "-0123456789") == "":
+		return t.Millis
+	case t.Text != "":
+		return t.Text
 	}
 	return time.UnixMilli(t.Millis).UTC().Format("20060102T15:04:05Z")
+}
+
+func timelineJSON(tl *mapcommons.Timeline) *timelineDoc {
+	return &timelineDoc{Begin: timeMarkJSON(tl.Begin), End: timeMarkJSON(tl.End), Period: tl.Period}
 }
 
 func layerJSON(i int, l *mapcommons.Layer) *layerDoc {
@@ -163,14 +172,17 @@ func layerJSON(i int, l *mapcommons.Layer) *layerDoc {
 	}
 	s.Click, s.Hover = strOrNil(st.Click), strOrNil(st.Hover)
 	if sl := st.Slider; sl != nil {
-		if sl.Now {
+		switch {
+		case sl.Range != nil:
+			s.Slider = timelineJSON(sl.Range)
+		case sl.Now:
 			s.Slider = "now"
-		} else {
+		default:
 			s.Slider = sl.Millis
 		}
 	}
 	if tl := st.Timeline; tl != nil {
-		s.Timeline = &timelineDoc{Begin: timeMarkJSON(tl.Begin), End: timeMarkJSON(tl.End), Period: tl.Period}
+		s.Timeline = timelineJSON(tl)
 	}
 	return d
 }
