@@ -84,6 +84,13 @@ func checkLayer(path string, l *mapcommons.Layer, ds *mapcommons.Dataset) error 
 		if st.Fill.Categories == 0 && classed {
 			st.Fill.Categories = n
 		}
+	} else if k := st.Fill.Categories; k != 0 && (k < classify.MinRampColors || k > classify.MaxRampColors) {
+		return fail("styles.fill.categories", "a ramp has %d to %d colours: without colors, categories must be %d to %d, not %d",
+			classify.MinRampColors, classify.MaxRampColors, classify.MinRampColors, classify.MaxRampColors, k)
+	}
+	// The default number of classes shows in the stored style.
+	if classed && st.Fill.Categories == 0 && st.Fill.ClassificationType != string(classify.Manual) {
+		st.Fill.Categories = mapcommons.DefaultCategories
 	}
 	if ds == nil {
 		return nil

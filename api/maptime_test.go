@@ -60,3 +60,34 @@ func TestMapTimesAsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestMapRampCategories: a ramp keeps 2 to 7 colours, so without colors
+// categories outside 2..7 is a 400; a classed layer's default of 5
+// categories shows in its stored style.
+func TestMapRampCategories(t *testing.T) {
+	ts := newServer(t)
+	ds := strings.TrimPrefix(ts.createCSV("?title=Places", "name,pop,lat,lon\na,1,1,2\nb,5,3,4\nc,9,5,6\n"), "/datasets/")
+	post := func(fill map[string]any) (int, map[string]any) {
+		body, _ := json.Marshal(map[string]any{"title": "T", "basemap": "Acetate", "layers": []any{map[string]any{"source": "finder:" + ds,
+			"styles": map[string]any{"type": "CHOROPLETH", "fill": fill}}}})
+		w := ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: "application/json", body: body})
+		return w.Code, decode[map[string]any](t, w.Body.Bytes())
+	}
+	for _, k := range []int{1, 8, 32} {
+		code, doc := post(map[string]any{"selectedAttribute": "pop", "categories": k})
+		if code != 400 || !strings.Contains(fmt.Sprint(doc["error"]), "styles.fill.categories") {
+			t.Errorf("categories %d without colors: %d %v", k, code, doc)
+		}
+	}
+	code, doc := post(map[string]any{"selectedAttribute": "pop"})
+	if code != 201 {
+		t.Fatalf("%d %v", code, doc)
+	}
+	fill := doc["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any)
+	if fill["categories"] != 5.0 {
+		t.Errorf("default categories %v", fill["categories"])
+	}
+	if code, doc := post(map[string]any{"selectedAttribute": "pop", "categories": 3, "colors": "White-Blue"}); code != 201 {
+		t.Errorf("3 categories of a ramp: %d %v", code, doc)
+	}
+}
