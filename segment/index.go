@@ -188,15 +188,19 @@ func (w *Writer) run() (*section, error) {
 		w.runBuf = bufio.NewWriterSize(f, 64<<10)
 	}
 	w.runBuf.Reset(f)
-	s := &section{name: "run", f: f, w: w.runBuf}
+	s := &section{name: "run", path: f.Name(), f: f, w: w.runBuf}
 	w.temps = append(w.temps, s)
 	return s, nil
 }
 
-// close flushes a finished run and gives its buffer back.
+// close flushes a finished run, gives its buffer back and closes its file
+// until its merge, so that only the runs of one merge hold descriptors.
 func (s *section) close() error {
 	err := s.w.Flush()
-	s.w = nil
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	s.w, s.f = nil, nil
 	return err
 }
 
@@ -231,9 +235,11 @@ func (w *Writer) merge(runs []*section, emit func(*item)) error {
 	}()
 	h := make([]*runReader, 0, len(runs))
 	for i, s := range runs {
-		if err := s.rewind(); err != nil {
+		f, err := os.Open(s.path)
+		if err != nil {
 			return err
 		}
+		s.f = f
 		if i == len(w.runReaders) {
 			w.runReaders = append(w.runReaders, bufio.NewReaderSize(s.f, 32<<10))
 		}

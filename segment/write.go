@@ -53,7 +53,8 @@ type Summary struct {
 // (or another temporary file of the writer's: a run of the index build).
 type section struct {
 	name string
-	f    *os.File
+	path string
+	f    *os.File // nil while a finished run waits, closed, for its merge
 	w    *bufio.Writer
 	size int64
 	gone bool // removed already
@@ -185,7 +186,7 @@ func (w *Writer) temp(name string) (*section, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &section{name: name, f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	s := &section{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
 	w.temps = append(w.temps, s)
 	return s, nil
 }
@@ -193,8 +194,10 @@ func (w *Writer) temp(name string) (*section, error) {
 // drop removes a temporary file that is no longer needed.
 func (w *Writer) drop(s *section) {
 	if !s.gone {
-		s.f.Close()
-		os.Remove(s.f.Name())
+		if s.f != nil {
+			s.f.Close()
+		}
+		os.Remove(s.path)
 		s.gone = true
 	}
 }
