@@ -168,6 +168,9 @@ func countFiles(dir string) (int, []string) {
 // items, no null bitmaps), and, with a small run size, nothing per feature
 // while finishing (no tree in memory, no copy of a column for the median).
 func TestWriterMemoryBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what allocates")
+	}
 	const n = 200000
 	attrs := []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}, {Name: "x", Type: mapcommons.AttrFloat}}
 	dir := t.TempDir()
