@@ -9,8 +9,9 @@ import (
 // The spatial index is a packed Hilbert R-tree: the boxes of the features
 // sorted by the Hilbert value of their centres are the leaves, and each
 // level above holds one box per nodeSize boxes of the level below. It is
-// built once, in O(n log n), and stored as two flat arrays, so opening a
-// segment costs nothing and searching touches only the nodes it needs.
+// built once, in O(n log n) and out of core (index.go), and stored as flat
+// arrays, so opening a segment costs nothing and searching touches only the
+// nodes it needs.
 
 const nodeSize = 16
 
@@ -48,19 +49,6 @@ type item struct {
 	key uint64
 }
 
-// tree is a built index held in memory (the tests' reference build; the
-// writer builds the same arrays out of core, in index.go): node boxes (minx, miny, maxx, maxy per node) and
-// ids (a feature position for a leaf, the index of the first child node for
-// an inner node). levels[i] is the index one past the last node of level i;
-// level 0 is the leaves, the root is the last node.
-type tree struct {
-	boxes  []float64
-	ids    []uint32
-	minPos []uint32 // the smallest feature position under each node
-	maxPos []uint32 // the largest
-	levels []int
-}
-
 // hilbertKey is the Hilbert value of the centre of box on the grid laid
 // over extent: the order of the leaves.
 func hilbertKey(b, extent wkb.Rect) uint64 {
@@ -73,18 +61,6 @@ func hilbertKey(b, extent wkb.Rect) uint64 {
 		cy = uint32(math.Min(hilbertOrder-1, math.Floor(((b.MinY+b.MaxY)/2-extent.MinY)/h*(hilbertOrder-1))))
 	}
 	return hilbert(cx, cy)
-}
-
-// itemLess orders leaves: by Hilbert value, then by feature position.
-func itemLess(a, b *item) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.pos < b.pos
-}
-
-func (t *tree) box(i int) wkb.Rect {
-	return wkb.Rect{MinX: t.boxes[4*i], MinY: t.boxes[4*i+1], MaxX: t.boxes[4*i+2], MaxY: t.boxes[4*i+3]}
 }
 
 // treeView reads a stored tree in place.

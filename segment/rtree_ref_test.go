@@ -69,3 +69,19 @@ func buildTree(items []item, extent wkb.Rect) tree {
 	}
 	return t
 }
+
+// tree is an index built in memory: node boxes (minx, miny, maxx, maxy per
+// node) and ids (a feature position for a leaf, the index of the first child
+// node for an inner node). levels[i] is the index one past the last node of
+// level i; level 0 is the leaves, the root is the last node.
+type tree struct {
+	boxes  []float64
+	ids    []uint32
+	minPos []uint32 // the smallest feature position under each node
+	maxPos []uint32 // the largest
+	levels []int
+}
+
+func (t *tree) box(i int) wkb.Rect {
+	return wkb.Rect{MinX: t.boxes[4*i], MinY: t.boxes[4*i+1], MaxX: t.boxes[4*i+2], MaxY: t.boxes[4*i+3]}
+}
