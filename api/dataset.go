@@ -252,7 +252,7 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = "Untitled"
 	}
-	if err := s.svc.Datasets.CreateDataset(r.Context(), ds, up.src); err != nil {
+	if err := s.svc.Datasets.CreateDataset(r.Context(), ds, s.limitFeatures(up.src, 0)); err != nil {
 		return err
 	}
 	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))

@@ -42,7 +42,7 @@ func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	added, err := s.svc.Features.AddFeatures(r.Context(), ds.ID, src)
+	added, err := s.svc.Features.AddFeatures(r.Context(), ds.ID, s.limitFeatures(src, ds.FeatureCount))
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 			return err
 		}
 		defer up.Close()
-		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = up.src, up.kind, up.kind, up.crs, up.prj
+		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = s.limitFeatures(up.src, 0), up.kind, up.kind, up.crs, up.prj
 		if strings.TrimSpace(ds.Title) == "" {
 			ds.Title = up.name
 		}
@@ -251,7 +251,7 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 	if err == nil {
 		defer up.Close()
 		var fresh *mapcommons.Dataset
-		if fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, up.src); err == nil {
+		if fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, s.limitFeatures(up.src, 0)); err == nil {
 			return fresh, nil
 		}
 	}

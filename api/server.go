@@ -23,7 +23,7 @@ type Config struct {
 	BaseURL    string          // absolute root for links; "" means from the request's Host
 	Mode       mapcommons.Mode // hosted or appliance
 	Signup     bool            // whether anyone may create an account
-	MaxUpload  int64           // bytes of request body accepted
+	MaxUpload  int64           // bytes of request body accepted; also what a zip or a gzip-encoded URL body may expand to
 	TempDir    string          // where uploads are spooled ("" = the system's)
 	BcryptCost int             // cost of new password hashes; 0 means bcrypt's default
 	// ResponseCache is the bytes of feature-query answers kept for repeated
@@ -34,6 +34,10 @@ type Config struct {
 	AllowPrivateFetch bool
 	// FetchTimeout bounds one fetch of a URL (0: 5 minutes).
 	FetchTimeout time.Duration
+	// MaxFeatures is the most features one dataset may hold, by upload,
+	// appended features or a fetched URL (--max-features; 0: 50,000,000;
+	// negative: no limit but the segment's own).
+	MaxFeatures int64
 	// DefaultShare is the sharing list of new datasets and maps on an
 	// appliance (--default-share; nil: private to their owner). Ignored on
 	// a hosted instance, where new objects are shared with everyone.
@@ -45,6 +49,9 @@ type Config struct {
 	// Now is the clock of the login limiter (nil: time.Now).
 	Now func() time.Time
 }
+
+// DefaultMaxFeatures is Config.MaxFeatures when it is not given.
+const DefaultMaxFeatures = 50_000_000
 
 // Pinger reports whether the store answers (for /healthz).
 type Pinger interface {
@@ -90,6 +97,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = 512 << 20
+	}
+	if cfg.MaxFeatures == 0 {
+		cfg.MaxFeatures = DefaultMaxFeatures
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Now == nil {

@@ -164,10 +164,38 @@ func (s *Server) openFile(up *upload, kind, path, filename string) error {
 	return nil
 }
 
-// archiveLimits bounds what a zipped upload may expand to: eight times the
-// upload limit, as a zip of text data compresses about that well.
+// archiveLimits bounds what a zipped upload may expand to: all its
+// extracted entries together no more than the upload limit, the most the
+// same data could have been sent as unzipped.
 func (s *Server) archiveLimits() archive.Limits {
-	return archive.Limits{MaxEntries: 1000, MaxBytes: 8 * s.cfg.MaxUpload}
+	return archive.Limits{MaxEntries: 1000, MaxBytes: s.cfg.MaxUpload}
+}
+
+// limitFeatures bounds what src may add to a dataset holding have features
+// already (appends; 0 otherwise) to the server's --max-features.
+func (s *Server) limitFeatures(src mapcommons.FeatureSource, have int64) mapcommons.FeatureSource {
+	if s.cfg.MaxFeatures < 0 {
+		return src
+	}
+	return &limitedSource{FeatureSource: src, left: s.cfg.MaxFeatures - have, max: s.cfg.MaxFeatures}
+}
+
+// limitedSource fails with ETOOLARGE at the first feature past its limit.
+type limitedSource struct {
+	mapcommons.FeatureSource
+	left, max int64
+}
+
+func (l *limitedSource) Next() (*mapcommons.Feature, error) {
+	f, err := l.FeatureSource.Next()
+	if err != nil {
+		return f, err
+	}
+	if l.left <= 0 {
+		return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", l.max)
+	}
+	l.left--
+	return f, nil
 }
 
 // closerFunc is a cleanup function as an io.Closer.

@@ -230,6 +230,10 @@ func (c *Client) Get(ctx context.Context, raw, dir string) (*Result, error) {
 		os.Remove(res.Path)
 		return nil, err
 	}
+	// The limit counts the body as decoded: the transport asked for gzip
+	// and decodes a gzip Content-Encoding itself (any other encoding is
+	// kept as sent), so a small compressed body that expands past the
+	// limit stops at it.
 	n, err := io.Copy(f, io.LimitReader(resp.Body, c.opt.MaxBytes+1))
 	if err != nil {
 		return fail(c.explain(ctx, u, err))

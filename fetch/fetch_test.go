@@ -1,11 +1,14 @@
 package fetch
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +199,43 @@ func TestNormalize(t *testing.T) {
 		if got := u.String(); got != want {
 			t.Errorf("Check(%q) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestGetGzipBounded: a body sent with Content-Encoding: gzip is bounded by
+// MaxBytes after decoding, and one under it is saved decoded.
+func TestGetGzipBounded(t *testing.T) {
+	gz := func(n int) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(bytes.Repeat([]byte("1,1\n"), n/4))
+		zw.Close()
+		return b.Bytes()
+	}
+	bomb, small := gz(1<<20), gz(2000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := small
+		if r.URL.Path == "/bomb.csv" {
+			body = bomb
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	c := New(Options{AllowPrivate: true, MaxBytes: 4096})
+	if _, err := c.Get(context.Background(), srv.URL+"/bomb.csv", dir); code(err) != mapcommons.ETOOLARGE {
+		t.Fatalf("a gzip body expanding to 1 MiB under a limit of 4 KiB: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left %d files", len(left))
+	}
+	res, err := c.Get(context.Background(), srv.URL+"/small.csv", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(res.Path); res.Size != 2000 || string(b[:8]) != "1,1\n1,1\n" {
+		t.Fatalf("saved %d bytes: %q", res.Size, b[:min(len(b), 8)])
 	}
 }

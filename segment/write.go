@@ -49,12 +49,26 @@ type Summary struct {
 	Stats         map[string]mapcommons.Stats `json:"stats"`
 }
 
-// section is one section being written, spooled to its own temporary file.
+// section is one section being written, spooled to its own temporary file
+// (or another temporary file of the writer's: a run of the index build).
 type section struct {
 	name string
-	f    *os.File
+	path string
+	f    *os.File // nil while a finished run waits, closed, for its merge
 	w    *bufio.Writer
 	size int64
+	gone bool // removed already
+}
+
+// rewind flushes what was written and goes back to the start to read it.
+func (s *section) rewind() error {
+	if s.w != nil {
+		if err := s.w.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := s.f.Seek(0, io.SeekStart)
+	return err
 }
 
 func (s *section) write(b []byte) {
@@ -73,29 +87,43 @@ type column struct {
 	typ     mapcommons.AttrType
 	data    *section
 	off     *section // strings: end offsets
-	nulls   []byte   // bitmap, bit set = null; grown as rows come
-	anyNull bool
-	bytes   uint64 // strings: bytes so far
+	nul     *section // the null bitmap (bit set = null), from the first null on
+	nulByte byte     // the bits of the current eight rows
+	bytes   uint64   // strings: bytes so far
 	acc     *mapcommons.StatsAccumulator
 }
 
-// Writer streams features into a new segment.
+// Writer streams features into a new segment. What it holds in memory
+// does not grow with the features: columns, geometries, null bitmaps and
+// the index's items are spooled to temporary files in its directory.
 type Writer struct {
 	dir      string
 	attrs    []mapcommons.Attribute
-	sections []*section
+	sections []*section // in the order of the file
+	temps    []*section // every temporary file, for Abort
 	geomOff  *section
 	geom     *section
 	cols     []*column
-	items    []item
-	n        int
-	geomSize uint64
-	extent   wkb.Rect // of the index boxes
-	bounds   wkb.Rect // of the vertices: the dataset's extent
-	kinds    [3]bool
-	mask     uint32
-	scratch  []byte
-	done     bool
+	items    *section // the index's items (itemSize bytes each)
+	nItems   int
+	tree     [4]*section // tree.boxes, tree.ids, tree.minpos, tree.maxpos
+	levels   []int
+	runItems int                      // items sorted in memory at a time
+	fanIn    int                      // runs merged at a time
+	hook     func(stage string) error // for tests: fail at a stage of Finish
+	// buffers the index build and the medians reuse
+	runBuf     *bufio.Writer
+	runReaders []*bufio.Reader
+	colReader  [2]*bufio.Reader
+	hist       *[2][1 << 16]uint32
+	n          int
+	geomSize   uint64
+	extent     wkb.Rect // of the index boxes
+	bounds     wkb.Rect // of the vertices: the dataset's extent
+	kinds      [3]bool
+	mask       uint32
+	scratch    []byte
+	done       bool
 }
 
 // MaxFeatures is the most features one segment holds (positions are 32-bit).
@@ -104,9 +132,14 @@ const MaxFeatures = math.MaxUint32 - 1
 // NewWriter starts a segment of features with the given attributes, spooling
 // to temporary files in dir.
 func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
-	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, bounds: wkb.EmptyRect}
+	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, bounds: wkb.EmptyRect,
+		runItems: defaultRunItems, fanIn: defaultFanIn}
 	var err error
 	if w.geomOff, err = w.section("geom.off"); err != nil {
+		return nil, err
+	}
+	if w.items, err = w.temp("items"); err != nil {
+		w.Abort()
 		return nil, err
 	}
 	w.geomOff.u64(0)
@@ -137,23 +170,44 @@ func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
 	return w, nil
 }
 
+// section starts a section of the file, in the order of the file.
 func (w *Writer) section(name string) (*section, error) {
-	f, err := os.CreateTemp(w.dir, "seg-*.part")
+	s, err := w.temp(name)
 	if err != nil {
 		return nil, err
 	}
-	s := &section{name: name, f: f, w: bufio.NewWriterSize(f, 64<<10)}
 	w.sections = append(w.sections, s)
 	return s, nil
 }
 
+// temp starts a temporary file that Abort removes.
+func (w *Writer) temp(name string) (*section, error) {
+	f, err := os.CreateTemp(w.dir, "seg-*.part")
+	if err != nil {
+		return nil, err
+	}
+	s := &section{name: name, path: f.Name(), f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	w.temps = append(w.temps, s)
+	return s, nil
+}
+
+// drop removes a temporary file that is no longer needed.
+func (w *Writer) drop(s *section) {
+	if !s.gone {
+		if s.f != nil {
+			s.f.Close()
+		}
+		os.Remove(s.path)
+		s.gone = true
+	}
+}
+
 // Abort removes what the writer spooled.
 func (w *Writer) Abort() {
-	for _, s := range w.sections {
-		s.f.Close()
-		os.Remove(s.f.Name())
+	for _, s := range w.temps {
+		w.drop(s)
 	}
-	w.sections = nil
+	w.temps, w.sections = nil, nil
 	w.done = true
 }
 
@@ -170,14 +224,6 @@ func (w *Writer) addKinds(g wkb.Geom) {
 			w.addKinds(p)
 		}
 	}
-}
-
-func setBit(bits []byte, i int) []byte {
-	for len(bits) <= i/8 {
-		bits = append(bits, 0)
-	}
-	bits[i/8] |= 1 << (i % 8)
-	return bits
 }
 
 // Add appends one feature. Its values must match the attribute types (nil
@@ -213,7 +259,9 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 			if math.IsNaN(box.MinX+box.MinY+box.MaxX+box.MaxY) || math.IsInf(box.MinX+box.MinY+box.MaxX+box.MaxY, 0) {
 				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: non-finite coordinate", w.n)
 			}
-			w.items = append(w.items, item{box: box, pos: uint32(w.n)})
+			w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
+			w.items.write(w.scratch)
+			w.nItems++
 			w.extent = w.extent.Extend(box)
 			w.bounds = w.bounds.Extend(bounds)
 		}
@@ -226,15 +274,49 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
 		}
 	}
+	if w.n%8 == 7 {
+		w.flushNulls()
+	}
 	w.n++
+	return nil
+}
+
+// flushNulls writes the null bits of the current eight rows.
+func (w *Writer) flushNulls() {
+	for _, c := range w.cols {
+		if c.nul != nil {
+			c.nul.write([]byte{c.nulByte})
+			c.nulByte = 0
+		}
+	}
+}
+
+var zeros [4096]byte
+
+// setNull marks row null, starting the column's bitmap at its first null
+// with the zero bits of the rows before.
+func (c *column) setNull(row int, w *Writer) error {
+	if c.nul == nil {
+		var err error
+		if c.nul, err = w.temp("nul"); err != nil {
+			return err
+		}
+		for left := row / 8; left > 0; {
+			k := min(left, len(zeros))
+			c.nul.write(zeros[:k])
+			left -= k
+		}
+	}
+	c.nulByte |= 1 << (row % 8)
 	return nil
 }
 
 func (c *column) add(row int, v any, w *Writer) error {
 	b := w.scratch[:0]
 	if v == nil {
-		c.nulls = setBit(c.nulls, row)
-		c.anyNull = true
+		if err := c.setNull(row, w); err != nil {
+			return err
+		}
 	}
 	switch c.typ {
 	case mapcommons.AttrInteger:
@@ -289,15 +371,19 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		return nil, errors.New("segment: Finish after Finish or Abort")
 	}
 	defer w.Abort()
-	for _, s := range w.sections {
-		if err := s.w.Flush(); err != nil {
+	if w.n%8 != 0 {
+		w.flushNulls()
+	}
+	for _, s := range w.temps {
+		if err := s.rewind(); err != nil {
 			return nil, err
 		}
 	}
-	t := buildTree(w.items, w.extent)
-	w.items = nil
+	if err := w.buildIndex(); err != nil {
+		return nil, err
+	}
 
-	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: t.levels}
+	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels}
 	sum := &h.Summary
 	sum.Count = int64(w.n)
 	if !w.bounds.IsEmpty() {
@@ -318,7 +404,7 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		if c.acc == nil || c.acc.Count() == 0 {
 			continue
 		}
-		med, err := columnMedian(c, w.n)
+		med, err := w.columnMedian(c, c.acc.Count())
 		if err != nil {
 			return nil, err
 		}
@@ -364,39 +450,22 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := put("", bytes.NewReader([]byte(magic))); err != nil {
 		return nil, err
 	}
-	for _, s := range w.sections {
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+	// The sections, then the null bitmaps, then the tree: the layout of
+	// the in-memory build, byte for byte.
+	var secs []*section
+	secs = append(secs, w.sections...)
+	for i, c := range w.cols {
+		if c.nul != nil {
+			c.nul.name = "c" + strconv.Itoa(i) + ".nul"
+			secs = append(secs, c.nul)
+		}
+	}
+	secs = append(secs, w.tree[:]...)
+	for _, s := range secs {
+		if err := s.rewind(); err != nil {
 			return nil, err
 		}
 		if err := put(s.name, s.f); err != nil {
-			return nil, err
-		}
-	}
-	for i, c := range w.cols {
-		if c.anyNull {
-			bits := make([]byte, (w.n+7)/8)
-			copy(bits, c.nulls)
-			if err := put("c"+strconv.Itoa(i)+".nul", bytes.NewReader(bits)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	boxes := make([]byte, 0, 8*len(t.boxes))
-	for _, v := range t.boxes {
-		boxes = binary.LittleEndian.AppendUint64(boxes, math.Float64bits(v))
-	}
-	if err := put("tree.boxes", bytes.NewReader(boxes)); err != nil {
-		return nil, err
-	}
-	for _, sec := range []struct {
-		name string
-		vals []uint32
-	}{{"tree.ids", t.ids}, {"tree.minpos", t.minPos}, {"tree.maxpos", t.maxPos}} {
-		b := make([]byte, 0, 4*len(sec.vals))
-		for _, v := range sec.vals {
-			b = binary.LittleEndian.AppendUint32(b, v)
-		}
-		if err := put(sec.name, bytes.NewReader(b)); err != nil {
 			return nil, err
 		}
 	}
@@ -426,34 +495,6 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
-}
-
-// columnMedian reads a numeric column back and returns the median of its
-// non-null values.
-func columnMedian(c *column, n int) (float64, error) {
-	vals := make([]float64, 0, c.acc.Count())
-	if _, err := c.data.f.Seek(0, io.SeekStart); err != nil {
-		return 0, err
-	}
-	r := bufio.NewReaderSize(c.data.f, 64<<10)
-	var b [8]byte
-	for i := 0; i < n; i++ {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return 0, err
-		}
-		if i/8 < len(c.nulls) && c.nulls[i/8]&(1<<(i%8)) != 0 {
-			continue
-		}
-		u := binary.LittleEndian.Uint64(b[:])
-		v := math.Float64frombits(u)
-		if c.typ == mapcommons.AttrInteger {
-			v = float64(int64(u))
-		}
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			vals = append(vals, v)
-		}
-	}
-	return mapcommons.Median(vals), nil
 }
 
 // syncDir makes a rename in dir durable.

@@ -253,6 +253,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	csvPath := fs.String("csv", "", "use this CSV (e.g. from shared/bench/gen_points.py) instead of generating one")
 	seconds := fs.Int("seconds", 10, "duration of each throughput run")
 	reqs := fs.Int("requests", 2000, "requests per latency measurement")
+	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -321,9 +322,12 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("ingest answered %s", resp.Status)
 	}
 	dsPath := strings.TrimPrefix(strings.TrimSuffix(resp.Header.Get("Location"), ".json"), srv.base)
-	out("ingest: %v (%.0f MB/s), peak RSS of the server %.0f MiB", ingest.Round(time.Millisecond),
-		float64(fi.Size())/1e6/ingest.Seconds(), srv.mem("VmHWM"))
+	out("ingest: %v (%.0f MB/s), peak RSS of the server %.0f MiB (%.0f MiB at rest before it)", ingest.Round(time.Millisecond),
+		float64(fi.Size())/1e6/ingest.Seconds(), srv.mem("VmHWM"), restMB)
 	srv.stop()
+	if *ingestOnly {
+		return nil
+	}
 
 	// Everything but the cached throughput runs on a server without the
 	// response cache, so that each request does the whole query.

@@ -92,6 +92,7 @@ type settings struct {
 	defaultShare              string
 	signup                    bool
 	maxUpload                 int64
+	maxFeatures               int64
 	responseCache             int64
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
@@ -196,6 +197,15 @@ func parseCIDRs(v string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
+// parseCount reads a count that may not be negative.
+func parseCount(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid count %q", s)
+	}
+	return n, nil
+}
+
 func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error) {
 	st := &settings{}
 	fs.StringVar(&st.addr, "addr", envDefault(getenv, "addr", "127.0.0.1:8080"), "address to listen on (MAPCOMMONS_ADDR)")
@@ -213,6 +223,15 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		return nil, fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
 	}
 	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
+	if st.maxFeatures, err = parseCount(envDefault(getenv, "max-features", strconv.Itoa(api.DefaultMaxFeatures))); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_MAX_FEATURES: %w", err)
+	}
+	fs.Func("max-features", fmt.Sprintf("most features one dataset may hold (uploads, appends, fetched URLs); 0 no limit (default %d; MAPCOMMONS_MAX_FEATURES)", api.DefaultMaxFeatures),
+		func(v string) error {
+			n, err := parseCount(v)
+			st.maxFeatures = n
+			return err
+		})
 	if v := envDefault(getenv, "response-cache", "32MiB"); v == "0" {
 		st.responseCache = -1
 	} else if st.responseCache, err = parseSize(v); err != nil {
@@ -319,10 +338,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 
+	maxFeatures := st.maxFeatures
+	if maxFeatures == 0 {
+		maxFeatures = -1 // no limit
+	}
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
-		DefaultShare: share, TrustedProxies: st.trustedProxies,
+		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),

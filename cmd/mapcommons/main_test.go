@@ -324,6 +324,10 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("parseSize(formatSize(%d)) = %d, %v", n, back, err)
 		}
 	}
+	err = run(context.Background(), []string{"serve", "--max-features", "-3"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-3") {
+		t.Fatalf("a bad --max-features: %v", err)
+	}
 	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Fatalf("parseSize(%q) = %d, %v", in, got, err)
@@ -452,5 +456,22 @@ func TestHealth(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"health", "--addr", "127.0.0.1:1"}, getenv, nil, io.Discard, io.Discard); err == nil {
 		t.Fatal("health of nothing succeeded")
+	}
+}
+
+// TestMaxFeaturesFlag: MAPCOMMONS_MAX_FEATURES (as --max-features) bounds
+// the features of a dataset: past it an upload is refused with 413 naming
+// the flag; 0 lifts the limit.
+func TestMaxFeaturesFlag(t *testing.T) {
+	for _, c := range []struct {
+		limit  string
+		status int
+	}{{"2", 413}, {"0", 201}, {"3", 201}} {
+		url, _ := startServer(t, map[string]string{"MAPCOMMONS_ADMIN_PASSWORD": "e2e-secret", "MAPCOMMONS_MAX_FEATURES": c.limit})
+		resp, body := call(t, "POST", url+"/datasets.json?title=Three", "admin", "text/csv", strings.NewReader("lat,lon\n1,2\n3,4\n5,6\n"))
+		expect(t, resp, body, c.status)
+		if c.status == 413 && !strings.Contains(string(body), "max-features") {
+			t.Fatalf("the refusal does not name max-features: %s", body)
+		}
 	}
 }
