@@ -59,10 +59,13 @@ func layerStyle(id string, l *mapcommons.Layer, fill int, classed bool) kml.Styl
 	if classed {
 		iconColor = fill
 	}
+	// Icon size scales the area ("0.1 is 10 percent, 2 is twice"), KML's
+	// scale the width: the square root.
 	size := st.Icon.Size
 	if size <= 0 {
 		size = mapcommons.DefaultIconSize
 	}
+	size = math.Sqrt(size)
 	out := kml.Style{
 		ID:        id,
 		LineColor: kmlColor(colorOr(st.Stroke.Color, defaultStrokeColor), st.Stroke.Alpha*op),

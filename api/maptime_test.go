@@ -91,3 +91,21 @@ func TestMapRampCategories(t *testing.T) {
 		t.Errorf("3 categories of a ramp: %d %v", code, doc)
 	}
 }
+
+// TestMapKMLIconScale: icon size scales the area of the icon (0.1 is ten
+// percent, 2 twice), so the KML scale, which scales its width, is the
+// square root.
+func TestMapKMLIconScale(t *testing.T) {
+	ts := newServer(t)
+	ds := strings.TrimPrefix(ts.createCSV("?title=Places", "name,lat,lon\na,1,2\n"), "/datasets/")
+	for size, want := range map[string]string{"4": "<scale>2</scale>", "0.25": "<scale>0.5</scale>", "": "<scale>1</scale>"} {
+		form := "title=T&basemap=Acetate&layers[][source]=finder:" + ds
+		if size != "" {
+			form += "&layers[][styles][icon][size]=" + size
+		}
+		body := must(t, ts.get(ts.createMap(t, "alice", form)+".kml", ""), 200)
+		if !strings.Contains(string(body), want) {
+			t.Errorf("size %q: no %s in\n%s", size, want, body)
+		}
+	}
+}
