@@ -328,12 +328,13 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 	if err != nil {
 		return err
 	}
+	// hex_geometry=1 alone asks for the geometry as well (as hex WKB).
 	mode := geomNone
-	if withGeometry {
+	switch {
+	case hex:
+		mode = geomHex
+	case withGeometry:
 		mode = geomGeoJSON
-		if hex {
-			mode = geomHex
-		}
 	}
 	out := startJSON(w, r)
 	fw := newFlatWriter(out, ds.Attributes, mode, append(head[:len(head)-1], `,"features":[`...))

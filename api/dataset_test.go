@@ -211,6 +211,11 @@ func TestDatasetJSON(t *testing.T) {
 		if h := doc["features"].([]any)[0].(map[string]any)["geometry"]; h != "0101000000CDCCCCCCCC0C54C0CDCCCCCCCC8C4140" {
 			t.Fatalf("hex geometry %v", h)
 		}
+		// hex_geometry alone asks for the geometry too.
+		doc = decode[map[string]any](t, must(t, ts.get(path+".json?include_features=1&hex_geometry=1", ""), 200))
+		if h := doc["features"].([]any)[0].(map[string]any)["geometry"]; h != "0101000000CDCCCCCCCC0C54C0CDCCCCCCCC8C4140" {
+			t.Fatalf("hex_geometry=1 alone: geometry %v", h)
+		}
 		errorOf(t, ts.get(path+".json?include_features=maybe", ""), 400, "invalid", "include_features")
 	})
 }
