@@ -125,6 +125,9 @@ type MetadataUpdate struct {
 	// Permissions, when given, replaces the dataset's sharing list whole
 	// (Fields and Apply leave it alone).
 	Permissions *[]Permission
+	// URLType, when given, is how a URL-registered dataset's feed is read
+	// from its next fetch on (Fields and Apply leave it alone).
+	URLType *string
 }
 
 // Fields pairs each parameter name with its field, for parsing and applying.

@@ -347,6 +347,37 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 	return out.Close()
 }
 
+// typeUpdate reads a dataset update's type (plain, or under dataset[] or
+// overlay[]): for a dataset registered from a URL, how its feed is read
+// from the next fetch on (nil when unchanged); for an upload, whose type
+// is its file's, anything but its own type is a 400 (clients echo the
+// whole dataset back).
+func typeUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
+	t, given := p.String("type")
+	for _, k := range []string{"dataset", "overlay"} {
+		if m, ok := p.Map(k); ok {
+			if v, ok := m.String("type"); ok {
+				t, given = v, true
+			}
+		}
+	}
+	t = strings.ToLower(strings.TrimSpace(t))
+	if !given || t == "" || t == ds.Type || ds.URL != "" && t == ds.URLType {
+		return nil, nil
+	}
+	if ds.URL == "" {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "type: the type of an uploaded dataset is that of its file (%s): upload the data again to change it", ds.Type)
+	}
+	kind := urlTypes[t]
+	switch {
+	case kind == "":
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "type: %q is not one of csv, kml, kmz, atom, rss, geojson, zip", t)
+	case kind == "wms" || kind == "tile" || ds.URLType == "wms" || ds.URLType == "tile":
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "type: a %s registration cannot become %s: register the URL again", ds.URLType, t)
+	}
+	return &kind, nil
+}
+
 // handleDatasetUpdate answers PUT /datasets/{id}: metadata and, with
 // permissions, the sharing list (replaced whole). An update of metadata
 // alone answers 201 as the spec's example does; one that carries
@@ -365,6 +396,9 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 	defer q.Cleanup()
 	upd, err := metadataParams(q.Params)
 	if err != nil {
+		return err
+	}
+	if upd.URLType, err = typeUpdate(q.Params, ds); err != nil {
 		return err
 	}
 	status := http.StatusCreated

@@ -150,6 +150,9 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 		}
 		sets, args = append(sets, "permissions = ?"), append(args, perms)
 	}
+	if upd.URLType != nil {
+		sets, args = append(sets, "url_type = ?"), append(args, *upd.URLType)
+	}
 	sets = append(sets, "updated_at = ?", "version = version + 1")
 	args = append(args, s.db.now(), id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
