@@ -37,6 +37,9 @@ type upload struct {
 	// layer names the table of a GeoPackage to read ("" the first).
 	layer string
 	ctx   context.Context
+	// opened, when set, learns of each file the upload opens (the
+	// command line's import shows how far it has read).
+	opened func(*os.File)
 	// files are opened by the upload; closers are readers holding files of
 	// their own; remove are files and dirs the upload owns (a fetched body,
 	// extracted entries).
@@ -75,6 +78,9 @@ func (u *upload) open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err == nil {
 		u.files = append(u.files, f)
+		if u.opened != nil {
+			u.opened(f)
+		}
 	}
 	return f, err
 }
@@ -485,6 +491,11 @@ const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dat
 
 // openUpload finds the data in a create request and opens its reader.
 func (s *Server) openUpload(ctx context.Context, q *Request) (*upload, error) {
+	return s.openUploadWith(ctx, q, nil)
+}
+
+// openUploadWith is openUpload telling opened of each file it opens.
+func (s *Server) openUploadWith(ctx context.Context, q *Request, opened func(*os.File)) (*upload, error) {
 	byExt := map[string]Upload{}
 	for _, u := range q.Uploads {
 		ext := uploadExt(u)
@@ -493,7 +504,7 @@ func (s *Server) openUpload(ctx context.Context, q *Request) (*upload, error) {
 		}
 		byExt[ext] = u
 	}
-	up := &upload{ctx: ctx}
+	up := &upload{ctx: ctx, opened: opened}
 	up.layer, _ = q.Params.String("layer")
 	fail := func(err error) (*upload, error) {
 		up.Close()

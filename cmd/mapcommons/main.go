@@ -48,6 +48,10 @@ const usage = `usage:
                                            password is read from stdin
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
+  mapcommons import [--title T] [--owner LOGIN] FILE…
+                                           files straight into the store (server
+                                           stopped), or with --url URL --user LOGIN
+                                           sent to a running server
   mapcommons version                       the module version and VCS revision
   mapcommons health [--addr ADDR]          exit 0 when the server at ADDR answers
                                            /healthz (container health checks)
@@ -73,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return bench(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
+	case "import":
+		return importFiles(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "health":
 		return health(ctx, args[1:], getenv, stdout)
 	case "version", "--version", "-version":

@@ -475,3 +475,85 @@ func TestMaxFeaturesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestImport: import puts files straight into a stopped server's store,
+// with progress lines when not on a terminal; while a server runs it says
+// to use --url, and with --url sends them to the server.
+func TestImport(t *testing.T) {
+	data := t.TempDir()
+	getenv := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "admin"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err := run(context.Background(), []string{"import", "--data", data, "../../examples/places.csv", "../../examples/nc.shp"}, getenv, nil, &out, &errb)
+	if err != nil {
+		t.Fatalf("import: %v %s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), `dataset 1 "places", 40 features`) || !strings.Contains(out.String(), `dataset 2 "nc", 100 features`) {
+		t.Fatalf("import said %q", out.String())
+	}
+	err = run(context.Background(), []string{"import", "--data", data, "--title", "x", "a.csv", "b.csv"}, getenv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--title") {
+		t.Fatalf("--title with two files: %v", err)
+	}
+	err = run(context.Background(), []string{"import", "--data", data, "--owner", "nobody", "../../examples/places.csv"}, getenv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "nobody") {
+		t.Fatalf("an unknown owner: %v", err)
+	}
+	err = run(context.Background(), []string{"import", "--data", data, "../../examples/README.md"}, getenv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cannot be imported") {
+		t.Fatalf("a .md file: %v", err)
+	}
+
+	url, _ := startServerOn(t, data)
+	resp, body := call(t, "GET", url+"/datasets/2.json", "", "", nil)
+	expect(t, resp, body, 200)
+	if !strings.Contains(string(body), `"feature_count":100`) || !strings.Contains(string(body), `"contributor":"admin"`) {
+		t.Fatalf("the imported counties: %s", body)
+	}
+	err = run(context.Background(), []string{"import", "--data", data, "../../examples/places.csv"}, getenv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--url") {
+		t.Fatalf("import while the server runs: %v", err)
+	}
+	out.Reset()
+	errb.Reset()
+	err = run(context.Background(), []string{"import", "--url", url, "--user", "admin", "--title", "Capitals", "../../examples/places.csv"},
+		getenv, strings.NewReader("pw-123456\n"), &out, &errb)
+	if err != nil || !strings.Contains(out.String(), `dataset 3 "Capitals", 40 features`) {
+		t.Fatalf("import --url: %v %q %q", err, out.String(), errb.String())
+	}
+	err = run(context.Background(), []string{"import", "--url", url, "--user", "admin", "../../examples/places.csv"},
+		getenv, strings.NewReader("wrong-password\n"), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("import --url with a wrong password: %v", err)
+	}
+}
+
+// TestProgressLine: a report names the file, how far it was read, the
+// features a second and the time left.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b)
+	p.every = time.Hour
+	f, err := os.Open("../../examples/places.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p.start("places.csv", 0)
+	p.opened(f)
+	f.Seek(512, io.SeekStart)
+	p.feature()
+	p.feature()
+	p.began = time.Now().Add(-time.Second)
+	p.show()
+	p.stop()
+	line := b.String()
+	for _, want := range []string{"places.csv: 512 B of 1.", "%)", "2 features, ", "features/s", "left"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("progress %q lacks %q", line, want)
+		}
+	}
+}
