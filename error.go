@@ -16,6 +16,7 @@ const (
 	ETOOMANY        = "too_many_requests" // too many failed attempts: wait and retry (429)
 	EUNSUPPORTED    = "unsupported_type"  // an upload of a kind we cannot read (415)
 	EUPSTREAM       = "upstream"          // a remote source failed us: unreachable, an error, bad data (502)
+	ETIMEOUT        = "timeout"           // the work took longer than its time limit, or the caller went away (503)
 	EINTERNAL       = "internal"          // a bug or an outage; never shown (500)
 	ENOTIMPLEMENTED = "not_implemented"   // a format or feature not built yet (501)
 )

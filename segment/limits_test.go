@@ -1,0 +1,201 @@
+package segment
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"mapcommons"
+)
+
+// positions runs q and returns the positions it selects.
+func positions(t *testing.T, s *Segment, q *mapcommons.FeatureQuery) ([]int64, error) {
+	t.Helper()
+	var out []int64
+	err := s.Query(t.Context(), q, func(f *mapcommons.Feature) error {
+		out = append(out, f.Position)
+		return nil
+	})
+	return out, err
+}
+
+// TestInSet checks that a long "in" list (matched through a set) selects
+// exactly what comparing with each value selects, for every column type.
+func TestInSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	feats := randomFeatures(r, 3000)
+	s, _ := write(t, testAttrs, feats)
+	var xs []float64 // the float values there are
+	for _, f := range feats {
+		if x, ok := f.Values[1].(float64); ok {
+			xs = append(xs, x)
+		}
+	}
+	for _, tc := range []struct {
+		attr   string
+		values func(i int) string
+	}{
+		{"n", func(i int) string { return strconv.Itoa(i*7 - 500) }},
+		{"x", func(i int) string { return strconv.FormatFloat(xs[i%len(xs)], 'g', -1, 64) }},
+		{"s", func(i int) string { return "s" + string(rune('a'+i%26)) }},
+		{"b", func(i int) string { return []string{"true", "0"}[i%2] }},
+		{"d", func(i int) string { return "2020-01-02" }},
+	} {
+		for _, n := range []int{1, setMin, setMin + 1, 200} {
+			values := make([]string, n)
+			for i := range values {
+				values[i] = tc.values(i % len(feats))
+			}
+			q := &mapcommons.FeatureQuery{Limit: -1, Filters: []mapcommons.Filter{{Attr: tc.attr, Op: mapcommons.OpIn, Values: values}}}
+			got, err := positions(t, s, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The answer by comparing each value, as matchOp does.
+			col := mapcommons.AttrIndex(testAttrs, tc.attr)
+			p, _ := s.compile(q)
+			var want []int64
+			for pos := range feats {
+				if s.IsNull(col, pos) {
+					continue
+				}
+				f := &p.filters[0]
+				ok := false
+				if f.strs != nil {
+					v, _ := s.Bytes(col, pos)
+					for _, x := range f.strs {
+						ok = ok || string(x) == string(v)
+					}
+				} else {
+					v := float64(s.cols[col].data[pos])
+					if tc.attr != "b" {
+						v, _ = s.Float(col, pos)
+					}
+					for _, x := range f.nums {
+						ok = ok || x == v
+					}
+				}
+				if ok {
+					want = append(want, int64(pos))
+				}
+			}
+			if n > setMin && p.filters[0].numSet == nil && p.filters[0].strSet == nil {
+				t.Errorf("%s in %d values: not matched through a set", tc.attr, n)
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s in %d values: the test selects nothing", tc.attr, n)
+			}
+			if !equalInts(got, want) {
+				t.Errorf("%s in %d values: %d features, want %d", tc.attr, n, len(got), len(want))
+			}
+		}
+	}
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestQueryStopsWhenCancelled checks that every way a query walks the rows
+// (a plain range of positions, a filter, an index search, an attribute
+// order, groups) gives up with the context's error once it is cancelled
+// or past its deadline, instead of reading every row.
+func TestQueryStopsWhenCancelled(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	s, _ := write(t, testAttrs, randomFeatures(r, 3*checkEvery))
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	expired, cancel2 := context.WithDeadline(t.Context(), time.Unix(0, 0))
+	defer cancel2()
+	for _, tc := range []struct {
+		name string
+		q    mapcommons.FeatureQuery
+	}{
+		{"All", mapcommons.FeatureQuery{Limit: -1}},
+		{"Page", mapcommons.FeatureQuery{Limit: 30, Offset: 100}},
+		{"Descending", mapcommons.FeatureQuery{Limit: -1, Descending: true}},
+		{"Filter", mapcommons.FeatureQuery{Limit: -1, Filters: []mapcommons.Filter{{Attr: "n", Op: mapcommons.OpMin, Values: []string{"-1000"}}}}},
+		{"BBox", mapcommons.FeatureQuery{Limit: -1, BBox: &mapcommons.BBox{W: -180, S: -90, E: 180, N: 90}}},
+		{"Sort", mapcommons.FeatureQuery{Limit: 10, Sort: "x"}},
+	} {
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+			want error
+		}{{"Cancelled", cancelled, context.Canceled}, {"Expired", expired, context.DeadlineExceeded}} {
+			t.Run(tc.name+"/"+c.name, func(t *testing.T) {
+				n := 0
+				q := tc.q
+				err := s.Query(c.ctx, &q, func(*mapcommons.Feature) error { n++; return nil })
+				if !errors.Is(err, c.want) {
+					t.Fatalf("err %v after %d features, want %v", err, n, c.want)
+				}
+				if n > checkEvery {
+					t.Errorf("%d features sent after the context ended", n)
+				}
+			})
+		}
+	}
+	q := mapcommons.FeatureQuery{Limit: -1, GroupBy: []string{"s"}}
+	if _, err := s.Groups(cancelled, &q); !errors.Is(err, context.Canceled) {
+		t.Errorf("groups: err %v", err)
+	}
+}
+
+// BenchmarkInFilter compares an "in" list of 1,000 values on 20,000 rows
+// matched through a set with the same list compared value by value:
+// go test -run X -bench InFilter ./segment/
+func BenchmarkInFilter(b *testing.B) {
+	dir := b.TempDir()
+	w, err := NewWriter(dir, testAttrs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, f := range randomFeatures(r, 20000) {
+		if err := w.Add(&f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := w.Finish(dir + "/x.seg"); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(dir + "/x.seg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	values := make([]string, mapcommons.MaxInValues)
+	for i := range values {
+		values[i] = strconv.Itoa(i*3 - 1500)
+	}
+	for _, mode := range []string{"Set", "Linear"} {
+		b.Run(mode, func(b *testing.B) {
+			q := &mapcommons.FeatureQuery{Limit: -1, Filters: []mapcommons.Filter{{Attr: "n", Op: mapcommons.OpIn, Values: values}}}
+			p, err := s.compile(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if mode == "Linear" {
+				p.filters[0].numSet = nil
+			}
+			for b.Loop() {
+				n := 0
+				if err := p.matches(b.Context(), false, func(int) bool { n++; return true }); err != nil || n == 0 {
+					b.Fatal(n, err)
+				}
+			}
+		})
+	}
+}
