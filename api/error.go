@@ -20,6 +20,7 @@ var codeStatus = map[string]int{
 	mapcommons.ETOOMANY:        http.StatusTooManyRequests,
 	mapcommons.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
 	mapcommons.EUPSTREAM:       http.StatusBadGateway,
+	mapcommons.ETIMEOUT:        http.StatusServiceUnavailable,
 	mapcommons.EINTERNAL:       http.StatusInternalServerError,
 	mapcommons.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	codeMethod:                 http.StatusMethodNotAllowed,

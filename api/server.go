@@ -33,6 +33,10 @@ type Config struct {
 	AllowPrivateFetch bool
 	// FetchTimeout bounds one fetch of a URL (0: 5 minutes).
 	FetchTimeout time.Duration
+	// QueryTimeout bounds the work of one feature query, download,
+	// classification or search (0: 30 seconds; negative: no bound). Past
+	// it the answer is a 503 (ETIMEOUT) and the work stops.
+	QueryTimeout time.Duration
 	// DefaultShare is the sharing list of new datasets and maps on an
 	// appliance (--default-share; nil: private to their owner). Ignored on
 	// a hosted instance, where new objects are shared with everyone.
@@ -82,6 +86,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		cfg.MaxUpload = 512 << 20
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20
 	}
