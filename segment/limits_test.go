@@ -127,6 +127,8 @@ func TestQueryStopsWhenCancelled(t *testing.T) {
 		{"Descending", mapcommons.FeatureQuery{Limit: -1, Descending: true}},
 		{"Filter", mapcommons.FeatureQuery{Limit: -1, Filters: []mapcommons.Filter{{Attr: "n", Op: mapcommons.OpMin, Values: []string{"-1000"}}}}},
 		{"BBox", mapcommons.FeatureQuery{Limit: -1, BBox: &mapcommons.BBox{W: -180, S: -90, E: 180, N: 90}}},
+		{"BBoxPage", mapcommons.FeatureQuery{Limit: 5, BBox: &mapcommons.BBox{W: -10, S: -10, E: 10, N: 10}}},
+		{"BBoxDescending", mapcommons.FeatureQuery{Limit: 5, Descending: true, BBox: &mapcommons.BBox{W: 170, S: -10, E: -170, N: 10}}},
 		{"Sort", mapcommons.FeatureQuery{Limit: 10, Sort: "x"}},
 	} {
 		for _, c := range []struct {

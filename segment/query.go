@@ -318,6 +318,9 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil { // no work begins past the deadline
+		return err
+	}
 	limit := q.Limit
 	if limit < 0 {
 		limit = math.MaxInt64
@@ -436,6 +439,9 @@ type aggAcc struct {
 func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
 	p, err := s.compile(q)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	gcols := make([]int, len(q.GroupBy))
