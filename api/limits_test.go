@@ -245,3 +245,63 @@ func TestQueryParameterLimits(t *testing.T) {
 		})
 	}
 }
+
+// countingFeatures counts the scans of features.
+type countingFeatures struct {
+	mapcommons.FeatureService
+	scans atomic.Int32
+}
+
+func (f *countingFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	f.scans.Add(1)
+	return f.FeatureService.ScanFeatures(ctx, id, q, fn)
+}
+
+// TestClassCache: classifications are cached by dataset version, attribute,
+// method, classes and range (and Manual's breaks, Critical Value's value);
+// options a method ignores, and the default number of classes spelt out,
+// do not make another entry.
+func TestClassCache(t *testing.T) {
+	ts := newServer(t)
+	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(3000)}), 201)
+	feats := &countingFeatures{}
+	ts.rebuild(nil, func(s *api.Services) { feats.FeatureService = s.Features; s.Features = feats })
+	layer := func(attr, extra string) string {
+		return "&layers[][source]=finder:1&layers[][styles][type]=CHOROPLETH&layers[][styles][fill][selectedAttribute]=" + attr + extra
+	}
+	jenks := "&layers[][styles][fill][classificationType]=Jenks"
+	path := ts.createMap(t, "alice", "title=T&basemap=Acetate"+
+		layer("x", jenks)+
+		layer("x", jenks+"&layers[][styles][fill][categories]=5")+
+		layer("x", "&layers[][styles][fill][classificationType]=natural_breaks&layers[][styles][fill][classificationBreaks]=1,2,3")+
+		layer("x", jenks+"&layers[][styles][fill][criticalValue]=7"))
+	if n := feats.scans.Load(); n != 1 {
+		t.Fatalf("four layers classing alike: %d classifications, want 1", n)
+	}
+	mapDoc(t, ts, path, "alice")
+	if n := feats.scans.Load(); n != 1 {
+		t.Fatalf("the map read again: %d classifications, want 1", n)
+	}
+	for i, extra := range []string{
+		jenks + "&layers[][styles][fill][categories]=4",                                                            // classes
+		"&layers[][styles][fill][classificationType]=Quantile",                                                     // method
+		jenks + "&layers[][styles][fill][range][]=0&layers[][styles][fill][range][]=50",                            // range
+		"&layers[][styles][fill][classificationType]=Manual&layers[][styles][fill][classificationBreaks]=0,10,200", // Manual's breaks
+	} {
+		ts.createMap(t, "alice", "title=T&basemap=Acetate"+layer("x", jenks)+layer("x", extra))
+		if n := feats.scans.Load(); n != int32(2+i) {
+			t.Fatalf("%s: %d classifications, want %d", extra, n, 2+i)
+		}
+	}
+	ts.createMap(t, "alice", "title=T&basemap=Acetate"+layer("n", jenks)) // attribute
+	if n := feats.scans.Load(); n != 6 {
+		t.Fatalf("another attribute: %d classifications, want 6", n)
+	}
+	// A change of the data (a new version) classes again.
+	must(t, ts.do(req{method: "POST", path: "/datasets/1/features.json", user: "alice", ctype: "application/json",
+		body: []byte(`{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"n":1,"x":2}}`)}), 201)
+	mapDoc(t, ts, path, "alice")
+	if n := feats.scans.Load(); n != 7 {
+		t.Fatalf("after a change of the data: %d classifications, want 7", n)
+	}
+}
