@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/format/wkb"
 )
 
 // positions runs q and returns the positions it selects.
@@ -143,7 +144,7 @@ func TestQueryStopsWhenCancelled(t *testing.T) {
 				if !errors.Is(err, c.want) {
 					t.Fatalf("err %v after %d features, want %v", err, n, c.want)
 				}
-				if n > checkEvery {
+				if n > checkCostlyEvery {
 					t.Errorf("%d features sent after the context ended", n)
 				}
 			})
@@ -199,5 +200,37 @@ func BenchmarkInFilter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeometryScanStopsSoon: a scan testing lines and polygons against a
+// query geometry, or sending rows, looks at its context every
+// checkCostlyEvery rows, since each such row may cost a pass over
+// thousands of vertices.
+func TestGeometryScanStopsSoon(t *testing.T) {
+	feats := make([]mapcommons.Feature, 3*checkEvery)
+	for i := range feats {
+		x, y := float64(i%300)/10, float64(i%170)/10
+		feats[i] = mapcommons.Feature{Values: []any{int64(i), 1.0, "s", true, "2020-01-02"},
+			Geometry: wkb.AppendPolygon(nil, [][]float64{{x, y, x + 0.05, y, x + 0.05, y + 0.05, x, y}})}
+	}
+	s, _ := write(t, testAttrs, feats)
+	for _, q := range []mapcommons.FeatureQuery{
+		{Limit: -1, BBox: &mapcommons.BBox{W: -1, S: -1, E: 40, N: 20}},
+		{Limit: -1, Near: &mapcommons.Near{Kind: mapcommons.NearPoint, XY: []float64{15, 8}, Radius: 5000, Units: "km"}},
+		{Limit: -1, Sort: "n", BBox: &mapcommons.BBox{W: -1, S: -1, E: 40, N: 20}},
+		{Limit: -1},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		n := 0
+		err := s.Query(ctx, &q, func(*mapcommons.Feature) error {
+			if n++; n == 1 {
+				cancel()
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) || n > 1+checkCostlyEvery {
+			t.Errorf("%+v: err %v after %d features, want it to stop within %d", q, err, n, checkCostlyEvery)
+		}
 	}
 }

@@ -99,8 +99,23 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 
 // checkEvery is how many rows a scan reads between two looks at its
 // context: often enough to stop within a millisecond or so of a deadline or
-// of the client going away, seldom enough to cost nothing.
-const checkEvery = 8192
+// of the client going away, seldom enough to cost nothing. Rows that cost
+// far more, those whose geometry is tested against a query geometry (lines
+// and polygons, up to mapcommons.MaxNearVertices vertices each) and those
+// sent to the caller (read and encoded), are counted by checkCostlyEvery.
+const (
+	checkEvery       = 8192
+	checkCostlyEvery = 64
+)
+
+// every is how many rows the plan's index search reads between two looks
+// at its context.
+func (p *plan) every() int {
+	if p.onlyPts {
+		return checkEvery
+	}
+	return checkCostlyEvery
+}
 
 // matchValues reports whether feature pos passes the attribute filters.
 // A null value passes no condition.
@@ -197,10 +212,10 @@ func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) er
 	if p.index == nil {
 		return p.matches(ctx, desc, fn)
 	}
-	k := 0
+	k, every := 0, p.every()
 	var err error
 	p.s.SearchOrdered(p.index, desc, func(pos int, box wkb.Rect) bool {
-		if k++; k%checkEvery == 0 {
+		if k++; k%every == 0 {
 			if err = ctx.Err(); err != nil {
 				return false
 			}
@@ -239,12 +254,12 @@ func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) er
 	if len(p.index) > 1 {
 		seen = make([]uint64, (p.s.n+63)/64)
 	}
-	k := 0
+	k, every := 0, p.every()
 	var err error
 	for _, r := range p.index {
 		stopped := false
 		p.s.Search(r, func(pos int, box wkb.Rect) bool {
-			if k++; k%checkEvery == 0 {
+			if k++; k%every == 0 {
 				if err = ctx.Err(); err != nil {
 					stopped = true
 					return false
@@ -350,7 +365,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 {
 		n := int64(s.n)
 		for k := offset; k < n && k-offset < limit; k++ {
-			if (k-offset)%checkEvery == 0 {
+			if (k-offset)%checkCostlyEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -402,7 +417,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		return err
 	}
 	for i, pos := range found {
-		if i%checkEvery == 0 {
+		if i%checkCostlyEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
