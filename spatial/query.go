@@ -68,7 +68,39 @@ func (q *Near) distToEdges(x, y float64) float64 {
 
 // MatchPoint reports whether a point feature matches (the fast path of
 // point datasets: a point is inside the buffer or not).
-func (q *Near) MatchPoint(x, y float64) bool { return q.DistTo(x, y) <= q.Radius }
+func (q *Near) MatchPoint(x, y float64) bool {
+	if q.Kind == KindPolygon && q.Radius == 0 {
+		return pointInRing(x, y, q.XY) || q.onEdge(x, y)
+	}
+	return q.DistTo(x, y) <= q.Radius
+}
+
+// onEdge reports whether a point is on an edge of the query polygon, at
+// distance 0 from it, as distToEdges measures (so that a polygon without
+// radius matches what DistTo(x, y) <= 0 matches). It measures only the
+// edges that can hold the point: an arc spanning less than 180 degrees of
+// longitude holds no point outside its longitudes (the distance, a chain
+// of trigonometry, is what a polygon of thousands of vertices spends its
+// time on for every point outside it).
+func (q *Near) onEdge(x, y float64) bool {
+	// Near the poles a small step in longitude is a smaller step than the
+	// distance's rounding: there every edge is measured.
+	const eps, polar = 1e-9, 89.0 // degrees
+	nearPole := math.Abs(y) > polar
+	found := false
+	q.segs(func(ax, ay, bx, by float64) bool {
+		if !nearPole && !q.Metric.planar && math.Abs(ay) <= polar && math.Abs(by) <= polar && math.Abs(bx-ax) < 180 &&
+			(x < min(ax, bx)-eps || x > max(ax, bx)+eps) {
+			return true
+		}
+		if q.Metric.planar && (x < min(ax, bx)-eps || x > max(ax, bx)+eps || y < min(ay, by)-eps || y > max(ay, by)+eps) {
+			return true
+		}
+		found = q.Metric.DistSeg(x, y, ax, ay, bx, by) <= 0
+		return !found
+	})
+	return found
+}
 
 // Match reports whether a feature's geometry matches the query.
 func (q *Near) Match(g wkb.Geom) bool {
@@ -186,7 +218,7 @@ func (q *Near) contained(g wkb.Geom) bool {
 	return forEachPart(g, func(p wkb.Geom) bool {
 		switch p.Type {
 		case wkb.Point:
-			return len(p.Coords) < 2 || q.DistTo(p.Coords[0], p.Coords[1]) <= q.Radius
+			return len(p.Coords) < 2 || q.MatchPoint(p.Coords[0], p.Coords[1])
 		case wkb.LineString:
 			return q.lineWithin(p.Coords)
 		case wkb.Polygon:
@@ -415,6 +447,9 @@ func pointInRing(x, y float64, ring []float64) bool {
 	n := len(ring) / 2
 	for i, j := 0, n-1; i < n; j, i = i, i+1 {
 		xi, yi, xj, yj := ring[2*i], ring[2*i+1], ring[2*j], ring[2*j+1]
+		if y < yi && y < yj || y > yi && y > yj {
+			continue // neither holds the point nor crosses its row
+		}
 		if onSegment(x, y, xi, yi, xj, yj) {
 			return true
 		}

@@ -1,0 +1,80 @@
+package spatial
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPolygonMatchPointAgrees: a polygon without radius matches a point
+// exactly when its distance to the polygon is 0 (DistTo), though
+// MatchPoint measures only the edges that can hold the point: random
+// points, the vertices, points along the edges, near the poles, across the
+// antimeridian, in both metrics.
+func TestPolygonMatchPointAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	rings := [][]float64{
+		{0, 0, 10, 0, 10, 10, 0, 10, 0, 0},
+		{170, -5, -170, -5, -170, 5, 170, 5, 170, -5},     // across the antimeridian
+		{-60, 80, 60, 80, 120, 89.5, -120, 89.5, -60, 80}, // near the pole
+		{-10, -90, 10, -90, 10, -80, -10, -80, -10, -90},  // touching it
+	}
+	// A circle of many vertices.
+	var circle []float64
+	for i := 0; i < 999; i++ {
+		a := 2 * math.Pi * float64(i) / 999
+		circle = append(circle, 20+10*math.Cos(a), 40+8*math.Sin(a))
+	}
+	rings = append(rings, append(circle, circle[0], circle[1]))
+	for _, ring := range rings {
+		for _, unit := range []string{"km", "degrees"} {
+			q := &Near{Kind: KindPolygon, XY: ring, Metric: NewMetric(unit), Contained: true}
+			var pts [][2]float64
+			for i := 0; i+3 < len(ring); i += 2 {
+				pts = append(pts, [2]float64{ring[i], ring[i+1]})
+				for _, f := range []float64{0.25, 0.5, 1.0 / 3} { // along the edge, planar and on the arc
+					pts = append(pts, [2]float64{ring[i] + f*(ring[i+2]-ring[i]), ring[i+1] + f*(ring[i+3]-ring[i+1])})
+				}
+			}
+			minX, maxX, minY, maxY := 180.0, -180.0, 90.0, -90.0
+			for i := 0; i+1 < len(ring); i += 2 {
+				minX, maxX, minY, maxY = min(minX, ring[i]), max(maxX, ring[i]), min(minY, ring[i+1]), max(maxY, ring[i+1])
+			}
+			for range 3000 {
+				x := minX - 5 + r.Float64()*(maxX-minX+10)
+				y := min(90, max(-90, minY-5+r.Float64()*(maxY-minY+10)))
+				pts = append(pts, [2]float64{math.Mod(x+540, 360) - 180, y})
+			}
+			for _, p := range pts {
+				if got, want := q.MatchPoint(p[0], p[1]), q.DistTo(p[0], p[1]) <= 0; got != want {
+					t.Fatalf("ring %v (%s): point %v matches %v, its distance says %v", ring[:min(10, len(ring))], unit, p, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPolygonMatchPoint tests points, a fifth of them outside, against
+// a polygon of 10,000 vertices (mapcommons.MaxNearVertices) without
+// radius: go test -run X -bench PolygonMatchPoint ./spatial/
+func BenchmarkPolygonMatchPoint(b *testing.B) {
+	const n = 10000
+	var ring []float64
+	for i := 0; i < n-1; i++ {
+		a := 2 * math.Pi * float64(i) / (n - 1)
+		ring = append(ring, 10*math.Cos(a), 10*math.Sin(a))
+	}
+	ring = append(ring, ring[0], ring[1])
+	q := &Near{Kind: KindPolygon, XY: ring, Metric: NewMetric("km"), Contained: true}
+	r := rand.New(rand.NewPCG(1, 1))
+	pts := make([][2]float64, 1000)
+	for i := range pts {
+		pts[i] = [2]float64{r.Float64()*20 - 10, r.Float64()*20 - 10}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, p := range pts {
+			q.MatchPoint(p[0], p[1])
+		}
+	}
+}
