@@ -60,6 +60,7 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	if n := q.Near; n != nil {
 		p.near = &spatial.Near{Kind: n.Kind, XY: n.XY, Radius: n.Radius, Metric: spatial.NewMetric(n.Units), Contained: n.Contained}
+		p.near.Prepare()
 		p.index = p.near.Boxes()
 	}
 	for _, f := range q.Filters {

@@ -29,6 +29,7 @@ func TestPolygonMatchPointAgrees(t *testing.T) {
 	for _, ring := range rings {
 		for _, unit := range []string{"km", "degrees"} {
 			q := &Near{Kind: KindPolygon, XY: ring, Metric: NewMetric(unit), Contained: true}
+			q.Prepare()
 			var pts [][2]float64
 			for i := 0; i+3 < len(ring); i += 2 {
 				pts = append(pts, [2]float64{ring[i], ring[i+1]})
@@ -66,6 +67,7 @@ func BenchmarkPolygonMatchPoint(b *testing.B) {
 	}
 	ring = append(ring, ring[0], ring[1])
 	q := &Near{Kind: KindPolygon, XY: ring, Metric: NewMetric("km"), Contained: true}
+	q.Prepare()
 	r := rand.New(rand.NewPCG(1, 1))
 	pts := make([][2]float64, 1000)
 	for i := range pts {
@@ -75,6 +77,67 @@ func BenchmarkPolygonMatchPoint(b *testing.B) {
 	for b.Loop() {
 		for _, p := range pts {
 			q.MatchPoint(p[0], p[1])
+		}
+	}
+}
+
+// TestRingRows: the banded test of a prepared polygon says what the test
+// of every edge says, for polygons of many shapes (long edges across every
+// band, a flat ring, spikes, a ring crossing itself) and points on their
+// vertices, on their edges, on band boundaries and anywhere near.
+func TestRingRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	closed := func(xy []float64) []float64 { return append(xy, xy[0], xy[1]) }
+	var rings [][]float64
+	for _, n := range []int{64, 100, 1000, 5000} {
+		var circle, star, random []float64
+		for i := 0; i < n; i++ {
+			a := 2 * math.Pi * float64(i) / float64(n)
+			circle = append(circle, 10*math.Cos(a), 10*math.Sin(a))
+			rad := 10.0
+			if i%2 == 1 {
+				rad = 0.5
+			}
+			star = append(star, rad*math.Cos(a), rad*math.Sin(a))
+			random = append(random, math.Round(r.Float64()*20), math.Round(r.Float64()*20)) // crosses itself
+		}
+		rings = append(rings, closed(circle), closed(star), closed(random))
+	}
+	var flat, comb []float64
+	for i := 0; i < 100; i++ {
+		flat = append(flat, float64(i), 5)
+	}
+	for i := 0; i < 50; i++ { // teeth running across every band
+		comb = append(comb, float64(2*i), 0, float64(2*i+1), 40)
+	}
+	comb = append(comb, 100, -1, 0, -1)
+	rings = append(rings, closed(flat), closed(comb))
+	for k, ring := range rings {
+		q := &Near{Kind: KindPolygon, XY: ring, Metric: NewMetric("km")}
+		q.Prepare()
+		if q.rows == nil {
+			t.Fatalf("ring %d: not indexed", k)
+		}
+		minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for i := 0; i+1 < len(ring); i += 2 {
+			minX, maxX, minY, maxY = min(minX, ring[i]), max(maxX, ring[i]), min(minY, ring[i+1]), max(maxY, ring[i+1])
+		}
+		var pts [][2]float64
+		for i := 0; i+3 < len(ring); i += 2 {
+			pts = append(pts, [2]float64{ring[i], ring[i+1]}, [2]float64{(ring[i] + ring[i+2]) / 2, (ring[i+1] + ring[i+3]) / 2},
+				[2]float64{ring[i] + 0.3, ring[i+1]}, [2]float64{ring[i] - 0.3, ring[i+1]})
+		}
+		for b := range q.rows.bands {
+			y := q.rows.y0 + float64(b)*q.rows.h
+			pts = append(pts, [2]float64{minX + r.Float64()*(maxX-minX), y})
+		}
+		for range 5000 {
+			pts = append(pts, [2]float64{minX - 1 + r.Float64()*(maxX-minX+2), minY - 1 + r.Float64()*(maxY-minY+2)})
+		}
+		for _, p := range pts {
+			if got, want := q.inRing(p[0], p[1]), pointInRing(p[0], p[1], ring); got != want {
+				t.Fatalf("ring %d (%d vertices): point %v inside %v, every edge says %v", k, len(ring)/2, p, got, want)
+			}
 		}
 	}
 }

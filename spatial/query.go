@@ -24,6 +24,102 @@ type Near struct {
 	Radius    float64   // ≥ 0; a polygon without radius has 0
 	Metric    Metric
 	Contained bool
+
+	rows *ringRows // Prepare's index of a polygon's edges; nil: none
+}
+
+// Prepare readies q for testing many features: a polygon's edges are
+// indexed by rows of latitude, so that testing whether a point is inside
+// reads the few edges of its row instead of all of them. Call it once,
+// before q is used (by one goroutine or several).
+func (q *Near) Prepare() {
+	if q.Kind == KindPolygon && len(q.XY) >= 2*64 {
+		q.rows = newRingRows(q.XY)
+	}
+}
+
+// inRing reports whether (x, y) is inside or on the query polygon's ring,
+// as pointInRing does.
+func (q *Near) inRing(x, y float64) bool {
+	if q.rows == nil {
+		return pointInRing(x, y, q.XY)
+	}
+	return q.rows.contains(x, y, q.XY)
+}
+
+// ringRows indexes the edges of a closed ring by horizontal bands: band b
+// lists the edges whose latitude range meets it. A point's crossings and
+// boundary test need only the edges whose range holds its latitude, and
+// all of those are listed in its band.
+type ringRows struct {
+	y0, h float64
+	bands [][]int32 // edge i runs from vertex i-1 (the last for i = 0) to vertex i
+}
+
+func newRingRows(ring []float64) *ringRows {
+	n := len(ring) / 2
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		lo, hi = min(lo, ring[2*i+1]), max(hi, ring[2*i+1])
+	}
+	edge := func(i int) (float64, float64) {
+		j := (i + n - 1) % n
+		return min(ring[2*i+1], ring[2*j+1]), max(ring[2*i+1], ring[2*j+1])
+	}
+	// About 8 edges a band, fewer bands when long edges would be listed in
+	// too many of them.
+	for nb := max(n/8, 1); ; nb /= 2 {
+		r := &ringRows{y0: lo, h: (hi - lo) / float64(nb), bands: make([][]int32, nb)}
+		if !(r.h > 0) {
+			r.h, r.bands = 1, r.bands[:1]
+		}
+		total := 0
+		for i := 0; i < n; i++ {
+			a, b := edge(i)
+			total += r.band(b) - r.band(a) + 1
+		}
+		if total > 8*n && nb > 1 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			a, b := edge(i)
+			for k := r.band(a); k <= r.band(b); k++ {
+				r.bands[k] = append(r.bands[k], int32(i))
+			}
+		}
+		return r
+	}
+}
+
+// band is the band of latitude y, clamped: monotone in y, so an edge's
+// range [a, b] holding y has band(a) <= band(y) <= band(b).
+func (r *ringRows) band(y float64) int {
+	k := (y - r.y0) / r.h
+	if !(k > 0) {
+		return 0
+	}
+	return min(int(k), len(r.bands)-1)
+}
+
+// contains is pointInRing(x, y, ring) over the edges of y's band.
+func (r *ringRows) contains(x, y float64, ring []float64) bool {
+	n := len(ring) / 2
+	in := false
+	for _, e := range r.bands[r.band(y)] {
+		i := int(e)
+		j := (i + n - 1) % n
+		xi, yi, xj, yj := ring[2*i], ring[2*i+1], ring[2*j], ring[2*j+1]
+		if y < yi && y < yj || y > yi && y > yj {
+			continue
+		}
+		if onSegment(x, y, xi, yi, xj, yj) {
+			return true
+		}
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			in = !in
+		}
+	}
+	return in
 }
 
 // segs calls fn for each edge of the query geometry.
@@ -50,7 +146,7 @@ func (q *Near) DistTo(x, y float64) float64 {
 		}
 		return d
 	case KindPolygon:
-		if pointInRing(x, y, q.XY) {
+		if q.inRing(x, y) {
 			return 0
 		}
 	}
@@ -70,7 +166,7 @@ func (q *Near) distToEdges(x, y float64) float64 {
 // point datasets: a point is inside the buffer or not).
 func (q *Near) MatchPoint(x, y float64) bool {
 	if q.Kind == KindPolygon && q.Radius == 0 {
-		return pointInRing(x, y, q.XY) || q.onEdge(x, y)
+		return q.inRing(x, y) || q.onEdge(x, y)
 	}
 	return q.DistTo(x, y) <= q.Radius
 }
