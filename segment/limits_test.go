@@ -3,6 +3,7 @@ package segment
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -231,6 +232,47 @@ func TestGeometryScanStopsSoon(t *testing.T) {
 		})
 		if !errors.Is(err, context.Canceled) || n > 1+checkCostlyEvery {
 			t.Errorf("%+v: err %v after %d features, want it to stop within %d", q, err, n, checkCostlyEvery)
+		}
+	}
+}
+
+// BenchmarkPolygonQuery selects, among 20,000 points, those inside a
+// polygon of mapcommons.MaxNearVertices vertices (a circle of radius 10
+// degrees around points spread over a square of 20): go test -run X -bench
+// PolygonQuery ./segment/
+func BenchmarkPolygonQuery(b *testing.B) {
+	dir := b.TempDir()
+	w, err := NewWriter(dir, testAttrs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 20000; i++ {
+		f := mapcommons.Feature{Values: []any{int64(i), 1.0, "s", true, "d"}, Geometry: wkb.AppendPoint(nil, r.Float64()*20-10, r.Float64()*20-10)}
+		if err := w.Add(&f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := w.Finish(dir + "/x.seg"); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(dir + "/x.seg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	n := mapcommons.MaxNearVertices
+	xy := make([]float64, 0, 2*n)
+	for i := 0; i < n-1; i++ {
+		a := 2 * math.Pi * float64(i) / float64(n-1)
+		xy = append(xy, 10*math.Cos(a), 10*math.Sin(a))
+	}
+	xy = append(xy, xy[0], xy[1])
+	q := &mapcommons.FeatureQuery{Limit: -1, Near: &mapcommons.Near{Kind: mapcommons.NearPolygon, XY: xy, Units: "km", Contained: true}}
+	for b.Loop() {
+		c := 0
+		if err := s.Query(b.Context(), q, func(*mapcommons.Feature) error { c++; return nil }); err != nil || c < 15000 || c > 16000 {
+			b.Fatal(c, err)
 		}
 	}
 }
