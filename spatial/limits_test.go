@@ -141,3 +141,83 @@ func TestRingRows(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedWithinRadius: a prepared query (boxes around each edge or
+// point) matches a point exactly when its distance to the query geometry
+// is within the radius: lines, points and polygons of many vertices,
+// across the antimeridian and near the poles, radii small and large.
+func TestPreparedWithinRadius(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	walk := func(n int, x, y, step float64) []float64 { // a random walk
+		var xy []float64
+		for range n {
+			xy = append(xy, math.Mod(x+540, 360)-180, y)
+			x += (r.Float64() - 0.5) * step
+			y = min(89.9, max(-89.9, y+(r.Float64()-0.5)*step))
+		}
+		return xy
+	}
+	var circle []float64
+	for i := 0; i < 499; i++ {
+		a := 2 * math.Pi * float64(i) / 499
+		circle = append(circle, 175+10*math.Cos(a), 60+8*math.Sin(a)) // across the antimeridian
+	}
+	circle = append(circle, circle[0], circle[1])
+	for _, g := range []struct {
+		kind string
+		xy   []float64
+	}{
+		{KindLine, walk(300, 0, 0, 2)},
+		{KindLine, walk(300, 179, 10, 1)},
+		{KindLine, walk(200, 0, 85, 3)},
+		{KindPoints, walk(300, 10, -30, 4)},
+		{KindPoints, walk(100, -179.5, 88, 1)},
+		{KindPolygon, circle},
+	} {
+		for _, radius := range []float64{1, 50, 300, 3000} {
+			q := &Near{Kind: g.kind, XY: g.xy, Radius: radius, Metric: NewMetric("km")}
+			q.Prepare()
+			if q.parts == nil {
+				t.Fatalf("%s: not prepared", g.kind)
+			}
+			plain := &Near{Kind: g.kind, XY: g.xy, Radius: radius, Metric: NewMetric("km")}
+			var pts [][2]float64
+			for i := 0; i+1 < len(g.xy); i += 2 {
+				for range 5 { // near the vertices, where matches and misses meet
+					d := radius / 111 * 1.5
+					pts = append(pts, [2]float64{math.Mod(g.xy[i]+(r.Float64()-0.5)*2*d+540, 360) - 180, min(90, max(-90, g.xy[i+1]+(r.Float64()-0.5)*2*d))})
+				}
+			}
+			for range 2000 {
+				pts = append(pts, [2]float64{r.Float64()*360 - 180, r.Float64()*180 - 90})
+			}
+			for _, p := range pts {
+				if got, want := q.MatchPoint(p[0], p[1]), plain.DistTo(p[0], p[1]) <= radius; got != want {
+					t.Fatalf("%s, radius %v: point %v matches %v, its distance %v says %v", g.kind, radius, p, got, plain.DistTo(p[0], p[1]), want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLineMatchPoint tests points against a line of 10,000 vertices
+// (mapcommons.MaxNearVertices) with a radius of 50 km: go test -run X
+// -bench LineMatchPoint ./spatial/
+func BenchmarkLineMatchPoint(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 2))
+	var line []float64
+	for i := 0; i < 10000; i++ {
+		line = append(line, -10+20*float64(i)/10000, 5*math.Sin(float64(i)/300))
+	}
+	q := &Near{Kind: KindLine, XY: line, Radius: 50, Metric: NewMetric("km")}
+	q.Prepare()
+	pts := make([][2]float64, 1000)
+	for i := range pts {
+		pts[i] = [2]float64{r.Float64()*20 - 10, r.Float64()*20 - 10}
+	}
+	for b.Loop() {
+		for _, p := range pts {
+			q.MatchPoint(p[0], p[1])
+		}
+	}
+}

@@ -25,17 +25,84 @@ type Near struct {
 	Metric    Metric
 	Contained bool
 
-	rows *ringRows // Prepare's index of a polygon's edges; nil: none
+	rows  *ringRows // Prepare's index of a polygon's edges; nil: none
+	parts []partBox // Prepare's boxes around the edges (points); nil: none
+}
+
+// partBox holds the boxes containing every point within the radius of one
+// edge of a line or polygon (from XY[i]) or one of the points (at XY[i]).
+type partBox struct {
+	i     int
+	boxes []wkb.Rect
 }
 
 // Prepare readies q for testing many features: a polygon's edges are
 // indexed by rows of latitude, so that testing whether a point is inside
 // reads the few edges of its row instead of all of them. Call it once,
 // before q is used (by one goroutine or several).
+//
+// On the sphere, with a radius, each edge (or each of the points) also
+// gets the boxes that hold every point within the radius of it (as Boxes
+// computes for the whole geometry), so that a point is measured, in
+// trigonometry, only against the edges whose boxes hold it.
 func (q *Near) Prepare() {
 	if q.Kind == KindPolygon && len(q.XY) >= 2*64 {
 		q.rows = newRingRows(q.XY)
 	}
+	if q.Metric.planar || q.Radius <= 0 || len(q.XY) < 2*16 {
+		return
+	}
+	delta := q.Metric.Degrees(q.Radius)*(1+1e-9) + 1e-12
+	if delta >= 90 {
+		return // every box would be the whole world
+	}
+	switch q.Kind {
+	case KindPoints:
+		for i := 0; i+1 < len(q.XY); i += 2 {
+			x, y := q.XY[i], q.XY[i+1]
+			q.parts = append(q.parts, partBox{i, sphereBoxes([]latBand{{arcLon(x, y, x, y), y, y}}, delta)})
+		}
+	case KindLine, KindPolygon:
+		for i := 0; i+3 < len(q.XY); i += 2 {
+			ax, ay, bx, by := q.XY[i], q.XY[i+1], q.XY[i+2], q.XY[i+3]
+			lo, hi := arcLat(ax, ay, bx, by)
+			q.parts = append(q.parts, partBox{i, sphereBoxes([]latBand{{arcLon(ax, ay, bx, by), lo, hi}}, delta)})
+		}
+	}
+}
+
+// withinParts is DistTo(x, y) <= q.Radius measured only against the edges
+// (points) whose boxes hold the point.
+func (q *Near) withinParts(x, y float64) bool {
+	if q.Kind == KindPolygon && q.inRing(x, y) {
+		return true
+	}
+	for _, p := range q.parts {
+		if !inAny(x, y, p.boxes) {
+			continue
+		}
+		xy := q.XY[p.i:]
+		var d float64
+		if q.Kind == KindPoints {
+			d = q.Metric.Dist(x, y, xy[0], xy[1])
+		} else {
+			d = q.Metric.DistSeg(x, y, xy[0], xy[1], xy[2], xy[3])
+		}
+		if d <= q.Radius {
+			return true
+		}
+	}
+	return false
+}
+
+// inAny reports whether a point is in one of the boxes.
+func inAny(x, y float64, boxes []wkb.Rect) bool {
+	for _, b := range boxes {
+		if inRect(x, y, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // inRing reports whether (x, y) is inside or on the query polygon's ring,
@@ -167,6 +234,9 @@ func (q *Near) distToEdges(x, y float64) float64 {
 func (q *Near) MatchPoint(x, y float64) bool {
 	if q.Kind == KindPolygon && q.Radius == 0 {
 		return q.inRing(x, y) || q.onEdge(x, y)
+	}
+	if q.parts != nil {
+		return q.withinParts(x, y)
 	}
 	return q.DistTo(x, y) <= q.Radius
 }
