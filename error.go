@@ -18,6 +18,7 @@ const (
 	EUNSUPPORTED    = "unsupported_type"     // an upload of a kind we cannot read (415)
 	EUPSTREAM       = "upstream"             // a remote source failed us: unreachable, an error, bad data (502)
 	EFULL           = "insufficient_storage" // the disk (or the store) is full (507)
+	ETIMEOUT        = "timeout"              // the work took longer than its time limit, or the caller went away (503)
 	EINTERNAL       = "internal"             // a bug or an outage; never shown (500)
 	ENOTIMPLEMENTED = "not_implemented"      // a format or feature not built yet (501)
 )

@@ -1,6 +1,7 @@
 package mapcommons
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -9,6 +10,12 @@ import (
 const (
 	DefaultFeatureLimit = 30
 	MaxFeatureLimit     = 10000
+
+	// MaxInValues is the most alternatives one filter[x][][in] may list.
+	MaxInValues = 1000
+	// MaxNearVertices is the most vertices (longitude, latitude pairs) a
+	// points, line or polygon query geometry may have.
+	MaxNearVertices = 10000
 )
 
 // FeatureQuery is the parsed, validated form of the parameters of
@@ -133,9 +140,12 @@ func (q *FeatureQuery) Validate(attrs []Attribute) error {
 		default:
 			return Errorf(EINVALID, "filter[%s]: unknown operation %q (min, max, equals, in)", f.Attr, f.Op)
 		}
+		if f.Op == OpIn && len(f.Values) > MaxInValues {
+			return Errorf(EINVALID, "filter[%s][][in]: %d values, at most %d", f.Attr, len(f.Values), MaxInValues)
+		}
 		for _, v := range f.Values {
 			if err := checkValue(attrs[i].Type, v); err != nil {
-				return Errorf(EINVALID, "filter[%s][][%s]: %v", f.Attr, f.Op, err)
+				return Errorf(EINVALID, "filter[%s][][%s]: %s", f.Attr, f.Op, ErrorMessage(err))
 			}
 		}
 	}
@@ -166,7 +176,9 @@ func (q *FeatureQuery) Validate(attrs []Attribute) error {
 func checkValue(t AttrType, v string) error {
 	switch t {
 	case AttrInteger, AttrFloat:
-		if _, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+		// NaN and infinities are refused: NaN compares as below every
+		// number, so as a min it would match every row.
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 			return Errorf(EINVALID, "%q is not a number", v)
 		}
 	case AttrBoolean:

@@ -21,6 +21,7 @@ var codeStatus = map[string]int{
 	mapcommons.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
 	mapcommons.EUPSTREAM:       http.StatusBadGateway,
 	mapcommons.EFULL:           http.StatusInsufficientStorage,
+	mapcommons.ETIMEOUT:        http.StatusServiceUnavailable,
 	mapcommons.EINTERNAL:       http.StatusInternalServerError,
 	mapcommons.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	codeMethod:                 http.StatusMethodNotAllowed,

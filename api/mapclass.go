@@ -30,26 +30,66 @@ type classDoc struct {
 }
 
 // classCache keeps classifications by dataset version and options, so a
-// map is classified once per change of its data.
+// map is classified once per change of its data. Requests that need a
+// classification another is computing wait for it rather than compute it
+// again (a popular map opened by many clients right after its data changed
+// costs one classification, not one per client).
 type classCache struct {
-	mu sync.Mutex
-	m  map[string]*classDoc
+	mu       sync.Mutex
+	m        map[string]*classDoc
+	inflight map[string]*classCall
 }
 
-func (c *classCache) get(key string) (*classDoc, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.m[key]
-	return d, ok
+// classCall is a classification being computed.
+type classCall struct {
+	done chan struct{} // closed when doc and err are set
+	doc  *classDoc
+	err  error
 }
 
-func (c *classCache) put(key string, d *classDoc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) > 1000 {
-		c.m = map[string]*classDoc{}
+// do returns the classification of key from the cache, from the request
+// computing it, or from compute (then cached). A waiter whose own context
+// ends stops waiting; one whose computing request failed (its client gone,
+// say) computes it itself.
+func (c *classCache) do(ctx context.Context, key string, compute func() (*classDoc, error)) (*classDoc, error) {
+	for {
+		c.mu.Lock()
+		if d, ok := c.m[key]; ok {
+			c.mu.Unlock()
+			return d, nil
+		}
+		if call, ok := c.inflight[key]; ok {
+			c.mu.Unlock()
+			select {
+			case <-call.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if call.err == nil {
+				return call.doc, nil
+			}
+			continue
+		}
+		call := &classCall{done: make(chan struct{})}
+		if c.inflight == nil {
+			c.inflight = map[string]*classCall{}
+		}
+		c.inflight[key] = call
+		c.mu.Unlock()
+
+		call.doc, call.err = compute()
+		c.mu.Lock()
+		delete(c.inflight, key)
+		if call.err == nil {
+			if c.m == nil || len(c.m) > 1000 {
+				c.m = map[string]*classDoc{}
+			}
+			c.m[key] = call.doc
+		}
+		c.mu.Unlock()
+		close(call.done)
+		return call.doc, call.err
 	}
-	c.m[key] = d
 }
 
 // classing returns the options a layer is classed by (the fill's for
@@ -95,12 +135,9 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 		return nil, err
 	}
 	opt := classify.Options{Method: method, Classes: c.Categories, Breaks: c.ClassificationBreaks, Range: c.Range, Critical: c.CriticalValue}
-	optKey, _ := json.Marshal(opt)
+	optKey, _ := json.Marshal(cacheOptions(opt))
 	key := strconv.FormatInt(ds.ID, 10) + "/" + strconv.FormatInt(ds.Version, 10) + "/" + strconv.Itoa(col) + "/" + string(optKey)
-	var doc *classDoc
-	if d, ok := s.classes.get(key); ok {
-		doc = d
-	} else {
+	doc, err := s.classes.do(ctx, key, func() (*classDoc, error) {
 		values := make([]float64, 0, ds.FeatureCount)
 		typ := ds.Attributes[col].Type
 		err := s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
@@ -114,7 +151,7 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 		if err != nil {
 			return nil, err
 		}
-		doc = &classDoc{Attribute: c.SelectedAttribute, Method: string(res.Method), Breaks: res.Breaks, Counts: res.Counts,
+		doc := &classDoc{Attribute: c.SelectedAttribute, Method: string(res.Method), Breaks: res.Breaks, Counts: res.Counts,
 			Classified: res.Classified, Nulls: res.Nulls, Outside: res.Outside, result: res}
 		if res.Classified > 0 {
 			doc.Min, doc.Max = &res.Min, &res.Max
@@ -125,11 +162,34 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 		if doc.Counts == nil {
 			doc.Counts = []int64{}
 		}
-		s.classes.put(key, doc)
+		return doc, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := *doc
 	out.Colors = classColors(l, len(doc.Counts))
 	return &out, nil
+}
+
+// cacheOptions are the options of a classification with what the method
+// ignores left out and the default number of classes filled in, so that
+// layers asking for the same classes share one cache entry: the key is the
+// dataset's version, the attribute, the method, the classes, the range, and
+// the breaks of Manual or the critical value of Critical Value.
+func cacheOptions(opt classify.Options) classify.Options {
+	if opt.Method != classify.Manual {
+		opt.Breaks = nil
+		if opt.Classes == 0 {
+			opt.Classes = mapcommons.DefaultCategories
+		}
+	} else {
+		opt.Classes = 0
+	}
+	if opt.Method != classify.CriticalValue {
+		opt.Critical = nil
+	}
+	return opt
 }
 
 // classColors gives each of n classes a colour: the layer's list when it
@@ -181,32 +241,54 @@ func numberOf(v any) float64 {
 	return math.NaN()
 }
 
+// mapClasses classifies the classed layers of m (nil for the others): the
+// work a map's document needs. Map creates and updates call it before they
+// store anything, so that a change whose classification is cut short (the
+// client went away, the query deadline passed) is not stored, and the
+// document written afterwards finds the classes in the cache.
+func (s *Server) mapClasses(r *http.Request, layers []mapcommons.Layer, lookup layerContext) ([]*classDoc, error) {
+	out := make([]*classDoc, len(layers))
+	for i := range layers {
+		cd, err := s.layerClasses(r, &layers[i], lookup)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = cd
+	}
+	// A lookup cut short looks like a missing dataset: no classes.
+	return out, r.Context().Err()
+}
+
 // withClasses adds the classifications of m's layers to its document.
 func (s *Server) withClasses(r *http.Request, m *mapcommons.Map, d *mapDoc, lookup layerContext) error {
+	classes, err := s.mapClasses(r, m.Layers, lookup)
+	if err != nil {
+		return err
+	}
 	for i := range m.Layers {
-		if err := s.layerWithClasses(r, &m.Layers[i], d.Layers[i], lookup); err != nil {
-			return err
-		}
+		attachClasses(&m.Layers[i], d.Layers[i], classes[i])
 	}
 	return nil
 }
 
-// layerWithClasses adds the classification of a classed layer to its
-// document, when the caller may download its dataset (the classes are
-// computed from the data).
-func (s *Server) layerWithClasses(r *http.Request, l *mapcommons.Layer, d *layerDoc, lookup layerContext) error {
+// layerClasses classifies a classed layer, when the caller may download
+// its dataset (the classes are computed from the data); nil otherwise.
+func (s *Server) layerClasses(r *http.Request, l *mapcommons.Layer, lookup layerContext) (*classDoc, error) {
 	ds := lookup(l.Source)
 	if ds != nil && s.policy.CanDownloadDataset(caller(r), ds) != nil {
-		return nil
+		return nil, nil
 	}
-	cd, err := s.classifyLayer(r.Context(), l, ds)
-	if err != nil || cd == nil {
-		return err
-	}
-	if classing(l) == &l.Styles.Icon.Classing {
+	return s.classifyLayer(r.Context(), l, ds)
+}
+
+// attachClasses puts the classification cd (nil: none) of l in its
+// document.
+func attachClasses(l *mapcommons.Layer, d *layerDoc, cd *classDoc) {
+	switch {
+	case cd == nil:
+	case classing(l) == &l.Styles.Icon.Classing:
 		d.Styles.Icon.Classification = cd
-	} else {
+	default:
 		d.Styles.Fill.Classification = cd
 	}
-	return nil
 }

@@ -237,9 +237,11 @@ func (s *Server) mapDocument(r *http.Request, m *mapcommons.Map) (*mapDoc, error
 // layerDocument is the JSON of layer i of m with its classes.
 func (s *Server) layerDocument(r *http.Request, m *mapcommons.Map, i int) (*layerDoc, error) {
 	d := layerJSON(i, &m.Layers[i])
-	if err := s.layerWithClasses(r, &m.Layers[i], d, s.lookupFor(r)); err != nil {
+	classes, err := s.mapClasses(r, m.Layers[i:i+1], s.lookupFor(r))
+	if err != nil {
 		return nil, err
 	}
+	attachClasses(&m.Layers[i], d, classes[0])
 	return d, nil
 }
 
@@ -397,17 +399,24 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 		}
 		m.Permissions = *f.permissions
 	}
+	lookup := s.lookupFor(r)
 	if f.layersGiven {
-		if m.Layers, err = s.parseLayers(f.layers, s.lookupFor(r)); err != nil {
+		if m.Layers, err = s.parseLayers(f.layers, lookup); err != nil {
 			return err
 		}
+	}
+	// Classify first: a map whose classification is cut short is not
+	// created.
+	classes, err := s.mapClasses(r, m.Layers, lookup)
+	if err != nil {
+		return err
 	}
 	if err := s.svc.Maps.CreateMap(r.Context(), m); err != nil {
 		return err
 	}
-	d, err := s.mapDocument(r, m)
-	if err != nil {
-		return err
+	d := s.mapJSON(r, m, lookup)
+	for i := range m.Layers {
+		attachClasses(&m.Layers[i], d.Layers[i], classes[i])
 	}
 	return s.created(w, r, s.mapLink(r, m.ID), d)
 }
@@ -458,11 +467,26 @@ func (s *Server) mapFor(r *http.Request, rule func(*mapcommons.User, *mapcommons
 
 // updateMap checks the caller may change the {id} map, then applies fn to
 // it in one transaction (the rights are checked again on the map as read
-// there).
-func (s *Server) updateMap(r *http.Request, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+// there). With prepare, fn is first applied to the map as read before the
+// transaction and prepare given the result: work the answer needs
+// (classifying layers) is done, outside the write transaction, before the
+// change is stored, and an error of either (a bad parameter, the client
+// gone, the deadline passed) stores nothing.
+func (s *Server) updateMap(r *http.Request, fn, prepare func(*mapcommons.Map) error) (*mapcommons.Map, error) {
 	m, err := s.mapToEdit(r)
 	if err != nil {
 		return nil, err
+	}
+	if prepare != nil {
+		if err := fn(m); err != nil {
+			return nil, err
+		}
+		if err := prepare(m); err != nil {
+			return nil, err
+		}
+		if err := r.Context().Err(); err != nil {
+			return nil, err
+		}
 	}
 	return s.svc.Maps.UpdateMap(r.Context(), m.ID, func(cur *mapcommons.Map) error {
 		if err := s.policy.CanEditMap(caller(r), cur); err != nil {
@@ -522,6 +546,9 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 			m.Layers = layers
 		}
 		return nil
+	}, func(m *mapcommons.Map) error {
+		_, err := s.mapClasses(r, m.Layers, lookup)
+		return err
 	})
 	if err != nil {
 		return err
@@ -579,7 +606,7 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 		index = len(m.Layers)
 		m.Layers = append(m.Layers, l)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}
@@ -633,6 +660,9 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 		m.Layers[i] = l
 		index = i
 		return nil
+	}, func(m *mapcommons.Map) error {
+		_, err := s.mapClasses(r, m.Layers[index:index+1], lookup)
+		return err
 	})
 	if err != nil {
 		return err
@@ -655,7 +685,7 @@ func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error
 		}
 		m.Layers = append(m.Layers[:i], m.Layers[i+1:]...)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}

@@ -268,6 +268,10 @@ func parseNear(p Params) (*mapcommons.Near, error) {
 			return nil, invalid(k.name, "give one of lat/lon, points, line or polygon, not several (%s given too)", first)
 		}
 		first = k.name
+		if len(xy)/2 > mapcommons.MaxNearVertices {
+			// Every feature tested costs a pass over the vertices.
+			return nil, invalid(k.name, "%d vertices, at most %d", len(xy)/2, mapcommons.MaxNearVertices)
+		}
 		if len(xy)%2 != 0 || len(xy)/2 < k.min {
 			return nil, invalid(k.name, "needs at least %d longitude,latitude pairs, got %d numbers", k.min, len(xy))
 		}

@@ -9,6 +9,8 @@ import (
 // routes registers every route of the API: this is the one place to read
 // what the server answers. Paths are matched after normalizePath, so
 // "/overlays/7.json" arrives here as "/datasets/7" with format json.
+// Routes that query features, download, classify or search run bounded
+// (Config.QueryTimeout).
 func (s *Server) routes() {
 	m := s.mux
 	m.Handle("GET /healthz", s.handle(s.handleHealth))
@@ -27,32 +29,32 @@ func (s *Server) routes() {
 
 	m.Handle("GET /datasets", s.handle(s.handleDatasetList))
 	m.Handle("POST /datasets", s.handle(s.handleDatasetCreate))
-	m.Handle("GET /datasets/{id}", s.handle(s.handleDatasetGet))
+	m.Handle("GET /datasets/{id}", s.handle(s.bounded(s.handleDatasetGet)))
 	m.Handle("PUT /datasets/{id}", s.handle(s.handleDatasetUpdate))
 	m.Handle("DELETE /datasets/{id}", s.handle(s.handleDatasetDelete))
 
 	m.Handle("GET /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
 	m.Handle("PUT /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
 	m.Handle("POST /datasets/{id}/fetch", s.handle(s.handleDatasetFetch))
-	m.Handle("GET /datasets/{id}/features", s.handle(s.handleFeatureList))
+	m.Handle("GET /datasets/{id}/features", s.handle(s.bounded(s.handleFeatureList)))
 	m.Handle("POST /datasets/{id}/features", s.handle(s.handleFeatureCreate))
 	m.Handle("DELETE /datasets/{id}/features", s.handle(s.handleFeatureDelete))
 	// The spec's delete example: an ignored segment after features/, and /maps.
 	m.Handle("DELETE /datasets/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 
-	m.Handle("POST /maps", s.handle(s.handleMapCreate))
-	m.Handle("GET /maps/{id}", s.handle(s.handleMapGet))
-	m.Handle("PUT /maps/{id}", s.handle(s.handleMapUpdate))
+	m.Handle("POST /maps", s.handle(s.bounded(s.handleMapCreate)))
+	m.Handle("GET /maps/{id}", s.handle(s.bounded(s.handleMapGet)))
+	m.Handle("PUT /maps/{id}", s.handle(s.bounded(s.handleMapUpdate)))
 	m.Handle("DELETE /maps/{id}", s.handle(s.handleMapDelete))
 	m.Handle("POST /maps/{id}/layers", s.handle(s.handleLayerCreate))
-	m.Handle("GET /maps/{id}/layers/{index}", s.handle(s.handleLayerGet))
-	m.Handle("PUT /maps/{id}/layers/{index}", s.handle(s.handleLayerUpdate))
+	m.Handle("GET /maps/{id}/layers/{index}", s.handle(s.bounded(s.handleLayerGet)))
+	m.Handle("PUT /maps/{id}/layers/{index}", s.handle(s.bounded(s.handleLayerUpdate)))
 	m.Handle("DELETE /maps/{id}/layers/{index}", s.handle(s.handleLayerDelete))
-	m.Handle("GET /maps/{id}/layers/{index}/features", s.handle(s.handleLayerFeatures))
+	m.Handle("GET /maps/{id}/layers/{index}/features", s.handle(s.bounded(s.handleLayerFeatures)))
 
-	m.Handle("GET /search", s.handle(s.handleSearch))
-	m.Handle("GET /search/opensearch", s.handle(s.handleOpenSearch))
+	m.Handle("GET /search", s.handle(s.bounded(s.handleSearch)))
+	m.Handle("GET /search/opensearch", s.handle(s.bounded(s.handleOpenSearch)))
 	m.Handle("/search", s.handle(methodNotAllowed))
 	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
 

@@ -38,6 +38,10 @@ type Config struct {
 	// appended features or a fetched URL (--max-features; 0: 50,000,000;
 	// negative: no limit but the segment's own).
 	MaxFeatures int64
+	// QueryTimeout bounds the work of one feature query, download,
+	// classification or search (0: 30 seconds; negative: no bound). Past
+	// it the answer is a 503 (ETIMEOUT) and the work stops.
+	QueryTimeout time.Duration
 	// DefaultShare is the sharing list of new datasets and maps on an
 	// appliance (--default-share; nil: private to their owner). Ignored on
 	// a hosted instance, where new objects are shared with everyone.
@@ -104,6 +108,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
 	}
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20

@@ -35,7 +35,16 @@ type filter struct {
 	op   string
 	nums []float64 // numeric and boolean columns
 	strs [][]byte  // string columns
+	// An "in" list longer than setMin is matched through a set (numSet or
+	// strSet), so its cost per row does not grow with the list.
+	numSet map[float64]struct{}
+	strSet map[string]struct{}
 }
+
+// setMin is the length of an "in" list above which it is matched through a
+// set rather than compared with each value (below it comparing is cheaper
+// than hashing).
+const setMin = 8
 
 func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	if err := q.Validate(s.attrs); err != nil {
@@ -51,6 +60,7 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	if n := q.Near; n != nil {
 		p.near = &spatial.Near{Kind: n.Kind, XY: n.XY, Radius: n.Radius, Metric: spatial.NewMetric(n.Units), Contained: n.Contained}
+		p.near.Prepare()
 		p.index = p.near.Boxes()
 	}
 	for _, f := range q.Filters {
@@ -68,9 +78,44 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 				cf.strs = append(cf.strs, []byte(v))
 			}
 		}
+		if cf.op == mapcommons.OpIn && len(f.Values) > setMin {
+			// Validate refused NaN, so == on float64 (-0 == 0) is the
+			// comparison matchOp makes.
+			if cf.strs != nil {
+				cf.strSet = make(map[string]struct{}, len(cf.strs))
+				for _, v := range cf.strs {
+					cf.strSet[string(v)] = struct{}{}
+				}
+			} else {
+				cf.numSet = make(map[float64]struct{}, len(cf.nums))
+				for _, v := range cf.nums {
+					cf.numSet[v] = struct{}{}
+				}
+			}
+		}
 		p.filters = append(p.filters, cf)
 	}
 	return p, nil
+}
+
+// checkEvery is how many rows a scan reads between two looks at its
+// context: often enough to stop within a millisecond or so of a deadline or
+// of the client going away, seldom enough to cost nothing. Rows that cost
+// far more, those whose geometry is tested against a query geometry (lines
+// and polygons, up to mapcommons.MaxNearVertices vertices each) and those
+// sent to the caller (read and encoded), are counted by checkCostlyEvery.
+const (
+	checkEvery       = 8192
+	checkCostlyEvery = 64
+)
+
+// every is how many rows the plan's index search reads between two looks
+// at its context.
+func (p *plan) every() int {
+	if p.onlyPts {
+		return checkEvery
+	}
+	return checkCostlyEvery
 }
 
 // matchValues reports whether feature pos passes the attribute filters.
@@ -84,6 +129,12 @@ func (p *plan) matchValues(pos int) bool {
 		}
 		if f.strs != nil {
 			v, _ := s.Bytes(f.col, pos)
+			if f.strSet != nil {
+				if _, ok := f.strSet[string(v)]; !ok {
+					return false
+				}
+				continue
+			}
 			if !matchOp(f.op, len(f.strs), func(k int) int { return bytes.Compare(v, f.strs[k]) }) {
 				return false
 			}
@@ -94,6 +145,12 @@ func (p *plan) matchValues(pos int) bool {
 			v = float64(s.cols[f.col].data[pos])
 		} else {
 			v, _ = s.Float(f.col, pos)
+		}
+		if f.numSet != nil {
+			if _, ok := f.numSet[v]; !ok {
+				return false
+			}
+			continue
 		}
 		if !matchOp(f.op, len(f.nums), func(k int) int { return cmp.Compare(v, f.nums[k]) }) {
 			return false
@@ -156,10 +213,10 @@ func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) er
 	if p.index == nil {
 		return p.matches(ctx, desc, fn)
 	}
-	k := 0
+	k, every := 0, p.every()
 	var err error
 	p.s.SearchOrdered(p.index, desc, func(pos int, box wkb.Rect) bool {
-		if k++; k%8192 == 0 {
+		if k++; k%every == 0 {
 			if err = ctx.Err(); err != nil {
 				return false
 			}
@@ -179,7 +236,7 @@ func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) er
 	if p.index == nil {
 		n := p.s.n
 		for k := 0; k < n; k++ {
-			if k%8192 == 0 {
+			if k%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -198,12 +255,12 @@ func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) er
 	if len(p.index) > 1 {
 		seen = make([]uint64, (p.s.n+63)/64)
 	}
-	k := 0
+	k, every := 0, p.every()
 	var err error
 	for _, r := range p.index {
 		stopped := false
 		p.s.Search(r, func(pos int, box wkb.Rect) bool {
-			if k++; k%8192 == 0 {
+			if k++; k%every == 0 {
 				if err = ctx.Err(); err != nil {
 					stopped = true
 					return false
@@ -277,6 +334,9 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil { // no work begins past the deadline
+		return err
+	}
 	limit := q.Limit
 	if limit < 0 {
 		limit = math.MaxInt64
@@ -306,6 +366,11 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 {
 		n := int64(s.n)
 		for k := offset; k < n && k-offset < limit; k++ {
+			if (k-offset)%checkCostlyEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			pos := k
 			if q.Descending {
 				pos = n - 1 - k
@@ -349,7 +414,15 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if int64(len(found)) > limit {
 		found = found[:limit]
 	}
-	for _, pos := range found {
+	if err := ctx.Err(); err != nil { // the sort may have taken a while
+		return err
+	}
+	for i, pos := range found {
+		if i%checkCostlyEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := emit(pos, f); err != nil {
 			return err
 		}
@@ -382,6 +455,9 @@ type aggAcc struct {
 func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
 	p, err := s.compile(q)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	gcols := make([]int, len(q.GroupBy))

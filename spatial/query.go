@@ -24,6 +24,169 @@ type Near struct {
 	Radius    float64   // ≥ 0; a polygon without radius has 0
 	Metric    Metric
 	Contained bool
+
+	rows  *ringRows // Prepare's index of a polygon's edges; nil: none
+	parts []partBox // Prepare's boxes around the edges (points); nil: none
+}
+
+// partBox holds the boxes containing every point within the radius of one
+// edge of a line or polygon (from XY[i]) or one of the points (at XY[i]).
+type partBox struct {
+	i     int
+	boxes []wkb.Rect
+}
+
+// Prepare readies q for testing many features: a polygon's edges are
+// indexed by rows of latitude, so that testing whether a point is inside
+// reads the few edges of its row instead of all of them. Call it once,
+// before q is used (by one goroutine or several).
+//
+// On the sphere, with a radius, each edge (or each of the points) also
+// gets the boxes that hold every point within the radius of it (as Boxes
+// computes for the whole geometry), so that a point is measured, in
+// trigonometry, only against the edges whose boxes hold it.
+func (q *Near) Prepare() {
+	if q.Kind == KindPolygon && len(q.XY) >= 2*64 {
+		q.rows = newRingRows(q.XY)
+	}
+	if q.Metric.planar || q.Radius <= 0 || len(q.XY) < 2*16 {
+		return
+	}
+	delta := q.Metric.Degrees(q.Radius)*(1+1e-9) + 1e-12
+	if delta >= 90 {
+		return // every box would be the whole world
+	}
+	switch q.Kind {
+	case KindPoints:
+		for i := 0; i+1 < len(q.XY); i += 2 {
+			x, y := q.XY[i], q.XY[i+1]
+			q.parts = append(q.parts, partBox{i, sphereBoxes([]latBand{{arcLon(x, y, x, y), y, y}}, delta)})
+		}
+	case KindLine, KindPolygon:
+		for i := 0; i+3 < len(q.XY); i += 2 {
+			ax, ay, bx, by := q.XY[i], q.XY[i+1], q.XY[i+2], q.XY[i+3]
+			lo, hi := arcLat(ax, ay, bx, by)
+			q.parts = append(q.parts, partBox{i, sphereBoxes([]latBand{{arcLon(ax, ay, bx, by), lo, hi}}, delta)})
+		}
+	}
+}
+
+// withinParts is DistTo(x, y) <= q.Radius measured only against the edges
+// (points) whose boxes hold the point.
+func (q *Near) withinParts(x, y float64) bool {
+	if q.Kind == KindPolygon && q.inRing(x, y) {
+		return true
+	}
+	for _, p := range q.parts {
+		if !inAny(x, y, p.boxes) {
+			continue
+		}
+		xy := q.XY[p.i:]
+		var d float64
+		if q.Kind == KindPoints {
+			d = q.Metric.Dist(x, y, xy[0], xy[1])
+		} else {
+			d = q.Metric.DistSeg(x, y, xy[0], xy[1], xy[2], xy[3])
+		}
+		if d <= q.Radius {
+			return true
+		}
+	}
+	return false
+}
+
+// inAny reports whether a point is in one of the boxes.
+func inAny(x, y float64, boxes []wkb.Rect) bool {
+	for _, b := range boxes {
+		if inRect(x, y, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// inRing reports whether (x, y) is inside or on the query polygon's ring,
+// as pointInRing does.
+func (q *Near) inRing(x, y float64) bool {
+	if q.rows == nil {
+		return pointInRing(x, y, q.XY)
+	}
+	return q.rows.contains(x, y, q.XY)
+}
+
+// ringRows indexes the edges of a closed ring by horizontal bands: band b
+// lists the edges whose latitude range meets it. A point's crossings and
+// boundary test need only the edges whose range holds its latitude, and
+// all of those are listed in its band.
+type ringRows struct {
+	y0, h float64
+	bands [][]int32 // edge i runs from vertex i-1 (the last for i = 0) to vertex i
+}
+
+func newRingRows(ring []float64) *ringRows {
+	n := len(ring) / 2
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		lo, hi = min(lo, ring[2*i+1]), max(hi, ring[2*i+1])
+	}
+	edge := func(i int) (float64, float64) {
+		j := (i + n - 1) % n
+		return min(ring[2*i+1], ring[2*j+1]), max(ring[2*i+1], ring[2*j+1])
+	}
+	// About 8 edges a band, fewer bands when long edges would be listed in
+	// too many of them.
+	for nb := max(n/8, 1); ; nb /= 2 {
+		r := &ringRows{y0: lo, h: (hi - lo) / float64(nb), bands: make([][]int32, nb)}
+		if !(r.h > 0) {
+			r.h, r.bands = 1, r.bands[:1]
+		}
+		total := 0
+		for i := 0; i < n; i++ {
+			a, b := edge(i)
+			total += r.band(b) - r.band(a) + 1
+		}
+		if total > 8*n && nb > 1 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			a, b := edge(i)
+			for k := r.band(a); k <= r.band(b); k++ {
+				r.bands[k] = append(r.bands[k], int32(i))
+			}
+		}
+		return r
+	}
+}
+
+// band is the band of latitude y, clamped: monotone in y, so an edge's
+// range [a, b] holding y has band(a) <= band(y) <= band(b).
+func (r *ringRows) band(y float64) int {
+	k := (y - r.y0) / r.h
+	if !(k > 0) {
+		return 0
+	}
+	return min(int(k), len(r.bands)-1)
+}
+
+// contains is pointInRing(x, y, ring) over the edges of y's band.
+func (r *ringRows) contains(x, y float64, ring []float64) bool {
+	n := len(ring) / 2
+	in := false
+	for _, e := range r.bands[r.band(y)] {
+		i := int(e)
+		j := (i + n - 1) % n
+		xi, yi, xj, yj := ring[2*i], ring[2*i+1], ring[2*j], ring[2*j+1]
+		if y < yi && y < yj || y > yi && y > yj {
+			continue
+		}
+		if onSegment(x, y, xi, yi, xj, yj) {
+			return true
+		}
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			in = !in
+		}
+	}
+	return in
 }
 
 // segs calls fn for each edge of the query geometry.
@@ -50,7 +213,7 @@ func (q *Near) DistTo(x, y float64) float64 {
 		}
 		return d
 	case KindPolygon:
-		if pointInRing(x, y, q.XY) {
+		if q.inRing(x, y) {
 			return 0
 		}
 	}
@@ -68,7 +231,42 @@ func (q *Near) distToEdges(x, y float64) float64 {
 
 // MatchPoint reports whether a point feature matches (the fast path of
 // point datasets: a point is inside the buffer or not).
-func (q *Near) MatchPoint(x, y float64) bool { return q.DistTo(x, y) <= q.Radius }
+func (q *Near) MatchPoint(x, y float64) bool {
+	if q.Kind == KindPolygon && q.Radius == 0 {
+		return q.inRing(x, y) || q.onEdge(x, y)
+	}
+	if q.parts != nil {
+		return q.withinParts(x, y)
+	}
+	return q.DistTo(x, y) <= q.Radius
+}
+
+// onEdge reports whether a point is on an edge of the query polygon, at
+// distance 0 from it, as distToEdges measures (so that a polygon without
+// radius matches what DistTo(x, y) <= 0 matches). It measures only the
+// edges that can hold the point: an arc spanning less than 180 degrees of
+// longitude holds no point outside its longitudes (the distance, a chain
+// of trigonometry, is what a polygon of thousands of vertices spends its
+// time on for every point outside it).
+func (q *Near) onEdge(x, y float64) bool {
+	// Near the poles a small step in longitude is a smaller step than the
+	// distance's rounding: there every edge is measured.
+	const eps, polar = 1e-9, 89.0 // degrees
+	nearPole := math.Abs(y) > polar
+	found := false
+	q.segs(func(ax, ay, bx, by float64) bool {
+		if !nearPole && !q.Metric.planar && math.Abs(ay) <= polar && math.Abs(by) <= polar && math.Abs(bx-ax) < 180 &&
+			(x < min(ax, bx)-eps || x > max(ax, bx)+eps) {
+			return true
+		}
+		if q.Metric.planar && (x < min(ax, bx)-eps || x > max(ax, bx)+eps || y < min(ay, by)-eps || y > max(ay, by)+eps) {
+			return true
+		}
+		found = q.Metric.DistSeg(x, y, ax, ay, bx, by) <= 0
+		return !found
+	})
+	return found
+}
 
 // Match reports whether a feature's geometry matches the query.
 func (q *Near) Match(g wkb.Geom) bool {
@@ -186,7 +384,7 @@ func (q *Near) contained(g wkb.Geom) bool {
 	return forEachPart(g, func(p wkb.Geom) bool {
 		switch p.Type {
 		case wkb.Point:
-			return len(p.Coords) < 2 || q.DistTo(p.Coords[0], p.Coords[1]) <= q.Radius
+			return len(p.Coords) < 2 || q.MatchPoint(p.Coords[0], p.Coords[1])
 		case wkb.LineString:
 			return q.lineWithin(p.Coords)
 		case wkb.Polygon:
@@ -415,6 +613,9 @@ func pointInRing(x, y float64, ring []float64) bool {
 	n := len(ring) / 2
 	for i, j := 0, n-1; i < n; j, i = i, i+1 {
 		xi, yi, xj, yj := ring[2*i], ring[2*i+1], ring[2*j], ring[2*j+1]
+		if y < yi && y < yj || y > yi && y > yj {
+			continue // neither holds the point nor crosses its row
+		}
 		if onSegment(x, y, xi, yi, xj, yj) {
 			return true
 		}

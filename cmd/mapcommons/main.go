@@ -104,6 +104,7 @@ type settings struct {
 	refreshInterval           time.Duration
 	fetchTimeout              time.Duration
 	trustedProxies            []netip.Prefix
+	queryTimeout              time.Duration
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -271,6 +272,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	}{
 		{"refresh-interval", "0", "refetch URL-registered datasets this often, e.g. 1h; 0 never (MAPCOMMONS_REFRESH_INTERVAL)", &st.refreshInterval},
 		{"fetch-timeout", "5m", "the longest one fetch of a URL may take (MAPCOMMONS_FETCH_TIMEOUT)", &st.fetchTimeout},
+		{"query-timeout", "30s", "the longest a feature query, download, classification or search may work before a 503; 0 no limit (MAPCOMMONS_QUERY_TIMEOUT)", &st.queryTimeout},
 	} {
 		v, err := time.ParseDuration(envDefault(getenv, d.name, d.def))
 		if err != nil || v < 0 {
@@ -348,10 +350,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if maxFeatures == 0 {
 		maxFeatures = -1 // no limit
 	}
+	queryTimeout := st.queryTimeout
+	if queryTimeout == 0 {
+		queryTimeout = -1 // no limit
+	}
 	handler := api.NewServer(logger, api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
-		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures,
+		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: queryTimeout,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),

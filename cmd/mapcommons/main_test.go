@@ -328,6 +328,26 @@ func TestServeFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-3") {
 		t.Fatalf("a bad --max-features: %v", err)
 	}
+	// --query-timeout: 30 s by default, from the environment, or the flag.
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+	}{{"", nil, 30 * time.Second}, {"2s", nil, 2 * time.Second}, {"2s", []string{"--query-timeout", "1m"}, time.Minute}, {"0", nil, 0}} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		st, err := serverFlags(fs, func(k string) string { return map[string]string{"MAPCOMMONS_QUERY_TIMEOUT": tc.env}[k] })
+		if err == nil {
+			err = fs.Parse(tc.args)
+		}
+		if err != nil || st.queryTimeout != tc.want {
+			t.Fatalf("query timeout (env %q, %v) = %v, %v; want %v", tc.env, tc.args, st.queryTimeout, err, tc.want)
+		}
+	}
+	if _, err := serverFlags(flag.NewFlagSet("serve", flag.ContinueOnError), func(k string) string {
+		return map[string]string{"MAPCOMMONS_QUERY_TIMEOUT": "soon"}[k]
+	}); err == nil || !strings.Contains(err.Error(), "MAPCOMMONS_QUERY_TIMEOUT") {
+		t.Fatalf("a bad MAPCOMMONS_QUERY_TIMEOUT: %v", err)
+	}
 	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Fatalf("parseSize(%q) = %d, %v", in, got, err)
