@@ -58,6 +58,16 @@ func (s *Server) authenticate(r *http.Request) (*mapcommons.User, error) {
 	return u, nil
 }
 
+// hasCredentials reports whether r carries credentials other than the
+// blank ones that count as anonymous.
+func hasCredentials(r *http.Request) bool {
+	if r.Header.Get("Authorization") == "" {
+		return false
+	}
+	login, password, ok := r.BasicAuth()
+	return !ok || login != "" || password != ""
+}
+
 // clientAddr is the address failed logins are counted against: the peer's
 // IP address, an IPv6 address by its /64 (one subscriber's block). Behind a
 // reverse proxy every client has the proxy's address.

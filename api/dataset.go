@@ -377,11 +377,11 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 }
 
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	ds, err := s.datasetFor(r, s.policy.CanDeleteDataset)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Datasets.DeleteDataset(r.Context(), ds.ID); err != nil {

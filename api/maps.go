@@ -400,11 +400,11 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.findMap(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	switch f := info(r).format; f {
@@ -443,14 +443,10 @@ func (s *Server) mapFor(r *http.Request, rule func(*mapcommons.User, *mapcommons
 	return m, rule(caller(r), m)
 }
 
-// updateMap checks the caller may change the {id} map, then applies fn to
-// it in one transaction (the rights are checked again on the map as read
-// there).
-func (s *Server) updateMap(r *http.Request, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
-	m, err := s.mapToEdit(r)
-	if err != nil {
-		return nil, err
-	}
+// updateMap applies fn to m, which mapToEdit gave (the caller's right was
+// checked before the body was read), in one transaction; the rights are
+// checked again on the map as read there.
+func (s *Server) updateMap(r *http.Request, m *mapcommons.Map, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
 	return s.svc.Maps.UpdateMap(r.Context(), m.ID, func(cur *mapcommons.Map) error {
 		if err := s.policy.CanEditMap(caller(r), cur); err != nil {
 			return err
@@ -460,6 +456,10 @@ func (s *Server) updateMap(r *http.Request, fn func(*mapcommons.Map) error) (*ma
 }
 
 func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -470,7 +470,7 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	lookup := s.lookupFor(r)
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		for _, t := range []struct {
 			name string
 			v    *string
@@ -521,11 +521,11 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.mapFor(r, s.policy.CanDeleteMap)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Maps.DeleteMap(r.Context(), m.ID); err != nil {
@@ -544,6 +544,10 @@ func layerNode(p Params) pnode {
 }
 
 func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -559,7 +563,7 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	index := 0
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		if len(m.Layers) >= maxLayers {
 			return mapcommons.Errorf(mapcommons.EINVALID, "map %d has %d layers, the most a map may have", m.ID, maxLayers)
 		}
@@ -575,11 +579,11 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.findMap(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	i, err := layerIndex(r, m)
@@ -597,6 +601,10 @@ func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -604,7 +612,7 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 	defer q.Cleanup()
 	lookup := s.lookupFor(r)
 	index := 0
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
 		if err != nil {
 			return err
@@ -632,10 +640,14 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	_, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	_, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
 		if err != nil {
 			return err

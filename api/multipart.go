@@ -159,7 +159,7 @@ func parseMultipart(q *Request, body *countingReader, boundary string, opt Parse
 			return mapcommons.Errorf(mapcommons.EINVALID, "%s: text part larger than %d bytes (send a file with a filename)", clipKey(name), MaxTextPart)
 		}
 		if text += int64(len(b)); text > opt.MaxForm {
-			return mapcommons.Errorf(mapcommons.ETOOLARGE, "form fields larger than %d bytes", opt.MaxForm)
+			return formTooLarge(opt.MaxForm)
 		}
 		if *budget <= 0 {
 			return mapcommons.Errorf(mapcommons.EINVALID, "too many parameters (more than %d)", MaxParams)

@@ -31,9 +31,6 @@ const (
 	// MaxParams is the number of key=value pairs (and multipart text
 	// parts) accepted in one request.
 	MaxParams = 10000
-	// DefaultMaxForm is the form/JSON body size used when
-	// ParseOptions.MaxForm is not set.
-	DefaultMaxForm = 16 << 20
 )
 
 // Params is the merged, nested parameter tree of a request. A node is a
@@ -699,12 +696,18 @@ func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt Par
 	case mt == "multipart/form-data":
 		return parseMultipart(q, body, mparams["boundary"], opt, budget)
 	case mt == "application/x-www-form-urlencoded" || mt == "" && r.Method == http.MethodPost:
+		if r.ContentLength > opt.MaxForm {
+			return formTooLarge(opt.MaxForm) // refused before a byte is read
+		}
 		b, err := readFormBody(body, opt)
 		if err != nil || isBlankBytes(b) {
 			return err
 		}
 		return q.Params.parseQuery(string(b), budget)
 	case isJSONMediaType(mt) && !opt.SpoolJSON:
+		if r.ContentLength > opt.MaxForm {
+			return formTooLarge(opt.MaxForm)
+		}
 		b, err := readFormBody(body, opt)
 		if err != nil || isBlankBytes(b) {
 			return err
@@ -730,7 +733,7 @@ func readFormBody(body *countingReader, opt ParseOptions) ([]byte, error) {
 		return nil, body.fail(err)
 	}
 	if int64(len(b)) > opt.MaxForm {
-		return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "form body larger than %d bytes", opt.MaxForm)
+		return nil, formTooLarge(opt.MaxForm)
 	}
 	return b, nil
 }

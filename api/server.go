@@ -37,6 +37,22 @@ type Config struct {
 	// appliance (--default-share; nil: private to their owner). Ignored on
 	// a hosted instance, where new objects are shared with everyone.
 	DefaultShare []mapcommons.Permission
+	// MaxForm is the largest urlencoded, JSON or multipart-text body
+	// parsed into parameters (--max-form; 0: DefaultMaxForm). Uploads are
+	// bounded by MaxUpload instead.
+	MaxForm int64
+	// BodyTimeout is how long a request body may make no progress before
+	// it is cut (0: DefaultBodyTimeout; negative: never).
+	BodyTimeout time.Duration
+	// BodyMinRate is the average rate in bytes a second a body must keep
+	// once its first BodyTimeout has passed (0: DefaultBodyMinRate;
+	// negative: none).
+	BodyMinRate int64
+	// CORSOrigins are the origins (scheme://host[:port]) of pages allowed
+	// to call the API from a browser with the user's credentials
+	// (--cors-origins). The entry "*" opens anonymous GETs (answers any
+	// anonymous caller gets) to pages of any origin, without credentials.
+	CORSOrigins []string
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -71,6 +87,8 @@ type Server struct {
 	classes classCache
 	// fetcher fetches the URLs of registered datasets.
 	fetcher *fetch.Client
+	// cors is what --cors-origins allows.
+	cors corsPolicy
 }
 
 // NewServer returns the API handler.
@@ -85,6 +103,15 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20
 	}
+	if cfg.MaxForm <= 0 {
+		cfg.MaxForm = DefaultMaxForm
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.BodyMinRate == 0 {
+		cfg.BodyMinRate = DefaultBodyMinRate
+	}
 	s := &Server{
 		logger:  logger,
 		cfg:     cfg,
@@ -97,6 +124,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)
 	}
+	s.cors = newCORS(cfg.CORSOrigins)
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s
@@ -167,9 +195,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login)
 	}()
 
+	if hasBody(r) && s.cfg.BodyTimeout > 0 {
+		// From here on the body is read against the clock, also when the
+		// server drains what a handler left unread.
+		r.Body = newBodyClock(w, r.Body, s.cfg.BodyTimeout, max(0, s.cfg.BodyMinRate))
+	}
 	r.URL.Path, ri.format = normalizePath(r.URL.Path)
 	r.URL.RawPath = ""
 	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
+	if isPreflight(r) {
+		s.preflight(sw, r)
+		return
+	}
 	if cb := r.URL.Query().Get("callback"); cb != "" {
 		if !callbackRE.MatchString(cb) || len(cb) > 128 {
 			s.Error(sw, r, mapcommons.Errorf(mapcommons.EINVALID, "callback: not a valid JavaScript function name"))
@@ -177,12 +214,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ri.callback = cb
 	}
-	user, err := s.authenticate(r)
-	if err != nil {
-		s.Error(sw, r, err)
-		return
+	s.setCORS(sw, r, ri.callback != "" || !hasCredentials(r))
+	if !safeMethod(r.Method) {
+		if err := s.checkOrigin(r); err != nil {
+			s.Error(sw, r, err)
+			return
+		}
 	}
-	ri.user = user
+	// JSONP is readable by a <script> tag of any page: it is served as
+	// anonymous whatever credentials the browser adds.
+	if ri.callback == "" {
+		user, err := s.authenticate(r)
+		if err != nil {
+			s.Error(sw, r, err)
+			return
+		}
+		ri.user = user
+	}
 	s.mux.ServeHTTP(sw, r)
 }
 
