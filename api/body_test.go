@@ -282,3 +282,53 @@ func TestSlowBody(t *testing.T) {
 		}
 	})
 }
+
+// TestFormMemory: form bodies being read share one budget; a body that
+// finds it spent is a 429 with Retry-After, and the budget comes back
+// when the bodies holding it are done.
+func TestFormMemory(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.MaxForm = 64 << 10; c.FormMemory = 100 << 10 })
+	srv := httptest.NewServer(ts.handler)
+	t.Cleanup(srv.Close)
+	body := "title=M&basemap=Acetate&pad=" + strings.Repeat("x", 60000)
+	// A body that stops half-way holds its share of the budget.
+	conn := rawRequest(t, srv.Listener.Addr().String(), fmt.Sprintf(
+		"POST /maps.json HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s",
+		basic("alice", "secret1"), len(body), body[:30000]))
+	post := func() *http.Response {
+		hr, _ := http.NewRequest("POST", srv.URL+"/maps.json", strings.NewReader(body))
+		hr.SetBasicAuth("alice", "secret1")
+		hr.Header.Set("Content-Type", form)
+		resp, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	refused := false
+	for i := 0; i < 200 && !refused; i++ {
+		resp := post()
+		if resp.StatusCode == 429 {
+			refused = true
+			if resp.Header.Get("Retry-After") == "" {
+				t.Fatal("429 without Retry-After")
+			}
+		} else {
+			time.Sleep(50 * time.Millisecond) // the first body has not been reached yet
+		}
+	}
+	if !refused {
+		t.Fatal("a form body was read while the budget was held by another")
+	}
+	io.WriteString(conn, body[30000:])
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("the first body: %v %v", resp, err)
+	}
+	if resp := post(); resp.StatusCode != 201 {
+		t.Fatalf("after the first body: %d", resp.StatusCode)
+	}
+}

@@ -53,6 +53,10 @@ type Config struct {
 	// (--cors-origins). The entry "*" opens anonymous GETs (answers any
 	// anonymous caller gets) to pages of any origin, without credentials.
 	CORSOrigins []string
+	// FormMemory bounds the memory that form and JSON bodies being read
+	// hold at once, over all requests; a body that finds it spent is a 429
+	// (0: 64 MiB or 4 × MaxForm, whichever is more; negative: no bound).
+	FormMemory int64
 }
 
 // Pinger reports whether the store answers (for /healthz).
@@ -89,6 +93,8 @@ type Server struct {
 	fetcher *fetch.Client
 	// cors is what --cors-origins allows.
 	cors corsPolicy
+	// forms bounds the memory of form bodies being read (nil: unbounded).
+	forms *FormBudget
 }
 
 // NewServer returns the API handler.
@@ -112,6 +118,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.BodyMinRate == 0 {
 		cfg.BodyMinRate = DefaultBodyMinRate
 	}
+	if cfg.FormMemory == 0 {
+		cfg.FormMemory = max(64<<20, 4*cfg.MaxForm)
+	}
 	s := &Server{
 		logger:  logger,
 		cfg:     cfg,
@@ -125,6 +134,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		s.cache = newResponseCache(cfg.ResponseCache)
 	}
 	s.cors = newCORS(cfg.CORSOrigins)
+	if cfg.FormMemory > 0 {
+		s.forms = NewFormBudget(cfg.FormMemory)
+	}
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s
