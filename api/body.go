@@ -100,6 +100,14 @@ func (c *bodyClock) slowError() error {
 
 func (c *bodyClock) Close() error { return c.body.Close() }
 
+// abandon stops reading the body: the server, which would otherwise read
+// what is left of it (up to 256 KiB) at the client's pace before closing
+// or reusing the connection, finds the deadline passed and closes it.
+func (c *bodyClock) abandon() {
+	c.done = true
+	c.rc.SetReadDeadline(time.Now())
+}
+
 // formTooLarge is the error of a form or JSON body over the limit.
 func formTooLarge(n int64) error {
 	return mapcommons.Errorf(mapcommons.ETOOLARGE, "form or JSON body larger than %d bytes (max-form; files are uploads, bounded by max-upload)", n)
@@ -161,7 +169,7 @@ type budgetReader struct {
 }
 
 func (b *budgetReader) Read(p []byte) (int, error) {
-	const chunk = 64 << 10
+	const chunk = 16 << 10
 	if b.used+int64(len(p)) > b.reserved {
 		// Reserve at least a chunk, never beyond limit (r gives no more).
 		need := min(max(int64(chunk), b.used+int64(len(p))-b.reserved), b.limit-b.reserved)

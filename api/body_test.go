@@ -6,12 +6,14 @@ package api_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,7 +289,7 @@ func TestSlowBody(t *testing.T) {
 // finds it spent is a 429 with Retry-After, and the budget comes back
 // when the bodies holding it are done.
 func TestFormMemory(t *testing.T) {
-	ts := newServer(t, func(c *api.Config) { c.MaxForm = 64 << 10; c.FormMemory = 100 << 10 })
+	ts := newServer(t, func(c *api.Config) { c.MaxForm = 64 << 10; c.FormMemory = 80 << 10 })
 	srv := httptest.NewServer(ts.handler)
 	t.Cleanup(srv.Close)
 	body := "title=M&basemap=Acetate&pad=" + strings.Repeat("x", 60000)
@@ -330,5 +332,41 @@ func TestFormMemory(t *testing.T) {
 	}
 	if resp := post(); resp.StatusCode != 201 {
 		t.Fatalf("after the first body: %d", resp.StatusCode)
+	}
+}
+
+// TestRefusedLargeBodyAnsweredAtOnce: a refused request declaring a body
+// too large to drain is answered at once and its connection closed, long
+// before the body timeout would cut it.
+func TestRefusedLargeBodyAnsweredAtOnce(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BodyTimeout = 10 * time.Minute })
+	srv := httptest.NewServer(ts.handler)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"PUT /maps/1.json", "POST /maps/1/layers.json", "PUT /maps/1/layers/0.json", "POST /groups.json"} {
+		conn := rawRequest(t, srv.Listener.Addr().String(), path+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 15000000\r\n\r\nti")
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		b, err := io.ReadAll(conn)
+		if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 401") {
+			t.Fatalf("%s: %q %v", path, b, err)
+		}
+	}
+}
+
+// TestAbandonedBodyAnsweredAtOnce: a chunked body refused part-way (over
+// max-form) is answered at once and the connection closed, not drained
+// first at the client's pace.
+func TestAbandonedBodyAnsweredAtOnce(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BodyTimeout = 10 * time.Minute; c.MaxForm = 4096 })
+	srv := httptest.NewServer(ts.handler)
+	t.Cleanup(srv.Close)
+	conn := rawRequest(t, srv.Listener.Addr().String(), fmt.Sprintf(
+		"POST /maps.json HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n2000\r\n%s\r\n",
+		basic("alice", "secret1"), strings.Repeat("a", 0x2000)))
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	// The connection ends (closed, or reset over the unread body) right
+	// after the answer.
+	b, err := io.ReadAll(conn)
+	if (err != nil && !errors.Is(err, syscall.ECONNRESET)) || !strings.HasPrefix(string(b), "HTTP/1.1 413") {
+		t.Fatalf("%q %v", b, err)
 	}
 }

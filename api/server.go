@@ -53,9 +53,10 @@ type Config struct {
 	// (--cors-origins). The entry "*" opens anonymous GETs (answers any
 	// anonymous caller gets) to pages of any origin, without credentials.
 	CORSOrigins []string
-	// FormMemory bounds the memory that form and JSON bodies being read
-	// hold at once, over all requests; a body that finds it spent is a 429
-	// (0: 64 MiB or 4 × MaxForm, whichever is more; negative: no bound).
+	// FormMemory bounds the bytes of form and JSON bodies being read at
+	// once, over all requests (parsing one takes about three times its
+	// size while it lasts); a body that finds it spent is a 429 (0: 16 MiB
+	// or 4 × MaxForm, whichever is more; negative: no bound).
 	FormMemory int64
 }
 
@@ -119,7 +120,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 		cfg.BodyMinRate = DefaultBodyMinRate
 	}
 	if cfg.FormMemory == 0 {
-		cfg.FormMemory = max(64<<20, 4*cfg.MaxForm)
+		cfg.FormMemory = max(16<<20, 4*cfg.MaxForm)
 	}
 	s := &Server{
 		logger:  logger,
@@ -207,14 +208,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login)
 	}()
 
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
 	if hasBody(r) && s.cfg.BodyTimeout > 0 {
 		// From here on the body is read against the clock, also when the
-		// server drains what a handler left unread.
-		r.Body = newBodyClock(w, r.Body, s.cfg.BodyTimeout, max(0, s.cfg.BodyMinRate))
+		// server drains what a handler left unread (up to 256 KiB; a
+		// larger rest closes the connection at once). Only the copy of the
+		// request carries the clock: the server must still see its own
+		// body to make that choice.
+		sw.clock = newBodyClock(w, r.Body, s.cfg.BodyTimeout, max(0, s.cfg.BodyMinRate))
+		r.Body = sw.clock
 	}
 	r.URL.Path, ri.format = normalizePath(r.URL.Path)
 	r.URL.RawPath = ""
-	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
 	if isPreflight(r) {
 		s.preflight(sw, r)
 		return
@@ -274,11 +279,19 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	clock  *bodyClock // the request's body, when it has one
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status != 0 {
 		return
+	}
+	if c := w.clock; c != nil && c.n > 0 && !c.done {
+		// A body read in part and given up (too large, too slow, the
+		// budget spent): close rather than drain the rest first, which
+		// would hold the answer back for as long as the client dawdles.
+		w.Header().Set("Connection", "close")
+		c.abandon()
 	}
 	w.status = code
 	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))

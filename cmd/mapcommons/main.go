@@ -46,6 +46,8 @@ const usage = `usage:
                                            the password is read from stdin
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
+  mapcommons bench-slow [-c N]             measure the server's memory under N
+                                           slow anonymous connections
 Run "mapcommons serve -h" for the flags.
 `
 
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return userCreate(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "bench":
 		return bench(ctx, args[1:], stdout, stderr)
+	case "bench-slow":
+		return benchSlow(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
 	case "help", "-h", "--help":
