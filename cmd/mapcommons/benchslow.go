@@ -36,6 +36,7 @@ func benchSlow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	duration := fs.Duration("duration", 60*time.Second, "how long each scenario runs")
 	only := fs.String("scenario", "", "run only this scenario")
 	extra := fs.String("server-args", "", "more flags for the server, space separated")
+	exe := fs.String("server", "", "the server binary to measure (default: this one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,7 +47,12 @@ func benchSlow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer os.RemoveAll(work)
 	srvArgs := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", work}, strings.Fields(*extra)...)
-	srv, err := startChild(srvArgs...)
+	if *exe == "" {
+		if *exe, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	srv, err := startChildOf(*exe, srvArgs...)
 	if err != nil {
 		return err
 	}
@@ -61,6 +67,7 @@ func benchSlow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	const big = 15 << 20
 	form := "Content-Type: application/x-www-form-urlencoded\r\n"
 	oneByte, twoKiB, oneMiB := []byte("a"), []byte("800\r\n"+strings.Repeat("a", 2048)+"\r\n"), []byte(strings.Repeat("a", 1000<<10))
+	fifteenMB := []byte("user[login]=" + strings.Repeat("a", big-12))
 	scenarios := []slowScenario{
 		{
 			// One byte every 5 s of a declared 200 kB form (under max-form,
@@ -104,6 +111,17 @@ func benchSlow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			},
 			chunk: func(int) []byte { return oneMiB },
 			tick:  time.Hour, // sent once
+		},
+		{
+			// 15 MB forms sent as fast as they go (the 40
+			// anonymous connections: run it with -c 40).
+			name: "fast-15MB",
+			head: func(i int) string {
+				path := []string{"POST /users.json", "PUT /maps/1.json"}[i%2]
+				return fmt.Sprintf("%s HTTP/1.1\r\nHost: x\r\n%sContent-Length: %d\r\n\r\n", path, form, big)
+			},
+			chunk: func(int) []byte { return fifteenMB },
+			tick:  time.Hour,
 		},
 	}
 	for _, sc := range scenarios {
