@@ -124,12 +124,16 @@ const (
 // with an Origin gets: with credentials for an origin of --cors-origins;
 // "*" for an anonymous GET when --cors-origins holds "*".
 func (s *Server) setCORS(w http.ResponseWriter, r *http.Request, anonymous bool) {
+	h := w.Header()
+	if len(s.cors.origins) > 0 || s.cors.any {
+		// The answer depends on Origin wherever CORS is configured: a
+		// cache must not give one page's answer to another.
+		h.Add("Vary", "Origin")
+	}
 	raw := r.Header.Get("Origin")
 	if raw == "" {
 		return
 	}
-	h := w.Header()
-	h.Add("Vary", "Origin")
 	if origin, ok := normalizeOrigin(raw); ok && s.cors.origins[origin] {
 		h.Set("Access-Control-Allow-Origin", raw)
 		h.Set("Access-Control-Allow-Credentials", "true")

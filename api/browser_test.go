@@ -181,6 +181,9 @@ func TestCORS(t *testing.T) {
 	if h := w.Header(); h.Get("Access-Control-Allow-Origin") != app || h.Get("Access-Control-Allow-Credentials") != "true" || !strings.Contains(h.Get("Vary"), "Origin") {
 		t.Fatalf("listed origin: %v", h)
 	}
+	if w := ts.get(ds+".json", ""); !strings.Contains(w.Header().Get("Vary"), "Origin") {
+		t.Fatalf("no Vary: Origin without an Origin: %v", w.Header())
+	}
 	w = ts.do(req{method: "GET", path: ds + ".json", header: map[string]string{"Origin": evil}})
 	if h := w.Header(); h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Credentials") != "" {
 		t.Fatalf("anonymous GET with *: %v", h)
