@@ -76,6 +76,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 	return u, nil
 }
 
+// hasCredentials reports whether r carries credentials other than the
+// blank ones that count as anonymous.
+func hasCredentials(r *http.Request) bool {
+	if r.Header.Get("Authorization") == "" {
+		return false
+	}
+	login, password, ok := r.BasicAuth()
+	return !ok || login != "" || password != ""
+}
+
 func tooManyLogins(wait time.Duration) error {
 	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY,
 		"too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))}

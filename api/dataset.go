@@ -287,6 +287,16 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 // writeDatasetJSON writes the dataset's JSON; with include_features=1 its
 // features stream after the metadata.
 func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset) error {
+	// Features asked for in the query string need download before the
+	// body is read (the flag may also come in the body: checked below).
+	var qp Params = Params{}
+	if qp.ParseQuery(r.URL.RawQuery) == nil {
+		if yes, _, _ := qp.Bool("include_features"); yes {
+			if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
+				return err
+			}
+		}
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -418,11 +428,11 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 }
 
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	ds, err := s.datasetFor(r, s.policy.CanDeleteDataset)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Datasets.DeleteDataset(r.Context(), ds.ID); err != nil {

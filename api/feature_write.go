@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 	"mapcommons/format/geojson"
 )
 
@@ -25,7 +26,12 @@ func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, TempDir: s.cfg.TempDir, SpoolJSON: true})
+	// Only a body declared JSON is read as features: text/plain (what a
+	// page of any site may post without asking) never is.
+	if mt, _ := parseContentType(r.Header.Get("Content-Type")); hasBody(r) && !isJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
+		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
+	}
+	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
 	if err != nil {
 		return err
 	}

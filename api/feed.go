@@ -223,11 +223,14 @@ func rootElement(b []byte) string {
 // "Update feed": PUT, and GET as the documented example does). A failed
 // refetch keeps the old features and records the error on the dataset.
 func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
+	if err := s.checkOrigin(r); err != nil {
+		return err // the GET changes the dataset too: not for other sites' pages
 	}
 	ds, err := s.datasetToEdit(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if ds.DataType != mapcommons.DataTypeFeed || ds.URL == "" {

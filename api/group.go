@@ -112,11 +112,11 @@ func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	g, err := s.findGroup(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	d, err := s.groupDocument(r, g)
@@ -127,11 +127,11 @@ func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	g, err := s.findGroup(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Groups.DeleteGroup(r.Context(), g.ID); err != nil {
@@ -141,11 +141,11 @@ func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleGroupUsers(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	g, err := s.findGroup(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	d, err := s.groupDocument(r, g)
@@ -221,11 +221,11 @@ func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *Server) handleGroupUserRemove(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	g, err := s.findGroup(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	u, err := s.findMember(r, r.PathValue("login"))

@@ -70,6 +70,12 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	l := &m.Layers[i]
+	ds := s.layerDataset(r.Context(), l.Source)
+	if ds != nil {
+		if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
+			return err
+		}
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -79,15 +85,11 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	ds := s.layerDataset(r.Context(), l.Source)
 	out := startJSON(w, r)
 	if ds == nil {
 		// A layer whose dataset does not exist (yet) shows nothing.
 		out.buf = append(out.buf, "[]"...)
 		return out.Close()
-	}
-	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
-		return err
 	}
 	cd, err := s.classifyLayer(r.Context(), l, ds)
 	if err != nil {

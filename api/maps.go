@@ -422,11 +422,11 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.findMap(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	switch f := info(r).format; f {
@@ -465,18 +465,14 @@ func (s *Server) mapFor(r *http.Request, rule func(*mapcommons.User, *mapcommons
 	return m, rule(caller(r), m)
 }
 
-// updateMap checks the caller may change the {id} map, then applies fn to
-// it in one transaction (the rights are checked again on the map as read
-// there). With prepare, fn is first applied to the map as read before the
-// transaction and prepare given the result: work the answer needs
-// (classifying layers) is done, outside the write transaction, before the
-// change is stored, and an error of either (a bad parameter, the client
-// gone, the deadline passed) stores nothing.
-func (s *Server) updateMap(r *http.Request, fn, prepare func(*mapcommons.Map) error) (*mapcommons.Map, error) {
-	m, err := s.mapToEdit(r)
-	if err != nil {
-		return nil, err
-	}
+// updateMap applies fn to m, which mapToEdit gave (the caller's right was
+// checked before the body was read), in one transaction; the rights are
+// checked again on the map as read there. With prepare, fn is first
+// applied to m as read before the transaction and prepare given the
+// result: work the answer needs (classifying layers) is done, outside the
+// write transaction, before the change is stored, and an error of either
+// (a bad parameter, the client gone, the deadline passed) stores nothing.
+func (s *Server) updateMap(r *http.Request, m *mapcommons.Map, fn, prepare func(*mapcommons.Map) error) (*mapcommons.Map, error) {
 	if prepare != nil {
 		if err := fn(m); err != nil {
 			return nil, err
@@ -497,6 +493,10 @@ func (s *Server) updateMap(r *http.Request, fn, prepare func(*mapcommons.Map) er
 }
 
 func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -507,7 +507,7 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	lookup := s.lookupFor(r)
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		for _, t := range []struct {
 			name string
 			v    *string
@@ -561,11 +561,11 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.mapFor(r, s.policy.CanDeleteMap)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Maps.DeleteMap(r.Context(), m.ID); err != nil {
@@ -584,6 +584,10 @@ func layerNode(p Params) pnode {
 }
 
 func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -599,7 +603,7 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	index := 0
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		if len(m.Layers) >= maxLayers {
 			return mapcommons.Errorf(mapcommons.EINVALID, "map %d has %d layers, the most a map may have", m.ID, maxLayers)
 		}
@@ -615,11 +619,11 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	m, err := s.findMap(r)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	i, err := layerIndex(r, m)
@@ -637,6 +641,10 @@ func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
@@ -644,7 +652,7 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 	defer q.Cleanup()
 	lookup := s.lookupFor(r)
 	index := 0
-	m, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	m, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
 		if err != nil {
 			return err
@@ -675,10 +683,14 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	_, err := s.updateMap(r, func(m *mapcommons.Map) error {
+	_, err = s.updateMap(r, m, func(m *mapcommons.Map) error {
 		i, err := layerIndex(r, m)
 		if err != nil {
 			return err

@@ -153,15 +153,17 @@ func parseMultipart(q *Request, body *countingReader, boundary string, opt Parse
 			}
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(part, MaxTextPart+1))
+		// Read no more than what is left of MaxForm (and one byte to tell).
+		limit := min(int64(MaxTextPart), opt.MaxForm-text)
+		b, err := io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
 			return fail(err)
 		}
-		if len(b) > MaxTextPart {
+		if int64(len(b)) > limit && limit == MaxTextPart {
 			return mapcommons.Errorf(mapcommons.EINVALID, "%s: text part larger than %d bytes (send a file with a filename)", clipKey(name), MaxTextPart)
 		}
 		if text += int64(len(b)); text > opt.MaxForm {
-			return mapcommons.Errorf(mapcommons.ETOOLARGE, "form fields larger than %d bytes", opt.MaxForm)
+			return formTooLarge(opt.MaxForm)
 		}
 		if *budget <= 0 {
 			return mapcommons.Errorf(mapcommons.EINVALID, "too many parameters (more than %d)", MaxParams)

@@ -240,7 +240,7 @@ func TestMultipartErrors(t *testing.T) {
 		ok.WriteString(part("B", "a[]", "1"))
 	}
 	ok.WriteString(part("B", "big", strings.Repeat("x", MaxTextPart)) + "--B--\r\n")
-	q := parse(t, newReq("POST", "/x", "multipart/form-data; boundary=B", strings.NewReader(ok.String())), ParseOptions{})
+	q := parse(t, newReq("POST", "/x", "multipart/form-data; boundary=B", strings.NewReader(ok.String())), ParseOptions{MaxForm: 2 << 20})
 	if l, _ := q.Params.List("a"); len(l) != MaxParts-1 {
 		t.Errorf("%d values", len(l))
 	}

@@ -31,9 +31,6 @@ const (
 	// MaxParams is the number of key=value pairs (and multipart text
 	// parts) accepted in one request.
 	MaxParams = 10000
-	// DefaultMaxForm is the form/JSON body size used when
-	// ParseOptions.MaxForm is not set.
-	DefaultMaxForm = 16 << 20
 )
 
 // Params is the merged, nested parameter tree of a request. A node is a
@@ -601,6 +598,9 @@ type ParseOptions struct {
 	MaxForm   int64  // bytes of a form/JSON body (or of all multipart text parts) parsed into Params; over it → ETOOLARGE; <= 0: DefaultMaxForm
 	TempDir   string // where uploads and raw bodies are spooled ("" = os.TempDir())
 	SpoolJSON bool   // keep a JSON body as a raw Body instead of parsing it (for large feature uploads)
+	// Budget, when set, bounds the memory of form and JSON bodies read at
+	// once over every request sharing it.
+	Budget *FormBudget
 }
 
 // Upload is a file part of a multipart body, or a raw body, spooled to a
@@ -699,13 +699,21 @@ func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt Par
 	case mt == "multipart/form-data":
 		return parseMultipart(q, body, mparams["boundary"], opt, budget)
 	case mt == "application/x-www-form-urlencoded" || mt == "" && r.Method == http.MethodPost:
-		b, err := readFormBody(body, opt)
+		if r.ContentLength > opt.MaxForm {
+			return formTooLarge(opt.MaxForm) // refused before a byte is read
+		}
+		b, release, err := readFormBody(body, opt)
+		defer release()
 		if err != nil || isBlankBytes(b) {
 			return err
 		}
 		return q.Params.parseQuery(string(b), budget)
 	case isJSONMediaType(mt) && !opt.SpoolJSON:
-		b, err := readFormBody(body, opt)
+		if r.ContentLength > opt.MaxForm {
+			return formTooLarge(opt.MaxForm)
+		}
+		b, release, err := readFormBody(body, opt)
+		defer release()
 		if err != nil || isBlankBytes(b) {
 			return err
 		}
@@ -723,16 +731,22 @@ func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt Par
 	}
 }
 
-// readFormBody reads a body parsed into Params, bounded by MaxForm.
-func readFormBody(body *countingReader, opt ParseOptions) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(body, opt.MaxForm+1))
+// readFormBody reads a body parsed into Params, bounded by MaxForm and by
+// the server's FormBudget; release gives the memory back to the budget
+// once the body has been parsed.
+func readFormBody(body *countingReader, opt ParseOptions) (b []byte, release func(), err error) {
+	br := &budgetReader{r: io.LimitReader(body, opt.MaxForm+1), limit: opt.MaxForm + 1, budget: opt.Budget}
+	b, err = io.ReadAll(br)
 	if err != nil {
-		return nil, body.fail(err)
+		if errors.Is(err, errFormBusy) {
+			return nil, br.release, formBusy()
+		}
+		return nil, br.release, body.fail(err)
 	}
 	if int64(len(b)) > opt.MaxForm {
-		return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "form body larger than %d bytes", opt.MaxForm)
+		return nil, br.release, formTooLarge(opt.MaxForm)
 	}
-	return b, nil
+	return b, br.release, nil
 }
 
 // mergeJSONBody merges a JSON body (or, when it is no JSON object or

@@ -29,7 +29,7 @@ func empty(w http.ResponseWriter, status int) error {
 
 // parseRequest reads the parameters and uploads of r within the server's limits.
 func (s *Server) parseRequest(r *http.Request) (*Request, error) {
-	return ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: 16 << 20, TempDir: s.cfg.TempDir})
+	return ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, Budget: s.forms})
 }
 
 // checkBody refuses a malformed JSON body (one that starts with { or [

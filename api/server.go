@@ -52,6 +52,27 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Now is the clock of the login limiter (nil: time.Now).
 	Now func() time.Time
+	// MaxForm is the largest urlencoded, JSON or multipart-text body
+	// parsed into parameters (--max-form; 0: DefaultMaxForm). Uploads are
+	// bounded by MaxUpload instead.
+	MaxForm int64
+	// BodyTimeout is how long a request body may make no progress before
+	// it is cut (0: DefaultBodyTimeout; negative: never).
+	BodyTimeout time.Duration
+	// BodyMinRate is the average rate in bytes a second a body must keep
+	// once its first BodyTimeout has passed (0: DefaultBodyMinRate;
+	// negative: none).
+	BodyMinRate int64
+	// CORSOrigins are the origins (scheme://host[:port]) of pages allowed
+	// to call the API from a browser with the user's credentials
+	// (--cors-origins). The entry "*" opens anonymous GETs (answers any
+	// anonymous caller gets) to pages of any origin, without credentials.
+	CORSOrigins []string
+	// FormMemory bounds the bytes of form and JSON bodies being read at
+	// once, over all requests (parsing one takes about three times its
+	// size while it lasts); a body that finds it spent is a 429 (0: 16 MiB
+	// or 4 × MaxForm, whichever is more; negative: no bound).
+	FormMemory int64
 }
 
 // DefaultMaxFeatures is Config.MaxFeatures when it is not given.
@@ -92,6 +113,10 @@ type Server struct {
 	classes classCache
 	// fetcher fetches the URLs of registered datasets.
 	fetcher *fetch.Client
+	// cors is what --cors-origins allows.
+	cors corsPolicy
+	// forms bounds the memory of form bodies being read (nil: unbounded).
+	forms *FormBudget
 }
 
 // NewServer returns the API handler.
@@ -115,6 +140,18 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20
 	}
+	if cfg.MaxForm <= 0 {
+		cfg.MaxForm = DefaultMaxForm
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.BodyMinRate == 0 {
+		cfg.BodyMinRate = DefaultBodyMinRate
+	}
+	if cfg.FormMemory == 0 {
+		cfg.FormMemory = max(16<<20, 4*cfg.MaxForm)
+	}
 	s := &Server{
 		logger:  logger,
 		cfg:     cfg,
@@ -126,6 +163,10 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)
+	}
+	s.cors = newCORS(cfg.CORSOrigins)
+	if cfg.FormMemory > 0 {
+		s.forms = NewFormBudget(cfg.FormMemory)
 	}
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
@@ -197,9 +238,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login, "client", s.clientIP(r).String())
 	}()
 
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
+	if hasBody(r) && s.cfg.BodyTimeout > 0 {
+		// From here on the body is read against the clock, also when the
+		// server drains what a handler left unread (up to 256 KiB; a
+		// larger rest closes the connection at once). Only the copy of the
+		// request carries the clock: the server must still see its own
+		// body to make that choice.
+		sw.clock = newBodyClock(w, r.Body, s.cfg.BodyTimeout, max(0, s.cfg.BodyMinRate))
+		r.Body = sw.clock
+	}
 	r.URL.Path, ri.format = normalizePath(r.URL.Path)
 	r.URL.RawPath = ""
-	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))
+	if isPreflight(r) {
+		s.preflight(sw, r)
+		return
+	}
 	if cb := r.URL.Query().Get("callback"); cb != "" {
 		if !callbackRE.MatchString(cb) || len(cb) > 128 {
 			s.Error(sw, r, mapcommons.Errorf(mapcommons.EINVALID, "callback: not a valid JavaScript function name"))
@@ -207,12 +261,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ri.callback = cb
 	}
-	user, err := s.authenticate(sw, r)
-	if err != nil {
-		s.Error(sw, r, err)
-		return
+	s.setCORS(sw, r, ri.callback != "" || !hasCredentials(r))
+	if !safeMethod(r.Method) {
+		if err := s.checkOrigin(r); err != nil {
+			s.Error(sw, r, err)
+			return
+		}
 	}
-	ri.user = user
+	// JSONP is readable by a <script> tag of any page: it is served as
+	// anonymous whatever credentials the browser adds.
+	if ri.callback == "" {
+		user, err := s.authenticate(sw, r)
+		if err != nil {
+			s.Error(sw, r, err)
+			return
+		}
+		ri.user = user
+	}
 	s.mux.ServeHTTP(sw, r)
 }
 
@@ -244,11 +309,19 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	clock  *bodyClock // the request's body, when it has one
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status != 0 {
 		return
+	}
+	if c := w.clock; c != nil && c.n > 0 && !c.done {
+		// A body read in part and given up (too large, too slow, the
+		// budget spent): close rather than drain the rest first, which
+		// would hold the answer back for as long as the client dawdles.
+		w.Header().Set("Connection", "close")
+		c.abandon()
 	}
 	w.status = code
 	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))

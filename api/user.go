@@ -228,11 +228,11 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
 	u, err := s.userToChange(r, s.policy.CanDeleteUser)
 	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Users.DeleteUser(r.Context(), u.ID); err != nil {

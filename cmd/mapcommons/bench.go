@@ -80,6 +80,11 @@ func startChild(args ...string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startChildOf(exe, args...)
+}
+
+// startChildOf starts the server binary exe (another build, to compare).
+func startChildOf(exe string, args ...string) (*child, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "MAPCOMMONS_ADMIN_PASSWORD=bench-secret")
 	stderr, err := cmd.StderrPipe()

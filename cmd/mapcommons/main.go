@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -55,6 +56,8 @@ const usage = `usage:
   mapcommons version                       the module version and VCS revision
   mapcommons health [--addr ADDR]          exit 0 when the server at ADDR answers
                                            /healthz (container health checks)
+  mapcommons bench-slow [-c N]             measure the server's memory under N
+                                           slow anonymous connections
 Run "mapcommons serve -h" for the flags.
 `
 
@@ -75,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return userCreate(ctx, args[2:], getenv, stdin, stdout, stderr)
 	case "bench":
 		return bench(ctx, args[1:], stdout, stderr)
+	case "bench-slow":
+		return benchSlow(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
 	case "import":
@@ -105,6 +110,9 @@ type settings struct {
 	fetchTimeout              time.Duration
 	trustedProxies            []netip.Prefix
 	queryTimeout              time.Duration
+	maxForm                   int64
+	bodyTimeout               time.Duration
+	corsOrigins               string
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -239,6 +247,12 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 			st.maxFeatures = n
 			return err
 		})
+	if st.maxForm, err = parseSize(envDefault(getenv, "max-form", "1MiB")); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_MAX_FORM: %w", err)
+	}
+	fs.Var(byteSize{&st.maxForm}, "max-form", "largest urlencoded or JSON body (not an upload) read into parameters, e.g. 1MiB (MAPCOMMONS_MAX_FORM)")
+	fs.StringVar(&st.corsOrigins, "cors-origins", envDefault(getenv, "cors-origins", ""),
+		"origins (https://app.example.org) whose pages may call the API with the user's credentials, comma or space separated; * lets any page read anonymous GETs (MAPCOMMONS_CORS_ORIGINS)")
 	if v := envDefault(getenv, "response-cache", "32MiB"); v == "0" {
 		st.responseCache = -1
 	} else if st.responseCache, err = parseSize(v); err != nil {
@@ -273,6 +287,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		{"refresh-interval", "0", "refetch URL-registered datasets this often, e.g. 1h; 0 never (MAPCOMMONS_REFRESH_INTERVAL)", &st.refreshInterval},
 		{"fetch-timeout", "5m", "the longest one fetch of a URL may take (MAPCOMMONS_FETCH_TIMEOUT)", &st.fetchTimeout},
 		{"query-timeout", "30s", "the longest a feature query, download, classification or search may work before a 503; 0 no limit (MAPCOMMONS_QUERY_TIMEOUT)", &st.queryTimeout},
+		{"body-timeout", "30s", "cut a request body that makes no progress this long, or averages under 1 KiB/s after it (MAPCOMMONS_BODY_TIMEOUT)", &st.bodyTimeout},
 	} {
 		v, err := time.ParseDuration(envDefault(getenv, d.name, d.def))
 		if err != nil || v < 0 {
@@ -300,6 +315,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	mode := mapcommons.Mode(st.mode)
 	if !mode.Valid() {
 		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
+	}
+	cors, err := corsList(st.corsOrigins)
+	if err != nil {
+		return err
+	}
+	bodyTimeout := st.bodyTimeout
+	if bodyTimeout == 0 {
+		bodyTimeout = -1 // 0: never
 	}
 	share, err := mapcommons.ParseShare(st.defaultShare)
 	if err != nil {
@@ -358,6 +381,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: queryTimeout,
+		MaxForm: st.maxForm, BodyTimeout: bodyTimeout, CORSOrigins: cors,
 	}, api.Services{
 		Users:    users,
 		Datasets: sqlite.NewDatasetService(db),
@@ -410,6 +434,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	return nil
+}
+
+// corsList splits --cors-origins at commas and spaces and checks that each
+// entry is "*" or an origin: http or https, a host, no path.
+func corsList(s string) ([]string, error) {
+	list := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
+	for _, o := range list {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("--cors-origins: %q is not an origin like https://app.example.org", o)
+		}
+	}
+	return list, nil
 }
 
 // checkShare vets the --default-share list against the instance: it only

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -575,5 +576,55 @@ func TestProgressLine(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("progress %q lacks %q", line, want)
 		}
+	}
+}
+
+// TestBodyAndBrowserFlags: --max-form, --body-timeout and --cors-origins
+// (from the environment) reach the real server.
+func TestBodyAndBrowserFlags(t *testing.T) {
+	err := run(context.Background(), []string{"serve", "--cors-origins", "app.example.org"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cors-origins") {
+		t.Fatalf("a bad --cors-origins: %v", err)
+	}
+	url, _ := startServer(t, map[string]string{"MAPCOMMONS_MAX_FORM": "4KiB", "MAPCOMMONS_BODY_TIMEOUT": "300ms",
+		"MAPCOMMONS_CORS_ORIGINS": "https://app.example.org, *"})
+	resp, body := call(t, "POST", url+"/users.json", "", "application/x-www-form-urlencoded", strings.NewReader("user[login]="+strings.Repeat("x", 5000)))
+	expect(t, resp, body, 413)
+	if !strings.Contains(string(body), "max-form") {
+		t.Fatalf("413 %s", body)
+	}
+	req, _ := http.NewRequest("OPTIONS", url+"/maps.json", nil)
+	req.Header.Set("Origin", "https://app.example.org")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.org" {
+		t.Fatalf("preflight %d %v", resp.StatusCode, resp.Header)
+	}
+	req, _ = http.NewRequest("POST", url+"/users.json", strings.NewReader("user[login]=x"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("cross-origin POST: %d", resp.StatusCode)
+	}
+	// A body that stops is cut, and its connection closed.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /users.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nuser")
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	got, err := io.ReadAll(conn)
+	if err != nil || !strings.Contains(string(got), "too slowly") {
+		t.Fatalf("a stalled body: %q %v", got, err)
 	}
 }
