@@ -223,11 +223,14 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if err := s.policy.CanCreateDataset(me); err != nil {
 		return err
 	}
-	q, err := s.parseRequest(r)
+	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
 	if err != nil {
 		return err
 	}
 	defer q.Cleanup()
+	if err := s.jsonBodyParams(q); err != nil {
+		return err
+	}
 	upd, err := metadataParams(q.Params)
 	if err != nil {
 		return err
