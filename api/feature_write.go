@@ -214,7 +214,12 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 	} else { // a flat object: attributes next to geometry
 		props = obj
 	}
-	g, err := geojson.ParseGeometry(obj["geometry"])
+	rawGeom, given := obj["geometry"]
+	if !given {
+		// A feature must say where it is; "geometry": null says it has no place.
+		return fail("no geometry: a feature needs a GeoJSON geometry (or null)")
+	}
+	g, err := geojson.ParseGeometry(rawGeom)
 	if err != nil {
 		return fail("geometry: %v", err)
 	}

@@ -50,9 +50,11 @@ func TestFeatureCreate(t *testing.T) {
 		}
 	})
 	bad := []struct{ name, user, body, status, want string }{
-		{"ErrUnknownAttribute", "alice", `[{"name":"x"},{"colour":"red"}]`, "400", `feature 1: no attribute "colour"`},
-		{"ErrWrongType", "alice", `[{"n":"seven"}]`, "400", `attribute "n": expected an integer`},
-		{"ErrFraction", "alice", `[{"n":1.5}]`, "400", "integer"},
+		{"ErrUnknownAttribute", "alice", `[{"name":"x","geometry":null},{"colour":"red","geometry":null}]`, "400", `feature 1: no attribute "colour"`},
+		{"ErrWrongType", "alice", `[{"n":"seven","geometry":null}]`, "400", `attribute "n": expected an integer`},
+		{"ErrFraction", "alice", `[{"n":1.5,"geometry":null}]`, "400", "integer"},
+		{"ErrNoGeometry", "alice", `[{"name":"x","geometry":null},{"name":"y"}]`, "400", "feature 1: no geometry"},
+		{"ErrFeatureNoGeometry", "alice", `{"type":"Feature","properties":{"name":"f"}}`, "400", "feature 0: no geometry"},
 		{"ErrGeometry", "alice", `[{"name":"x","geometry":{"type":"Point","coordinates":[500,1]}}]`, "400", "geometry"},
 		{"ErrMalformed", "alice", `[{"name":"x"`, "400", "feature 0"},
 		{"ErrNotFeatures", "alice", `42`, "400", "array"},
