@@ -519,8 +519,10 @@ func adminOnlyOr(ok int) func(*matrixCase) int { return adminOnly(ok) }
 // instance and on an appliance.
 func TestAccessMatrix(t *testing.T) {
 	routes := matrixRoutes()
+	t.Parallel()
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
 		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel() // each mode has its own store
 			f := newMatrixFixture(t, mode)
 			cases := 0
 			for _, rt := range routes {

@@ -81,9 +81,11 @@ var bodyGates = map[string]func(*matrixCase) int{
 // every route, sending a form and a JSON body twice the size of max-form,
 // gets its refusal (not 413) and the body is not read at all.
 func TestRefusedBodyUnread(t *testing.T) {
+	t.Parallel()
 	const size = 2 << 20
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
 		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel() // each mode has its own store
 			f := newMatrixFixture(t, mode)
 			cases := 0
 			for _, rt := range matrixRoutes() {

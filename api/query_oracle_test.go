@@ -1258,6 +1258,7 @@ func newOFixture(t *testing.T) *oFixture {
 // bbox
 
 func TestQueryOracleBBox(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	st := &oStats{}
 	r := rand.New(rand.NewPCG(3, 3))
@@ -1473,6 +1474,7 @@ func oCheckStats(t *testing.T, st *oStats, minCompared int) {
 }
 
 func TestQueryOracleNear(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	r := rand.New(rand.NewPCG(4, 4))
 	total := &oStats{}
@@ -1515,6 +1517,7 @@ func TestQueryOracleNear(t *testing.T) {
 // TestQueryOracleNearEdgeCases: radius 0, the antimeridian, the poles, a
 // radius larger than the Earth.
 func TestQueryOracleNearEdgeCases(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	st := &oStats{}
 	both := func(t *testing.T, d *oDS, kind string, xy []float64, r float64, units string) {
@@ -1870,6 +1873,7 @@ var oAttrs = map[string][]string{
 }
 
 func TestQueryOracleFilters(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	r := rand.New(rand.NewPCG(5, 5))
 	queries, matched := 0, 0
@@ -1971,6 +1975,7 @@ func oFetchPages(t *testing.T, ts *testServer, d *oDS, params string, limit, max
 }
 
 func TestQueryOracleSortAndPaging(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	r := rand.New(rand.NewPCG(6, 6))
 	queries := 0
@@ -2300,6 +2305,7 @@ func oRandomAggs(r *rand.Rand, d *oDS) []oAgg {
 }
 
 func TestQueryOracleGroups(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	fx := newOFixture(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	queries, rows := 0, 0
@@ -2484,6 +2490,7 @@ func TestQueryErrors(t *testing.T) {
 // the server.
 
 func TestQueryOracleSelfCheck(t *testing.T) {
+	t.Parallel() // its own fixture and store
 	r := rand.New(rand.NewPCG(8, 8))
 	t.Run("ArcDistance", func(t *testing.T) {
 		for i := 0; i < 300; i++ {

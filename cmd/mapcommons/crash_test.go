@@ -71,7 +71,10 @@ func TestKillDuringUpload(t *testing.T) {
 	}
 	var csv strings.Builder
 	csv.WriteString("id,lat,lon,name\n")
-	const rows = 400000
+	rows := 400000
+	if raceEnabled {
+		rows = 100000
+	}
 	for i := 0; i < rows; i++ {
 		fmt.Fprintf(&csv, "%d,%.5f,%.5f,name %d\n", i, float64(i%170)-85+0.5, float64(i%360)-180+0.25, i)
 	}
