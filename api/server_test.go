@@ -99,19 +99,7 @@ type req struct {
 
 func (ts *testServer) do(r req) *httptest.ResponseRecorder {
 	ts.t.Helper()
-	hr := httptest.NewRequest(r.method, base+r.path, bytes.NewReader(r.body))
-	if r.ctype != "" {
-		hr.Header.Set("Content-Type", r.ctype)
-	}
-	if r.user != "" {
-		hr.SetBasicAuth(r.user, "secret1")
-	}
-	for k, v := range r.header {
-		hr.Header.Set(k, v)
-	}
-	w := httptest.NewRecorder()
-	ts.handler.ServeHTTP(w, hr)
-	return w
+	return ts.doBody(r, bytes.NewReader(r.body), int64(len(r.body)))
 }
 
 func (ts *testServer) get(path, user string) *httptest.ResponseRecorder {
