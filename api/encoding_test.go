@@ -1,0 +1,185 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gunzip(t testing.TB, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gzip stream: %v", err)
+	}
+	return out
+}
+
+// pointsCSV is n points with a few attributes.
+func pointsCSV(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("id,lon,lat,name\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d,%.5f,%.5f,point number %d\n", i, -170+float64(i%340), -80+float64(i%160)/2, i)
+	}
+	return b.Bytes()
+}
+
+// TestGzipNegotiated: text answers are gzip-encoded when Accept-Encoding
+// takes gzip, decode to the plain answer, carry Vary: Accept-Encoding and
+// no stale Content-Length; not when gzip is not asked for, refused with
+// q=0, or the answer is small or binary.
+func TestGzipNegotiated(t *testing.T) {
+	ts := newServer(t)
+	ds := ts.createCSV("?title=pts", string(pointsCSV(500)))
+	get := func(path, ae string) *httptest.ResponseRecorder {
+		h := map[string]string{}
+		if ae != "" {
+			h["Accept-Encoding"] = ae
+		}
+		return ts.do(req{method: "GET", path: path, header: h})
+	}
+	for _, path := range []string{ds + "/features.json?limit=500", ds + "/features.geojson?limit=500", ds + ".csv", ds + ".kml", ds + ".geojson", ds + ".atom", ds + ".json"} {
+		plain := get(path, "")
+		must(t, plain, 200)
+		if plain.Header().Get("Content-Encoding") != "" {
+			t.Fatalf("%s: encoded without Accept-Encoding", path)
+		}
+		if !strings.Contains(strings.Join(plain.Header().Values("Vary"), ","), "Accept-Encoding") {
+			t.Fatalf("%s: no Vary: Accept-Encoding on the plain answer: %v", path, plain.Header())
+		}
+		if plain.Body.Len() < 1024 {
+			continue
+		}
+		for _, ae := range []string{"gzip", "gzip, deflate, br", "deflate;q=0.6, gzip;q=1.0, identity;q=0.3", "*", "x-gzip"} {
+			z := get(path, ae)
+			must(t, z, 200)
+			if z.Header().Get("Content-Encoding") != "gzip" {
+				t.Fatalf("%s (%q): Content-Encoding %q", path, ae, z.Header().Get("Content-Encoding"))
+			}
+			if cl := z.Header().Get("Content-Length"); cl != "" {
+				t.Fatalf("%s: Content-Length %s of the plain answer kept", path, cl)
+			}
+			if !strings.Contains(strings.Join(z.Header().Values("Vary"), ","), "Accept-Encoding") {
+				t.Fatalf("%s: no Vary: Accept-Encoding", path)
+			}
+			if got := gunzip(t, z.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
+				t.Fatalf("%s: decoded body differs from the plain one (%d vs %d bytes)", path, len(got), plain.Body.Len())
+			}
+			if z.Body.Len() >= plain.Body.Len() {
+				t.Fatalf("%s: %d bytes compressed, %d plain", path, z.Body.Len(), plain.Body.Len())
+			}
+		}
+		for _, ae := range []string{"gzip;q=0", "identity", "br, deflate", "*;q=0", "*, gzip;q=0", "gzip;q=0.000"} {
+			if z := get(path, ae); z.Header().Get("Content-Encoding") != "" || !bytes.Equal(z.Body.Bytes(), plain.Body.Bytes()) {
+				t.Fatalf("%s (%q): encoded %q", path, ae, z.Header().Get("Content-Encoding"))
+			}
+		}
+	}
+	// Binary and already compressed formats go as they are.
+	for _, path := range []string{ds + ".kmz", ds + ".zip", ds + ".gpkg"} {
+		z := get(path, "gzip")
+		must(t, z, 200)
+		if z.Header().Get("Content-Encoding") != "" {
+			t.Fatalf("%s: encoded %q", path, z.Header().Get("Content-Encoding"))
+		}
+	}
+	// A small answer of known length is not worth it.
+	small := get(ds+"/features.json?limit=1", "gzip")
+	must(t, small, 200)
+	if small.Header().Get("Content-Encoding") != "" || small.Header().Get("Content-Length") == "" {
+		t.Fatalf("small answer: %v", small.Header())
+	}
+	// HEAD says what GET would, without a body.
+	head := ts.do(req{method: "HEAD", path: ds + ".geojson", header: map[string]string{"Accept-Encoding": "gzip"}})
+	if head.Code != 200 || head.Header().Get("Content-Encoding") != "gzip" || head.Body.Len() != 0 {
+		t.Fatalf("HEAD: %d %v %d bytes", head.Code, head.Header(), head.Body.Len())
+	}
+	// Errors are answers too: a large enough error body would be encoded,
+	// a small one is not, and both stay readable.
+	nf := get("/datasets/999.json", "gzip")
+	if nf.Code != 404 || nf.Header().Get("Content-Encoding") != "" && !bytes.Contains(gunzip(t, nf.Body.Bytes()), []byte("error")) {
+		t.Fatalf("404: %d %v", nf.Code, nf.Header())
+	}
+}
+
+// countingWriter records the writes that reach the connection.
+type countingWriter struct {
+	*httptest.ResponseRecorder
+	writes, largest int
+	firstAt         time.Time
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	if w.writes == 0 {
+		w.firstAt = time.Now()
+	}
+	w.writes++
+	w.largest = max(w.largest, len(b))
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestGzipStreams: a large download compressed on the way out still
+// streams: the connection gets many bounded writes, the first long before
+// the last feature is read, not one buffered answer.
+func TestGzipStreams(t *testing.T) {
+	ts := newServer(t)
+	const n = 200_000
+	ds := ts.createCSV("?title=big", string(pointsCSV(n)))
+	for _, path := range []string{ds + ".geojson", ds + "/features.json?limit=10000"} {
+		hr := httptest.NewRequest("GET", base+path, nil)
+		hr.Header.Set("Accept-Encoding", "gzip")
+		w := &countingWriter{ResponseRecorder: httptest.NewRecorder()}
+		start := time.Now()
+		ts.handler.ServeHTTP(w, hr)
+		end := time.Now()
+		must(t, w.ResponseRecorder, 200)
+		if w.Header().Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s: not encoded", path)
+		}
+		plain := gunzip(t, w.Body.Bytes())
+		want := n
+		if strings.Contains(path, "limit=") {
+			want = 10000
+		}
+		if c := bytes.Count(plain, []byte(`"point number `)); c != want {
+			t.Fatalf("%s: %d features decoded, want %d", path, c, want)
+		}
+		if w.writes < 20 || w.largest > 256<<10 {
+			t.Fatalf("%s: %d writes, the largest %d bytes: not streamed", path, w.writes, w.largest)
+		}
+		if w.firstAt.Sub(start) > end.Sub(start)/2 {
+			t.Fatalf("%s: first bytes after %v of %v", path, w.firstAt.Sub(start), end.Sub(start))
+		}
+		t.Logf("%s: %d plain bytes, %d gzip, %d writes, %v", path, len(plain), w.Body.Len(), w.writes, end.Sub(start))
+	}
+}
+
+// TestGzipRealClient: a real client that asks for gzip gets it over a
+// connection and decodes the whole answer.
+func TestGzipRealClient(t *testing.T) {
+	ts := newServer(t)
+	ds := ts.createCSV("?title=pts", string(pointsCSV(2000)))
+	srv := httptest.NewServer(ts.handler)
+	defer srv.Close()
+	// Go's client asks for gzip and decodes it by itself.
+	resp, err := http.Get(srv.URL + ds + ".geojson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !resp.Uncompressed || !bytes.Contains(body, []byte(`"point number 1999"`)) {
+		t.Fatalf("uncompressed=%v, %d bytes", resp.Uncompressed, len(body))
+	}
+}
