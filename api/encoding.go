@@ -89,7 +89,7 @@ type encodeWriter struct {
 	// headGzip: a HEAD answer said gzip; what the handler writes of
 	// its body is dropped.
 	headGzip bool
-	zw      *gzip.Writer // non-nil when compressing
+	zw       *gzip.Writer // non-nil when compressing
 }
 
 func newEncodeWriter(w http.ResponseWriter, r *http.Request) *encodeWriter {

@@ -288,6 +288,9 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return err
 	}
+	if notModified(w, r, s.datasetETag(r, ds, "features."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
 	// A repeated query on the same version of the dataset: the answer is
 	// known (only whole, successful answers are kept, so it was valid).
 	cacheable := r.ContentLength == 0 && len(r.TransferEncoding) == 0
