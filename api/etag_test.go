@@ -121,3 +121,25 @@ func TestCacheControlByPermissions(t *testing.T) {
 		t.Fatalf("view only, owner downloads: %d %q", w.Code, cc(w))
 	}
 }
+
+// TestCORSExposesETag: pages of the allowed origins may read the ETag (to
+// send it back in If-None-Match), and a 304 keeps the CORS headers and
+// the Vary of the full answer.
+func TestCORSExposesETag(t *testing.T) {
+	app := "https://app.example.org"
+	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{app, "*"} })
+	ds := ts.createCSV("?title=T", string(pointsCSV(50)))
+	for _, c := range []struct{ user, origin, allow string }{{"alice", app, app}, {"", "https://other.example", "*"}} {
+		w := ts.do(req{method: "GET", path: ds + ".geojson", user: c.user, header: map[string]string{"Origin": c.origin}})
+		must(t, w, 200)
+		h := w.Header()
+		if h.Get("Access-Control-Allow-Origin") != c.allow || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "ETag") {
+			t.Fatalf("%s: %v", c.origin, h)
+		}
+		nm := ts.do(req{method: "GET", path: ds + ".geojson", user: c.user, header: map[string]string{"Origin": c.origin, "If-None-Match": h.Get("ETag")}})
+		vary := strings.Join(nm.Header().Values("Vary"), ",")
+		if nm.Code != 304 || nm.Header().Get("Access-Control-Allow-Origin") != c.allow || !strings.Contains(vary, "Origin") || !strings.Contains(vary, "Accept-Encoding") {
+			t.Fatalf("%s 304: %d %v", c.origin, nm.Code, nm.Header())
+		}
+	}
+}
