@@ -183,3 +183,44 @@ func TestGzipRealClient(t *testing.T) {
 		t.Fatalf("uncompressed=%v, %d bytes", resp.Uncompressed, len(body))
 	}
 }
+
+// BenchmarkGeoJSONDownload: the GeoJSON download of 1,000,000 points,
+// plain and gzip-encoded as served (the handler alone, no network), and
+// the plain answer compressed at gzip's default level for comparison:
+// go test -run '^$' -bench GeoJSONDownload -benchtime 3x ./api/
+func BenchmarkGeoJSONDownload(b *testing.B) {
+	ts, ds := benchServer(b, 1_000_000)
+	var plain []byte
+	for _, ae := range []string{"", "gzip"} {
+		b.Run("ae="+ae, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				hr := httptest.NewRequest("GET", base+ds+".geojson", nil)
+				if ae != "" {
+					hr.Header.Set("Accept-Encoding", ae)
+				}
+				w := httptest.NewRecorder()
+				ts.handler.ServeHTTP(w, hr)
+				if w.Code != 200 {
+					b.Fatalf("%d %s", w.Code, w.Body.String())
+				}
+				n = w.Body.Len()
+				if ae == "" {
+					plain = w.Body.Bytes()
+				}
+			}
+			b.ReportMetric(float64(n), "bytes/answer")
+		})
+	}
+	b.Run("stdlib-default-level", func(b *testing.B) {
+		var n int
+		for b.Loop() {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(plain)
+			zw.Close()
+			n = buf.Len()
+		}
+		b.ReportMetric(float64(n), "bytes/answer")
+	})
+}

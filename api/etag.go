@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
@@ -99,4 +100,50 @@ func etagMatch(values []string, etag string) bool {
 		}
 	}
 	return false
+}
+
+// mapETag is the weak validator of an answer about m in format f. Maps
+// have no version: the tag hashes the whole stored map (layers, sharing,
+// times) and the id, version and sharing of each layer's dataset, which
+// the map's answers show, with what datasetETag hashes of the request.
+func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return ""
+	}
+	doc, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	h := fnv.New64a()
+	login := ""
+	if u := caller(r); u != nil {
+		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%+v\x00%s\x00", processTag, f, r.URL.RawQuery, login,
+		s.policy.MapRights(caller(r), m), s.baseURL(r))
+	h.Write(doc)
+	for _, l := range m.Layers {
+		if ds := s.layerDataset(r.Context(), l.Source); ds != nil {
+			fmt.Fprintf(h, "\x00%d:%d:%d:%+v", ds.ID, ds.Version, ds.UpdatedAt.UnixNano(), ds.Permissions)
+		} else {
+			h.Write([]byte("\x00-"))
+		}
+	}
+	return fmt.Sprintf(`W/"m%d-%x"`, m.ID, h.Sum64())
+}
+
+// mapPublic reports whether anyone may have the answers about m: the map
+// and, when data is shown, every layer's dataset.
+func (s *Server) mapPublic(r *http.Request, m *mapcommons.Map, data bool) bool {
+	if s.policy.CanViewMap(nil, m) != nil {
+		return false
+	}
+	if data {
+		for _, l := range m.Layers {
+			if ds := s.layerDataset(r.Context(), l.Source); ds != nil && s.policy.CanDownloadDataset(nil, ds) != nil {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -143,3 +143,56 @@ func TestCORSExposesETag(t *testing.T) {
 		}
 	}
 }
+
+// TestMapETag: map JSON, map KML and layer features carry a weak ETag and
+// answer 304 to it; a change of the map, or of a layer's dataset, gives
+// them a new one. Maps shared with everyone are public to anonymous
+// callers; on an appliance a private map is private.
+func TestMapETag(t *testing.T) {
+	ts := newServer(t)
+	ds := ts.createCSV("?title=pts", string(pointsCSV(100)))
+	id := strings.TrimPrefix(ds, "/datasets/")
+	m := ts.createMap(t, "alice", "title=M&basemap=Acetate&layers[][source]=finder:"+id+"&layers[][title]=L&layers[][visible]=true")
+	paths := []string{m + ".json", m + ".kml", m + "/layers/0/features.json", m + "/layers/0/features.json?limit=5"}
+	tags := map[string]string{}
+	for _, p := range paths {
+		w := ts.get(p, "")
+		must(t, w, 200)
+		tag := w.Header().Get("ETag")
+		if !strings.HasPrefix(tag, `W/"m`) || w.Header().Get("Cache-Control") != "public, max-age=0, must-revalidate" {
+			t.Fatalf("%s: %v", p, w.Header())
+		}
+		for q, other := range tags {
+			if other == tag {
+				t.Fatalf("%s and %s share %s", p, q, tag)
+			}
+		}
+		tags[p] = tag
+		if nm := ts.do(req{method: "GET", path: p, header: map[string]string{"If-None-Match": tag}}); nm.Code != 304 || nm.Body.Len() != 0 {
+			t.Fatalf("%s: %d", p, nm.Code)
+		}
+	}
+	changed := func(what string) {
+		t.Helper()
+		for _, p := range paths {
+			w := ts.do(req{method: "GET", path: p, header: map[string]string{"If-None-Match": tags[p]}})
+			must(t, w, 200)
+			if w.Header().Get("ETag") == tags[p] {
+				t.Fatalf("%s after %s: same tag", p, what)
+			}
+			tags[p] = w.Header().Get("ETag")
+		}
+	}
+	if w := ts.do(req{method: "PUT", path: m + ".json?title=M2", user: "alice"}); w.Code >= 300 {
+		t.Fatalf("map update: %d %s", w.Code, w.Body.String())
+	}
+	changed("a map update")
+	must(t, ts.do(req{method: "PUT", path: ds + ".json?title=renamed", user: "alice"}), 201)
+	changed("a dataset update")
+
+	app := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	pm := app.createMap(t, "alice", "title=P&basemap=Acetate")
+	if w := app.get(pm+".json", "alice"); w.Code != 200 || !strings.HasPrefix(w.Header().Get("Cache-Control"), "private") {
+		t.Fatalf("private map: %d %v", w.Code, w.Header())
+	}
+}
