@@ -3,13 +3,19 @@ package api_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"mapcommons"
+	"mapcommons/api"
 )
 
 func gunzip(t testing.TB, b []byte) []byte {
@@ -186,10 +192,23 @@ func TestGzipRealClient(t *testing.T) {
 
 // BenchmarkGeoJSONDownload: the GeoJSON download of 1,000,000 points,
 // plain and gzip-encoded as served (the handler alone, no network), and
-// the plain answer compressed at gzip's default level for comparison:
+// the plain answer compressed at gzip's default level for comparison
+// (the random points of benchServer):
 // go test -run '^$' -bench GeoJSONDownload -benchtime 3x ./api/
 func BenchmarkGeoJSONDownload(b *testing.B) {
-	ts, ds := benchServer(b, 1_000_000)
+	ts := newServer(b, func(c *api.Config) { c.ResponseCache = -1; c.MaxUpload = 1 << 30 })
+	// The schema and random points of benchServer's data set.
+	var csv bytes.Buffer
+	csv.WriteString("id,lon,lat,n,x,cat,label,ts\n")
+	rnd := rand.New(rand.NewPCG(42, 1))
+	for i := 1; i <= 1_000_000; i++ {
+		fmt.Fprintf(&csv, "%d,%.6f,%.6f,%d,%.6f,c%d,%s,2020-01-01T00:00:00Z\n", i, -180+360*rnd.Float64(), -85+170*rnd.Float64(),
+			rnd.IntN(1000), 1000*rnd.Float64(), rnd.IntN(10), "abcdefgh")
+	}
+	if w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: csv.Bytes()}); w.Code != 201 {
+		b.Fatalf("ingest: %d %s", w.Code, w.Body.String())
+	}
+	ds := "/datasets/1"
 	var plain []byte
 	for _, ae := range []string{"", "gzip"} {
 		b.Run("ae="+ae, func(b *testing.B) {
@@ -223,4 +242,54 @@ func BenchmarkGeoJSONDownload(b *testing.B) {
 		}
 		b.ReportMetric(float64(n), "bytes/answer")
 	})
+}
+
+// failingFeatures fails a scan after some features.
+type failingFeatures struct {
+	mapcommons.FeatureService
+	after int
+}
+
+func (f failingFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	n := 0
+	return f.FeatureService.ScanFeatures(ctx, id, q, func(ft *mapcommons.Feature) error {
+		if n++; n > f.after {
+			return errors.New("disk on fire")
+		}
+		return fn(ft)
+	})
+}
+
+// TestGzipCutShort: a compressed download that fails after it began is
+// cut (the adapter aborts) and its gzip stream is left unfinished, so the
+// client's decoder reports the truncation instead of a short file.
+func TestGzipCutShort(t *testing.T) {
+	ts := newServer(t)
+	ds := ts.createCSV("?title=big", string(pointsCSV(50_000)))
+	ts.rebuild(nil, func(s *api.Services) { s.Features = failingFeatures{s.Features, 40_000} })
+	hr := httptest.NewRequest("GET", base+ds+".geojson", nil)
+	hr.Header.Set("Accept-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	func() {
+		defer func() {
+			if v := recover(); v != http.ErrAbortHandler {
+				t.Fatalf("panic %v, want ErrAbortHandler", v)
+			}
+		}()
+		ts.handler.ServeHTTP(w, hr)
+	}()
+	if w.Code != 200 || w.Header().Get("Content-Encoding") != "gzip" || w.Body.Len() == 0 {
+		t.Fatalf("%d %v, %d bytes", w.Code, w.Header(), w.Body.Len())
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(w.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("decoding the cut answer: %v, want unexpected EOF", err)
+	}
+	if !bytes.HasPrefix(got, []byte(`{"type":"FeatureCollection"`)) {
+		t.Fatalf("decoded %.60q", got)
+	}
 }
