@@ -19,7 +19,8 @@ import (
 // a client that cached one form revalidates it whatever Accept-Encoding
 // it sends next. The tag is the dataset's id and version (which grows with
 // every change of the dataset or its features) and a hash of everything
-// else the answer depends on: the format, the query string (callback
+// else the answer depends on: the format, the path (a tile's z/x/y), the
+// query string (callback
 // included), the caller and their rights on the dataset, the sharing list,
 // the base URL of links, and this process (an upgrade may change the
 // answer for the same data; a restart costs one refetch).
@@ -50,7 +51,7 @@ func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) 
 	if u := caller(r); u != nil {
 		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
 	}
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%+v\x00%+v\x00%s\x00%d", processTag, f, r.URL.RawQuery, login,
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%+v\x00%s\x00%d", processTag, f, r.URL.Path, r.URL.RawQuery, login,
 		s.policy.DatasetRights(caller(r), ds), ds.Permissions, s.baseURL(r), ds.UpdatedAt.UnixNano())
 	return fmt.Sprintf(`W/"d%d-%d-%x"`, ds.ID, ds.Version, h.Sum64())
 }
@@ -119,7 +120,7 @@ func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
 	if u := caller(r); u != nil {
 		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
 	}
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%+v\x00%s\x00", processTag, f, r.URL.RawQuery, login,
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%s\x00", processTag, f, r.URL.Path, r.URL.RawQuery, login,
 		s.policy.MapRights(caller(r), m), s.baseURL(r))
 	h.Write(doc)
 	for _, l := range m.Layers {
