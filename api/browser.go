@@ -116,7 +116,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 const (
 	corsMethods = "GET, HEAD, POST, PUT, DELETE"
 	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With"
-	corsExpose  = "Location, Status, Retry-After, WWW-Authenticate"
+	corsExpose  = "Location, Status, Retry-After, WWW-Authenticate, ETag"
 	corsMaxAge  = "600"
 )
 

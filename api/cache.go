@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"compress/gzip"
 	"container/list"
 	"sync"
 )
@@ -23,7 +25,14 @@ type cachedResponse struct {
 	key         string
 	contentType string
 	body        []byte
+	// gz is body gzip-encoded (nil when body is too small to gain): a
+	// client that takes gzip gets it with its length, without compressing
+	// the answer again on every hit.
+	gz []byte
 }
+
+// size is what the entry counts against the cache's total.
+func (c *cachedResponse) size() int64 { return int64(len(c.body) + len(c.gz) + len(c.key)) }
 
 // maxCachedBody is the largest answer kept.
 const maxCachedBody = 256 << 10
@@ -50,18 +59,33 @@ func (c *responseCache) put(key, contentType string, body []byte) {
 	if c == nil || len(body) > maxCachedBody || int64(len(body)) > c.max {
 		return
 	}
+	e := &cachedResponse{key: key, contentType: contentType, body: body}
+	if len(body) >= minCompress && compressible(contentType) {
+		// Compressed once, outside the lock.
+		var buf bytes.Buffer
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(&buf)
+		if _, err := zw.Write(body); err == nil && zw.Close() == nil {
+			e.gz = buf.Bytes()
+		}
+		zw.Reset(nil)
+		gzipWriters.Put(zw)
+	}
+	if e.size() > c.max {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; ok {
 		return
 	}
-	c.entries[key] = c.order.PushFront(&cachedResponse{key: key, contentType: contentType, body: body})
-	c.size += int64(len(body) + len(key))
+	c.entries[key] = c.order.PushFront(e)
+	c.size += e.size()
 	for c.size > c.max {
 		last := c.order.Back()
 		old := last.Value.(*cachedResponse)
 		c.order.Remove(last)
 		delete(c.entries, old.key)
-		c.size -= int64(len(old.body) + len(old.key))
+		c.size -= old.size()
 	}
 }

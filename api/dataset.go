@@ -271,6 +271,9 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 	}
 	switch f := info(r).format; f {
 	case "json":
+		if notModified(w, r, s.datasetETag(r, ds, f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
+			return nil
+		}
 		return s.writeDatasetJSON(w, r, ds)
 	default:
 		ext, ok := format.DatasetDownload(f)
@@ -282,6 +285,11 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 		}
 		if err := s.checkBody(r); err != nil {
 			return err
+		}
+		// Before a feature is read: a client holding this version of the
+		// file gets a 304 at once.
+		if notModified(w, r, s.datasetETag(r, ds, f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+			return nil
 		}
 		return s.writeDatasetFile(w, r, ds, ext)
 	}

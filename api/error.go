@@ -61,6 +61,10 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	// headers of the file it meant to send.
 	w.Header().Del("Content-Disposition")
 	w.Header().Del("Content-Length")
+	// Nor its validator: an error is no version of the object, and no
+	// cache keeps it.
+	w.Header().Del("ETag")
+	w.Header().Set("Cache-Control", "no-store")
 	b, _ := json.Marshal(body)
 	writeBody(w, r, status, b)
 }

@@ -288,14 +288,24 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return err
 	}
+	if notModified(w, r, s.datasetETag(r, ds, "features."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
 	// A repeated query on the same version of the dataset: the answer is
 	// known (only whole, successful answers are kept, so it was valid).
 	cacheable := r.ContentLength == 0 && len(r.TransferEncoding) == 0
 	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
 	if c, ok := s.cache.get(key); ok && cacheable {
 		w.Header().Set("Content-Type", c.contentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(c.body)))
-		_, err := w.Write(c.body)
+		body := c.body
+		if c.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			// The stored gzip form, with its length (the writer
+			// leaves an answer already encoded alone).
+			w.Header().Set("Content-Encoding", "gzip")
+			body = c.gz
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, err := w.Write(body)
 		return err
 	}
 	pr, err := s.parseRequest(r)

@@ -76,6 +76,9 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 			return err
 		}
 	}
+	if notModified(w, r, s.mapETag(r, m, "layer"+strconv.Itoa(i)), cacheControl(r, s.mapPublic(r, m, true))) {
+		return nil
+	}
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err

@@ -430,6 +430,13 @@ func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	switch f := info(r).format; f {
+	case "json", "kml":
+		// Before the layers are classified and their features read.
+		if notModified(w, r, s.mapETag(r, m, f), cacheControl(r, s.mapPublic(r, m, f == "kml"))) {
+			return nil
+		}
+	}
+	switch f := info(r).format; f {
 	case "json":
 		d, err := s.mapDocument(r, m)
 		if err != nil {

@@ -218,7 +218,8 @@ var callbackRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
 // one line per request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	ew := newEncodeWriter(w, r)
+	sw := &statusWriter{ResponseWriter: ew}
 	ri := &request{path: r.URL.Path}
 	defer func() {
 		if v := recover(); v != nil {
@@ -230,6 +231,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.Error(sw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
+		// Reached only by answers that were not cut short.
+		ew.finish()
 		login := ""
 		if ri.user != nil {
 			login = ri.user.Login

@@ -1,0 +1,150 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strings"
+
+	"mapcommons"
+)
+
+// Validators and caching of answers about datasets.
+//
+// An answer's ETag is weak (W/"…"): the same answer goes out plain or
+// gzip-encoded, and a weak tag stays the same across content codings, so
+// a client that cached one form revalidates it whatever Accept-Encoding
+// it sends next. The tag is the dataset's id and version (which grows with
+// every change of the dataset or its features) and a hash of everything
+// else the answer depends on: the format, the path (a tile's z/x/y), the
+// query string (callback
+// included), the caller and their rights on the dataset, the sharing list,
+// the base URL of links, and this process (an upgrade may change the
+// answer for the same data; a restart costs one refetch).
+//
+// Cache-Control: "public" only for an anonymous request for something
+// anyone may see (a shared cache may give it to anyone); "private" for
+// everything answered to a caller who identified themselves or shared
+// with groups, so a shared cache never hands one user's answer to another.
+// Both say max-age=0, must-revalidate: the answer changes whenever the
+// dataset does, so every use is revalidated (a cheap 304). Errors are
+// no-store.
+
+// processTag tells this process's answers from another's.
+var processTag = func() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// datasetETag is the weak validator of an answer about ds in format f.
+// It is "" when the answer depends on a request body, which no tag covers.
+func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) string {
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	login := ""
+	if u := caller(r); u != nil {
+		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%+v\x00%s\x00%d", processTag, f, r.URL.Path, r.URL.RawQuery, login,
+		s.policy.DatasetRights(caller(r), ds), ds.Permissions, s.baseURL(r), ds.UpdatedAt.UnixNano())
+	return fmt.Sprintf(`W/"d%d-%d-%x"`, ds.ID, ds.Version, h.Sum64())
+}
+
+// cacheControl is the Cache-Control of an answer that public says anyone
+// may have.
+func cacheControl(r *http.Request, public bool) string {
+	if public && caller(r) == nil {
+		return "public, max-age=0, must-revalidate"
+	}
+	return "private, max-age=0, must-revalidate"
+}
+
+// notModified sets the ETag and Cache-Control of an answer and, when the
+// request's If-None-Match holds the tag, answers 304 and reports true:
+// the handler then does no work. An empty etag sets Cache-Control only.
+func notModified(w http.ResponseWriter, r *http.Request, etag, cacheControl string) bool {
+	h := w.Header()
+	h.Set("Cache-Control", cacheControl)
+	if etag == "" {
+		return false
+	}
+	h.Set("ETag", etag)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	inm := r.Header.Values("If-None-Match")
+	if len(inm) == 0 || !etagMatch(inm, etag) {
+		return false
+	}
+	// The 304 varies as the 200 would.
+	h.Add("Vary", "Accept-Encoding")
+	w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
+// etagMatch is the weak comparison of If-None-Match (RFC 9110 13.1.2):
+// "*" or any listed tag with the same opaque part.
+func etagMatch(values []string, etag string) bool {
+	opaque := strings.TrimPrefix(etag, "W/")
+	for _, v := range values {
+		for t := range strings.SplitSeq(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.TrimPrefix(t, "W/") == opaque {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mapETag is the weak validator of an answer about m in format f. Maps
+// have no version: the tag hashes the whole stored map (layers, sharing,
+// times) and the id, version and sharing of each layer's dataset, which
+// the map's answers show, with what datasetETag hashes of the request.
+func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return ""
+	}
+	doc, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	h := fnv.New64a()
+	login := ""
+	if u := caller(r); u != nil {
+		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%s\x00", processTag, f, r.URL.Path, r.URL.RawQuery, login,
+		s.policy.MapRights(caller(r), m), s.baseURL(r))
+	h.Write(doc)
+	for _, l := range m.Layers {
+		if ds := s.layerDataset(r.Context(), l.Source); ds != nil {
+			fmt.Fprintf(h, "\x00%d:%d:%d:%+v", ds.ID, ds.Version, ds.UpdatedAt.UnixNano(), ds.Permissions)
+		} else {
+			h.Write([]byte("\x00-"))
+		}
+	}
+	return fmt.Sprintf(`W/"m%d-%x"`, m.ID, h.Sum64())
+}
+
+// mapPublic reports whether anyone may have the answers about m: the map
+// and, when data is shown, every layer's dataset.
+func (s *Server) mapPublic(r *http.Request, m *mapcommons.Map, data bool) bool {
+	if s.policy.CanViewMap(nil, m) != nil {
+		return false
+	}
+	if data {
+		for _, l := range m.Layers {
+			if ds := s.layerDataset(r.Context(), l.Source); ds != nil && s.policy.CanDownloadDataset(nil, ds) != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
