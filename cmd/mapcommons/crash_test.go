@@ -54,7 +54,7 @@ func spawn(t *testing.T, data string) (*exec.Cmd, string) {
 	select {
 	case a := <-addr:
 		return cmd, "http://" + a
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a bound on a hang, not a measure: CI machines are loaded
 		cmd.Process.Kill()
 		t.Fatal("the server did not start")
 	}

@@ -67,7 +67,7 @@ func startServerEnv(t *testing.T, data string, env map[string]string) (string, s
 	case a = <-addr:
 	case err := <-done:
 		t.Fatalf("run returned before listening: %v", err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("the server did not start")
 	}
 	if a == "" {
