@@ -188,7 +188,11 @@ func TestPreparedWithinRadius(t *testing.T) {
 					pts = append(pts, [2]float64{math.Mod(g.xy[i]+(r.Float64()-0.5)*2*d+540, 360) - 180, min(90, max(-90, g.xy[i+1]+(r.Float64()-0.5)*2*d))})
 				}
 			}
-			for range 2000 {
+			far := 2000
+			if raceEnabled {
+				far = 300
+			}
+			for range far {
 				pts = append(pts, [2]float64{r.Float64()*360 - 180, r.Float64()*180 - 90})
 			}
 			for _, p := range pts {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package spatial
+
+const raceEnabled = false
