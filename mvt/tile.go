@@ -1,0 +1,511 @@
+// Package mvt encodes Mapbox Vector Tiles 2.1 for the WebMercatorQuad
+// tile matrix set: the format MapLibre GL JS, OpenLayers, QGIS and GDAL
+// read for the OGC API – Tiles route
+// /ogc/collections/{id}/tiles/WebMercatorQuad/{z}/{y}/{x}.
+//
+// The caller asks TileBounds for the lon/lat box to query, then feeds the
+// features it finds one at a time:
+//
+//	t, err := mvt.NewTile(z, x, y, mvt.DefaultOptions())
+//	l, err := t.AddLayer("places", ds.Attributes, props) // props nil: all
+//	err = l.Add(id, geometryWKB, values)                   // or AddRow
+//	body := t.Encode()
+//
+// Geometries (2-D WKB in lon/lat) are projected to the tile's pixel grid,
+// clipped to the tile square grown by Options.Buffer (lines split into
+// parts, polygon rings closed along the square's edges so pieces of
+// neighbouring tiles meet), simplified with Douglas–Peucker at
+// Options.Tolerance pixels, rounded, and wound as MVT 2.1 wants (exterior
+// rings positive area in tile coordinates, holes negative). Rings that
+// vanish at the zoom are dropped, an exterior with its holes. A
+// MultiPolygon stays one feature with several exteriors; a
+// GeometryCollection becomes up to three features with the same id and
+// properties, one per kind (points, lines, polygons), since an MVT feature
+// has one geometry type.
+//
+// At zooms up to Options.ClusterMaxZoom, Point features are thinned on a
+// grid of Options.ClusterCell pixels: each occupied cell gives one point,
+// at the position and with the id and properties of the first point that
+// fell in it, plus a point_count property with the number of points of
+// the cell (1 when alone). MultiPoints are never thinned.
+//
+// The protobuf encoding is written by hand: the MVT schema is four
+// messages, and writing the bytes directly lets a layer encode each
+// feature as it arrives (no message tree of a million features, no
+// reflection, no dependency).
+package mvt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// Options tune a tile. Start from DefaultOptions.
+type Options struct {
+	// Extent is the size of the tile's pixel grid (MVT layer extent).
+	// Zero or less means 4096.
+	Extent int
+	// Buffer is the margin, in pixels of the grid, kept around the tile
+	// so that lines and polygon edges do not show seams and point symbols
+	// are not cut at tile edges. Negative means 0.
+	Buffer int
+	// Tolerance is the Douglas–Peucker tolerance in pixels of the grid;
+	// zero or less disables simplification.
+	Tolerance float64
+	// ClusterCell is the side in pixels of the grid Point features are
+	// thinned on; zero or less disables thinning.
+	ClusterCell int
+	// ClusterMaxZoom is the deepest zoom at which points are thinned.
+	ClusterMaxZoom int
+}
+
+// DefaultOptions returns the options of the tiles route: extent 4096, a
+// 64-pixel buffer, a 1-pixel simplification tolerance, and points thinned
+// on 32-pixel cells (4 screen pixels on a 512-pixel tile) up to zoom 8.
+func DefaultOptions() Options {
+	return Options{Extent: 4096, Buffer: 64, Tolerance: 1, ClusterCell: 32, ClusterMaxZoom: 8}
+}
+
+// PointCount is the property a thinned point carries: how many points it
+// stands for.
+const PointCount = "point_count"
+
+// Tile is one vector tile being built. It is not safe for concurrent use.
+type Tile struct {
+	z, x, y int
+	opt     Options
+	proj    projector
+	box     box
+	layers  []*Layer
+	g       geomScratch
+}
+
+// NewTile starts tile z/x/y of WebMercatorQuad (y from the north). It
+// returns an EINVALID error when the tile does not exist.
+func NewTile(z, x, y int, opt Options) (*Tile, error) {
+	if !ValidTile(z, x, y) {
+		return nil, &mapcommons.Error{Code: mapcommons.EINVALID, Message: fmt.Sprintf("no tile %d/%d/%d in WebMercatorQuad", z, y, x)}
+	}
+	if opt.Extent <= 0 {
+		opt.Extent = 4096
+	}
+	if opt.Buffer < 0 {
+		opt.Buffer = 0
+	}
+	t := &Tile{z: z, x: x, y: y, opt: opt, proj: newProjector(z, x, y, opt.Extent)}
+	t.box = box{min: -float64(opt.Buffer), max: float64(opt.Extent + opt.Buffer)}
+	return t, nil
+}
+
+// Bounds returns the lon/lat box, buffer included, whose features can
+// appear in the tile: the box the caller's query should cover.
+func (t *Tile) Bounds() wkb.Rect { return TileBounds(t.z, t.x, t.y, t.opt.Buffer, t.opt.Extent) }
+
+// Empty reports whether no layer holds a feature (a server may answer 204).
+func (t *Tile) Empty() bool {
+	for _, l := range t.layers {
+		if l.Len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Layer collects the features of one MVT layer.
+type Layer struct {
+	t     *Tile
+	name  string
+	cols  []int // dataset column of each selected property
+	types []mapcommons.AttrType
+	names []string
+	keyOf []int32 // key index of each selected property, -1 until used
+
+	keys   []string
+	keyIdx map[string]uint32
+	values []byte // encoded Value messages, each with its field tag
+	nvals  uint32
+	strs   map[string]uint32
+	ints   map[int64]uint32
+	dbls   map[uint64]uint32
+	bools  [2]int32
+
+	feats []byte // encoded Feature messages, each with its field tag
+	n     int
+
+	cluster  bool
+	grid     []int32 // cell → index in clusters + 1
+	gridN    int
+	clusters []cluster
+	tagPool  []uint32
+
+	tags []uint32 // scratch: the current feature's tags
+	cmd  commands
+	body []byte
+}
+
+type cluster struct {
+	x, y     int32
+	count    uint32
+	id       uint64
+	tagOff   int
+	tagCount int
+}
+
+// AddLayer adds a layer named name whose features have the attributes
+// attrs; props names the attributes to encode, in that order (nil means
+// all of them). An unknown name in props is an EINVALID error, as is a
+// blank or repeated layer name.
+func (t *Tile) AddLayer(name string, attrs []mapcommons.Attribute, props []string) (*Layer, error) {
+	if name == "" {
+		return nil, &mapcommons.Error{Code: mapcommons.EINVALID, Message: "a layer needs a name"}
+	}
+	for _, l := range t.layers {
+		if l.name == name {
+			return nil, &mapcommons.Error{Code: mapcommons.EINVALID, Message: fmt.Sprintf("layer %q given twice", name)}
+		}
+	}
+	l := &Layer{t: t, name: name, keyIdx: map[string]uint32{}, strs: map[string]uint32{},
+		ints: map[int64]uint32{}, dbls: map[uint64]uint32{}, bools: [2]int32{-1, -1}}
+	add := func(i int) {
+		l.cols = append(l.cols, i)
+		l.types = append(l.types, attrs[i].Type)
+		l.names = append(l.names, attrs[i].Name)
+		l.keyOf = append(l.keyOf, -1)
+	}
+	if props == nil {
+		for i := range attrs {
+			add(i)
+		}
+	} else {
+		seen := map[string]bool{}
+		for _, p := range props {
+			i := -1
+			for j, a := range attrs {
+				if a.Name == p {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				return nil, &mapcommons.Error{Code: mapcommons.EINVALID, Message: fmt.Sprintf("no attribute %q", p)}
+			}
+			if !seen[p] {
+				seen[p] = true
+				add(i)
+			}
+		}
+	}
+	o := t.opt
+	if o.ClusterCell > 0 && t.z <= o.ClusterMaxZoom {
+		l.cluster = true
+		l.gridN = (o.Extent + 2*o.Buffer + o.ClusterCell - 1) / o.ClusterCell
+	}
+	t.layers = append(t.layers, l)
+	return l, nil
+}
+
+// Len returns the number of features the layer will hold (thinned points
+// count once per cell).
+func (l *Layer) Len() int { return l.n + len(l.clusters) }
+
+// Add adds a feature: its id, its geometry (WKB, nil or empty for none)
+// and its values aligned with the layer's attributes (int64, float64,
+// string, bool or nil; int, int32, float32 and []byte are accepted too).
+// Nil values get no tag (MVT has no null). A feature whose geometry falls
+// outside the buffered tile, or vanishes at the zoom, adds nothing. An
+// undecodable geometry is an EINVALID error.
+func (l *Layer) Add(id uint64, geom []byte, values []any) error {
+	return l.add(id, geom, func() {
+		for k, c := range l.cols {
+			if c >= len(values) {
+				continue
+			}
+			switch v := values[c].(type) {
+			case int64:
+				l.tagInt(k, v)
+			case int:
+				l.tagInt(k, int64(v))
+			case int32:
+				l.tagInt(k, int64(v))
+			case float64:
+				l.tagDouble(k, v)
+			case float32:
+				l.tagDouble(k, float64(v))
+			case string:
+				l.tagString(k, v)
+			case []byte:
+				l.tagBytes(k, v)
+			case bool:
+				l.tagBool(k, v)
+			}
+		}
+	})
+}
+
+// AddRow is Add with the values read in place from row (as
+// mapcommons.Feature.Row of a lazy query), typed by the attributes.
+func (l *Layer) AddRow(id uint64, geom []byte, row mapcommons.Row) error {
+	return l.add(id, geom, func() {
+		for k, c := range l.cols {
+			if row.IsNull(c) {
+				continue
+			}
+			switch l.types[k] {
+			case mapcommons.AttrInteger:
+				l.tagInt(k, row.Int(c))
+			case mapcommons.AttrFloat:
+				l.tagDouble(k, row.Float(c))
+			case mapcommons.AttrBoolean:
+				l.tagBool(k, row.Bool(c))
+			default:
+				l.tagBytes(k, row.Bytes(c))
+			}
+		}
+	})
+}
+
+// AddFeature adds f with Add or AddRow, whichever its values suit.
+func (l *Layer) AddFeature(id uint64, f *mapcommons.Feature) error {
+	if f.Values == nil && f.Row != nil {
+		return l.AddRow(id, f.Geometry, f.Row)
+	}
+	return l.Add(id, f.Geometry, f.Values)
+}
+
+// add encodes the geometry and, when it survives, the tags props makes.
+func (l *Layer) add(id uint64, geom []byte, props func()) error {
+	if len(geom) == 0 {
+		return nil
+	}
+	t := l.t
+	if lon, lat, ok := wkb.StoredPoint(geom); ok {
+		x, y := t.proj.xy(lon, lat)
+		if !t.box.contains(x, y) || math.IsNaN(x) || math.IsNaN(y) {
+			return nil
+		}
+		qx, qy := int32(math.Round(x)), int32(math.Round(y))
+		if l.cluster {
+			l.addToCluster(id, qx, qy, props)
+			return nil
+		}
+		l.tags = l.tags[:0]
+		props()
+		l.cmd.reset()
+		l.cmd.points([]int32{qx, qy})
+		l.writeFeature(id, 1, l.tags, l.cmd.cmds)
+		return nil
+	}
+	g, err := wkb.Decode(geom)
+	if err != nil {
+		return &mapcommons.Error{Code: mapcommons.EINVALID, Message: err.Error()}
+	}
+	if g.Type == wkb.Point && len(g.Coords) >= 2 && l.cluster {
+		x, y := t.proj.xy(g.Coords[0], g.Coords[1])
+		if t.box.contains(x, y) {
+			l.addToCluster(id, int32(math.Round(x)), int32(math.Round(y)), props)
+		}
+		return nil
+	}
+	tagged := false
+	for kind := 1; kind <= 3; kind++ {
+		l.cmd.reset()
+		t.g.encode(&l.cmd, g, kind, t.proj, t.box, t.opt.Tolerance)
+		if len(l.cmd.cmds) == 0 {
+			continue
+		}
+		if !tagged {
+			l.tags = l.tags[:0]
+			props()
+			tagged = true
+		}
+		l.writeFeature(id, kind, l.tags, l.cmd.cmds)
+	}
+	return nil
+}
+
+func (l *Layer) addToCluster(id uint64, x, y int32, props func()) {
+	o := l.t.opt
+	cx := (int(x) + o.Buffer) / o.ClusterCell
+	cy := (int(y) + o.Buffer) / o.ClusterCell
+	cx, cy = min(max(cx, 0), l.gridN-1), min(max(cy, 0), l.gridN-1)
+	if l.grid == nil {
+		l.grid = make([]int32, l.gridN*l.gridN)
+	}
+	cell := &l.grid[cy*l.gridN+cx]
+	if *cell > 0 {
+		l.clusters[*cell-1].count++
+		return
+	}
+	l.tags = l.tags[:0]
+	props()
+	l.clusters = append(l.clusters, cluster{x: x, y: y, count: 1, id: id, tagOff: len(l.tagPool), tagCount: len(l.tags)})
+	l.tagPool = append(l.tagPool, l.tags...)
+	*cell = int32(len(l.clusters))
+}
+
+// key returns the key index of selected property k.
+func (l *Layer) key(k int) uint32 {
+	if l.keyOf[k] < 0 {
+		l.keyOf[k] = int32(l.keyIndex(l.names[k]))
+	}
+	return uint32(l.keyOf[k])
+}
+
+func (l *Layer) keyIndex(name string) uint32 {
+	if i, ok := l.keyIdx[name]; ok {
+		return i
+	}
+	i := uint32(len(l.keys))
+	l.keys = append(l.keys, name)
+	l.keyIdx[name] = i
+	return i
+}
+
+// newValue appends one Value message (field 4 of Layer) whose encoded
+// body is body, and returns its index.
+func (l *Layer) newValue(body []byte) uint32 {
+	l.values = appendTag(l.values, 4, wireBytes)
+	l.values = appendVarint(l.values, uint64(len(body)))
+	l.values = append(l.values, body...)
+	l.nvals++
+	return l.nvals - 1
+}
+
+func (l *Layer) tagInt(k int, v int64) { l.tags = append(l.tags, l.key(k), l.intValue(v)) }
+
+func (l *Layer) intValue(v int64) uint32 {
+	i, ok := l.ints[v]
+	if !ok {
+		var b [12]byte
+		var body []byte
+		if v >= 0 {
+			body = appendVarint(appendTag(b[:0], 4, wireVarint), uint64(v)) // int_value
+		} else {
+			body = appendVarint(appendTag(b[:0], 6, wireVarint), uint64(v<<1)^uint64(v>>63)) // sint_value
+		}
+		i = l.newValue(body)
+		l.ints[v] = i
+	}
+	return i
+}
+
+func (l *Layer) tagDouble(k int, v float64) {
+	bits := math.Float64bits(v)
+	i, ok := l.dbls[bits]
+	if !ok {
+		var b [12]byte
+		body := binary.LittleEndian.AppendUint64(appendTag(b[:0], 3, wireFixed64), bits) // double_value
+		i = l.newValue(body)
+		l.dbls[bits] = i
+	}
+	l.tags = append(l.tags, l.key(k), i)
+}
+
+func (l *Layer) tagBool(k int, v bool) {
+	j := 0
+	if v {
+		j = 1
+	}
+	if l.bools[j] < 0 {
+		var b [4]byte
+		l.bools[j] = int32(l.newValue(appendVarint(appendTag(b[:0], 7, wireVarint), uint64(j)))) // bool_value
+	}
+	l.tags = append(l.tags, l.key(k), uint32(l.bools[j]))
+}
+
+func (l *Layer) tagString(k int, v string) {
+	i, ok := l.strs[v]
+	if !ok {
+		i = l.newString(v)
+		l.strs[v] = i
+	}
+	l.tags = append(l.tags, l.key(k), i)
+}
+
+func (l *Layer) tagBytes(k int, v []byte) {
+	i, ok := l.strs[string(v)] // no allocation for the lookup
+	if !ok {
+		s := string(v)
+		i = l.newString(s)
+		l.strs[s] = i
+	}
+	l.tags = append(l.tags, l.key(k), i)
+}
+
+func (l *Layer) newString(s string) uint32 {
+	body := appendTag(l.body[:0], 1, wireBytes) // string_value
+	body = appendVarint(body, uint64(len(s)))
+	body = append(body, s...)
+	l.body = body
+	return l.newValue(body)
+}
+
+// writeFeature appends one Feature message (field 2 of Layer).
+func (l *Layer) writeFeature(id uint64, typ int, tags, cmds []uint32) {
+	b := l.body[:0]
+	b = appendVarint(appendTag(b, 1, wireVarint), id)
+	b = appendPacked(b, 2, tags)
+	b = appendVarint(appendTag(b, 3, wireVarint), uint64(typ))
+	b = appendPacked(b, 4, cmds)
+	l.body = b
+	l.feats = appendTag(l.feats, 2, wireBytes)
+	l.feats = appendVarint(l.feats, uint64(len(b)))
+	l.feats = append(l.feats, b...)
+	l.n++
+}
+
+// flushClusters writes the thinned points as features.
+func (l *Layer) flushClusters() {
+	if len(l.clusters) == 0 {
+		return
+	}
+	pk := l.keyIndex(PointCount)
+	for _, c := range l.clusters {
+		tags := l.tags[:0]
+		src := l.tagPool[c.tagOff : c.tagOff+c.tagCount]
+		for i := 0; i+1 < len(src); i += 2 {
+			if src[i] != pk { // point_count wins over an attribute of that name
+				tags = append(tags, src[i], src[i+1])
+			}
+		}
+		l.tags = append(tags, pk, l.intValue(int64(c.count)))
+		l.cmd.reset()
+		l.cmd.points([]int32{c.x, c.y})
+		l.writeFeature(c.id, 1, l.tags, l.cmd.cmds)
+	}
+	l.clusters, l.grid, l.tagPool = nil, nil, nil
+}
+
+// Encode returns the tile's protobuf bytes: every layer, empty ones
+// included, in the order they were added.
+func (t *Tile) Encode() []byte {
+	var out []byte
+	for _, l := range t.layers {
+		if l.cluster {
+			l.flushClusters()
+		}
+		var hdr []byte
+		hdr = appendVarint(appendTag(hdr, 15, wireVarint), 2) // version
+		hdr = appendTag(hdr, 1, wireBytes)
+		hdr = appendVarint(hdr, uint64(len(l.name)))
+		hdr = append(hdr, l.name...)
+		var tail []byte
+		for _, k := range l.keys {
+			tail = appendTag(tail, 3, wireBytes)
+			tail = appendVarint(tail, uint64(len(k)))
+			tail = append(tail, k...)
+		}
+		tail = append(tail, l.values...)
+		tail = appendVarint(appendTag(tail, 5, wireVarint), uint64(t.opt.Extent))
+		out = appendTag(out, 3, wireBytes)
+		out = appendVarint(out, uint64(len(hdr)+len(l.feats)+len(tail)))
+		out = append(out, hdr...)
+		out = append(out, l.feats...)
+		out = append(out, tail...)
+	}
+	return out
+}
