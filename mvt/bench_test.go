@@ -1,0 +1,92 @@
+package mvt
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// benchPoints is a deterministic stand-in for the 1M-point reference data
+// set (bench/gen_points.py): lon uniform in -180..180, lat in -85..85,
+// with an integer, a float, a 10-value category and an 8-letter label.
+var benchPoints = sync.OnceValue(func() []realFeature {
+	r := rand.New(rand.NewPCG(42, 1))
+	out := make([]realFeature, 1_000_000)
+	for i := range out {
+		lon, lat := -180+360*r.Float64(), -85+170*r.Float64()
+		label := make([]byte, 8)
+		for k := range label {
+			label[k] = byte('a' + r.IntN(26))
+		}
+		out[i] = realFeature{geom: wkb.AppendPoint(nil, lon, lat),
+			values: []any{int64(r.IntN(1000)), 1000 * r.Float64(), "c" + strconv.Itoa(r.IntN(10)), string(label)}}
+	}
+	return out
+})
+
+var benchAttrs = []mapcommons.Attribute{
+	{Name: "n", Type: mapcommons.AttrInteger}, {Name: "x", Type: mapcommons.AttrFloat},
+	{Name: "cat", Type: mapcommons.AttrString}, {Name: "label", Type: mapcommons.AttrString},
+}
+
+// inTile returns the points of tile z/x/y with its buffer, as the bbox
+// query of the store would (not timed).
+func inTile(pts []realFeature, z, x, y int) []realFeature {
+	b := TileBounds(z, x, y, 64, 4096)
+	var out []realFeature
+	for _, p := range pts {
+		lon, lat, _ := wkb.StoredPoint(p.geom)
+		if lon >= b.MinX && lon <= b.MaxX && lat >= b.MinY && lat <= b.MaxY {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func benchTile(b *testing.B, z, x, y int, props []string) {
+	pts := inTile(benchPoints(), z, x, y)
+	b.ResetTimer()
+	size := 0
+	for b.Loop() {
+		t, _ := NewTile(z, x, y, DefaultOptions())
+		l, _ := t.AddLayer("points", benchAttrs, props)
+		for i, p := range pts {
+			l.Add(uint64(i+1), p.geom, p.values)
+		}
+		size = len(t.Encode())
+	}
+	b.ReportMetric(float64(size)/1024, "KB")
+	b.ReportMetric(float64(len(pts)), "points")
+}
+
+// BenchmarkTileLowZoom encodes the fullest tiles of zooms 0–4 from the
+// 1M points (the whole data set at z0), all attributes. Targets: ≤ 50 ms
+// and ≤ 500 KB a tile.
+func BenchmarkTileLowZoom(b *testing.B) {
+	for _, tc := range []struct{ z, x, y int }{{0, 0, 0}, {1, 0, 0}, {2, 1, 1}, {3, 3, 3}, {4, 7, 7}} {
+		b.Run("z"+strconv.Itoa(tc.z), func(b *testing.B) { benchTile(b, tc.z, tc.x, tc.y, nil) })
+	}
+	b.Run("z0-props=cat", func(b *testing.B) { benchTile(b, 0, 0, 0, []string{"cat"}) })
+}
+
+// BenchmarkTileZ10 encodes a z10 tile near the equator (a few hundred of
+// the 1M points: no thinning at z10). Target: p50 ≤ 5 ms.
+func BenchmarkTileZ10(b *testing.B) { benchTile(b, 10, 512, 511, nil) }
+
+// BenchmarkTilePolygons encodes the countries at zoom 2 (tile 2/1/1).
+func BenchmarkTilePolygons(b *testing.B) {
+	attrs, feats := readReal(b, "naturalearth_lowres")
+	b.ResetTimer()
+	for b.Loop() {
+		t, _ := NewTile(2, 1, 1, DefaultOptions())
+		l, _ := t.AddLayer("countries", attrs, nil)
+		for i, f := range feats {
+			l.Add(uint64(i+1), f.geom, f.values)
+		}
+		t.Encode()
+	}
+}
