@@ -13,9 +13,11 @@ import (
 type geomScratch struct {
 	proj, clipA, clipB, clipL, simp []float64
 	q                               []int32
-	polys                           []int32 // quantized rings of one polygon
-	ringEnds                        []int
+	tmp                             []float64
+	ringBufs, rings                 [][]float64 // one polygon's projected rings
+	pieces                          []piece
 	s                               simplifier
+	clip                            clipper
 }
 
 // encode appends to c the parts of g of MVT type kind (1 points, 2 lines,
@@ -82,59 +84,62 @@ func (s *geomScratch) line(c *commands, xy []float64, p projector, b box, tol fl
 	})
 }
 
-// polygon encodes one polygon: its exterior, wound positive, then its
-// holes, wound negative. Nothing when the exterior vanishes.
+// polygon encodes one polygon: the pieces the square cuts it into, each
+// an exterior wound positive then its holes wound negative. Rings that
+// vanish at the zoom are dropped, an exterior with its holes.
 func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box, tol float64) {
-	s.polys, s.ringEnds = s.polys[:0], s.ringEnds[:0]
+	s.rings = s.rings[:0]
 	for i, r := range rings {
-		pts := s.project(r, p)
+		if len(s.ringBufs) <= i {
+			s.ringBufs = append(s.ringBufs, nil)
+		}
+		pts := s.ringBufs[i][:0]
+		for k := 0; k+1 < len(r); k += 2 {
+			x, y := p.xy(r[k], r[k+1])
+			pts = append(pts, x, y)
+		}
+		s.ringBufs[i] = pts
 		if n := len(pts); n >= 4 && pts[0] == pts[n-2] && pts[1] == pts[n-1] {
 			pts = pts[:n-2] // the closing point: implicit from here on
 		}
-		if len(pts) < 6 {
-			if i == 0 {
-				return
-			}
-			continue
-		}
-		x0, y0, x1, y1 := bounds(pts)
-		if x1 < b.min || y1 < b.min || x0 > b.max || y0 > b.max {
-			if i == 0 {
-				return
-			}
-			continue
-		}
-		if x0 < b.min || y0 < b.min || x1 > b.max || y1 > b.max {
-			pts, s.clipA, s.clipB = clipRing(pts, b, s.clipA, s.clipB)
-		}
-		if len(pts) < 6 {
-			if i == 0 {
-				return
-			}
-			continue
-		}
-		// Close the ring for the simplifier so that it keeps the first
-		// point and weighs the closing segment.
-		pts = append(pts, pts[0], pts[1])
-		s.simp = s.s.simplify(s.simp[:0], pts, tol)
-		q := quantize(s.q[:0], s.simp, true)
-		s.q = q
-		a := area2(q)
-		if len(q) < 6 || a == 0 {
+		a := signedArea2(pts)
+		if len(pts) < 6 || a == 0 || math.IsNaN(a) {
 			if i == 0 {
 				return
 			}
 			continue
 		}
 		if (i == 0) != (a > 0) {
-			reverse(q)
+			reverseFloat(pts)
 		}
-		s.polys = append(s.polys, q...)
-		s.ringEnds = append(s.ringEnds, len(s.polys))
+		s.rings = append(s.rings, pts)
 	}
-	start := 0
-	for _, end := range s.ringEnds {
-		c.line(s.polys[start:end], true)
-		start = end
+	x0, y0, x1, y1 := bounds(s.rings[0])
+	var pieces []piece
+	if b.contains(x0, y0) && b.contains(x1, y1) {
+		pieces = append(s.pieces[:0], piece{rings: s.rings})
+	} else {
+		pieces = s.clip.clipPolygon(s.rings, b)
+	}
+	for _, pc := range pieces {
+		for i, r := range pc.rings {
+			// Close the ring for the simplifier so that it keeps the
+			// first point and weighs the closing segment.
+			s.tmp = append(append(s.tmp[:0], r...), r[0], r[1])
+			s.simp = s.s.simplify(s.simp[:0], s.tmp, tol)
+			q := quantize(s.q[:0], s.simp, true)
+			s.q = q
+			a := area2(q)
+			if len(q) < 6 || a == 0 {
+				if i == 0 {
+					break
+				}
+				continue
+			}
+			if (i == 0) != (a > 0) {
+				reverse(q)
+			}
+			c.line(q, true)
+		}
 	}
 }
