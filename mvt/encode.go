@@ -77,7 +77,7 @@ func (s *geomScratch) line(c *commands, xy []float64, p projector, b box, tol fl
 	}
 	s.clipL = clipLine(pts, b, s.clipL, func(part []float64) {
 		s.simp = s.s.simplify(s.simp[:0], part, tol)
-		s.q = quantize(s.q[:0], s.simp, false)
+		s.q = quantize(s.q[:0], s.simp, false, b)
 		if len(s.q) >= 4 {
 			c.line(s.q, false)
 		}
@@ -127,7 +127,7 @@ func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box
 			// first point and weighs the closing segment.
 			s.tmp = append(append(s.tmp[:0], r...), r[0], r[1])
 			s.simp = s.s.simplify(s.simp[:0], s.tmp, tol)
-			q := quantize(s.q[:0], s.simp, true)
+			q := quantize(s.q[:0], s.simp, true, b)
 			s.q = q
 			a := area2(q)
 			if len(q) < 6 || a == 0 {

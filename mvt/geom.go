@@ -222,11 +222,17 @@ func segDist2(px, py, ax, ay, bx, by float64) float64 {
 }
 
 // quantize rounds flat pixel pairs to the integer grid, dropping points
-// equal to their predecessor (and, for a ring, a last point equal to the
-// first).
-func quantize(dst []int32, pts []float64, ring bool) []int32 {
+// equal to their predecessor. For a ring it also drops a last point equal
+// to the first and points on a line with their neighbours, and never
+// rounds a point onto the edge of b unless the clipper put it there: a
+// vertex rounded onto the edge a clipped ring runs along would make the
+// ring touch itself.
+func quantize(dst []int32, pts []float64, ring bool, b box) []int32 {
 	for i := 0; i+1 < len(pts); i += 2 {
 		x, y := int32(math.Round(pts[i])), int32(math.Round(pts[i+1]))
+		if ring {
+			x, y = offEdge(x, pts[i], b), offEdge(y, pts[i+1], b)
+		}
 		if n := len(dst); n >= 2 && dst[n-2] == x && dst[n-1] == y {
 			continue
 		}
@@ -236,8 +242,55 @@ func quantize(dst []int32, pts []float64, ring bool) []int32 {
 		for n := len(dst); n >= 4 && dst[0] == dst[n-2] && dst[1] == dst[n-1]; n = len(dst) {
 			dst = dst[:n-2]
 		}
+		dst = dropCollinear(dst)
 	}
 	return dst
+}
+
+// offEdge moves r, the rounding of v, one unit into b when it landed on
+// b's edge though v was not on it.
+func offEdge(r int32, v float64, b box) int32 {
+	const eps = 1e-6
+	if float64(r) == b.min && v-b.min > eps {
+		return r + 1
+	}
+	if float64(r) == b.max && b.max-v > eps {
+		return r - 1
+	}
+	return r
+}
+
+// cross is the cross product of a→b and a→c: zero when the three points
+// are on one line.
+func cross(ax, ay, bx, by, cx, cy int32) int64 {
+	return int64(bx-ax)*int64(cy-ay) - int64(by-ay)*int64(cx-ax)
+}
+
+// dropCollinear removes, in place, the points of ring q that lie on the
+// line through their neighbours. Rounding can put a vertex on the tile
+// edge a ring runs along, or turn a thin inlet into a spike that goes out
+// and back; both make a ring touch itself, which GEOS calls invalid.
+// Removing such points leaves the shape and its area as they are.
+func dropCollinear(q []int32) []int32 {
+	out := q[:0]
+	for i := 0; i+1 < len(q); i += 2 {
+		x, y := q[i], q[i+1]
+		for n := len(out); n >= 4 && cross(out[n-4], out[n-3], out[n-2], out[n-1], x, y) == 0; n = len(out) {
+			out = out[:n-2]
+		}
+		out = append(out, x, y)
+	}
+	// The same test across the seam, where the last point meets the first.
+	for changed := true; changed && len(out) >= 6; {
+		changed = false
+		n := len(out)
+		if cross(out[n-4], out[n-3], out[n-2], out[n-1], out[0], out[1]) == 0 {
+			out, changed = out[:n-2], true
+		} else if cross(out[n-2], out[n-1], out[0], out[1], out[2], out[3]) == 0 {
+			out, changed = out[2:], true
+		}
+	}
+	return out
 }
 
 // area2 returns twice the signed area of the ring q (surveyor's formula in

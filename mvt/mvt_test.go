@@ -87,7 +87,7 @@ func TestProjector(t *testing.T) {
 	p := newProjector(0, 0, 0, 4096)
 	for _, tc := range []struct{ lon, lat, x, y float64 }{
 		{0, 0, 2048, 2048}, {-180, MaxLat, 0, 0}, {180, -MaxLat, 4096, 4096},
-		{-180, 89.9, 0, 0}, {90, 0, 3072, 2048}, {0, latOf(0.25), 2048, 1024},
+		{90, 0, 3072, 2048}, {0, latOf(0.25), 2048, 1024},
 	} {
 		x, y := p.xy(tc.lon, tc.lat)
 		if !near(x, tc.x, 1e-6) || !near(y, tc.y, 1e-6) {

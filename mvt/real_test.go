@@ -96,6 +96,8 @@ func encodeAll(t testing.TB, layer string, attrs []mapcommons.Attribute, feats [
 	}
 }
 
+func clampLat(lat float64) float64 { return math.Max(-MaxLat, math.Min(MaxLat, lat)) }
+
 // worldArea returns the area of a (multi)polygon projected to the world
 // pixel square of zoom z (extent 4096), holes subtracted.
 func worldArea(g wkb.Geom, z int) float64 {
@@ -107,8 +109,8 @@ func worldArea(g wkb.Geom, z int) float64 {
 			var s2 float64
 			n := len(r)/2 - 1 // closed ring
 			for k := 0; k < n; k++ {
-				x0, y0 := worldX(r[2*k])*s, worldY(r[2*k+1])*s
-				x1, y1 := worldX(r[2*k+2])*s, worldY(r[2*k+3])*s
+				x0, y0 := worldX(r[2*k])*s, worldY(clampLat(r[2*k+1]))*s
+				x1, y1 := worldX(r[2*k+2])*s, worldY(clampLat(r[2*k+3]))*s
 				s2 += x0*y1 - x1*y0
 			}
 			if i == 0 {
@@ -195,7 +197,5 @@ func writeTiles(t testing.TB, dir, layer string, attrs []mapcommons.Attribute, f
 	})
 	return paths
 }
-
-func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
 
 func itoa(i int) string { return strconv.Itoa(i) }

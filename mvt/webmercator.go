@@ -11,7 +11,8 @@ import (
 )
 
 // MaxLat is the latitude where WebMercatorQuad ends: the square world
-// (atan(sinh(π)) in degrees). Latitudes beyond it are clamped to it.
+// (atan(sinh(π)) in degrees). Tile bounds stop there; what lies beyond
+// is in no tile (only in the buffer of the tiles along the edge).
 const MaxLat = 85.05112877980659
 
 // MaxZoom is the deepest zoom level NewTile accepts.
@@ -29,14 +30,19 @@ func ValidTile(z, x, y int) bool {
 }
 
 // worldX and worldY map lon/lat to [0,1] across the Web Mercator square,
-// x east, y south (the tile pixel orientation).
+// x east, y south (the tile pixel orientation). Latitudes beyond ±MaxLat
+// land outside the square (up to ±89.9999°, past which Mercator has no
+// finite y): clamping them onto the square's edge instead would fold the
+// parts of polygons beyond it (Antarctica) onto one line, a ring that
+// touches itself; clipping to the tile cuts them off cleanly instead.
 func worldX(lon float64) float64 { return (lon + 180) / 360 }
 
 func worldY(lat float64) float64 {
-	if lat > MaxLat {
-		lat = MaxLat
-	} else if lat < -MaxLat {
-		lat = -MaxLat
+	const limit = 89.9999
+	if lat > limit {
+		lat = limit
+	} else if lat < -limit {
+		lat = -limit
 	}
 	s := math.Sin(lat * math.Pi / 180)
 	return 0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)
