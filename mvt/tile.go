@@ -25,9 +25,13 @@
 //
 // At zooms up to Options.ClusterMaxZoom, Point features are thinned on a
 // grid of Options.ClusterCell pixels: each occupied cell gives one point,
-// at the position and with the id and properties of the first point that
-// fell in it, plus a point_count property with the number of points of
-// the cell (1 when alone). MultiPoints are never thinned.
+// at the position and with the id of the first point that fell in it,
+// and a point_count property with the number of points of the cell. A
+// point alone in its cell keeps its properties (point_count 1); a cluster
+// has point_count only, since the values of one of its points would
+// misrepresent the others and would fill the tile with values no one
+// sees (this bounds a thinned tile's size by its grid, whatever the
+// attributes). MultiPoints are never thinned.
 //
 // The protobuf encoding is written by hand: the MVT schema is four
 // messages, and writing the bytes directly lets a layer encode each
@@ -136,11 +140,14 @@ type Layer struct {
 	feats []byte // encoded Feature messages, each with its field tag
 	n     int
 
-	cluster  bool
-	grid     []int32 // cell → index in clusters + 1
-	gridN    int
-	clusters []cluster
-	tagPool  []uint32
+	cluster   bool
+	counts    []uint32 // points in each cell of the thinning grid
+	gridN     int
+	cellSide  float64 // 1 / Options.ClusterCell
+	ytab      *yTable
+	clusters  []cluster
+	pending   []pendingValue
+	deferring bool
 
 	tags []uint32 // scratch: the current feature's tags
 	cmd  commands
@@ -148,12 +155,29 @@ type Layer struct {
 }
 
 type cluster struct {
-	x, y     int32
-	count    uint32
-	id       uint64
-	tagOff   int
-	tagCount int
+	x, y          int32
+	cell          int32 // index in Layer.counts
+	id            uint64
+	pendOff, pend int // the first point's values in Layer.pending
 }
+
+// pendingValue is a value of a thinned point's first point, interned only
+// if the point stays alone in its cell (so that values of points a
+// cluster stands for do not fill the tile's value table).
+type pendingValue struct {
+	k    int
+	kind uint8
+	n    uint64
+	s    string
+	b    bool
+}
+
+const (
+	kindInt = iota
+	kindDouble
+	kindBool
+	kindString
+)
 
 // AddLayer adds a layer named name whose features have the attributes
 // attrs; props names the attributes to encode, in that order (nil means
@@ -202,7 +226,10 @@ func (t *Tile) AddLayer(name string, attrs []mapcommons.Attribute, props []strin
 	o := t.opt
 	if o.ClusterCell > 0 && t.z <= o.ClusterMaxZoom {
 		l.cluster = true
-		l.gridN = (o.Extent + 2*o.Buffer + o.ClusterCell - 1) / o.ClusterCell
+		l.gridN = (o.Extent+2*o.Buffer)/o.ClusterCell + 1
+		l.counts = make([]uint32, l.gridN*l.gridN)
+		l.cellSide = 1 / float64(o.ClusterCell)
+		l.ytab = mercatorTable()
 	}
 	t.layers = append(t.layers, l)
 	return l, nil
@@ -283,15 +310,15 @@ func (l *Layer) add(id uint64, geom []byte, props func()) error {
 	}
 	t := l.t
 	if lon, lat, ok := wkb.StoredPoint(geom); ok {
+		if l.cluster {
+			l.addToCluster(id, lon, lat, props)
+			return nil
+		}
 		x, y := t.proj.xy(lon, lat)
 		if !t.box.contains(x, y) || math.IsNaN(x) || math.IsNaN(y) {
 			return nil
 		}
 		qx, qy := int32(math.Round(x)), int32(math.Round(y))
-		if l.cluster {
-			l.addToCluster(id, qx, qy, props)
-			return nil
-		}
 		l.tags = l.tags[:0]
 		props()
 		l.cmd.reset()
@@ -304,10 +331,7 @@ func (l *Layer) add(id uint64, geom []byte, props func()) error {
 		return &mapcommons.Error{Code: mapcommons.EINVALID, Message: err.Error()}
 	}
 	if g.Type == wkb.Point && len(g.Coords) >= 2 && l.cluster {
-		x, y := t.proj.xy(g.Coords[0], g.Coords[1])
-		if t.box.contains(x, y) {
-			l.addToCluster(id, int32(math.Round(x)), int32(math.Round(y)), props)
-		}
+		l.addToCluster(id, g.Coords[0], g.Coords[1], props)
 		return nil
 	}
 	tagged := false
@@ -327,24 +351,36 @@ func (l *Layer) add(id uint64, geom []byte, props func()) error {
 	return nil
 }
 
-func (l *Layer) addToCluster(id uint64, x, y int32, props func()) {
-	o := l.t.opt
-	cx := (int(x) + o.Buffer) / o.ClusterCell
-	cy := (int(y) + o.Buffer) / o.ClusterCell
-	cx, cy = min(max(cx, 0), l.gridN-1), min(max(cy, 0), l.gridN-1)
-	if l.grid == nil {
-		l.grid = make([]int32, l.gridN*l.gridN)
-	}
-	cell := &l.grid[cy*l.gridN+cx]
-	if *cell > 0 {
-		l.clusters[*cell-1].count++
+// addToCluster counts the point lon/lat in its cell. Finding the cell
+// uses the table projection (a point within a hair of a cell's side may
+// be counted in the neighbouring cell, which thinning does not mind); the
+// first point of a cell, which gives the cluster its position, is
+// projected exactly.
+func (l *Layer) addToCluster(id uint64, lon, lat float64, props func()) {
+	t := l.t
+	x := worldX(lon)*t.proj.scale - t.proj.ox
+	y := l.ytab.y(lat)*t.proj.scale - t.proj.oy
+	if !t.box.contains(x, y) { // NaN too
 		return
 	}
-	l.tags = l.tags[:0]
+	cell := int(l.cellSide*(x-t.box.min)) + l.gridN*int(l.cellSide*(y-t.box.min))
+	if cell < 0 || cell >= len(l.counts) {
+		return
+	}
+	if l.counts[cell] > 0 {
+		l.counts[cell]++
+		return
+	}
+	ex, ey := t.proj.xy(lon, lat)
+	if !t.box.contains(ex, ey) {
+		return
+	}
+	l.counts[cell] = 1
+	start := len(l.pending)
+	l.deferring = true
 	props()
-	l.clusters = append(l.clusters, cluster{x: x, y: y, count: 1, id: id, tagOff: len(l.tagPool), tagCount: len(l.tags)})
-	l.tagPool = append(l.tagPool, l.tags...)
-	*cell = int32(len(l.clusters))
+	l.deferring = false
+	l.clusters = append(l.clusters, cluster{x: int32(math.Round(ex)), y: int32(math.Round(ey)), cell: int32(cell), id: id, pendOff: start, pend: len(l.pending) - start})
 }
 
 // key returns the key index of selected property k.
@@ -375,7 +411,13 @@ func (l *Layer) newValue(body []byte) uint32 {
 	return l.nvals - 1
 }
 
-func (l *Layer) tagInt(k int, v int64) { l.tags = append(l.tags, l.key(k), l.intValue(v)) }
+func (l *Layer) tagInt(k int, v int64) {
+	if l.deferring {
+		l.pending = append(l.pending, pendingValue{k: k, kind: kindInt, n: uint64(v)})
+		return
+	}
+	l.tags = append(l.tags, l.key(k), l.intValue(v))
+}
 
 func (l *Layer) intValue(v int64) uint32 {
 	i, ok := l.ints[v]
@@ -394,6 +436,10 @@ func (l *Layer) intValue(v int64) uint32 {
 }
 
 func (l *Layer) tagDouble(k int, v float64) {
+	if l.deferring {
+		l.pending = append(l.pending, pendingValue{k: k, kind: kindDouble, n: math.Float64bits(v)})
+		return
+	}
 	bits := math.Float64bits(v)
 	i, ok := l.dbls[bits]
 	if !ok {
@@ -406,6 +452,10 @@ func (l *Layer) tagDouble(k int, v float64) {
 }
 
 func (l *Layer) tagBool(k int, v bool) {
+	if l.deferring {
+		l.pending = append(l.pending, pendingValue{k: k, kind: kindBool, b: v})
+		return
+	}
 	j := 0
 	if v {
 		j = 1
@@ -418,6 +468,10 @@ func (l *Layer) tagBool(k int, v bool) {
 }
 
 func (l *Layer) tagString(k int, v string) {
+	if l.deferring {
+		l.pending = append(l.pending, pendingValue{k: k, kind: kindString, s: v})
+		return
+	}
 	i, ok := l.strs[v]
 	if !ok {
 		i = l.newString(v)
@@ -427,6 +481,10 @@ func (l *Layer) tagString(k int, v string) {
 }
 
 func (l *Layer) tagBytes(k int, v []byte) {
+	if l.deferring {
+		l.pending = append(l.pending, pendingValue{k: k, kind: kindString, s: string(v)})
+		return
+	}
 	i, ok := l.strs[string(v)] // no allocation for the lookup
 	if !ok {
 		s := string(v)
@@ -458,26 +516,40 @@ func (l *Layer) writeFeature(id uint64, typ int, tags, cmds []uint32) {
 	l.n++
 }
 
-// flushClusters writes the thinned points as features.
+// flushClusters writes the thinned points as features: a point alone in
+// its cell with its properties, a cluster with point_count only.
 func (l *Layer) flushClusters() {
 	if len(l.clusters) == 0 {
 		return
 	}
 	pk := l.keyIndex(PointCount)
 	for _, c := range l.clusters {
-		tags := l.tags[:0]
-		src := l.tagPool[c.tagOff : c.tagOff+c.tagCount]
-		for i := 0; i+1 < len(src); i += 2 {
-			if src[i] != pk { // point_count wins over an attribute of that name
-				tags = append(tags, src[i], src[i+1])
+		l.tags = l.tags[:0]
+		count := l.counts[c.cell]
+		if count == 1 {
+			for _, v := range l.pending[c.pendOff : c.pendOff+c.pend] {
+				if l.names[v.k] == PointCount {
+					continue // point_count wins over an attribute of that name
+				}
+				switch v.kind {
+				case kindInt:
+					l.tagInt(v.k, int64(v.n))
+				case kindDouble:
+					l.tagDouble(v.k, math.Float64frombits(v.n))
+				case kindBool:
+					l.tagBool(v.k, v.b)
+				default:
+					l.tagString(v.k, v.s)
+				}
 			}
 		}
-		l.tags = append(tags, pk, l.intValue(int64(c.count)))
+		l.tags = append(l.tags, pk, l.intValue(int64(count)))
 		l.cmd.reset()
 		l.cmd.points([]int32{c.x, c.y})
 		l.writeFeature(c.id, 1, l.tags, l.cmd.cmds)
 	}
-	l.clusters, l.grid, l.tagPool = nil, nil, nil
+	l.clusters, l.pending = nil, nil
+	clear(l.counts)
 }
 
 // Encode returns the tile's protobuf bytes: every layer, empty ones
