@@ -465,3 +465,77 @@ func TestMercatorTable(t *testing.T) {
 		t.Errorf("NaN → %v", y)
 	}
 }
+
+// TestClipPieces checks the polygon clipper where Sutherland–Hodgman
+// would join pieces with zero-width edges: shapes that leave the tile and
+// come back, holes crossing the tile edge, holes around the tile. The
+// rings are wound either way (AppendPolygon keeps them as given).
+func TestClipPieces(t *testing.T) {
+	// Tile 1/0/0 spans lon -180..0, lat 0..85; its buffer reaches 2.8125°
+	// east of lon 0.
+	p := newProjector(1, 0, 0, 4096)
+	// area is the area in tile pixels of a lon/lat box within the
+	// buffered tile.
+	area := func(lon0, lat0, lon1, lat1 float64) float64 {
+		c := func(v float64) float64 { return math.Max(-64, math.Min(4096+64, v)) }
+		x0, y0 := p.xy(lon0, lat1)
+		x1, y1 := p.xy(lon1, lat0)
+		return (c(x1) - c(x0)) * (c(y1) - c(y0))
+	}
+	for _, tc := range []struct {
+		name  string
+		rings [][]float64
+		want  []float64
+	}{
+		{"TwoArms", [][]float64{{-90, 10, 30, 10, 30, 60, -90, 60, -90, 50, 20, 50, 20, 20, -90, 20, -90, 10}},
+			[]float64{area(-90, 50, 20, 60), area(-90, 10, 20, 20)}},
+		{"HoleAcrossTheEdge", [][]float64{square(-90, 10, 30, 60, true), square(-60, 20, 20, 50, false)},
+			[]float64{area(-90, 10, 30, 60) - area(-60, 20, 20, 50)}},
+		{"HoleAroundTheTile", [][]float64{square(-200, -20, 60, 89, true), square(-190, -10, 50, 88, false)}, nil},
+		{"AroundTheTileWithAHole", [][]float64{square(-200, -10, 40, 88, true), square(-60, 20, -50, 50, false)},
+			[]float64{area(-200, -10, 40, 88), -area(-60, 20, -50, 50)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustTile(t, 1, 0, 0, noCluster(), nil, nil, func(l *Layer) {
+				l.Add(1, wkb.AppendPolygon(nil, tc.rings), nil)
+			})
+			if tc.want == nil {
+				if len(l.Features) != 0 {
+					t.Errorf("%+v", l.Features)
+				}
+				return
+			}
+			if len(l.Features) != 1 || len(l.Features[0].Parts) != len(tc.want) {
+				t.Fatalf("%+v, want %d rings", l.Features, len(tc.want))
+			}
+			for i, r := range l.Features[0].Parts {
+				got := float64(ringArea(r)) / 2
+				if math.Abs(got-tc.want[i]) > 0.01*math.Abs(tc.want[i]) {
+					t.Errorf("ring %d: area %.0f, want %.0f", i, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDropCollinear(t *testing.T) {
+	for _, tc := range []struct{ in, want []int32 }{
+		{[]int32{0, 0, 5, 0, 10, 0, 10, 10, 0, 10}, []int32{0, 0, 10, 0, 10, 10, 0, 10}},
+		// A spike out and back along x = 10.
+		{[]int32{0, 0, 10, 0, 10, 10, 10, 5, 10, 20, 0, 20}, []int32{0, 0, 10, 0, 10, 20, 0, 20}},
+		// Across the seam: the first point is on the line last → second.
+		{[]int32{5, 0, 10, 0, 10, 10, 0, 10, 0, 0}, []int32{10, 0, 10, 10, 0, 10, 0, 0}},
+	} {
+		got := dropCollinear(append([]int32(nil), tc.in...))
+		if len(got) != len(tc.want) {
+			t.Errorf("%v → %v, want %v", tc.in, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%v → %v, want %v", tc.in, got, tc.want)
+				break
+			}
+		}
+	}
+}

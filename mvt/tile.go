@@ -165,10 +165,10 @@ type cluster struct {
 // if the point stays alone in its cell (so that values of points a
 // cluster stands for do not fill the tile's value table).
 type pendingValue struct {
-	k    int
-	kind uint8
-	n    uint64
 	s    string
+	n    uint64
+	k    int32
+	kind uint8
 	b    bool
 }
 
@@ -413,7 +413,7 @@ func (l *Layer) newValue(body []byte) uint32 {
 
 func (l *Layer) tagInt(k int, v int64) {
 	if l.deferring {
-		l.pending = append(l.pending, pendingValue{k: k, kind: kindInt, n: uint64(v)})
+		l.pending = append(l.pending, pendingValue{k: int32(k), kind: kindInt, n: uint64(v)})
 		return
 	}
 	l.tags = append(l.tags, l.key(k), l.intValue(v))
@@ -437,7 +437,7 @@ func (l *Layer) intValue(v int64) uint32 {
 
 func (l *Layer) tagDouble(k int, v float64) {
 	if l.deferring {
-		l.pending = append(l.pending, pendingValue{k: k, kind: kindDouble, n: math.Float64bits(v)})
+		l.pending = append(l.pending, pendingValue{k: int32(k), kind: kindDouble, n: math.Float64bits(v)})
 		return
 	}
 	bits := math.Float64bits(v)
@@ -453,7 +453,7 @@ func (l *Layer) tagDouble(k int, v float64) {
 
 func (l *Layer) tagBool(k int, v bool) {
 	if l.deferring {
-		l.pending = append(l.pending, pendingValue{k: k, kind: kindBool, b: v})
+		l.pending = append(l.pending, pendingValue{k: int32(k), kind: kindBool, b: v})
 		return
 	}
 	j := 0
@@ -469,7 +469,7 @@ func (l *Layer) tagBool(k int, v bool) {
 
 func (l *Layer) tagString(k int, v string) {
 	if l.deferring {
-		l.pending = append(l.pending, pendingValue{k: k, kind: kindString, s: v})
+		l.pending = append(l.pending, pendingValue{k: int32(k), kind: kindString, s: v})
 		return
 	}
 	i, ok := l.strs[v]
@@ -482,7 +482,7 @@ func (l *Layer) tagString(k int, v string) {
 
 func (l *Layer) tagBytes(k int, v []byte) {
 	if l.deferring {
-		l.pending = append(l.pending, pendingValue{k: k, kind: kindString, s: string(v)})
+		l.pending = append(l.pending, pendingValue{k: int32(k), kind: kindString, s: string(v)})
 		return
 	}
 	i, ok := l.strs[string(v)] // no allocation for the lookup
@@ -533,13 +533,13 @@ func (l *Layer) flushClusters() {
 				}
 				switch v.kind {
 				case kindInt:
-					l.tagInt(v.k, int64(v.n))
+					l.tagInt(int(v.k), int64(v.n))
 				case kindDouble:
-					l.tagDouble(v.k, math.Float64frombits(v.n))
+					l.tagDouble(int(v.k), math.Float64frombits(v.n))
 				case kindBool:
-					l.tagBool(v.k, v.b)
+					l.tagBool(int(v.k), v.b)
 				default:
-					l.tagString(v.k, v.s)
+					l.tagString(int(v.k), v.s)
 				}
 			}
 		}
