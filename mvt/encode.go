@@ -11,13 +11,13 @@ import (
 
 // geomScratch holds the buffers one tile reuses for every geometry.
 type geomScratch struct {
-	proj, clipA, clipB, clipL, simp []float64
-	q                               []int32
-	tmp                             []float64
-	ringBufs, rings                 [][]float64 // one polygon's projected rings
-	pieces                          []piece
-	s                               simplifier
-	clip                            clipper
+	proj, clipL, simp []float64
+	q                 []int32
+	tmp               []float64
+	ringBufs, rings   [][]float64 // one polygon's projected rings
+	pieces            []piece
+	s                 simplifier
+	clip              clipper
 }
 
 // encode appends to c the parts of g of MVT type kind (1 points, 2 lines,

@@ -1,9 +1,10 @@
 package mvt
 
 // This file turns geometries in tile pixel space (floats) into MVT 2.1
-// geometry commands: clipping to the buffered tile square, Douglas–Peucker
-// simplification, quantization to the integer grid, ring winding, and the
-// MoveTo/LineTo/ClosePath command stream with zigzag-encoded deltas.
+// geometry commands: clipping lines to the buffered tile square (polygons
+// are clipped in clip.go), Douglas–Peucker simplification, quantization
+// to the integer grid, ring winding, and the MoveTo/LineTo/ClosePath
+// command stream with zigzag-encoded deltas.
 
 import "math"
 
@@ -89,76 +90,6 @@ func liangBarsky(x0, y0, x1, y1 float64, b box) (t0, t1 float64, ok bool) {
 		}
 	}
 	return t0, t1, true
-}
-
-// clipRing cuts the closed ring pts (without its repeated last point) to b
-// with Sutherland–Hodgman, one pass per side. The result is again a ring
-// without its closing point; where the polygon leaves the square the ring
-// runs along the square's edge, so neighbouring tiles' pieces meet there.
-// A, B are scratch buffers; the result aliases one of them.
-func clipRing(pts []float64, b box, a, bb []float64) (out, sa, sb []float64) {
-	in := pts
-	for side := 0; side < 4; side++ {
-		dst := a[:0]
-		if side%2 == 1 {
-			dst = bb[:0]
-		}
-		n := len(in) / 2
-		for i := 0; i < n; i++ {
-			j := (i + n - 1) % n
-			px, py, cx, cy := in[2*j], in[2*j+1], in[2*i], in[2*i+1]
-			pin, cin := inside(side, px, py, b), inside(side, cx, cy, b)
-			if cin {
-				if !pin {
-					x, y := intersect(side, px, py, cx, cy, b)
-					dst = append(dst, x, y)
-				}
-				dst = append(dst, cx, cy)
-			} else if pin {
-				x, y := intersect(side, px, py, cx, cy, b)
-				dst = append(dst, x, y)
-			}
-		}
-		if side%2 == 1 {
-			bb = dst
-		} else {
-			a = dst
-		}
-		in = dst
-		if len(in) == 0 {
-			break
-		}
-	}
-	return in, a, bb
-}
-
-func inside(side int, x, y float64, b box) bool {
-	switch side {
-	case 0:
-		return x >= b.min
-	case 1:
-		return x <= b.max
-	case 2:
-		return y >= b.min
-	}
-	return y <= b.max
-}
-
-// intersect returns where the segment crosses the line of side.
-func intersect(side int, x0, y0, x1, y1 float64, b box) (float64, float64) {
-	switch side {
-	case 0, 1:
-		e := b.min
-		if side == 1 {
-			e = b.max
-		}
-		return e, y0 + (y1-y0)*(e-x0)/(x1-x0)
-	}
-	e := b.min
-	if side == 3 {
-		e = b.max
-	}
-	return x0 + (x1-x0)*(e-y0)/(y1-y0), e
 }
 
 // simplify keeps the points of the polyline pts that Douglas–Peucker keeps
