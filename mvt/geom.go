@@ -92,14 +92,15 @@ func liangBarsky(x0, y0, x1, y1 float64, b box) (t0, t1 float64, ok bool) {
 	return t0, t1, true
 }
 
-// simplify keeps the points of the polyline pts that Douglas–Peucker keeps
-// at tolerance tol (same units), always the first and the last; it writes
-// into dst and uses keep and stack as scratch.
+// simplifier runs Douglas–Peucker with reusable scratch.
 type simplifier struct {
 	keep  []bool
 	stack []int
 }
 
+// simplify appends to dst the points of the polyline pts that
+// Douglas–Peucker keeps at tolerance tol (same units), always the first
+// and the last.
 func (s *simplifier) simplify(dst, pts []float64, tol float64) []float64 {
 	n := len(pts) / 2
 	if tol <= 0 || n <= 2 {
