@@ -59,11 +59,15 @@ func (s *geomScratch) encode(c *commands, g wkb.Geom, kind int, p projector, b b
 	}
 }
 
-// project fills s.proj with the pixel coordinates of the lon/lat pairs.
+// project fills s.proj with the pixel coordinates of the lon/lat pairs;
+// nil when one is not finite (the part is skipped).
 func (s *geomScratch) project(xy []float64, p projector) []float64 {
 	out := s.proj[:0]
 	for i := 0; i+1 < len(xy); i += 2 {
 		x, y := p.xy(xy[i], xy[i+1])
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			return nil
+		}
 		out = append(out, x, y)
 	}
 	s.proj = out
@@ -99,6 +103,9 @@ func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box
 			pts = append(pts, x, y)
 		}
 		s.ringBufs[i] = pts
+		if x0, y0, x1, y1 := bounds(pts); math.IsInf(x1-x0, 0) || math.IsInf(y1-y0, 0) || math.IsNaN(x1-x0+y1-y0) {
+			pts = nil // a coordinate is not finite: the ring is skipped
+		}
 		if n := len(pts); n >= 4 && pts[0] == pts[n-2] && pts[1] == pts[n-1] {
 			pts = pts[:n-2] // the closing point: implicit from here on
 		}

@@ -51,17 +51,18 @@ import (
 // Options tune a tile. Start from DefaultOptions.
 type Options struct {
 	// Extent is the size of the tile's pixel grid (MVT layer extent).
-	// Zero or less means 4096.
+	// Zero or less means 4096; at most MaxExtent.
 	Extent int
 	// Buffer is the margin, in pixels of the grid, kept around the tile
 	// so that lines and polygon edges do not show seams and point symbols
-	// are not cut at tile edges. Negative means 0.
+	// are not cut at tile edges. Negative means 0; at most Extent.
 	Buffer int
 	// Tolerance is the Douglas–Peucker tolerance in pixels of the grid;
 	// zero or less disables simplification.
 	Tolerance float64
 	// ClusterCell is the side in pixels of the grid Point features are
-	// thinned on; zero or less disables thinning.
+	// thinned on (raised so the grid has at most 2048 cells a side); zero
+	// or less disables thinning.
 	ClusterCell int
 	// ClusterMaxZoom is the deepest zoom at which points are thinned.
 	ClusterMaxZoom int
@@ -73,6 +74,10 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Extent: 4096, Buffer: 64, Tolerance: 1, ClusterCell: 32, ClusterMaxZoom: 8}
 }
+
+// MaxExtent is the largest Extent: coordinates stay far from the limits
+// of the int32 arithmetic of the geometry encoding.
+const MaxExtent = 1 << 16
 
 // PointCount is the property a thinned point carries: how many points it
 // stands for.
@@ -97,8 +102,11 @@ func NewTile(z, x, y int, opt Options) (*Tile, error) {
 	if opt.Extent <= 0 {
 		opt.Extent = 4096
 	}
-	if opt.Buffer < 0 {
-		opt.Buffer = 0
+	opt.Extent = min(opt.Extent, MaxExtent)
+	opt.Buffer = min(max(opt.Buffer, 0), opt.Extent)
+	if opt.ClusterCell > 0 {
+		// At most 2048 cells a side: the count grid stays within 16 MiB.
+		opt.ClusterCell = max(opt.ClusterCell, (opt.Extent+2*opt.Buffer)/2048+1)
 	}
 	t := &Tile{z: z, x: x, y: y, opt: opt, proj: newProjector(z, x, y, opt.Extent)}
 	t.box = box{min: -float64(opt.Buffer), max: float64(opt.Extent + opt.Buffer)}
