@@ -93,6 +93,9 @@ func (s *geomScratch) line(c *commands, xy []float64, p projector, b box, tol fl
 // vanish at the zoom are dropped, an exterior with its holes.
 func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box, tol float64) {
 	s.rings = s.rings[:0]
+	if len(rings) == 0 {
+		return // POLYGON EMPTY
+	}
 	for i, r := range rings {
 		if len(s.ringBufs) <= i {
 			s.ringBufs = append(s.ringBufs, nil)
