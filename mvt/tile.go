@@ -561,7 +561,8 @@ func (l *Layer) flushClusters() {
 }
 
 // Encode returns the tile's protobuf bytes: every layer, empty ones
-// included, in the order they were added.
+// included, in the order they were added. Call it once, after the last
+// Add: thinned points are counted until then.
 func (t *Tile) Encode() []byte {
 	var out []byte
 	for _, l := range t.layers {
