@@ -3,8 +3,8 @@
 // read for the OGC API – Tiles route
 // /ogc/collections/{id}/tiles/WebMercatorQuad/{z}/{y}/{x}.
 //
-// The caller asks TileBounds for the lon/lat box to query, then feeds the
-// features it finds one at a time:
+// The caller asks Tile.Bounds (or TileBounds) for the lon/lat box to
+// query, then feeds the features it finds one at a time:
 //
 //	t, err := mvt.NewTile(z, x, y, mvt.DefaultOptions())
 //	l, err := t.AddLayer("places", ds.Attributes, props) // props nil: all
@@ -13,8 +13,9 @@
 //
 // Geometries (2-D WKB in lon/lat) are projected to the tile's pixel grid,
 // clipped to the tile square grown by Options.Buffer (lines split into
-// parts, polygon rings closed along the square's edges so pieces of
-// neighbouring tiles meet), simplified with Douglas–Peucker at
+// parts; polygons cut into separate valid pieces whose rings run along the
+// square's edges, so pieces of neighbouring tiles meet: clip.go),
+// simplified with Douglas–Peucker at
 // Options.Tolerance pixels, rounded, and wound as MVT 2.1 wants (exterior
 // rings positive area in tile coordinates, holes negative). Rings that
 // vanish at the zoom are dropped, an exterior with its holes. A
