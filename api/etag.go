@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"net/http"
 	"strings"
@@ -40,19 +41,31 @@ var processTag = func() string {
 	return hex.EncodeToString(b[:])
 }()
 
-// datasetETag is the weak validator of an answer about ds in format f.
-// It is "" when the answer depends on a request body, which no tag covers.
-func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) string {
+// requestHash starts the hash of a validator with what every answer
+// depends on besides its object: this process, the format f, the path,
+// the query string, the caller and the base URL of links. ok is false when
+// the answer depends on a request body, which no tag covers.
+func (s *Server) requestHash(r *http.Request, f string) (h hash.Hash64, ok bool) {
 	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
-		return ""
+		return nil, false
 	}
-	h := fnv.New64a()
+	h = fnv.New64a()
 	login := ""
 	if u := caller(r); u != nil {
 		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
 	}
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%+v\x00%s\x00%d", processTag, f, r.URL.Path, r.URL.RawQuery, login,
-		s.policy.DatasetRights(caller(r), ds), ds.Permissions, s.baseURL(r), ds.UpdatedAt.UnixNano())
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", processTag, f, r.URL.Path, r.URL.RawQuery, login, s.baseURL(r))
+	return h, true
+}
+
+// datasetETag is the weak validator of an answer about ds in format f.
+// It is "" when the answer depends on a request body, which no tag covers.
+func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) string {
+	h, ok := s.requestHash(r, f)
+	if !ok {
+		return ""
+	}
+	fmt.Fprintf(h, "%+v\x00%+v\x00%d", s.policy.DatasetRights(caller(r), ds), ds.Permissions, ds.UpdatedAt.UnixNano())
 	return fmt.Sprintf(`W/"d%d-%d-%x"`, ds.ID, ds.Version, h.Sum64())
 }
 
@@ -108,20 +121,15 @@ func etagMatch(values []string, etag string) bool {
 // times) and the id, version and sharing of each layer's dataset, which
 // the map's answers show, with what datasetETag hashes of the request.
 func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
-	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+	h, ok := s.requestHash(r, f)
+	if !ok {
 		return ""
 	}
 	doc, err := json.Marshal(m)
 	if err != nil {
 		return ""
 	}
-	h := fnv.New64a()
-	login := ""
-	if u := caller(r); u != nil {
-		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
-	}
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%+v\x00%s\x00", processTag, f, r.URL.Path, r.URL.RawQuery, login,
-		s.policy.MapRights(caller(r), m), s.baseURL(r))
+	fmt.Fprintf(h, "%+v\x00", s.policy.MapRights(caller(r), m))
 	h.Write(doc)
 	for _, l := range m.Layers {
 		if ds := s.layerDataset(r.Context(), l.Source); ds != nil {

@@ -2,18 +2,11 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 
-	"mapcommons"
+	"mapcommons/format/geojson"
 )
-
-// geoJSONTypes are the values of a GeoJSON object's "type".
-var geoJSONTypes = map[string]bool{
-	"FeatureCollection": true, "Feature": true, "Point": true, "LineString": true, "Polygon": true,
-	"MultiPoint": true, "MultiLineString": true, "MultiPolygon": true, "GeometryCollection": true,
-}
 
 // topLevelType returns the "type" member of the JSON object r starts with
 // ("" when it is not an object or has none). It streams: the values of
@@ -77,7 +70,7 @@ func (s *Server) jsonBodyParams(q *Request) error {
 	}
 	t, err := topLevelType(f)
 	f.Close()
-	if err == nil && geoJSONTypes[t] {
+	if err == nil && geojson.IsObjectType(t) {
 		q.Body.ContentType = "application/geo+json"
 		return nil
 	}
@@ -91,12 +84,5 @@ func (s *Server) jsonBodyParams(q *Request) error {
 	os.Remove(q.Body.Path)
 	q.Body = nil
 	budget := MaxParams
-	if err := mergeJSONBody(q.Params, b, &budget); err != nil {
-		var e *mapcommons.Error
-		if errors.As(err, &e) {
-			return e
-		}
-		return err
-	}
-	return nil
+	return mergeJSONBody(q.Params, b, &budget)
 }

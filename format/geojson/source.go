@@ -321,6 +321,12 @@ var geometryTypes = map[string]bool{
 	"MultiLineString": true, "MultiPolygon": true, "GeometryCollection": true,
 }
 
+// IsObjectType reports whether typ is the "type" of a GeoJSON object this
+// package reads as data: a FeatureCollection, a Feature or a geometry.
+func IsObjectType(typ string) bool {
+	return typ == "FeatureCollection" || typ == "Feature" || geometryTypes[typ]
+}
+
 // pass1 reads the whole file, validating it and gathering the attributes.
 func (r *Reader) pass1() error {
 	t, err := r.token(0)
