@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -247,7 +248,20 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	defer up.Close()
-	ds := &mapcommons.Dataset{OwnerID: me.ID, Owner: me.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj, Permissions: perms}
+	ds, err := s.createUploaded(r.Context(), me, up, upd, perms, nil)
+	if err != nil {
+		return err
+	}
+	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
+}
+
+// createUploaded creates a dataset of owner from an opened upload: its
+// type and CRS are the upload's, its metadata upd's, its title by default
+// the upload's (else "Untitled"); within --max-features. each, when set,
+// is called for every feature stored.
+func (s *Server) createUploaded(ctx context.Context, owner *mapcommons.User, up *upload, upd mapcommons.MetadataUpdate,
+	perms []mapcommons.Permission, each func()) (*mapcommons.Dataset, error) {
+	ds := &mapcommons.Dataset{OwnerID: owner.ID, Owner: owner.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj, Permissions: perms}
 	upd.Apply(&ds.Metadata)
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = up.name
@@ -255,10 +269,14 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = "Untitled"
 	}
-	if err := s.svc.Datasets.CreateDataset(r.Context(), ds, s.limitFeatures(up.src, 0)); err != nil {
-		return err
+	src := s.limitFeatures(up.src, 0)
+	if each != nil {
+		src = &countingSource{FeatureSource: src, each: each}
 	}
-	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
+	if err := s.svc.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		return nil, err
+	}
+	return ds, nil
 }
 
 func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error {

@@ -29,60 +29,53 @@ func (s *Server) Import(ctx context.Context, owner *mapcommons.User, path, title
 	if err := s.policy.CanCreateDataset(owner); err != nil {
 		return nil, err
 	}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	kind := format.PartKind(ext)
-	if kind == "" {
-		return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s: .%s files cannot be imported (csv, kml, kmz, geojson, json, atom, rss, gpkg, zip or shp)", path, ext)
+	files, err := UploadFiles(path)
+	if err != nil {
+		return nil, err
 	}
 	q := &Request{Params: Params{}}
 	if layer != "" {
 		q.Params["layer"] = layer
 	}
-	add := func(ext, p string) error {
-		fi, err := os.Stat(p)
+	for ext, f := range files {
+		fi, err := os.Stat(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		q.Uploads = append(q.Uploads, Upload{Field: "dataset[" + ext + "]", Filename: filepath.Base(p), Path: p, Size: fi.Size()})
-		return nil
-	}
-	if err := add(ext, path); err != nil {
-		return nil, err
-	}
-	if kind == format.KindShp {
-		stem := strings.TrimSuffix(path, filepath.Ext(path))
-		for _, side := range []string{"shx", "dbf", "prj", "cpg"} {
-			for _, cand := range []string{stem + "." + side, stem + "." + strings.ToUpper(side)} {
-				if _, err := os.Stat(cand); err == nil {
-					if err := add(side, cand); err != nil {
-						return nil, err
-					}
-					break
-				}
-			}
-		}
+		q.Uploads = append(q.Uploads, Upload{Field: "dataset[" + ext + "]", Filename: filepath.Base(f), Path: f, Size: fi.Size()})
 	}
 	up, err := s.openUploadWith(ctx, q, p.Opened)
 	if err != nil {
 		return nil, err
 	}
 	defer up.Close()
-	ds := &mapcommons.Dataset{OwnerID: owner.ID, Owner: owner.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj,
-		Permissions: s.policy.DefaultDatasetPermissions(), Metadata: mapcommons.Metadata{Title: strings.TrimSpace(title)}}
-	if ds.Title == "" {
-		ds.Title = up.name
+	t := strings.TrimSpace(title)
+	return s.createUploaded(ctx, owner, up, mapcommons.MetadataUpdate{Title: &t}, s.policy.DefaultDatasetPermissions(), p.Feature)
+}
+
+// UploadFiles are the files an upload of the file at path sends, by
+// extension: the file itself, and for a shapefile's .shp the companion
+// files found beside it (.shx, .dbf, .prj, .cpg, in either case). A file
+// of a kind that cannot be uploaded is EUNSUPPORTED.
+func UploadFiles(path string) (map[string]string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	kind := format.PartKind(ext)
+	if kind == "" {
+		return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s: .%s files cannot be imported (csv, kml, kmz, geojson, json, atom, rss, gpkg, zip or shp)", path, ext)
 	}
-	if strings.TrimSpace(ds.Title) == "" {
-		ds.Title = "Untitled"
+	files := map[string]string{ext: path}
+	if kind == format.KindShp {
+		stem := strings.TrimSuffix(path, filepath.Ext(path))
+		for _, side := range format.Sidecars {
+			for _, cand := range []string{stem + "." + side, stem + "." + strings.ToUpper(side)} {
+				if _, err := os.Stat(cand); err == nil {
+					files[side] = cand
+					break
+				}
+			}
+		}
 	}
-	var src mapcommons.FeatureSource = s.limitFeatures(up.src, 0)
-	if p.Feature != nil {
-		src = &countingSource{FeatureSource: src, each: p.Feature}
-	}
-	if err := s.svc.Datasets.CreateDataset(ctx, ds, src); err != nil {
-		return nil, err
-	}
-	return ds, nil
+	return files, nil
 }
 
 // countingSource calls each for every feature read.

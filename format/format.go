@@ -5,6 +5,7 @@ package format
 
 import (
 	"mime"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,13 +109,12 @@ var partKinds = map[string]string{
 // sidecar files and unknown extensions).
 func PartKind(ext string) string { return partKinds[strings.ToLower(ext)] }
 
+// Sidecars are the extensions of a shapefile's companion files.
+var Sidecars = []string{"shx", "dbf", "prj", "cpg"}
+
 // Sidecar reports whether ext is a shapefile's companion file.
 func Sidecar(ext string) bool {
-	switch strings.ToLower(ext) {
-	case "shx", "dbf", "prj", "cpg":
-		return true
-	}
-	return false
+	return slices.Contains(Sidecars, strings.ToLower(ext))
 }
 
 // Meta describes a dataset to the writers of download formats.

@@ -127,16 +127,9 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 // sendFile posts one file (a shapefile with its sidecars) to a running
 // server as a multipart upload, streamed.
 func sendFile(ctx context.Context, base, login, password, path, title, layer string, p *progress, stdout io.Writer) error {
-	parts := map[string]string{}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	parts[ext] = path
-	if ext == "shp" {
-		stem := strings.TrimSuffix(path, filepath.Ext(path))
-		for _, side := range []string{"shx", "dbf", "prj", "cpg"} {
-			if _, err := os.Stat(stem + "." + side); err == nil {
-				parts[side] = stem + "." + side
-			}
-		}
+	parts, err := api.UploadFiles(path)
+	if err != nil {
+		return errors.New(mapcommons.ErrorMessage(err))
 	}
 	var total int64
 	for _, f := range parts {
