@@ -21,7 +21,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 )
 
 // importFiles is "mapcommons import": files straight into the store (the
@@ -75,43 +74,31 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer lock.Close()
-	mode := mapcommons.Mode(st.mode)
-	if !mode.Valid() {
-		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
-	}
-	share, err := mapcommons.ParseShare(st.defaultShare)
+	cfg, err := st.apiConfig()
 	if err != nil {
-		return fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
+		return err
 	}
 	db, err := openStore(st.data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	users := sqlite.NewUserService(db)
-	me, err := users.FindUserByLogin(ctx, *owner)
+	svc := storeServices(db)
+	me, err := svc.Users.FindUserByLogin(ctx, *owner)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return fmt.Errorf("there is no user %q to own the datasets: name one with --owner, or create it with mapcommons user create", *owner)
 	} else if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(st.data, "import-")
-	if err != nil {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.DefaultShare, err = checkShare(ctx, quiet, cfg.Mode, cfg.DefaultShare, svc.Groups); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	if mode != mapcommons.ModeAppliance {
-		share = nil
+	if cfg.TempDir, err = os.MkdirTemp(st.data, "import-"); err != nil {
+		return err
 	}
-	maxFeatures := st.maxFeatures
-	if maxFeatures == 0 {
-		maxFeatures = -1
-	}
-	srv := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), api.Config{Mode: mode, MaxUpload: st.maxUpload, TempDir: tmp,
-		DefaultShare: share, MaxFeatures: maxFeatures}, api.Services{
-		Users: users, Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
-		Maps: sqlite.NewMapService(db), Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db), Health: db,
-	})
+	defer os.RemoveAll(cfg.TempDir)
+	srv := api.NewServer(quiet, cfg, svc)
 	for _, f := range files {
 		p.start(filepath.Base(f), 0)
 		ds, err := srv.Import(ctx, me, f, *title, *layer, api.ImportProgress{Opened: p.opened, Feature: p.feature})

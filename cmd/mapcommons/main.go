@@ -302,6 +302,55 @@ func openStore(dataDir string) (*sqlite.DB, error) {
 	return sqlite.Open(filepath.Join(dataDir, "mapcommons.db"))
 }
 
+// apiConfig is the API's configuration from the flags (the temporary
+// directory is the caller's; the default sharing list is still to be
+// checked against the store's groups).
+func (st *settings) apiConfig() (api.Config, error) {
+	mode := mapcommons.Mode(st.mode)
+	if !mode.Valid() {
+		return api.Config{}, fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
+	}
+	cors, err := corsList(st.corsOrigins)
+	if err != nil {
+		return api.Config{}, err
+	}
+	share, err := mapcommons.ParseShare(st.defaultShare)
+	if err != nil {
+		return api.Config{}, fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
+	}
+	// A flag's 0 means no limit; the Config's means its default.
+	noLimit := func(v time.Duration) time.Duration {
+		if v == 0 {
+			return -1
+		}
+		return v
+	}
+	maxFeatures := st.maxFeatures
+	if maxFeatures == 0 {
+		maxFeatures = -1
+	}
+	return api.Config{
+		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload,
+		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
+		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
+		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors,
+	}, nil
+}
+
+// storeServices are the services of the embedded store db.
+func storeServices(db *sqlite.DB) api.Services {
+	return api.Services{
+		Users:    sqlite.NewUserService(db),
+		Datasets: sqlite.NewDatasetService(db),
+		Features: sqlite.NewFeatureService(db),
+		Maps:     sqlite.NewMapService(db),
+		Search:   sqlite.NewSearchService(db),
+		Groups:   sqlite.NewGroupService(db),
+		Trust:    sqlite.NewLoginTrustService(db),
+		Health:   db,
+	}
+}
+
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -312,22 +361,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	mode := mapcommons.Mode(st.mode)
-	if !mode.Valid() {
-		return fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
-	}
-	cors, err := corsList(st.corsOrigins)
+	cfg, err := st.apiConfig()
 	if err != nil {
 		return err
 	}
-	bodyTimeout := st.bodyTimeout
-	if bodyTimeout == 0 {
-		bodyTimeout = -1 // 0: never
-	}
-	share, err := mapcommons.ParseShare(st.defaultShare)
-	if err != nil {
-		return fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
-	}
+	mode := cfg.Mode
 	logs := newLogWriter(stderr, 100*time.Millisecond)
 	defer logs.Close()
 	logger := slog.New(slog.NewTextHandler(logs, nil))
@@ -352,15 +390,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer db.Close()
-	users := sqlite.NewUserService(db)
+	svc := storeServices(db)
 	if pw := getenv("MAPCOMMONS_ADMIN_PASSWORD"); pw != "" {
-		if err := ensureAdmin(ctx, users, "admin", "", pw); err != nil {
+		if err := ensureAdmin(ctx, svc.Users, "admin", "", pw); err != nil {
 			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
 		}
 		logger.Info("administrator ready", "login", "admin")
 	}
-	groups := sqlite.NewGroupService(db)
-	if share, err = checkShare(ctx, logger, mode, share, groups); err != nil {
+	if cfg.DefaultShare, err = checkShare(ctx, logger, mode, cfg.DefaultShare, svc.Groups); err != nil {
 		return err
 	}
 	tmp := filepath.Join(st.data, "tmp")
@@ -368,30 +405,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return err
 	}
-
-	maxFeatures := st.maxFeatures
-	if maxFeatures == 0 {
-		maxFeatures = -1 // no limit
-	}
-	queryTimeout := st.queryTimeout
-	if queryTimeout == 0 {
-		queryTimeout = -1 // no limit
-	}
-	handler := api.NewServer(logger, api.Config{
-		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload, TempDir: tmp,
-		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
-		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: queryTimeout,
-		MaxForm: st.maxForm, BodyTimeout: bodyTimeout, CORSOrigins: cors,
-	}, api.Services{
-		Users:    users,
-		Datasets: sqlite.NewDatasetService(db),
-		Features: sqlite.NewFeatureService(db),
-		Maps:     sqlite.NewMapService(db),
-		Search:   sqlite.NewSearchService(db),
-		Groups:   groups,
-		Trust:    sqlite.NewLoginTrustService(db),
-		Health:   db,
-	})
+	cfg.TempDir = tmp
+	handler := api.NewServer(logger, cfg, svc)
 	ln, err := net.Listen("tcp", st.addr)
 	if err != nil {
 		return err
