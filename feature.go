@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// Feature is one row of a dataset: its zero-based position, one value per
+// Feature is one row of a dataset: its zero-based position, its stable id, one value per
 // attribute of the dataset (aligned with Dataset.Attributes) and its
 // geometry as WKB (2-D, little endian; nil when the feature has none).
 //
@@ -13,6 +13,10 @@ import (
 // AttrDate), bool (AttrBoolean) or nil.
 type Feature struct {
 	Position int64
+	// ID is the feature's stable id within its dataset (from 1): never
+	// changed or reused, kept across appends and deletes, unlike Position.
+	// Zero in features read from an upload (the store assigns ids).
+	ID       int64
 	Values   []any
 	Geometry []byte
 	Distance float64 // to the query's geometry, set when the query asks for it

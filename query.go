@@ -33,6 +33,10 @@ type FeatureQuery struct {
 
 	Filters []Filter // attribute conditions, all of which must hold
 
+	// IDs, when not nil, keeps only the features with these stable ids
+	// (Feature.ID); ids that do not exist match nothing.
+	IDs []int64
+
 	GroupBy    []string    // attributes to group by
 	Aggregates []Aggregate // computed per group (or over everything)
 

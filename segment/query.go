@@ -23,9 +23,10 @@ type plan struct {
 	near     *spatial.Near // the buffer query, tested exactly
 	index    []wkb.Rect    // boxes to search the index with; nil scans everything
 	filters  []filter
-	sortCol  int  // -1: by position
-	onlyPts  bool // every geometry is a single point: the index box is the point
-	geomScan bool // a spatial test needs the geometry
+	ids      map[int64]struct{} // FeatureQuery.IDs; nil: every feature
+	sortCol  int                // -1: by position
+	onlyPts  bool               // every geometry is a single point: the index box is the point
+	geomScan bool               // a spatial test needs the geometry
 }
 
 // filter is one compiled attribute condition.
@@ -95,6 +96,12 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 		}
 		p.filters = append(p.filters, cf)
 	}
+	if q.IDs != nil {
+		p.ids = make(map[int64]struct{}, len(q.IDs))
+		for _, id := range q.IDs {
+			p.ids[id] = struct{}{}
+		}
+	}
 	return p, nil
 }
 
@@ -122,6 +129,11 @@ func (p *plan) every() int {
 // A null value passes no condition.
 func (p *plan) matchValues(pos int) bool {
 	s := p.s
+	if p.ids != nil {
+		if _, ok := p.ids[s.ID(pos)]; !ok {
+			return false
+		}
+	}
 	for i := range p.filters {
 		f := &p.filters[i]
 		if s.IsNull(f.col, pos) {
@@ -346,7 +358,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	emit := func(pos int, f *mapcommons.Feature) error {
 		if q.Lazy {
 			row.pos = pos
-			f.Position, f.Values, f.Row, f.Geometry = int64(pos), nil, row, s.Geometry(pos)
+			f.Position, f.ID, f.Values, f.Row, f.Geometry = int64(pos), s.ID(pos), nil, row, s.Geometry(pos)
 		} else {
 			s.Read(pos, f)
 		}
@@ -363,7 +375,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		return nil
 	}
 	// No condition at all: the page is a range of positions.
-	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 {
+	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 && p.ids == nil {
 		n := int64(s.n)
 		for k := offset; k < n && k-offset < limit; k++ {
 			if (k-offset)%checkCostlyEvery == 0 {

@@ -337,9 +337,13 @@ func (s *Segment) Value(col, pos int) any {
 	return string(b)
 }
 
+// ID returns the stable id of feature pos.
+func (s *Segment) ID(pos int) int64 { return int64(pos) + 1 }
+
 // Read fills f with feature pos; f.Geometry aliases the mapping.
 func (s *Segment) Read(pos int, f *mapcommons.Feature) {
 	f.Position = int64(pos)
+	f.ID = s.ID(pos)
 	if cap(f.Values) < len(s.attrs) {
 		f.Values = make([]any, len(s.attrs))
 	}

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -297,5 +298,20 @@ func TestSearchOrdered(t *testing.T) {
 		if !slices.Equal(got, want[:limit]) {
 			t.Fatalf("query %d (%v, desc %v): %d results, want %d", q, rs, desc, len(got), limit)
 		}
+	}
+}
+
+func TestQueryIDs(t *testing.T) {
+	s, _ := write(t, testAttrs, randomFeatures(rand.New(rand.NewPCG(1, 2)), 10))
+	var got []int64
+	err := s.Query(context.Background(), &mapcommons.FeatureQuery{Limit: -1, IDs: []int64{3, 7, 99}}, func(f *mapcommons.Feature) error {
+		got = append(got, f.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []int64{3, 7}) {
+		t.Fatalf("ids %v, want [3 7]", got)
 	}
 }
