@@ -41,7 +41,7 @@ func TestPolygonMatchPointAgrees(t *testing.T) {
 			for i := 0; i+1 < len(ring); i += 2 {
 				minX, maxX, minY, maxY = min(minX, ring[i]), max(maxX, ring[i]), min(minY, ring[i+1]), max(maxY, ring[i+1])
 			}
-			for range 3000 {
+			for range raceCut(3000) {
 				x := minX - 5 + r.Float64()*(maxX-minX+10)
 				y := min(90, max(-90, minY-5+r.Float64()*(maxY-minY+10)))
 				pts = append(pts, [2]float64{math.Mod(x+540, 360) - 180, y})
@@ -131,7 +131,7 @@ func TestRingRows(t *testing.T) {
 			y := q.rows.y0 + float64(b)*q.rows.h
 			pts = append(pts, [2]float64{minX + r.Float64()*(maxX-minX), y})
 		}
-		for range 5000 {
+		for range raceCut(5000) {
 			pts = append(pts, [2]float64{minX - 1 + r.Float64()*(maxX-minX+2), minY - 1 + r.Float64()*(maxY-minY+2)})
 		}
 		for _, p := range pts {

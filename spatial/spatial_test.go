@@ -174,7 +174,7 @@ func sampledSegDist(unit string, px, py, ax, ay, bx, by float64, n int) float64 
 }
 
 func TestMetricDistSeg(t *testing.T) {
-	const n = 20000
+	n := raceCut(20000)
 	check := func(t *testing.T, unit string, px, py, ax, ay, bx, by float64) {
 		t.Helper()
 		m := NewMetric(unit)
@@ -182,9 +182,9 @@ func TestMetricDistSeg(t *testing.T) {
 		want := sampledSegDist(unit, px, py, ax, ay, bx, by, n)
 		var step float64
 		if unit == "degrees" {
-			step = math.Hypot(bx-ax, by-ay) / n
+			step = math.Hypot(bx-ax, by-ay) / float64(n)
 		} else {
-			step = hav(ax, ay, bx, by) / 1000 / n
+			step = hav(ax, ay, bx, by) / 1000 / float64(n)
 		}
 		// The sampled minimum is at most half a step above the true one.
 		if got > want+1e-6 || got < want-step/2-1e-6 {
@@ -367,10 +367,10 @@ func TestNearBoxes(t *testing.T) {
 			}
 		}
 	}
-	t.Run("OKPoint", func(t *testing.T) { run(t, KindPoint, 1, 3000, 0) })
-	t.Run("OKPoints", func(t *testing.T) { run(t, KindPoints, 2, 2000, 10) })
-	t.Run("OKLineShortEdges", func(t *testing.T) { run(t, KindLine, 3, 2000, 0.5) })
-	t.Run("OKLineLongEdges", func(t *testing.T) { run(t, KindLine, 4, 2000, 60) })
+	t.Run("OKPoint", func(t *testing.T) { run(t, KindPoint, 1, raceCut(3000), 0) })
+	t.Run("OKPoints", func(t *testing.T) { run(t, KindPoints, 2, raceCut(2000), 10) })
+	t.Run("OKLineShortEdges", func(t *testing.T) { run(t, KindLine, 3, raceCut(2000), 0.5) })
+	t.Run("OKLineLongEdges", func(t *testing.T) { run(t, KindLine, 4, raceCut(2000), 60) })
 	t.Run("OKBoxesInRange", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 9))
 		for i := 0; i < 2000; i++ {
