@@ -159,8 +159,8 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 			}
 			return nil
 		}
-		if _, err := wkb.Decode(e.Geometry); err != nil {
-			return Errorf(EINVALID, "filter: s_intersects: %v", err)
+		if err := CheckGeometryLiteral(e.Geometry); err != nil {
+			return Errorf(EINVALID, "filter: s_intersects: %s", ErrorMessage(err))
 		}
 		return nil
 	}
@@ -218,4 +218,58 @@ func checkLiteral(t AttrType, v Literal) error {
 		return Errorf(EINVALID, "a %s cannot be compared with a %s property", v.Kind, t)
 	}
 	return nil
+}
+
+// CheckGeometryLiteral checks a geometry literal of s_intersects (stored WKB): not empty, in
+// lon/lat, at most MaxNearVertices vertices, polygons closed
+// and without holes (which the spatial tests do not handle).
+func CheckGeometryLiteral(b []byte) error {
+	g, err := wkb.Decode(b)
+	if err != nil {
+		return Errorf(EINVALID, "%v", err)
+	}
+	if g.IsEmpty() {
+		return Errorf(EINVALID, "an empty geometry intersects nothing")
+	}
+	n := 0
+	var walk func(g wkb.Geom) error
+	coords := func(xy []float64) error {
+		if n += len(xy) / 2; n > MaxNearVertices {
+			return Errorf(EINVALID, "a geometry of more than %d vertices", MaxNearVertices)
+		}
+		for i := 0; i+1 < len(xy); i += 2 {
+			if !(xy[i] >= -180 && xy[i] <= 180 && xy[i+1] >= -90 && xy[i+1] <= 90) {
+				return Errorf(EINVALID, "position %v %v is not a longitude, latitude", xy[i], xy[i+1])
+			}
+		}
+		return nil
+	}
+	walk = func(g wkb.Geom) error {
+		switch g.Type {
+		case wkb.Point, wkb.LineString:
+			if g.Type == wkb.LineString && len(g.Coords) < 4 {
+				return Errorf(EINVALID, "a line needs two positions")
+			}
+			return coords(g.Coords)
+		case wkb.Polygon:
+			if len(g.Rings) > 1 {
+				return Errorf(EINVALID, "polygons with holes are not supported")
+			}
+			if len(g.Rings) == 1 {
+				r := g.Rings[0]
+				if len(r) < 8 || r[0] != r[len(r)-2] || r[1] != r[len(r)-1] {
+					return Errorf(EINVALID, "a polygon's ring is closed, of 4 or more positions")
+				}
+				return coords(r)
+			}
+			return nil
+		}
+		for _, p := range g.Parts {
+			if err := walk(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(g)
 }
