@@ -22,7 +22,7 @@ func whereFeatures(r *rand.Rand, n int, onlyPoints bool) []mapcommons.Feature {
 	feats := make([]mapcommons.Feature, n)
 	for i := range feats {
 		x, y := float64(r.IntN(41)-20), float64(r.IntN(41)-20) // on a grid: edges are hit
-		switch r.IntN(8) { // near the antimeridian
+		switch r.IntN(8) {                                     // near the antimeridian
 		case 0:
 			x = float64(160 + r.IntN(17))
 		case 1:
