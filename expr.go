@@ -5,6 +5,7 @@ package mapcommons
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"mapcommons/format/wkb"
 )
@@ -55,7 +56,8 @@ var GeometryProperties = []string{"geometry", "geom"}
 // Spatial tests are planar in lon/lat, as the bbox parameter is: a BBox
 // whose W > E crosses the antimeridian; polygon and line literals have
 // straight edges in lon/lat (no wrap at the antimeridian); edges and
-// boundaries count (a point on a polygon's edge intersects it).
+// boundaries count (a point on a polygon's edge intersects it, within the
+// rounding of floating point for lines and polygons).
 type Expr struct {
 	Op       string
 	Args     []*Expr   // and, or (two or more), not (one)
@@ -98,10 +100,11 @@ func (l Literal) String() string {
 	return fmt.Sprintf("%q", l.Str)
 }
 
-// IsGeometryProperty reports whether name refers to the features' geometry.
+// IsGeometryProperty reports whether name refers to the features' geometry
+// (in any case).
 func IsGeometryProperty(name string) bool {
 	for _, g := range GeometryProperties {
-		if name == g {
+		if strings.EqualFold(name, g) {
 			return true
 		}
 	}
