@@ -65,8 +65,8 @@ type whereNode struct {
 	numSet map[float64]struct{}
 	strSet map[string]struct{}
 	like   []likePart
-	rects  []wkb.Rect      // wBBox
-	nears  []*spatial.Near // wGeom: the literal's parts, planar
+	rects  []wkb.Rect      // wBBox: the box; wGeom: the literal's points
+	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
 	kids   []whereNode
 }
 
@@ -83,7 +83,8 @@ func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 		if e.BBox != nil {
 			return whereNode{kind: wBBox, rects: spatial.BBoxRects(e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)}
 		}
-		return whereNode{kind: wGeom, nears: literalNears(e.Geometry)}
+		rects, nears := literalParts(e.Geometry)
+		return whereNode{kind: wGeom, rects: rects, nears: nears}
 	}
 	n := whereNode{col: mapcommons.AttrIndex(s.attrs, e.Property)}
 	t := s.attrs[n.col].Type
@@ -127,33 +128,35 @@ func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 	return n
 }
 
-// literalNears turns a geometry literal into planar buffer queries of
-// radius 0 (one per simple part; polygons without holes, as
-// mapcommons.CheckGeometryLiteral demands): a feature intersects the
-// literal when it is at distance 0 from one of them.
-func literalNears(b []byte) []*spatial.Near {
+// literalParts turns a geometry literal into what the spatial package
+// tests exactly: its points become boxes of no size (tested as the bbox
+// parameter's boxes are), its lines and polygons (without holes, as
+// mapcommons.CheckGeometryLiteral demands) planar buffer queries of radius
+// 0 (a feature at distance 0 from one meets it).
+func literalParts(b []byte) (rects []wkb.Rect, nears []*spatial.Near) {
 	g, err := wkb.Decode(b)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []*spatial.Near
-	var walk func(g wkb.Geom)
 	add := func(kind string, xy []float64) {
-		if len(xy) < 2 {
-			return
-		}
 		q := &spatial.Near{Kind: kind, XY: xy, Metric: spatial.NewMetric("degrees")}
 		q.Prepare()
-		out = append(out, q)
+		nears = append(nears, q)
 	}
+	var walk func(g wkb.Geom)
 	walk = func(g wkb.Geom) {
 		switch g.Type {
 		case wkb.Point:
-			add(spatial.KindPoint, g.Coords)
+			if len(g.Coords) >= 2 {
+				x, y := g.Coords[0], g.Coords[1]
+				rects = append(rects, wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y})
+			}
 		case wkb.LineString:
-			add(spatial.KindLine, g.Coords)
+			if len(g.Coords) >= 4 {
+				add(spatial.KindLine, g.Coords)
+			}
 		case wkb.Polygon:
-			if len(g.Rings) > 0 {
+			if len(g.Rings) > 0 && len(g.Rings[0]) >= 8 {
 				add(spatial.KindPolygon, g.Rings[0])
 			}
 		default:
@@ -163,7 +166,7 @@ func literalNears(b []byte) []*spatial.Near {
 		}
 	}
 	walk(g)
-	return out
+	return rects, nears
 }
 
 // whereIndex finds a top-level condition of the expression (itself or a
@@ -194,7 +197,9 @@ func whereIndex(e *mapcommons.Expr) (bbox *mapcommons.BBox, boxes []wkb.Rect, re
 			return c.BBox, nil, rest
 		}
 		if boxes == nil {
-			for _, q := range literalNears(c.Geometry) {
+			rects, nears := literalParts(c.Geometry)
+			boxes = rects
+			for _, q := range nears {
 				boxes = append(boxes, q.Boxes()...)
 			}
 		}
@@ -313,8 +318,8 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 // with an empty or unreadable one) is UNKNOWN.
 func (n *whereNode) matchGeometry(b []byte) tri {
 	if x, y, ok := wkb.StoredPoint(b); ok { // no decoding for points
-		if n.kind == wBBox {
-			return truth(inAny(x, y, n.rects))
+		if inAny(x, y, n.rects) {
+			return triTrue
 		}
 		for _, q := range n.nears {
 			if q.MatchPoint(x, y) {
@@ -327,8 +332,8 @@ func (n *whereNode) matchGeometry(b []byte) tri {
 	if b == nil || err != nil || g.IsEmpty() {
 		return triUnknown
 	}
-	if n.kind == wBBox {
-		return truth(spatial.IntersectsRects(g, n.rects))
+	if spatial.IntersectsRects(g, n.rects) {
+		return triTrue
 	}
 	for _, q := range n.nears {
 		if q.Match(g) {

@@ -373,6 +373,37 @@ func TestWhereNullLogic(t *testing.T) {
 	}
 }
 
+// TestWhereAllocs: evaluating attribute conditions and boxes on points
+// allocates nothing per row.
+func TestWhereAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s, _ := write(t, testAttrs, whereFeatures(r, 5000, true))
+	box := &mapcommons.Expr{Op: mapcommons.ExprIntersects, Property: "geometry", BBox: &mapcommons.BBox{W: -5, S: -5, E: 5, N: 5}}
+	e := &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{
+		{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{box}},
+		{Op: mapcommons.ExprLike, Property: "s", Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: "%b%"}}},
+		{Op: mapcommons.ExprIn, Property: "s", Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: "a"}}},
+		{Op: mapcommons.ExprBetween, Property: "x", Values: []mapcommons.Literal{{Kind: mapcommons.LitNumber, Num: -1}, {Kind: mapcommons.LitNumber, Num: 1}}},
+		{Op: mapcommons.ExprIn, Property: "n", Values: []mapcommons.Literal{{Kind: mapcommons.LitNumber, Num: 1}, {Kind: mapcommons.LitNumber, Num: 2}, {Kind: mapcommons.LitNumber, Num: 3}, {Kind: mapcommons.LitNumber, Num: 4}, {Kind: mapcommons.LitNumber, Num: 5}, {Kind: mapcommons.LitNumber, Num: 6}, {Kind: mapcommons.LitNumber, Num: 7}, {Kind: mapcommons.LitNumber, Num: 8}, {Kind: mapcommons.LitNumber, Num: 9}}},
+	}}
+	p, err := s.compile(&mapcommons.FeatureQuery{Limit: -1, Where: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		matched = 0
+		for pos := 0; pos < s.Len(); pos++ {
+			if p.matchValues(pos) {
+				matched++
+			}
+		}
+	})
+	if allocs != 0 || matched == 0 || matched == s.Len() {
+		t.Fatalf("%v allocations per scan of %d rows (%d matched)", allocs, s.Len(), matched)
+	}
+}
+
 // TestLike checks the LIKE matcher on wildcards, escapes and UTF-8.
 func TestLike(t *testing.T) {
 	for _, c := range []struct {
