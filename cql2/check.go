@@ -2,13 +2,10 @@
 package cql2
 
 import (
-	"fmt"
 	"time"
 
 	"mapcommons"
 )
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // checkInstant checks a DATE (YYYY-MM-DD) or TIMESTAMP (RFC 3339) literal.
 func checkInstant(kind, s string) error {

@@ -11,6 +11,7 @@
 package cql2
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -60,7 +61,7 @@ func ParseText(s string) (*mapcommons.Expr, error) {
 }
 
 func (p *textParser) fail(format string, args ...any) error {
-	return mapcommons.Errorf(mapcommons.EINVALID, "filter: at offset %d: %s", p.tok.pos, sprintf(format, args...))
+	return mapcommons.Errorf(mapcommons.EINVALID, "filter: at offset %d: %s", p.tok.pos, fmt.Sprintf(format, args...))
 }
 
 // desc describes the current token for an error.
@@ -397,7 +398,7 @@ func comparison(op string, a, b operand) (*mapcommons.Expr, error) {
 }
 
 func failAt(pos int, format string, args ...any) error {
-	return mapcommons.Errorf(mapcommons.EINVALID, "filter: at offset %d: %s", pos, sprintf(format, args...))
+	return mapcommons.Errorf(mapcommons.EINVALID, "filter: at offset %d: %s", pos, fmt.Sprintf(format, args...))
 }
 
 // operand reads a property or a literal: 'string', number, TRUE, FALSE,

@@ -476,3 +476,45 @@ func BenchmarkWhere(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
 	})
 }
+
+// TestWhereGeometryLiterals pins S_INTERSECTS with polygon, line and point
+// literals on hand-made features: inside, outside, on an edge, crossing,
+// containing the literal.
+func TestWhereGeometryLiterals(t *testing.T) {
+	vals := []any{int64(0), 0.0, "", true, ""}
+	feats := []mapcommons.Feature{
+		{Values: vals, Geometry: wkb.AppendPoint(nil, 1, 1)},                                                          // 0: inside the triangle
+		{Values: vals, Geometry: wkb.AppendPoint(nil, 3, 3)},                                                          // 1: outside it, beyond its hypotenuse
+		{Values: vals, Geometry: wkb.AppendPoint(nil, 2, 0)},                                                          // 2: on its base
+		{Values: vals, Geometry: wkb.AppendLineString(nil, []float64{-1, 1, 5, 1})},                                   // 3: crossing it
+		{Values: vals, Geometry: wkb.AppendPolygon(nil, [][]float64{{-10, -10, 10, -10, 10, 10, -10, 10, -10, -10}})}, // 4: containing it
+		{Values: vals, Geometry: wkb.AppendLineString(nil, []float64{3, 3, 6, 0.5})},                                  // 5: outside, near
+		{Values: vals, Geometry: wkb.AppendPoint(nil, 20, 20)},                                                        // 6: far
+		{Values: vals, Geometry: wkb.AppendLineString(nil, []float64{18, 22, 22, 18})},                                // 7: through (20, 20)
+	}
+	s, _ := write(t, testAttrs, feats)
+	triangle := wkb.AppendPolygon(nil, [][]float64{{0, 0, 4, 0, 0, 4, 0, 0}})
+	for _, c := range []struct {
+		name string
+		g    []byte
+		want []int64
+	}{
+		{"triangle", triangle, []int64{0, 2, 3, 4}},
+		{"line", wkb.AppendLineString(nil, []float64{1, -1, 1, 5}), []int64{0, 3, 4}},
+		{"point", wkb.AppendPoint(nil, 20, 20), []int64{6, 7}},
+		{"point on an edge", wkb.AppendPoint(nil, 10, 0), []int64{4}},
+		{"multipoint", wkb.AppendMultiPoint(nil, []float64{1, 1, 3, 3}), []int64{0, 1, 3, 4, 5}},
+	} {
+		e := &mapcommons.Expr{Op: mapcommons.ExprIntersects, Property: "geometry", Geometry: c.g}
+		for _, where := range []*mapcommons.Expr{e, {Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{e, e}}} { // through the index, and per row
+			got := []int64{}
+			err := s.Query(context.Background(), &mapcommons.FeatureQuery{Limit: -1, Where: where}, func(f *mapcommons.Feature) error {
+				got = append(got, f.Position)
+				return nil
+			})
+			if err != nil || !slices.Equal(got, c.want) {
+				t.Errorf("%s (%s): %v, %v; want %v", c.name, where.Op, got, err, c.want)
+			}
+		}
+	}
+}
