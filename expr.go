@@ -26,6 +26,8 @@ const (
 	ExprBetween    = "between"      // Values[0] <= Property <= Values[1]
 	ExprIn         = "in"           // Property equals one of Values
 	ExprIntersects = "s_intersects" // the geometry meets BBox or Geometry
+	ExprTrue       = "true"         // every feature (the literal TRUE)
+	ExprFalse      = "false"        // no feature (the literal FALSE)
 )
 
 // Limits of expressions.
@@ -43,7 +45,8 @@ var GeometryProperties = []string{"geometry", "geom"}
 // Expr is a boolean condition on features, in CQL2's terms: an operation
 // (one of the Expr* constants) over sub-expressions (and, or, not), or
 // over one attribute (Property) and literals (Values), or a spatial test of
-// the geometry against a box or a geometry literal.
+// the geometry against a box or a geometry literal, or the constant TRUE
+// or FALSE.
 //
 // Evaluation follows SQL's three-valued logic: a comparison, LIKE,
 // BETWEEN or IN of a null value is UNKNOWN, as is a spatial test of a
@@ -133,6 +136,8 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 		return Errorf(EINVALID, "filter: nested deeper than %d", MaxExprDepth)
 	}
 	switch e.Op {
+	case ExprTrue, ExprFalse:
+		return nil
 	case ExprAnd, ExprOr, ExprNot:
 		if e.Op == ExprNot && len(e.Args) != 1 {
 			return Errorf(EINVALID, "filter: not takes one argument")

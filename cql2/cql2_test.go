@@ -47,6 +47,9 @@ var parseCases = []struct {
 	{`NOT (floors<5) OR (pool=true AND (material='brick' OR material='concrete'))`,
 		`{"op":"or","args":[{"op":"not","args":[{"op":"<","args":[{"property":"floors"},5]}]},{"op":"and","args":[{"op":"=","args":[{"property":"pool"},true]},{"op":"or","args":[{"op":"=","args":[{"property":"material"},"brick"]},{"op":"=","args":[{"property":"material"},"concrete"]}]}]}]}`,
 		op("or", op("not", prop("<", "floors", num(5))), op("and", prop("=", "pool", mapcommons.Literal{Kind: mapcommons.LitBoolean, Bool: true}), op("or", prop("=", "material", str("brick")), prop("=", "material", str("concrete")))))},
+	{`TRUE`, `true`, &mapcommons.Expr{Op: "true"}},
+	{`NOT (false) OR a = 1`, `{"op":"or","args":[{"op":"not","args":[false]},{"op":"=","args":[{"property":"a"},1]}]}`,
+		op("or", op("not", &mapcommons.Expr{Op: "false"}), prop("=", "a", num(1)))},
 	{`S_INTERSECTS(geometry, BBOX(-10, -5.5, 10, 5))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[-10,-5.5,10,5]}]}`,
 		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", BBox: &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}}},
 	{`s_intersects(bbox(170,0,-1,-170,1,2), geom)`, `{"op":"S_INTERSECTS","args":[{"bbox":[170,0,-1,-170,1,2]},{"property":"geom"}]}`,
@@ -121,7 +124,7 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ json, want string }{
 		{``, "not JSON"},
 		{`{"op":"=","args":[{"property":"a"},1]} 3`, "text after the JSON value"},
-		{`true`, "expected an object"},
+		{`3`, "expected an object"},
 		{`{"op":"=","args":[{"property":"a"}]}`, "at args: = takes 2 arguments, not 1"},
 		{`{"op":"and","args":[{"op":"=","args":[{"property":"a"},1]},{"op":"=","args":[{"property":"a"},[1]]}]}`, "at args[1].args[1]: expected a literal"},
 		{`{"op":"in","args":[{"property":"a"},[1,{"date":"x"}]]}`, `at args[1][1]: "x" is not a date`},
@@ -262,5 +265,18 @@ func checkShape(t *testing.T, e *mapcommons.Expr) {
 	walk(e)
 	if err := e.Validate(attrs); mapcommons.ErrorCode(err) != "" && mapcommons.ErrorCode(err) != mapcommons.EINVALID {
 		t.Fatalf("Validate: %v", err)
+	}
+}
+
+// TestParseLang checks the choice of the parser by filter-lang.
+func TestParseLang(t *testing.T) {
+	want := prop("=", "a", num(1))
+	for _, c := range []struct{ lang, filter string }{{"", "a = 1"}, {LangText, "a=1"}, {LangJSON, `{"op":"=","args":[{"property":"a"},1]}`}} {
+		if got, err := Parse(c.lang, c.filter); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Parse(%q, %q) = %+v, %v", c.lang, c.filter, got, err)
+		}
+	}
+	if _, err := Parse("ecql", "a = 1"); mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "filter-lang") {
+		t.Errorf("Parse(ecql): %v", err)
 	}
 }

@@ -74,9 +74,12 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 	if p.nodes++; p.nodes > mapcommons.MaxExprNodes {
 		return nil, jfail("more than %d operations", mapcommons.MaxExprNodes)
 	}
+	if b, ok := v.(bool); ok {
+		return boolExpr(b), nil
+	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, jfail("expected an object {\"op\": …, \"args\": […]}")
+		return nil, jfail("expected an object {\"op\": …, \"args\": […]} or a boolean")
 	}
 	op, ok := m["op"].(string)
 	if !ok {

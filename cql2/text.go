@@ -250,6 +250,14 @@ func (p *textParser) notExpr() (*mapcommons.Expr, error) {
 	return p.predicate()
 }
 
+// boolExpr is the expression of the literal TRUE or FALSE.
+func boolExpr(b bool) *mapcommons.Expr {
+	if b {
+		return &mapcommons.Expr{Op: mapcommons.ExprTrue}
+	}
+	return &mapcommons.Expr{Op: mapcommons.ExprFalse}
+}
+
 func not(e *mapcommons.Expr) *mapcommons.Expr {
 	return &mapcommons.Expr{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{e}}
 }
@@ -270,6 +278,10 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 	a, err := p.operand()
 	if err != nil {
 		return nil, err
+	}
+	if a.isLit && a.lit.Kind == mapcommons.LitBoolean && !p.is("NOT") && !p.is("IS") && !p.is("LIKE") &&
+		!p.is("BETWEEN") && !p.is("IN") && (p.tok.kind != tPunct || p.is(")")) {
+		return boolExpr(a.lit.Bool), nil // TRUE or FALSE alone
 	}
 	negate := false
 	if p.is("NOT") {

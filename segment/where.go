@@ -33,6 +33,8 @@ const (
 	wLike
 	wBBox // the geometry meets boxes
 	wGeom // the geometry meets a geometry literal
+	wTrue
+	wFalse
 )
 
 // Comparison operators of wCompare.
@@ -73,6 +75,10 @@ type whereNode struct {
 // compileWhere compiles a validated expression against the segment.
 func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 	switch e.Op {
+	case mapcommons.ExprTrue:
+		return whereNode{kind: wTrue}
+	case mapcommons.ExprFalse:
+		return whereNode{kind: wFalse}
 	case mapcommons.ExprAnd, mapcommons.ExprOr, mapcommons.ExprNot:
 		n := whereNode{kind: map[string]int{mapcommons.ExprAnd: wAnd, mapcommons.ExprOr: wOr, mapcommons.ExprNot: wNot}[e.Op]}
 		for _, a := range e.Args {
@@ -263,6 +269,10 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 		return triUnknown
 	case wIsNull:
 		return truth(s.IsNull(n.col, pos))
+	case wTrue:
+		return triTrue
+	case wFalse:
+		return triFalse
 	case wBBox, wGeom:
 		return n.matchGeometry(s.Geometry(pos))
 	}

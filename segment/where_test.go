@@ -84,6 +84,9 @@ func randomExpr(r *rand.Rand, depth int) *mapcommons.Expr {
 			return e
 		}
 	}
+	if r.IntN(40) == 0 {
+		return &mapcommons.Expr{Op: []string{mapcommons.ExprTrue, mapcommons.ExprFalse}[r.IntN(2)]}
+	}
 	col := r.IntN(len(testAttrs))
 	name := testAttrs[col].Name
 	switch r.IntN(9) {
@@ -142,6 +145,8 @@ func oracle(t *testing.T, e *mapcommons.Expr, f *mapcommons.Feature) int {
 			return 1
 		}
 		return 0
+	case mapcommons.ExprTrue, mapcommons.ExprFalse:
+		return b2i(e.Op == mapcommons.ExprTrue)
 	case mapcommons.ExprNot:
 		if v := oracle(t, e.Args[0], f); v != 2 {
 			return 1 - v
