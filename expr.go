@@ -21,7 +21,7 @@ const (
 	ExprLe         = "<="           // Property <= Values[0]
 	ExprGt         = ">"            // Property > Values[0]
 	ExprGe         = ">="           // Property >= Values[0]
-	ExprIsNull     = "isNull"       // Property is null
+	ExprIsNull     = "isNull"       // Property is null (the geometry property: the feature has no geometry)
 	ExprLike       = "like"         // Property matches the pattern Values[0]
 	ExprBetween    = "between"      // Values[0] <= Property <= Values[1]
 	ExprIn         = "in"           // Property equals one of Values
@@ -173,6 +173,9 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 		return nil
 	}
 	i := AttrIndex(attrs, e.Property)
+	if i < 0 && e.Op == ExprIsNull && IsGeometryProperty(e.Property) {
+		return nil // whether the feature has a geometry
+	}
 	if i < 0 {
 		return Errorf(EINVALID, "filter: no property %q", e.Property)
 	}

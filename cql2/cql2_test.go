@@ -154,6 +154,8 @@ func TestValidate(t *testing.T) {
 		{"n = 1 AND s = 'x' AND b = false AND d > DATE('2020-01-01') AND s < TIMESTAMP('2020-01-01T00:00:00Z')", ""},
 		{"n BETWEEN 1 AND 2 OR s IN ('a', 'b') OR d LIKE '2020%' OR n IS NULL OR \"Label\" = 'x'", ""},
 		{"S_INTERSECTS(geom, POINT(0 0)) AND S_INTERSECTS(geometry, BBOX(0,0,1,1))", ""},
+		{"geometry IS NOT NULL AND geom IS NULL", ""},
+		{"geometry = 1", `no property "geometry"`},
 		{"nope = 1", `no property "nope"`},
 		{"n = 1 OR (s = 'x' AND NOT nope IS NULL)", `no property "nope"`},
 		{"s = 1", "a number cannot be compared with a string property"},

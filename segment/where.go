@@ -35,6 +35,7 @@ const (
 	wGeom // the geometry meets a geometry literal
 	wTrue
 	wFalse
+	wNoGeometry // the geometry IS NULL
 )
 
 // Comparison operators of wCompare.
@@ -93,6 +94,9 @@ func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 		return whereNode{kind: wGeom, rects: rects, nears: nears}
 	}
 	n := whereNode{col: mapcommons.AttrIndex(s.attrs, e.Property)}
+	if n.col < 0 { // Validate let only the geometry's IS NULL through
+		return whereNode{kind: wNoGeometry}
+	}
 	t := s.attrs[n.col].Type
 	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
 	n.isBool = t == mapcommons.AttrBoolean
@@ -269,6 +273,8 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 		return triUnknown
 	case wIsNull:
 		return truth(s.IsNull(n.col, pos))
+	case wNoGeometry:
+		return truth(len(s.Geometry(pos)) == 0)
 	case wTrue:
 		return triTrue
 	case wFalse:

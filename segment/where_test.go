@@ -91,6 +91,9 @@ func randomExpr(r *rand.Rand, depth int) *mapcommons.Expr {
 	name := testAttrs[col].Name
 	switch r.IntN(9) {
 	case 0:
+		if r.IntN(4) == 0 {
+			return &mapcommons.Expr{Op: mapcommons.ExprIsNull, Property: "geometry"}
+		}
 		return &mapcommons.Expr{Op: mapcommons.ExprIsNull, Property: name}
 	case 1:
 		lo, hi := lit(col), lit(col)
@@ -166,6 +169,9 @@ func oracle(t *testing.T, e *mapcommons.Expr, f *mapcommons.Feature) int {
 			boxes = []wkb.Rect{r}
 		}
 		return b2i(spatial.IntersectsRects(g, boxes))
+	}
+	if e.Property == "geometry" { // IS NULL
+		return b2i(f.Geometry == nil)
 	}
 	v := f.Values[mapcommons.AttrIndex(testAttrs, e.Property)]
 	if e.Op == mapcommons.ExprIsNull {
