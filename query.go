@@ -37,6 +37,10 @@ type FeatureQuery struct {
 	// (Feature.ID); ids that do not exist match nothing.
 	IDs []int64
 
+	// Where, when not nil, is a further condition (a CQL2 filter): only
+	// the features for which it is true (see Expr) are selected.
+	Where *Expr
+
 	GroupBy    []string    // attributes to group by
 	Aggregates []Aggregate // computed per group (or over everything)
 
@@ -151,6 +155,11 @@ func (q *FeatureQuery) Validate(attrs []Attribute) error {
 			if err := checkValue(attrs[i].Type, v); err != nil {
 				return Errorf(EINVALID, "filter[%s][][%s]: %s", f.Attr, f.Op, ErrorMessage(err))
 			}
+		}
+	}
+	if q.Where != nil {
+		if err := q.Where.Validate(attrs); err != nil {
+			return err
 		}
 	}
 	for _, g := range q.GroupBy {

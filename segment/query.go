@@ -24,6 +24,7 @@ type plan struct {
 	index    []wkb.Rect    // boxes to search the index with; nil scans everything
 	filters  []filter
 	ids      map[int64]struct{} // FeatureQuery.IDs; nil: every feature
+	where    *whereNode         // FeatureQuery.Where, less what the index serves; nil: none
 	sortCol  int                // -1: by position
 	onlyPts  bool               // every geometry is a single point: the index box is the point
 	geomScan bool               // a spatial test needs the geometry
@@ -95,6 +96,9 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 			}
 		}
 		p.filters = append(p.filters, cf)
+	}
+	if q.Where != nil {
+		p.compileWhere(q.Where)
 	}
 	if q.IDs != nil {
 		p.ids = make(map[int64]struct{}, len(q.IDs))
@@ -168,7 +172,7 @@ func (p *plan) matchValues(pos int) bool {
 			return false
 		}
 	}
-	return true
+	return p.where == nil || p.where.match(s, pos) == triTrue
 }
 
 // matchOp applies an operation given the comparison of the value with each
@@ -192,6 +196,9 @@ func matchOp(op string, n int, compare func(k int) int) bool {
 // matchGeometry applies the exact spatial tests to a feature found through
 // the index with box.
 func (p *plan) matchGeometry(pos int, box wkb.Rect) bool {
+	if p.bbox == nil && p.near == nil { // the index serves Where, tested per row
+		return true
+	}
 	if p.onlyPts {
 		x, y := box.MinX, box.MinY
 		if p.bbox != nil && !inAny(x, y, p.bbox) {
@@ -375,7 +382,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		return nil
 	}
 	// No condition at all: the page is a range of positions.
-	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 && p.ids == nil {
+	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 && p.ids == nil && p.where == nil {
 		n := int64(s.n)
 		for k := offset; k < n && k-offset < limit; k++ {
 			if (k-offset)%checkCostlyEvery == 0 {

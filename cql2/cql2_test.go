@@ -1,0 +1,284 @@
+package cql2
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+func prop(op, name string, vals ...mapcommons.Literal) *mapcommons.Expr {
+	return &mapcommons.Expr{Op: op, Property: name, Values: vals}
+}
+
+func num(v float64) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: v} }
+func str(s string) mapcommons.Literal  { return mapcommons.Literal{Kind: mapcommons.LitString, Str: s} }
+
+func op(o string, args ...*mapcommons.Expr) *mapcommons.Expr {
+	return &mapcommons.Expr{Op: o, Args: args}
+}
+
+// parseCases are filters in both encodings and the expression both give.
+var parseCases = []struct {
+	text, json string
+	want       *mapcommons.Expr
+}{
+	{`city='Toronto'`, `{"op":"=","args":[{"property":"city"},"Toronto"]}`, prop("=", "city", str("Toronto"))},
+	{`'Toronto' <> city`, `{"op":"<>","args":["Toronto",{"property":"city"}]}`, prop("<>", "city", str("Toronto"))},
+	{`5 < floors`, `{"op":"<","args":[5,{"property":"floors"}]}`, prop(">", "floors", num(5))},
+	{`floors <= -1.5e1`, `{"op":"<=","args":[{"property":"floors"},-15]}`, prop("<=", "floors", num(-15))},
+	{`"my name" >= 'O''Brien'`, `{"op":">=","args":[{"property":"my name"},"O'Brien"]}`, prop(">=", "my name", str("O'Brien"))},
+	{`swimming_pool = TRUE`, `{"op":"=","args":[{"property":"swimming_pool"},true]}`, prop("=", "swimming_pool", mapcommons.Literal{Kind: mapcommons.LitBoolean, Bool: true})},
+	{`updated >= date('1970-01-01')`, `{"op":">=","args":[{"property":"updated"},{"date":"1970-01-01"}]}`, prop(">=", "updated", mapcommons.Literal{Kind: mapcommons.LitDate, Str: "1970-01-01"})},
+	{`built > TIMESTAMP('2012-08-10T05:30:00Z')`, `{"op":">","args":[{"property":"built"},{"timestamp":"2012-08-10T05:30:00Z"}]}`, prop(">", "built", mapcommons.Literal{Kind: mapcommons.LitTimestamp, Str: "2012-08-10T05:30:00Z"})},
+	{`geometry IS NOT NULL`, `{"op":"not","args":[{"op":"isNull","args":[{"property":"geometry"}]}]}`, op("not", prop("isNull", "geometry"))},
+	{`value is null`, `{"op":"isNull","args":[{"property":"value"}]}`, prop("isNull", "value")},
+	{`name LIKE 'Smith%'`, `{"op":"like","args":[{"property":"name"},"Smith%"]}`, prop("like", "name", str("Smith%"))},
+	{`name NOT LIKE 'Smith%'`, `{"op":"not","args":[{"op":"like","args":[{"property":"name"},"Smith%"]}]}`, op("not", prop("like", "name", str("Smith%")))},
+	{`depth BETWEEN 100.0 and 150.0`, `{"op":"between","args":[{"property":"depth"},100.0,150.0]}`, prop("between", "depth", num(100), num(150))},
+	{`depth NOT BETWEEN 1 and 2`, `{"op":"not","args":[{"op":"between","args":[{"property":"depth"},[1,2]]}]}`, op("not", prop("between", "depth", num(1), num(2)))},
+	{`cityName IN ('Toronto','Frankfurt')`, `{"op":"in","args":[{"property":"cityName"},["Toronto","Frankfurt"]]}`, prop("in", "cityName", str("Toronto"), str("Frankfurt"))},
+	{`cityName NOT IN ('Toronto')`, `{"op":"not","args":[{"op":"in","args":[{"property":"cityName"},["Toronto"]]}]}`, op("not", prop("in", "cityName", str("Toronto")))},
+	{`a = 1 AND b = 2 and c = 3 OR NOT d = 4`,
+		`{"op":"or","args":[{"op":"and","args":[{"op":"=","args":[{"property":"a"},1]},{"op":"=","args":[{"property":"b"},2]},{"op":"=","args":[{"property":"c"},3]}]},{"op":"not","args":[{"op":"=","args":[{"property":"d"},4]}]}]}`,
+		op("or", op("and", prop("=", "a", num(1)), prop("=", "b", num(2)), prop("=", "c", num(3))), op("not", prop("=", "d", num(4))))},
+	{`NOT (floors<5) OR (pool=true AND (material='brick' OR material='concrete'))`,
+		`{"op":"or","args":[{"op":"not","args":[{"op":"<","args":[{"property":"floors"},5]}]},{"op":"and","args":[{"op":"=","args":[{"property":"pool"},true]},{"op":"or","args":[{"op":"=","args":[{"property":"material"},"brick"]},{"op":"=","args":[{"property":"material"},"concrete"]}]}]}]}`,
+		op("or", op("not", prop("<", "floors", num(5))), op("and", prop("=", "pool", mapcommons.Literal{Kind: mapcommons.LitBoolean, Bool: true}), op("or", prop("=", "material", str("brick")), prop("=", "material", str("concrete")))))},
+	{`TRUE`, `true`, &mapcommons.Expr{Op: "true"}},
+	{`NOT (false) OR a = 1`, `{"op":"or","args":[{"op":"not","args":[false]},{"op":"=","args":[{"property":"a"},1]}]}`,
+		op("or", op("not", &mapcommons.Expr{Op: "false"}), prop("=", "a", num(1)))},
+	{`S_INTERSECTS(geometry, BBOX(-10, -5.5, 10, 5))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[-10,-5.5,10,5]}]}`,
+		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", BBox: &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}}},
+	{`s_intersects(bbox(170,0,-1,-170,1,2), geom)`, `{"op":"S_INTERSECTS","args":[{"bbox":[170,0,-1,-170,1,2]},{"property":"geom"}]}`,
+		&mapcommons.Expr{Op: "s_intersects", Property: "geom", BBox: &mapcommons.BBox{W: 170, S: 0, E: -170, N: 1}}},
+	{`S_INTERSECTS(geometry,POINT(36.319836 32.288087))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[36.319836,32.288087]}]}`,
+		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", Geometry: wkb.AppendPoint(nil, 36.319836, 32.288087)}},
+	{`S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 0)))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}]}`,
+		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", Geometry: wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}})}},
+	{`S_INTERSECTS(geometry, LINESTRING(0 0, 1 1)) and x=1`, `{"op":"and","args":[{"op":"s_intersects","args":[{"property":"geometry"},{"type":"LineString","coordinates":[[0,0],[1,1]]}]},{"op":"=","args":[{"property":"x"},1]}]}`,
+		op("and", &mapcommons.Expr{Op: "s_intersects", Property: "geometry", Geometry: wkb.AppendLineString(nil, []float64{0, 0, 1, 1})}, prop("=", "x", num(1)))},
+	{`S_INTERSECTS(geometry, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)),((5 5, 6 5, 6 6, 5 5))))`,
+		`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]]]]}]}`,
+		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", Geometry: wkb.AppendMultiPolygon(nil, [][][]float64{{{0, 0, 1, 0, 1, 1, 0, 0}}, {{5, 5, 6, 5, 6, 6, 5, 5}}})}},
+}
+
+// TestParse checks that both encodings of each filter give the same
+// expression, the expected one.
+func TestParse(t *testing.T) {
+	for _, c := range parseCases {
+		got, err := ParseText(c.text)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseText(%s) = %+v, %v; want %+v", c.text, got, err, c.want)
+		}
+		got, err = ParseJSON([]byte(c.json))
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseJSON(%s) = %+v, %v; want %+v", c.json, got, err, c.want)
+		}
+	}
+}
+
+// TestParseErrors checks that bad filters are EINVALID, saying where and why.
+func TestParseErrors(t *testing.T) {
+	deep := strings.Repeat("(", 101) + "a=1" + strings.Repeat(")", 101)
+	nots := strings.Repeat("NOT ", 101) + "a=1"
+	jdeep := strings.Repeat(`{"op":"not","args":[`, 101) + `{"op":"=","args":[{"property":"a"},1]}` + strings.Repeat("]}", 101)
+	for _, c := range []struct{ text, want string }{
+		{"", "offset 0: expected a property or a literal, found end of filter"},
+		{"a = ", "offset 4: expected a property or a literal"},
+		{"a = 1 b", `offset 6: unexpected "b"`},
+		{"a == 1", "offset 3"},
+		{"a = 'x", "unterminated '"},
+		{"a = b", "one property and one literal"},
+		{"1 = 2", "one property and one literal"},
+		{"a ! 1", "unexpected character '!'"},
+		{"avg(windSpeed) < 4", "offset 3: expected a comparison"},
+		{"a = DATE('1970-13-01')", "is not a date"},
+		{"a = TIMESTAMP('yesterday')", "is not a timestamp"},
+		{"a LIKE 3", "string pattern"},
+		{"a BETWEEN 1 OR 2", "expected AND"},
+		{"a IN ()", "expected a property or a literal"},
+		{"a IN (b)", "IN lists literals"},
+		{"a NOT = 1", "expected LIKE, BETWEEN or IN after NOT"},
+		{"S_INTERSECTS(geometry, BBOX(1,2,3))", "4 or 6 numbers"},
+		{"S_INTERSECTS(geometry, BBOX(0,10,1,5))", "south ≤ north"},
+		{"S_INTERSECTS(geometry, BBOX(0,0,181,5))", "west,south,east,north"},
+		{"S_INTERSECTS(geometry, POINT(1 2)", "expected ), found end"},
+		{"S_INTERSECTS(geometry, POINT(1))", "invalid WKT"},
+		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "holes are not supported"},
+		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1)))", "closed"},
+		{"S_INTERSECTS(geometry, POINT(200 0))", "not a longitude, latitude"},
+		{"S_INTERSECTS(geometry, geom)", "compares the geometry with a literal"},
+		{"S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))", "compares the geometry with a literal"},
+		{deep, "nested deeper than 100"},
+		{nots, "nested deeper than 100"},
+		{"a = 1" + strings.Repeat(" OR a = 1", mapcommons.MaxExprNodes), "more than 10000 operations"},
+	} {
+		_, err := ParseText(c.text)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseText(%.60s): %v; want EINVALID with %q", c.text, err, c.want)
+		}
+	}
+	for _, c := range []struct{ json, want string }{
+		{``, "not JSON"},
+		{`{"op":"=","args":[{"property":"a"},1]} 3`, "text after the JSON value"},
+		{`3`, "expected an object"},
+		{`{"op":"=","args":[{"property":"a"}]}`, "at args: = takes 2 arguments, not 1"},
+		{`{"op":"and","args":[{"op":"=","args":[{"property":"a"},1]},{"op":"=","args":[{"property":"a"},[1]]}]}`, "at args[1].args[1]: expected a literal"},
+		{`{"op":"in","args":[{"property":"a"},[1,{"date":"x"}]]}`, `at args[1][1]: "x" is not a date`},
+		{`{"op":"casei","args":[]}`, `at op: unknown operation "casei"`},
+		{`{"op":"like","args":[{"property":"a"},1]}`, "string pattern"},
+		{`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[500,0]}]}`, "not a longitude, latitude"},
+		{`{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,0,1]}]}`, "4 or 6 numbers"},
+		{`{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "compares the geometry with a literal"},
+		{`{"op":"=","args":[{"property":"a"},1e999]}`, "bad number"},
+		{jdeep, "nested deeper than 100"},
+	} {
+		_, err := ParseJSON([]byte(c.json))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseJSON(%.60s): %v; want EINVALID with %q", c.json, err, c.want)
+		}
+	}
+}
+
+// TestValidate checks an expression against a dataset's attributes.
+func TestValidate(t *testing.T) {
+	attrs := []mapcommons.Attribute{
+		{Name: "n", Type: mapcommons.AttrInteger}, {Name: "s", Type: mapcommons.AttrString},
+		{Name: "b", Type: mapcommons.AttrBoolean}, {Name: "d", Type: mapcommons.AttrDate},
+		{Name: "label", OriginalName: "Label", Type: mapcommons.AttrString},
+	}
+	for _, c := range []struct{ text, want string }{
+		{"n = 1 AND s = 'x' AND b = false AND d > DATE('2020-01-01') AND s < TIMESTAMP('2020-01-01T00:00:00Z')", ""},
+		{"n BETWEEN 1 AND 2 OR s IN ('a', 'b') OR d LIKE '2020%' OR n IS NULL OR \"Label\" = 'x'", ""},
+		{"S_INTERSECTS(geom, POINT(0 0)) AND S_INTERSECTS(geometry, BBOX(0,0,1,1))", ""},
+		{"geometry IS NOT NULL AND geom IS NULL", ""},
+		{"geometry = 1", `no property "geometry"`},
+		{"nope = 1", `no property "nope"`},
+		{"n = 1 OR (s = 'x' AND NOT nope IS NULL)", `no property "nope"`},
+		{"s = 1", "a number cannot be compared with a string property"},
+		{"n = '1'", "a string cannot be compared with a integer property"},
+		{"b = 'true'", "cannot be compared with a boolean property"},
+		{"n = TRUE", "a boolean cannot be compared"},
+		{"n IN (1, 'a')", "a string cannot be compared"},
+		{"n LIKE 'a%'", "not a string"},
+		{"n BETWEEN 'a' AND 2", "a string cannot be compared"},
+		{"S_INTERSECTS(n, POINT(0 0))", "is not the geometry"},
+	} {
+		e, err := ParseText(c.text)
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		err = (&mapcommons.FeatureQuery{Where: e}).Validate(attrs)
+		if c.want == "" && err != nil || c.want != "" && (mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v; want %q", c.text, err, c.want)
+		}
+	}
+	// Shapes the parsers never build are refused too.
+	for _, e := range []*mapcommons.Expr{
+		{Op: "and", Args: []*mapcommons.Expr{prop("=", "n", num(1))}},
+		{Op: "not"},
+		{Op: "=", Property: "n"},
+		{Op: "between", Property: "n", Values: []mapcommons.Literal{num(1)}},
+		{Op: "in", Property: "n"},
+		{Op: "~", Property: "n", Values: []mapcommons.Literal{num(1)}},
+		{Op: "s_intersects", Property: "geometry", Geometry: []byte{1, 2}},
+		{Op: "s_intersects", Property: "geometry"},
+	} {
+		if err := e.Validate(attrs); mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+			t.Errorf("%+v: %v; want EINVALID", e, err)
+		}
+	}
+}
+
+// seeds are the fuzzers' first inputs: the OGC examples above and a few
+// broken ones.
+func seeds() (texts, jsons []string) {
+	for _, c := range parseCases {
+		texts = append(texts, c.text)
+		jsons = append(jsons, c.json)
+	}
+	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT")
+	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`)
+	return texts, jsons
+}
+
+// FuzzParseText: the text parser never panics, and fails only with EINVALID.
+func FuzzParseText(f *testing.F) {
+	texts, _ := seeds()
+	for _, s := range texts {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e, err := ParseText(s)
+		if err != nil {
+			if mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		checkShape(t, e)
+	})
+}
+
+// FuzzParseJSON: the JSON parser never panics, and fails only with EINVALID.
+func FuzzParseJSON(f *testing.F) {
+	_, jsons := seeds()
+	for _, s := range jsons {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := ParseJSON(b)
+		if err != nil {
+			if mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+				t.Fatalf("%q: %v", b, err)
+			}
+			return
+		}
+		checkShape(t, e)
+	})
+}
+
+// checkShape checks that a parsed expression passes Validate against
+// attributes holding each of its properties with a type its literals fit.
+func checkShape(t *testing.T, e *mapcommons.Expr) {
+	var attrs []mapcommons.Attribute
+	var walk func(e *mapcommons.Expr)
+	walk = func(e *mapcommons.Expr) {
+		for _, a := range e.Args {
+			walk(a)
+		}
+		if e.Property == "" || e.Op == mapcommons.ExprIntersects || mapcommons.AttrIndex(attrs, e.Property) >= 0 {
+			return
+		}
+		typ := mapcommons.AttrString
+		if len(e.Values) > 0 {
+			switch e.Values[0].Kind {
+			case mapcommons.LitNumber:
+				typ = mapcommons.AttrFloat
+			case mapcommons.LitBoolean:
+				typ = mapcommons.AttrBoolean
+			}
+		}
+		attrs = append(attrs, mapcommons.Attribute{Name: e.Property, Type: typ})
+	}
+	walk(e)
+	if err := e.Validate(attrs); mapcommons.ErrorCode(err) != "" && mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+		t.Fatalf("Validate: %v", err)
+	}
+}
+
+// TestParseLang checks the choice of the parser by filter-lang.
+func TestParseLang(t *testing.T) {
+	want := prop("=", "a", num(1))
+	for _, c := range []struct{ lang, filter string }{{"", "a = 1"}, {LangText, "a=1"}, {LangJSON, `{"op":"=","args":[{"property":"a"},1]}`}} {
+		if got, err := Parse(c.lang, c.filter); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Parse(%q, %q) = %+v, %v", c.lang, c.filter, got, err)
+		}
+	}
+	if _, err := Parse("ecql", "a = 1"); mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "filter-lang") {
+		t.Errorf("Parse(ecql): %v", err)
+	}
+}

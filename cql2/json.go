@@ -1,0 +1,325 @@
+// json.go: the cql2-json encoding.
+package cql2
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format/geojson"
+)
+
+// jsonError is a failure at a path of the JSON (args[1].args[0]), built
+// as it returns up the tree.
+type jsonError struct {
+	path []string // innermost first
+	msg  string
+}
+
+func jfail(format string, args ...any) *jsonError {
+	return &jsonError{msg: fmt.Sprintf(format, args...)}
+}
+
+// at prefixes the error's path with one step.
+func (e *jsonError) at(step string) *jsonError {
+	e.path = append(e.path, step)
+	return e
+}
+
+func (e *jsonError) err() error {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		if b.Len() > 0 && !strings.HasPrefix(e.path[i], "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.path[i])
+	}
+	if b.Len() == 0 {
+		return mapcommons.Errorf(mapcommons.EINVALID, "filter: %s", e.msg)
+	}
+	return mapcommons.Errorf(mapcommons.EINVALID, "filter: at %s: %s", b.String(), e.msg)
+}
+
+// jsonParser walks a decoded cql2-json document.
+type jsonParser struct{ nodes int }
+
+// ParseJSON parses a cql2-json filter.
+func ParseJSON(b []byte) (*mapcommons.Expr, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "filter: not JSON: %v", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "filter: text after the JSON value")
+	}
+	p := &jsonParser{}
+	e, jerr := p.expr(v, 0)
+	if jerr != nil {
+		return nil, jerr.err()
+	}
+	return e, nil
+}
+
+// expr reads one boolean expression: {"op": …, "args": […]}.
+func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
+	if depth > mapcommons.MaxExprDepth {
+		return nil, jfail("nested deeper than %d", mapcommons.MaxExprDepth)
+	}
+	if p.nodes++; p.nodes > mapcommons.MaxExprNodes {
+		return nil, jfail("more than %d operations", mapcommons.MaxExprNodes)
+	}
+	if b, ok := v.(bool); ok {
+		return boolExpr(b), nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, jfail("expected an object {\"op\": …, \"args\": […]} or a boolean")
+	}
+	op, ok := m["op"].(string)
+	if !ok {
+		return nil, jfail("expected an object with an \"op\" string")
+	}
+	args, ok := m["args"].([]any)
+	if !ok {
+		return nil, jfail("%s: expected \"args\", an array", op)
+	}
+	nargs := func(n int) *jsonError {
+		if len(args) != n {
+			return jfail("%s takes %d arguments, not %d", op, n, len(args)).at("args")
+		}
+		return nil
+	}
+	switch lop := strings.ToLower(op); lop {
+	case mapcommons.ExprAnd, mapcommons.ExprOr, mapcommons.ExprNot:
+		if lop == mapcommons.ExprNot {
+			if err := nargs(1); err != nil {
+				return nil, err
+			}
+		} else if len(args) < 2 {
+			return nil, jfail("%s takes two or more arguments", op).at("args")
+		}
+		e := &mapcommons.Expr{Op: lop}
+		for i, a := range args {
+			sub, err := p.expr(a, depth+1)
+			if err != nil {
+				return nil, err.at("args[" + strconv.Itoa(i) + "]")
+			}
+			e.Args = append(e.Args, sub)
+		}
+		return e, nil
+	case "=", "<>", "<", "<=", ">", ">=":
+		if err := nargs(2); err != nil {
+			return nil, err
+		}
+		a, err := operandJSON(args[0])
+		if err != nil {
+			return nil, err.at("args[0]")
+		}
+		b, err := operandJSON(args[1])
+		if err != nil {
+			return nil, err.at("args[1]")
+		}
+		e, cerr := comparison(lop, a, b)
+		if cerr != nil {
+			return nil, jfail("a comparison needs one property and one literal")
+		}
+		return e, nil
+	case "isnull":
+		if err := nargs(1); err != nil {
+			return nil, err
+		}
+		prop, err := propertyJSON(args[0])
+		if err != nil {
+			return nil, err.at("args[0]")
+		}
+		return &mapcommons.Expr{Op: mapcommons.ExprIsNull, Property: prop}, nil
+	case mapcommons.ExprLike:
+		if err := nargs(2); err != nil {
+			return nil, err
+		}
+		prop, err := propertyJSON(args[0])
+		if err != nil {
+			return nil, err.at("args[0]")
+		}
+		s, ok := args[1].(string)
+		if !ok {
+			return nil, jfail("expected a string pattern").at("args[1]")
+		}
+		return &mapcommons.Expr{Op: mapcommons.ExprLike, Property: prop, Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: s}}}, nil
+	case mapcommons.ExprBetween:
+		if len(args) == 2 { // the draft's form: [property, [low, high]]
+			if r, ok := args[1].([]any); ok {
+				args = append(args[:1:1], r...)
+			}
+		}
+		if err := nargs(3); err != nil {
+			return nil, err
+		}
+		prop, err := propertyJSON(args[0])
+		if err != nil {
+			return nil, err.at("args[0]")
+		}
+		e := &mapcommons.Expr{Op: mapcommons.ExprBetween, Property: prop}
+		for i := 1; i <= 2; i++ {
+			l, err := literalJSON(args[i])
+			if err != nil {
+				return nil, err.at("args[" + strconv.Itoa(i) + "]")
+			}
+			e.Values = append(e.Values, l)
+		}
+		return e, nil
+	case mapcommons.ExprIn:
+		if err := nargs(2); err != nil {
+			return nil, err
+		}
+		prop, err := propertyJSON(args[0])
+		if err != nil {
+			return nil, err.at("args[0]")
+		}
+		list, ok := args[1].([]any)
+		if !ok || len(list) == 0 || len(list) > mapcommons.MaxInValues {
+			return nil, jfail("expected an array of 1 to %d literals", mapcommons.MaxInValues).at("args[1]")
+		}
+		e := &mapcommons.Expr{Op: mapcommons.ExprIn, Property: prop}
+		for i, v := range list {
+			l, err := literalJSON(v)
+			if err != nil {
+				return nil, err.at("[" + strconv.Itoa(i) + "]").at("args[1]")
+			}
+			e.Values = append(e.Values, l)
+		}
+		return e, nil
+	case mapcommons.ExprIntersects:
+		if err := nargs(2); err != nil {
+			return nil, err
+		}
+		e := &mapcommons.Expr{Op: mapcommons.ExprIntersects}
+		for i, a := range args {
+			step := "args[" + strconv.Itoa(i) + "]"
+			if prop, err := propertyJSON(a); err == nil {
+				if e.Property != "" {
+					return nil, jfail("s_intersects compares the geometry with a literal").at(step)
+				}
+				e.Property = prop
+				continue
+			}
+			if e.BBox != nil || e.Geometry != nil {
+				return nil, jfail("s_intersects compares the geometry with a literal").at(step)
+			}
+			if err := geometryJSON(a, e); err != nil {
+				return nil, err.at(step)
+			}
+		}
+		if e.Property == "" {
+			return nil, jfail("s_intersects needs the geometry property").at("args")
+		}
+		return e, nil
+	}
+	return nil, jfail("unknown operation %q", op).at("op")
+}
+
+// operandJSON reads a property or a literal.
+func operandJSON(v any) (operand, *jsonError) {
+	if prop, err := propertyJSON(v); err == nil {
+		return operand{prop: prop}, nil
+	}
+	l, err := literalJSON(v)
+	return operand{isLit: true, lit: l}, err
+}
+
+// propertyJSON reads {"property": "name"}.
+func propertyJSON(v any) (string, *jsonError) {
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		if s, ok := m["property"].(string); ok && s != "" {
+			return s, nil
+		}
+	}
+	return "", jfail("expected {\"property\": \"name\"}")
+}
+
+// literalJSON reads a string, number, boolean, {"date": …} or {"timestamp": …}.
+func literalJSON(v any) (mapcommons.Literal, *jsonError) {
+	switch x := v.(type) {
+	case string:
+		return mapcommons.Literal{Kind: mapcommons.LitString, Str: x}, nil
+	case bool:
+		return mapcommons.Literal{Kind: mapcommons.LitBoolean, Bool: x}, nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return mapcommons.Literal{}, jfail("bad number %s", x)
+		}
+		return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: f}, nil
+	case map[string]any:
+		if len(x) == 1 {
+			for _, kind := range []string{mapcommons.LitDate, mapcommons.LitTimestamp} {
+				if s, ok := x[kind].(string); ok {
+					if err := checkInstant(kind, s); err != nil {
+						return mapcommons.Literal{}, jfail("%s", mapcommons.ErrorMessage(err))
+					}
+					return mapcommons.Literal{Kind: kind, Str: s}, nil
+				}
+			}
+		}
+	}
+	return mapcommons.Literal{}, jfail("expected a literal (string, number, boolean, {\"date\": …}, {\"timestamp\": …})")
+}
+
+// geometryJSON reads {"bbox": [w, s, e, n]} or a GeoJSON geometry into e.
+func geometryJSON(v any, e *mapcommons.Expr) *jsonError {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return jfail("expected a geometry: {\"bbox\": […]} or a GeoJSON geometry")
+	}
+	if raw, ok := m["bbox"]; ok && len(m) == 1 {
+		list, ok := raw.([]any)
+		if !ok {
+			return jfail("expected a bbox array")
+		}
+		var xs []float64
+		for _, x := range list {
+			n, ok := x.(json.Number)
+			if !ok {
+				return jfail("expected a bbox of numbers")
+			}
+			f, err := strconv.ParseFloat(string(n), 64)
+			if err != nil {
+				return jfail("bad number %s", n)
+			}
+			xs = append(xs, f)
+		}
+		b, err := bboxOf(xs)
+		if err != nil {
+			return jfail("%s", mapcommons.ErrorMessage(err))
+		}
+		e.BBox = b
+		return nil
+	}
+	if _, ok := m["type"].(string); !ok {
+		return jfail("expected a geometry: {\"bbox\": […]} or a GeoJSON geometry")
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return jfail("%v", err)
+	}
+	g, err := geojson.ParseGeometry(raw)
+	if err != nil {
+		err = mapcommons.Errorf(mapcommons.EINVALID, "%v", err)
+	} else if g == nil {
+		err = mapcommons.Errorf(mapcommons.EINVALID, "a null geometry")
+	}
+	if err == nil {
+		err = mapcommons.CheckGeometryLiteral(g)
+	}
+	if err != nil {
+		return jfail("%s", mapcommons.ErrorMessage(err))
+	}
+	e.Geometry = g
+	return nil
+}

@@ -1,0 +1,286 @@
+// expr.go: the boolean expression of a feature query (FeatureQuery.Where),
+// the form CQL2 filters (package cql2) parse into and stores evaluate.
+package mapcommons
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"mapcommons/format/wkb"
+)
+
+// Operations of an Expr.
+const (
+	ExprAnd        = "and"          // every Args holds
+	ExprOr         = "or"           // one of Args holds
+	ExprNot        = "not"          // Args[0] does not hold
+	ExprEq         = "="            // Property = Values[0]
+	ExprNe         = "<>"           // Property <> Values[0]
+	ExprLt         = "<"            // Property < Values[0]
+	ExprLe         = "<="           // Property <= Values[0]
+	ExprGt         = ">"            // Property > Values[0]
+	ExprGe         = ">="           // Property >= Values[0]
+	ExprIsNull     = "isNull"       // Property is null (the geometry property: the feature has no geometry)
+	ExprLike       = "like"         // Property matches the pattern Values[0]
+	ExprBetween    = "between"      // Values[0] <= Property <= Values[1]
+	ExprIn         = "in"           // Property equals one of Values
+	ExprIntersects = "s_intersects" // the geometry meets BBox or Geometry
+	ExprTrue       = "true"         // every feature (the literal TRUE)
+	ExprFalse      = "false"        // no feature (the literal FALSE)
+)
+
+// Limits of expressions.
+const (
+	// MaxExprDepth is the deepest nesting of an expression.
+	MaxExprDepth = 100
+	// MaxExprNodes is the most operations an expression may hold.
+	MaxExprNodes = 10000
+)
+
+// GeometryProperties are the names by which an expression refers to the
+// features' geometry (the queryable "geometry").
+var GeometryProperties = []string{"geometry", "geom"}
+
+// Expr is a boolean condition on features, in CQL2's terms: an operation
+// (one of the Expr* constants) over sub-expressions (and, or, not), or
+// over one attribute (Property) and literals (Values), or a spatial test of
+// the geometry against a box or a geometry literal, or the constant TRUE
+// or FALSE.
+//
+// Evaluation follows SQL's three-valued logic: a comparison, LIKE,
+// BETWEEN or IN of a null value is UNKNOWN, as is a spatial test of a
+// feature without geometry; NOT UNKNOWN is UNKNOWN; AND is false when one
+// side is false, else UNKNOWN when one is UNKNOWN; OR is true when one
+// side is true, else UNKNOWN when one is UNKNOWN. A feature matches when
+// the whole expression is true: "NOT (x = 1)" matches no feature whose x
+// is null. IS NULL is never UNKNOWN.
+//
+// Spatial tests are planar in lon/lat, as the bbox parameter is: a BBox
+// whose W > E crosses the antimeridian; polygon and line literals have
+// straight edges in lon/lat (no wrap at the antimeridian); edges and
+// boundaries count (a point on a polygon's edge intersects it, within the
+// rounding of floating point for lines and polygons).
+type Expr struct {
+	Op       string
+	Args     []*Expr   // and, or (two or more), not (one)
+	Property string    // the attribute of a comparison, isNull, like, between, in; the geometry property of s_intersects
+	Values   []Literal // the literals: one for a comparison or like, two for between, one or more for in
+	BBox     *BBox     // s_intersects with an envelope
+	Geometry []byte    // s_intersects with a geometry literal (stored WKB); nil when BBox is set
+}
+
+// Kinds of Literal.
+const (
+	LitString    = "string"
+	LitNumber    = "number"
+	LitBoolean   = "boolean"
+	LitDate      = "date"      // DATE('2020-01-31'): compares as its text
+	LitTimestamp = "timestamp" // TIMESTAMP('2020-01-31T12:00:00Z'): compares as its text
+)
+
+// Literal is a constant of an expression: Str holds a string, date or
+// timestamp, Num a (finite) number, Bool a boolean.
+type Literal struct {
+	Kind string
+	Str  string
+	Num  float64
+	Bool bool
+}
+
+// String is the literal in CQL2 text.
+func (l Literal) String() string {
+	switch l.Kind {
+	case LitNumber:
+		return fmt.Sprint(l.Num)
+	case LitBoolean:
+		return fmt.Sprint(l.Bool)
+	case LitDate:
+		return fmt.Sprintf("DATE(%q)", l.Str)
+	case LitTimestamp:
+		return fmt.Sprintf("TIMESTAMP(%q)", l.Str)
+	}
+	return fmt.Sprintf("%q", l.Str)
+}
+
+// IsGeometryProperty reports whether name refers to the features' geometry
+// (in any case).
+func IsGeometryProperty(name string) bool {
+	for _, g := range GeometryProperties {
+		if strings.EqualFold(name, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks e against a dataset's attributes: the properties exist,
+// literals fit their column's type (a number for numeric columns, a
+// boolean for boolean ones, a string, date or timestamp for string and
+// date columns; LIKE needs a string or date column), the shape of each
+// operation is right and e is within MaxExprDepth and MaxExprNodes.
+// Errors are EINVALID and name the offending property.
+func (e *Expr) Validate(attrs []Attribute) error {
+	nodes := 0
+	return e.validate(attrs, 0, &nodes)
+}
+
+func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
+	if e == nil {
+		return Errorf(EINVALID, "filter: empty expression")
+	}
+	if *nodes++; *nodes > MaxExprNodes {
+		return Errorf(EINVALID, "filter: more than %d operations", MaxExprNodes)
+	}
+	if depth > MaxExprDepth {
+		return Errorf(EINVALID, "filter: nested deeper than %d", MaxExprDepth)
+	}
+	switch e.Op {
+	case ExprTrue, ExprFalse:
+		return nil
+	case ExprAnd, ExprOr, ExprNot:
+		if e.Op == ExprNot && len(e.Args) != 1 {
+			return Errorf(EINVALID, "filter: not takes one argument")
+		}
+		if e.Op != ExprNot && len(e.Args) < 2 {
+			return Errorf(EINVALID, "filter: %s takes two or more arguments", e.Op)
+		}
+		for _, a := range e.Args {
+			if err := a.validate(attrs, depth+1, nodes); err != nil {
+				return err
+			}
+		}
+		return nil
+	case ExprIntersects:
+		if !IsGeometryProperty(e.Property) {
+			return Errorf(EINVALID, "filter: s_intersects: %q is not the geometry (geometry)", e.Property)
+		}
+		if e.BBox != nil {
+			b := e.BBox
+			for _, v := range []float64{b.W, b.S, b.E, b.N} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return Errorf(EINVALID, "filter: s_intersects: a bbox of non-finite numbers")
+				}
+			}
+			if b.S > b.N {
+				return Errorf(EINVALID, "filter: s_intersects: bbox south %v above north %v", b.S, b.N)
+			}
+			return nil
+		}
+		if err := CheckGeometryLiteral(e.Geometry); err != nil {
+			return Errorf(EINVALID, "filter: s_intersects: %s", ErrorMessage(err))
+		}
+		return nil
+	}
+	i := AttrIndex(attrs, e.Property)
+	if i < 0 && e.Op == ExprIsNull && IsGeometryProperty(e.Property) {
+		return nil // whether the feature has a geometry
+	}
+	if i < 0 {
+		return Errorf(EINVALID, "filter: no property %q", e.Property)
+	}
+	t := attrs[i].Type
+	want := 1
+	switch e.Op {
+	case ExprEq, ExprNe, ExprLt, ExprLe, ExprGt, ExprGe, ExprLike:
+	case ExprIsNull:
+		want = 0
+	case ExprBetween:
+		want = 2
+	case ExprIn:
+		want = -1
+		if len(e.Values) == 0 || len(e.Values) > MaxInValues {
+			return Errorf(EINVALID, "filter: %q in: from 1 to %d values, not %d", e.Property, MaxInValues, len(e.Values))
+		}
+	default:
+		return Errorf(EINVALID, "filter: unknown operation %q", e.Op)
+	}
+	if want >= 0 && len(e.Values) != want {
+		return Errorf(EINVALID, "filter: %q %s takes %d values, not %d", e.Property, e.Op, want, len(e.Values))
+	}
+	if e.Op == ExprLike && t != AttrString && t != AttrDate {
+		return Errorf(EINVALID, "filter: %q like: the property is %s, not a string", e.Property, t)
+	}
+	for _, v := range e.Values {
+		if err := checkLiteral(t, v); err != nil {
+			return Errorf(EINVALID, "filter: %q %s %s: %s", e.Property, e.Op, v, ErrorMessage(err))
+		}
+	}
+	return nil
+}
+
+// checkLiteral checks that a literal can be compared with a column of type t.
+func checkLiteral(t AttrType, v Literal) error {
+	ok := false
+	switch v.Kind {
+	case LitNumber:
+		ok = t.Numeric()
+		if math.IsNaN(v.Num) || math.IsInf(v.Num, 0) {
+			return Errorf(EINVALID, "not a finite number")
+		}
+	case LitBoolean:
+		ok = t == AttrBoolean
+	case LitString, LitDate, LitTimestamp:
+		ok = t == AttrString || t == AttrDate
+	default:
+		return Errorf(EINVALID, "unknown literal kind %q", v.Kind)
+	}
+	if !ok {
+		return Errorf(EINVALID, "a %s cannot be compared with a %s property", v.Kind, t)
+	}
+	return nil
+}
+
+// CheckGeometryLiteral checks a geometry literal of s_intersects (stored WKB): not empty, in
+// lon/lat, at most MaxNearVertices vertices, polygons closed
+// and without holes (which the spatial tests do not handle).
+func CheckGeometryLiteral(b []byte) error {
+	g, err := wkb.Decode(b)
+	if err != nil {
+		return Errorf(EINVALID, "%v", err)
+	}
+	if g.IsEmpty() {
+		return Errorf(EINVALID, "an empty geometry intersects nothing")
+	}
+	n := 0
+	var walk func(g wkb.Geom) error
+	coords := func(xy []float64) error {
+		if n += len(xy) / 2; n > MaxNearVertices {
+			return Errorf(EINVALID, "a geometry of more than %d vertices", MaxNearVertices)
+		}
+		for i := 0; i+1 < len(xy); i += 2 {
+			if !(xy[i] >= -180 && xy[i] <= 180 && xy[i+1] >= -90 && xy[i+1] <= 90) {
+				return Errorf(EINVALID, "position %v %v is not a longitude, latitude", xy[i], xy[i+1])
+			}
+		}
+		return nil
+	}
+	walk = func(g wkb.Geom) error {
+		switch g.Type {
+		case wkb.Point, wkb.LineString:
+			if g.Type == wkb.LineString && len(g.Coords) < 4 {
+				return Errorf(EINVALID, "a line needs two positions")
+			}
+			return coords(g.Coords)
+		case wkb.Polygon:
+			if len(g.Rings) > 1 {
+				return Errorf(EINVALID, "polygons with holes are not supported")
+			}
+			if len(g.Rings) == 1 {
+				r := g.Rings[0]
+				if len(r) < 8 || r[0] != r[len(r)-2] || r[1] != r[len(r)-1] {
+					return Errorf(EINVALID, "a polygon's ring is closed, of 4 or more positions")
+				}
+				return coords(r)
+			}
+			return nil
+		}
+		for _, p := range g.Parts {
+			if err := walk(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(g)
+}

@@ -1,0 +1,489 @@
+// where.go: FeatureQuery.Where compiled into a tree of tests over column
+// indexes, evaluated per row in SQL's three-valued logic.
+package segment
+
+import (
+	"bytes"
+	"cmp"
+	"unicode/utf8"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/spatial"
+)
+
+// tri is a truth value of three-valued logic.
+type tri int8
+
+const (
+	triFalse tri = iota
+	triTrue
+	triUnknown // a null took part
+)
+
+// Kinds of whereNode.
+const (
+	wAnd = iota
+	wOr
+	wNot
+	wIsNull
+	wCompare // numbers (numeric and boolean columns) or strings
+	wBetween
+	wIn
+	wLike
+	wBBox // the geometry meets boxes
+	wGeom // the geometry meets a geometry literal
+	wTrue
+	wFalse
+	wNoGeometry // the geometry IS NULL
+)
+
+// Comparison operators of wCompare.
+const (
+	cmpEq = iota
+	cmpNe
+	cmpLt
+	cmpLe
+	cmpGt
+	cmpGe
+)
+
+var cmpOps = map[string]int{
+	mapcommons.ExprEq: cmpEq, mapcommons.ExprNe: cmpNe, mapcommons.ExprLt: cmpLt,
+	mapcommons.ExprLe: cmpLe, mapcommons.ExprGt: cmpGt, mapcommons.ExprGe: cmpGe,
+}
+
+// whereNode is one compiled operation of an expression. Literals are
+// converted once to the column's form: numbers (booleans as 0 and 1) or
+// bytes.
+type whereNode struct {
+	kind   int
+	col    int
+	isStr  bool // the column holds strings (string, date)
+	isBool bool
+	op     int
+	nums   []float64 // compare: 1; between: 2; in: n
+	strs   [][]byte
+	// An "in" list longer than setMin is matched through a set.
+	numSet map[float64]struct{}
+	strSet map[string]struct{}
+	like   []likePart
+	rects  []wkb.Rect      // wBBox: the box; wGeom: the literal's points
+	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
+	kids   []whereNode
+}
+
+// compileWhere compiles a validated expression against the segment.
+func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
+	switch e.Op {
+	case mapcommons.ExprTrue:
+		return whereNode{kind: wTrue}
+	case mapcommons.ExprFalse:
+		return whereNode{kind: wFalse}
+	case mapcommons.ExprAnd, mapcommons.ExprOr, mapcommons.ExprNot:
+		n := whereNode{kind: map[string]int{mapcommons.ExprAnd: wAnd, mapcommons.ExprOr: wOr, mapcommons.ExprNot: wNot}[e.Op]}
+		for _, a := range e.Args {
+			n.kids = append(n.kids, s.compileWhere(a))
+		}
+		return n
+	case mapcommons.ExprIntersects:
+		if e.BBox != nil {
+			return whereNode{kind: wBBox, rects: spatial.BBoxRects(e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)}
+		}
+		rects, nears := literalParts(e.Geometry)
+		return whereNode{kind: wGeom, rects: rects, nears: nears}
+	}
+	n := whereNode{col: mapcommons.AttrIndex(s.attrs, e.Property)}
+	if n.col < 0 { // Validate let only the geometry's IS NULL through
+		return whereNode{kind: wNoGeometry}
+	}
+	t := s.attrs[n.col].Type
+	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
+	n.isBool = t == mapcommons.AttrBoolean
+	for _, v := range e.Values {
+		switch {
+		case n.isStr:
+			n.strs = append(n.strs, []byte(v.Str))
+		case v.Kind == mapcommons.LitBoolean:
+			n.nums = append(n.nums, map[bool]float64{false: 0, true: 1}[v.Bool])
+		default:
+			n.nums = append(n.nums, v.Num)
+		}
+	}
+	switch e.Op {
+	case mapcommons.ExprIsNull:
+		n.kind = wIsNull
+	case mapcommons.ExprBetween:
+		n.kind = wBetween
+	case mapcommons.ExprLike:
+		n.kind, n.like = wLike, compileLike(e.Values[0].Str)
+	case mapcommons.ExprIn:
+		n.kind = wIn
+		if len(e.Values) > setMin {
+			if n.isStr {
+				n.strSet = make(map[string]struct{}, len(n.strs))
+				for _, v := range n.strs {
+					n.strSet[string(v)] = struct{}{}
+				}
+			} else {
+				n.numSet = make(map[float64]struct{}, len(n.nums))
+				for _, v := range n.nums {
+					n.numSet[v] = struct{}{}
+				}
+			}
+		}
+	default:
+		n.kind, n.op = wCompare, cmpOps[e.Op]
+	}
+	return n
+}
+
+// literalParts turns a geometry literal into what the spatial package
+// tests exactly: its points become boxes of no size (tested as the bbox
+// parameter's boxes are), its lines and polygons (without holes, as
+// mapcommons.CheckGeometryLiteral demands) planar buffer queries of radius
+// 0 (a feature at distance 0 from one meets it).
+func literalParts(b []byte) (rects []wkb.Rect, nears []*spatial.Near) {
+	g, err := wkb.Decode(b)
+	if err != nil {
+		return nil, nil
+	}
+	add := func(kind string, xy []float64) {
+		q := &spatial.Near{Kind: kind, XY: xy, Metric: spatial.NewMetric("degrees")}
+		q.Prepare()
+		nears = append(nears, q)
+	}
+	var walk func(g wkb.Geom)
+	walk = func(g wkb.Geom) {
+		switch g.Type {
+		case wkb.Point:
+			if len(g.Coords) >= 2 {
+				x, y := g.Coords[0], g.Coords[1]
+				rects = append(rects, wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y})
+			}
+		case wkb.LineString:
+			if len(g.Coords) >= 4 {
+				add(spatial.KindLine, g.Coords)
+			}
+		case wkb.Polygon:
+			if len(g.Rings) > 0 && len(g.Rings[0]) >= 8 {
+				add(spatial.KindPolygon, g.Rings[0])
+			}
+		default:
+			for _, p := range g.Parts {
+				walk(p)
+			}
+		}
+	}
+	walk(g)
+	return rects, nears
+}
+
+// whereIndex finds a top-level condition of the expression (itself or a
+// conjunct of its AND) that an index search can serve: a BBOX, whose
+// exact test is the bbox parameter's, is returned as bbox and taken out
+// of the expression (rest is what remains, nil when nothing does);
+// otherwise the boxes of the first geometry literal are returned, to
+// search with, and the expression stays whole (its exact test is per row).
+func whereIndex(e *mapcommons.Expr) (bbox *mapcommons.BBox, boxes []wkb.Rect, rest *mapcommons.Expr) {
+	conj := []*mapcommons.Expr{e}
+	if e.Op == mapcommons.ExprAnd {
+		conj = e.Args
+	}
+	for i, c := range conj {
+		if c.Op != mapcommons.ExprIntersects {
+			continue
+		}
+		if c.BBox != nil {
+			others := append(append([]*mapcommons.Expr{}, conj[:i]...), conj[i+1:]...)
+			switch len(others) {
+			case 0:
+				rest = nil
+			case 1:
+				rest = others[0]
+			default:
+				rest = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: others}
+			}
+			return c.BBox, nil, rest
+		}
+		if boxes == nil {
+			rects, nears := literalParts(c.Geometry)
+			boxes = rects
+			for _, q := range nears {
+				boxes = append(boxes, q.Boxes()...)
+			}
+		}
+	}
+	return nil, boxes, e
+}
+
+// compileWhere compiles q.Where into the plan: a top-level BBOX becomes
+// the plan's bbox (the index search and its exact test) when the query
+// has none, a top-level geometry literal gives the index its boxes when
+// nothing else does, and the rest is tested per row by matchValues.
+func (p *plan) compileWhere(e *mapcommons.Expr) {
+	bbox, boxes, rest := whereIndex(e)
+	if bbox != nil && p.bbox == nil {
+		p.bbox = spatial.BBoxRects(bbox.W, bbox.S, bbox.E, bbox.N)
+		if p.index == nil {
+			p.index = p.bbox
+		}
+		e = rest
+	} else if boxes != nil && p.index == nil {
+		p.index = boxes
+	}
+	if e != nil {
+		n := p.s.compileWhere(e)
+		p.where = &n
+	}
+}
+
+// match evaluates the node for feature pos.
+func (n *whereNode) match(s *Segment, pos int) tri {
+	switch n.kind {
+	case wAnd:
+		out := triTrue
+		for i := range n.kids {
+			switch n.kids[i].match(s, pos) {
+			case triFalse:
+				return triFalse
+			case triUnknown:
+				out = triUnknown
+			}
+		}
+		return out
+	case wOr:
+		out := triFalse
+		for i := range n.kids {
+			switch n.kids[i].match(s, pos) {
+			case triTrue:
+				return triTrue
+			case triUnknown:
+				out = triUnknown
+			}
+		}
+		return out
+	case wNot:
+		switch n.kids[0].match(s, pos) {
+		case triTrue:
+			return triFalse
+		case triFalse:
+			return triTrue
+		}
+		return triUnknown
+	case wIsNull:
+		return truth(s.IsNull(n.col, pos))
+	case wNoGeometry:
+		return truth(len(s.Geometry(pos)) == 0)
+	case wTrue:
+		return triTrue
+	case wFalse:
+		return triFalse
+	case wBBox, wGeom:
+		return n.matchGeometry(s.Geometry(pos))
+	}
+	if s.IsNull(n.col, pos) {
+		return triUnknown
+	}
+	if n.isStr {
+		v, _ := s.Bytes(n.col, pos)
+		switch n.kind {
+		case wCompare:
+			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))
+		case wBetween:
+			return truth(bytes.Compare(v, n.strs[0]) >= 0 && bytes.Compare(v, n.strs[1]) <= 0)
+		case wLike:
+			return truth(matchLike(n.like, v))
+		}
+		if n.strSet != nil {
+			_, ok := n.strSet[string(v)]
+			return truth(ok)
+		}
+		for _, w := range n.strs {
+			if bytes.Equal(v, w) {
+				return triTrue
+			}
+		}
+		return triFalse
+	}
+	var v float64
+	if n.isBool {
+		v = float64(s.cols[n.col].data[pos])
+	} else {
+		v, _ = s.Float(n.col, pos)
+	}
+	switch n.kind {
+	case wCompare:
+		return truth(compared(n.op, cmp.Compare(v, n.nums[0])))
+	case wBetween:
+		return truth(v >= n.nums[0] && v <= n.nums[1])
+	}
+	if n.numSet != nil {
+		_, ok := n.numSet[v]
+		return truth(ok)
+	}
+	for _, w := range n.nums {
+		if v == w {
+			return triTrue
+		}
+	}
+	return triFalse
+}
+
+// matchGeometry tests a feature's geometry; a feature without one (or
+// with an empty or unreadable one) is UNKNOWN.
+func (n *whereNode) matchGeometry(b []byte) tri {
+	if x, y, ok := wkb.StoredPoint(b); ok { // no decoding for points
+		if inAny(x, y, n.rects) {
+			return triTrue
+		}
+		for _, q := range n.nears {
+			if q.MatchPoint(x, y) {
+				return triTrue
+			}
+		}
+		return triFalse
+	}
+	g, err := wkb.Decode(b)
+	if b == nil || err != nil || g.IsEmpty() {
+		return triUnknown
+	}
+	if spatial.IntersectsRects(g, n.rects) {
+		return triTrue
+	}
+	for _, q := range n.nears {
+		if q.Match(g) {
+			return triTrue
+		}
+	}
+	return triFalse
+}
+
+func truth(b bool) tri {
+	if b {
+		return triTrue
+	}
+	return triFalse
+}
+
+// compared applies a comparison operator to the result c of a comparison.
+func compared(op, c int) bool {
+	switch op {
+	case cmpEq:
+		return c == 0
+	case cmpNe:
+		return c != 0
+	case cmpLt:
+		return c < 0
+	case cmpLe:
+		return c <= 0
+	case cmpGt:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// likePart is a run of a LIKE pattern between two '%': its elements are
+// literal characters (UTF-8 sequences) or, where any is true, '_' (any
+// one character).
+type likePart struct {
+	elems []likeElem
+}
+
+type likeElem struct {
+	any bool
+	lit []byte
+}
+
+// compileLike splits a pattern at its '%' wildcards; '\' escapes the next
+// character. A pattern of n '%' has n+1 parts; the first is anchored at
+// the start of the value, the last at its end.
+func compileLike(pat string) []likePart {
+	parts := []likePart{{}}
+	for i := 0; i < len(pat); {
+		c := pat[i]
+		switch {
+		case c == '%':
+			parts = append(parts, likePart{})
+			i++
+			continue
+		case c == '_':
+			cur := &parts[len(parts)-1]
+			cur.elems = append(cur.elems, likeElem{any: true})
+			i++
+			continue
+		case c == '\\' && i+1 < len(pat):
+			i++
+		}
+		_, size := utf8.DecodeRuneInString(pat[i:])
+		cur := &parts[len(parts)-1]
+		cur.elems = append(cur.elems, likeElem{lit: []byte(pat[i : i+size])})
+		i += size
+	}
+	return parts
+}
+
+// matchAt reports whether the part matches v from its start, and how many
+// bytes it spans.
+func (p *likePart) matchAt(v []byte) (int, bool) {
+	k := 0
+	for _, e := range p.elems {
+		if k >= len(v) {
+			return 0, false
+		}
+		if e.any {
+			_, size := utf8.DecodeRune(v[k:])
+			k += size
+			continue
+		}
+		if !bytes.HasPrefix(v[k:], e.lit) {
+			return 0, false
+		}
+		k += len(e.lit)
+	}
+	return k, true
+}
+
+// matchLike matches a value against a compiled pattern: each part in turn
+// at its leftmost place (every part spans a fixed number of characters,
+// so the leftmost place never loses a match), the last at the end.
+func matchLike(parts []likePart, v []byte) bool {
+	k, ok := parts[0].matchAt(v)
+	if !ok {
+		return false
+	}
+	if len(parts) == 1 {
+		return k == len(v)
+	}
+	v = v[k:]
+	for _, p := range parts[1 : len(parts)-1] {
+		found := false
+		for i := 0; i <= len(v); {
+			if k, ok := p.matchAt(v[i:]); ok {
+				v, found = v[i+k:], true
+				break
+			}
+			if i == len(v) {
+				break
+			}
+			_, size := utf8.DecodeRune(v[i:])
+			i += size
+		}
+		if !found {
+			return false
+		}
+	}
+	// The last part ends the value: try it where its characters would start.
+	last := &parts[len(parts)-1]
+	n := len(last.elems)
+	i := len(v)
+	for j := 0; j < n; j++ {
+		if i == 0 {
+			return false
+		}
+		_, size := utf8.DecodeLastRune(v[:i])
+		i -= size
+	}
+	k, ok = last.matchAt(v[i:])
+	return ok && i+k == len(v)
+}
