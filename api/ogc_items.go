@@ -370,7 +370,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	if callbackOf(r) == "" {
 		w.Header().Set("Content-Type", ogcGeoJSON)
 	}
-	head := fmt.Appendf([]byte(`{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`), s.cfg.Now().UTC().Format(time.RFC3339), total)
+	head := fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`, s.cfg.Now().UTC().Format(time.RFC3339), total)
 	head, err = jsonMember(head, "links", links)
 	if err != nil {
 		return err
