@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,3 +167,71 @@ func TestOGCWithQGIS(t *testing.T) {
 		})
 	}
 }
+
+// TestOGCDatetime: datetime selects on the first date attribute (a dBase
+// date field, made by ogr2ogr), and the collection's temporal extent is
+// that attribute's interval.
+func TestOGCDatetime(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, []byte("name,day,lon,lat\na,2020-01-05,1,1\nb,2021-06-01,2,2\nc,2021-06-02,3,3\nd,2022-12-31,4,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shp := filepath.Join(dir, "events.shp")
+	gdaltest.Ogr2ogr(t, "-f", "ESRI Shapefile", shp, csvPath, "-oo", "X_POSSIBLE_NAMES=lon", "-oo", "Y_POSSIBLE_NAMES=lat",
+		"-oo", "AUTODETECT_TYPE=YES", "-a_srs", "EPSG:4326")
+	ts := newServer(t)
+	files := map[string]string{}
+	for _, ext := range []string{"shp", "shx", "dbf", "prj"} {
+		files["dataset["+ext+"]"] = filepath.Join(dir, "events."+ext)
+	}
+	body, ct := multipartBody(t, files, nil)
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+	id := strconvI(decode[struct{ ID int64 }](t, must(t, w, 201)).ID)
+	ds := decode[struct {
+		DataAttributes []struct {
+			Name     string
+			DataType string `json:"data_type"`
+		} `json:"data_attributes"`
+	}](t, must(t, ts.get("/datasets/"+id+".json?include_attributes=1", ""), 200))
+	found := false
+	for _, a := range ds.DataAttributes {
+		found = found || (a.Name == "day" && a.DataType == "date")
+	}
+	if !found {
+		t.Fatalf("no date attribute: %+v", ds.DataAttributes)
+	}
+	coll := decode[struct {
+		Extent struct {
+			Temporal struct{ Interval [][2]*string }
+		}
+	}](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
+	if iv := coll.Extent.Temporal.Interval; len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != "2020-01-05" || iv[0][1] == nil || *iv[0][1] != "2022-12-31" {
+		t.Errorf("temporal extent %+v", coll.Extent.Temporal)
+	}
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"2021-06-01", []string{"b"}},
+		{"2021-06-01/2021-06-02", []string{"b", "c"}},
+		{"../2021-06-01", []string{"a", "b"}},
+		{"2021-06-02/..", []string{"c", "d"}},
+		{"2021-06-01T12:00:00Z/..", []string{"c", "d"}},
+		{"2019-01-01/2019-12-31", nil},
+	} {
+		fc := items(t, ts, "/ogc/collections/"+id+"/items?sortby=name&datetime="+c.q, "")
+		var names []string
+		for _, f := range fc.Features {
+			names = append(names, f.Properties["name"].(string))
+		}
+		if strings.Join(names, ",") != strings.Join(c.want, ",") || int(fc.NumberMatched) != len(c.want) {
+			t.Errorf("datetime=%s: %v (%d), want %v", c.q, names, fc.NumberMatched, c.want)
+		}
+	}
+	for _, bad := range []string{"2021-13-01", "../..", "soon/.."} {
+		must(t, ts.get("/ogc/collections/"+id+"/items?datetime="+bad, ""), 400)
+	}
+}
+
+func strconvI(n int64) string { return strconv.FormatInt(n, 10) }

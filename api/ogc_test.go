@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mapcommons"
 	"mapcommons/api"
@@ -422,5 +423,49 @@ func TestOGCPermissions(t *testing.T) {
 	must(t, ts.get("/ogc/collections/"+id, "bob"), 200)
 	if got, want := ts.get("/ogc/collections/"+id+"/items", "bob").Code, ts.get("/datasets/"+id+"/features.json", "bob").Code; got != want || got == 200 {
 		t.Errorf("view only: items %d, features.json %d", got, want)
+	}
+}
+
+// TestOGCTransport: /ogc answers are gzip-encoded when asked, and follow
+// --cors-origins as the rest of the API.
+func TestOGCTransport(t *testing.T) {
+	app := "https://app.example.org"
+	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{app} })
+	id := uploadNC(t, ts, "")
+	path := "/ogc/collections/" + id + "/items?limit=50"
+	plain := ts.get(path, "")
+	z := ts.do(req{method: "GET", path: path, header: map[string]string{"Accept-Encoding": "gzip"}})
+	must(t, z, 200)
+	if z.Header().Get("Content-Encoding") != "gzip" || plain.Header().Get("Content-Encoding") != "" || z.Body.Len() >= plain.Body.Len() {
+		t.Errorf("gzip: %q, %d bytes against %d", z.Header().Get("Content-Encoding"), z.Body.Len(), plain.Body.Len())
+	}
+	w := ts.do(req{method: "GET", path: path, user: "alice", header: map[string]string{"Origin": app}})
+	must(t, w, 200)
+	if h := w.Header(); h.Get("Access-Control-Allow-Origin") != app || h.Get("Access-Control-Allow-Credentials") != "true" {
+		t.Errorf("CORS: %v", h)
+	}
+	w = ts.do(req{method: "GET", path: path, header: map[string]string{"Origin": "https://evil.example"}})
+	if h := w.Header(); h.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("CORS for an unlisted origin: %v", h)
+	}
+	// Other methods: 405, as an OGC exception.
+	m := decode[map[string]any](t, must(t, ts.do(req{method: "DELETE", path: "/ogc/collections/" + id, user: "alice"}), 405))
+	if m["description"] == nil {
+		t.Errorf("405 body %v", m)
+	}
+}
+
+// TestOGCBounded: items (count and scan) run under --query-timeout.
+func TestOGCBounded(t *testing.T) {
+	ts := newServer(t)
+	id := uploadNC(t, ts, "")
+	ts.cfg.QueryTimeout = time.Nanosecond
+	ts.restart()
+	for _, p := range []string{"/items", "/items/1"} {
+		w := ts.get("/ogc/collections/"+id+p+"?f=json", "")
+		m := decode[map[string]any](t, must(t, w, http.StatusServiceUnavailable))
+		if m["code"] != mapcommons.ETIMEOUT {
+			t.Errorf("%s: %v", p, m)
+		}
 	}
 }
