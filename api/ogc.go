@@ -153,7 +153,7 @@ func preferHTML(accept []string) bool {
 // ogcAnswer writes a JSON document v with its content type, or its HTML
 // page.
 func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, f, contentType string, v any, page *ogcPage) error {
-	w.Header().Add("Vary", "Accept")
+	varyAccept(w)
 	if f == "html" {
 		return page.write(w)
 	}
@@ -168,6 +168,16 @@ func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, f, contentTyp
 	}
 	out.buf = append(out.buf, b...)
 	return out.Close()
+}
+
+// varyAccept says that the answer depends on Accept (JSON or HTML), once.
+func varyAccept(w http.ResponseWriter) {
+	for _, v := range w.Header().Values("Vary") {
+		if strings.Contains(v, "Accept") && !strings.Contains(v, "Accept-") {
+			return
+		}
+	}
+	w.Header().Add("Vary", "Accept")
 }
 
 // selfLinks are a document's self link in format f and its alternate in
@@ -431,6 +441,7 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	if err := onlyParams(r); err != nil {
 		return err
 	}
+	varyAccept(w)
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-collection."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
 		return nil
 	}
@@ -496,6 +507,7 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 	if err := onlyParams(r); err != nil {
 		return err
 	}
+	varyAccept(w)
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-queryables."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
 		return nil
 	}

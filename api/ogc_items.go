@@ -319,6 +319,9 @@ func appendOGCFeature(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f
 // countMatches counts the features fq selects (its paging aside), as one
 // group of a grouped query: bounded by the query deadline like the scan.
 func (s *Server) countMatches(r *http.Request, ds *mapcommons.Dataset, fq *mapcommons.FeatureQuery) (int64, error) {
+	if fq.BBox == nil && fq.Near == nil && len(fq.Filters) == 0 && fq.IDs == nil {
+		return ds.FeatureCount, nil // everything: the dataset's row knows
+	}
 	cq := *fq
 	cq.Offset, cq.Limit, cq.Sort, cq.Descending = 0, -1, "", false
 	groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, &cq)
@@ -349,7 +352,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
-	w.Header().Add("Vary", "Accept")
+	varyAccept(w)
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
@@ -472,7 +475,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %q not found in collection %d", raw, ds.ID)
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
-	w.Header().Add("Vary", "Accept")
+	varyAccept(w)
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
