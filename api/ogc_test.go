@@ -370,6 +370,23 @@ func TestOGCAntimeridianAndCSV(t *testing.T) {
 	if n := featuresCount(t, ts, id, "bbox=179,-10,-179,10", ""); n != 2 {
 		t.Errorf("features.json across the antimeridian: %d", n)
 	}
+	// Natural Earth's countries: Fiji and Russia cross the antimeridian.
+	files := map[string]string{}
+	for _, ext := range []string{"shp", "shx", "dbf", "prj"} {
+		files["dataset["+ext+"]"] = realData + "naturalearth_lowres." + ext
+	}
+	body, ct := multipartBody(t, files, nil)
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+	ne := strconv.FormatInt(int64(decode[map[string]any](t, must(t, w, 201))["id"].(float64)), 10)
+	fc = items(t, ts, "/ogc/collections/"+ne+"/items?limit=1000&bbox=175,-25,-175,75", "")
+	names = nil
+	for _, f := range fc.Features {
+		names = append(names, f.Properties["name"].(string))
+	}
+	if want := featuresCount(t, ts, ne, "bbox=175,-25,-175,75", ""); len(names) != want || !slices.Contains(names, "Fiji") || !slices.Contains(names, "Russia") ||
+		slices.Contains(names, "Brazil") {
+		t.Errorf("countries across the antimeridian: %v; features.json %d", names, want)
+	}
 	// No date attribute: datetime does not apply (ignored), but must parse.
 	if fc := items(t, ts, "/ogc/collections/"+id+"/items?datetime=2020-01-01/..", ""); fc.NumberMatched != 4 {
 		t.Errorf("datetime without a date attribute: %d", fc.NumberMatched)
