@@ -42,8 +42,12 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	body := map[string]any{"error": mapcommons.ErrorMessage(err), "code": code}
+	if ogcPath(r) {
+		// The OGC API's exception (OGC API Features, 7.5.1).
+		body = map[string]any{"code": code, "description": mapcommons.ErrorMessage(err)}
+	}
 	var e *mapcommons.Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && !ogcPath(r) {
 		for field, msgs := range e.Fields {
 			if field != "error" && field != "code" {
 				body[field] = msgs

@@ -1,0 +1,567 @@
+package api
+
+// OGC API – Features (Part 1 Core, Part 2 CRS by reference) under /ogc:
+// the same datasets, with the same permissions and authentication as the
+// GeoCommons routes, as collections of features. The GeoCommons API owns
+// /datasets, /maps and /search at the root, and OGC clients start from a
+// landing page URL: the prefix keeps the two namespaces apart. Errors under
+// /ogc are OGC exceptions (Server.Error writes them, see ogcPath).
+//
+// This file holds the documents about the service and its collections;
+// ogc_items.go the features.
+
+import (
+	"encoding/json"
+	"html/template"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+)
+
+// OGC media types and link relations.
+const (
+	ogcJSON      = "application/json"
+	ogcGeoJSON   = "application/geo+json"
+	ogcHTML      = "text/html"
+	ogcSchema    = "application/schema+json"
+	ogcOpenAPI   = "application/vnd.oai.openapi+json;version=3.0"
+	relTilesets  = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"
+	relTiling    = "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes"
+	relQueryable = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
+	relConform   = "http://www.opengis.net/def/rel/ogc/1.0/conformance"
+	relData      = "http://www.opengis.net/def/rel/ogc/1.0/data"
+)
+
+// CRSs of answers: CRS84 is the stored lon/lat.
+const (
+	crsCRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+	crs4326  = "http://www.opengis.net/def/crs/EPSG/0/4326"
+	crs3857  = "http://www.opengis.net/def/crs/EPSG/0/3857"
+)
+
+// ogcCRSs are the CRSs every collection answers in.
+var ogcCRSs = []string{crsCRS84, crs4326, crs3857}
+
+// ogcConformance are the conformance classes of /ogc/conformance. The
+// tiles classes are served by the tiles routes (/ogc/collections/{id}/tiles).
+var ogcConformance = []string{
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+	"http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+}
+
+// ogcLink is a link of an OGC document.
+type ogcLink struct {
+	Href  string `json:"href"`
+	Rel   string `json:"rel"`
+	Type  string `json:"type,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// ogcRoutes registers the OGC API Features routes (called from routes).
+func (s *Server) ogcRoutes() {
+	m := s.mux
+	m.Handle("GET /ogc", s.handle(s.handleOGCLanding))
+	m.Handle("GET /ogc/conformance", s.handle(s.handleOGCConformance))
+	m.Handle("GET /ogc/collections", s.handle(s.bounded(s.handleOGCCollections)))
+	m.Handle("GET /ogc/collections/{id}", s.handle(s.bounded(s.handleOGCCollection)))
+	m.Handle("GET /ogc/collections/{id}/queryables", s.handle(s.handleOGCQueryables))
+	m.Handle("GET /ogc/collections/{id}/items", s.handle(s.bounded(s.handleOGCItems)))
+	m.Handle("GET /ogc/collections/{id}/items/{featureId}", s.handle(s.bounded(s.handleOGCItem)))
+	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/{id}",
+		"/ogc/collections/{id}/queryables", "/ogc/collections/{id}/items", "/ogc/collections/{id}/items/{featureId}"} {
+		m.Handle(p, s.handle(methodNotAllowed))
+	}
+}
+
+// ogcPath reports whether a request is one of the OGC API's, whose errors
+// are OGC exceptions.
+func ogcPath(r *http.Request) bool {
+	return r.URL.Path == "/ogc" || strings.HasPrefix(r.URL.Path, "/ogc/")
+}
+
+// ogcBase is the absolute root of the OGC API's links.
+func (s *Server) ogcBase(r *http.Request) string { return s.baseURL(r) + "/ogc" }
+
+// ogcFormat decides between JSON ("json") and HTML ("html"): the f
+// parameter first, then a format suffix of the path (items.html), then
+// the Accept header (a browser's text/html first), else JSON.
+func ogcFormat(r *http.Request) (string, error) {
+	if f, ok := r.URL.Query()["f"]; ok {
+		switch strings.ToLower(f[0]) {
+		case "json", "geojson", "jsonschema":
+			return "json", nil
+		case "html":
+			return "html", nil
+		}
+		return "", mapcommons.Errorf(mapcommons.EINVALID, "f: %q is not a format of this API (json, html)", f[0])
+	}
+	ri := info(r)
+	if last := ri.path[strings.LastIndexByte(ri.path, '/')+1:]; strings.Contains(last, ".") {
+		switch ri.format {
+		case "json", "geojson":
+			return "json", nil
+		case "html":
+			return "html", nil
+		}
+		return "", mapcommons.Errorf(mapcommons.ENOTFOUND, "no %s form of %s (json, html)", ri.format, r.URL.Path)
+	}
+	if preferHTML(r.Header.Values("Accept")) {
+		return "html", nil
+	}
+	return "json", nil
+}
+
+// preferHTML reports whether an Accept header ranks text/html above every
+// JSON type (a browser's does; GDAL's, QGIS's and curl's do not).
+func preferHTML(accept []string) bool {
+	html, jsonQ := -1.0, -1.0
+	for _, v := range accept {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			q := 1.0
+			if qs, ok := params["q"]; ok {
+				if x, err := strconv.ParseFloat(qs, 64); err == nil {
+					q = x
+				}
+			}
+			switch {
+			case mt == "text/html":
+				html = max(html, q)
+			case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+				jsonQ = max(jsonQ, q)
+			}
+		}
+	}
+	return html > 0 && html > jsonQ
+}
+
+// ogcAnswer writes a JSON document v with its content type, or its HTML
+// page.
+func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, f, contentType string, v any, page *ogcPage) error {
+	varyAccept(w)
+	if f == "html" {
+		return page.write(w)
+	}
+	if callbackOf(r) != "" {
+		return s.writeJSON(w, r, http.StatusOK, v)
+	}
+	out := startJSON(w, r)
+	w.Header().Set("Content-Type", contentType)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	out.buf = append(out.buf, b...)
+	return out.Close()
+}
+
+// varyAccept says that the answer depends on Accept (JSON or HTML), once.
+func varyAccept(w http.ResponseWriter) {
+	for _, v := range w.Header().Values("Vary") {
+		if strings.Contains(v, "Accept") && !strings.Contains(v, "Accept-") {
+			return
+		}
+	}
+	w.Header().Add("Vary", "Accept")
+}
+
+// selfLinks are a document's self link in format f and its alternate in
+// the other format, for the document at path (under /ogc) with query q.
+func (s *Server) selfLinks(r *http.Request, path string, q url.Values, f, jsonType string) []ogcLink {
+	href := func(format string) string {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		v.Set("f", format)
+		return s.ogcBase(r) + path + "?" + v.Encode()
+	}
+	self, alt := ogcLink{Rel: "self", Type: jsonType, Title: "this document", Href: href("json")},
+		ogcLink{Rel: "alternate", Type: ogcHTML, Title: "this document as HTML", Href: href("html")}
+	if f == "html" {
+		self, alt = ogcLink{Rel: "self", Type: ogcHTML, Title: "this document", Href: href("html")},
+			ogcLink{Rel: "alternate", Type: jsonType, Title: "this document as JSON", Href: href("json")}
+	}
+	return []ogcLink{self, alt}
+}
+
+// onlyParams refuses any query parameter of r but the allowed ones (and
+// the JSONP callback): an OGC server SHOULD say a parameter is unknown.
+func onlyParams(r *http.Request, allowed ...string) error {
+	for k := range r.URL.Query() {
+		if k != "f" && k != "callback" && !contains(allowed, k) {
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s: unknown parameter", k)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ogcLandingDoc is the landing page.
+type ogcLandingDoc struct {
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Links       []ogcLink `json:"links"`
+}
+
+// handleOGCLanding answers GET /ogc.
+func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error {
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r); err != nil {
+		return err
+	}
+	base := s.ogcBase(r)
+	d := ogcLandingDoc{Title: siteName, Description: "The datasets of this " + siteName + " server as OGC API Features collections (and vector tiles)."}
+	d.Links = append(s.selfLinks(r, "", nil, f, ogcJSON),
+		ogcLink{Href: s.baseURL(r) + "/api", Rel: "service-desc", Type: ogcOpenAPI, Title: "the API definition (OpenAPI 3.0)"},
+		ogcLink{Href: base + "/conformance", Rel: "conformance", Type: ogcJSON, Title: "conformance classes"},
+		ogcLink{Href: base + "/conformance", Rel: relConform, Type: ogcJSON, Title: "conformance classes"},
+		ogcLink{Href: base + "/collections", Rel: "data", Type: ogcJSON, Title: "the collections (datasets)"},
+		ogcLink{Href: base + "/collections", Rel: relData, Type: ogcJSON, Title: "the collections (datasets)"},
+		ogcLink{Href: base + "/tileMatrixSets", Rel: relTiling, Type: ogcJSON, Title: "tile matrix sets"})
+	return s.ogcAnswer(w, r, f, ogcJSON, d, &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links})
+}
+
+// handleOGCConformance answers GET /ogc/conformance.
+func (s *Server) handleOGCConformance(w http.ResponseWriter, r *http.Request) error {
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r); err != nil {
+		return err
+	}
+	page := &ogcPage{Title: "Conformance", Columns: []string{"conformance class"}}
+	for _, c := range ogcConformance {
+		page.Rows = append(page.Rows, []string{c})
+	}
+	return s.ogcAnswer(w, r, f, ogcJSON, map[string][]string{"conformsTo": ogcConformance}, page)
+}
+
+// ogcCollectionDoc is a collection: one dataset.
+type ogcCollectionDoc struct {
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Description string     `json:"description,omitempty"`
+	Keywords    []string   `json:"keywords,omitempty"`
+	Extent      *ogcExtent `json:"extent,omitempty"`
+	ItemType    string     `json:"itemType"`
+	CRS         []string   `json:"crs"`
+	StorageCRS  string     `json:"storageCrs"`
+	// NumberMatched is the dataset's feature count (an extension, cheap:
+	// the dataset row holds it).
+	NumberMatched int64     `json:"numberMatched"`
+	Links         []ogcLink `json:"links"`
+}
+
+// ogcExtent is a collection's extent: its bounding box and, when it has a
+// date attribute, the interval of its values.
+type ogcExtent struct {
+	Spatial  *ogcSpatial  `json:"spatial,omitempty"`
+	Temporal *ogcTemporal `json:"temporal,omitempty"`
+}
+
+type ogcSpatial struct {
+	BBox [][4]float64 `json:"bbox"`
+	CRS  string       `json:"crs"`
+}
+
+type ogcTemporal struct {
+	Interval [][2]*string `json:"interval"`
+	TRS      string       `json:"trs"`
+}
+
+// collectionDoc is the collection of a dataset (as a search result holds
+// it, or a whole dataset).
+func (s *Server) collectionDoc(r *http.Request, id int64, title, description, tags string, extent *mapcommons.BBox, count int64) *ogcCollectionDoc {
+	base := s.ogcBase(r) + "/collections/" + strconv.FormatInt(id, 10)
+	d := &ogcCollectionDoc{ID: strconv.FormatInt(id, 10), Title: title, Description: description, Keywords: splitTags(tags),
+		ItemType: "feature", CRS: ogcCRSs, StorageCRS: crsCRS84, NumberMatched: count}
+	if d.Title == "" {
+		d.Title = "Dataset " + d.ID
+	}
+	if extent != nil {
+		d.Extent = &ogcExtent{Spatial: &ogcSpatial{BBox: [][4]float64{{extent.W, extent.S, extent.E, extent.N}}, CRS: crsCRS84}}
+	}
+	d.Links = []ogcLink{
+		{Href: base, Rel: "self", Type: ogcJSON, Title: "this collection"},
+		{Href: base + "?f=html", Rel: "alternate", Type: ogcHTML, Title: "this collection as HTML"},
+		{Href: base + "/items", Rel: "items", Type: ogcGeoJSON, Title: "the features"},
+		{Href: base + "/items?f=html", Rel: "items", Type: ogcHTML, Title: "the features as HTML"},
+		{Href: base + "/queryables", Rel: relQueryable, Type: ogcSchema, Title: "the queryable properties"},
+		{Href: base + "/tiles", Rel: relTilesets, Type: ogcJSON, Title: "vector tiles"},
+		{Href: s.datasetLink(r, id), Rel: "describedby", Type: ogcJSON, Title: "the dataset in the GeoCommons API"},
+	}
+	return d
+}
+
+// ogcCollectionsLimit is the size of a page of /ogc/collections.
+const ogcCollectionsLimit = mapcommons.MaxSearchLimit
+
+// handleOGCCollections answers GET /ogc/collections: the datasets the
+// caller may view (the visibility of /datasets.json and search), oldest
+// first, by pages of limit (at most 100; offset and a next link).
+func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) error {
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r, "limit", "offset"); err != nil {
+		return err
+	}
+	limit, offset, err := ogcPaging(r, ogcCollectionsLimit, ogcCollectionsLimit)
+	if err != nil {
+		return err
+	}
+	if s.svc.Search == nil {
+		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "listing datasets is not available on this store")
+	}
+	filter := mapcommons.SearchFilter{Model: mapcommons.ModelOverlay, Sort: mapcommons.SortCreated,
+		Offset: offset, Limit: int(limit), Visibility: s.policy.SearchVisibility(caller(r))}
+	results, total, err := s.svc.Search.Search(r.Context(), filter)
+	if err != nil {
+		return err
+	}
+	doc := struct {
+		Collections    []*ogcCollectionDoc `json:"collections"`
+		Links          []ogcLink           `json:"links"`
+		NumberMatched  int64               `json:"numberMatched"`
+		NumberReturned int                 `json:"numberReturned"`
+	}{Collections: []*ogcCollectionDoc{}, NumberMatched: total, NumberReturned: len(results)}
+	page := &ogcPage{Title: "Collections", Columns: []string{"id", "title", "features", "description"}}
+	for _, res := range results {
+		desc := ""
+		if res.Description != nil {
+			desc = *res.Description
+		}
+		c := s.collectionDoc(r, res.ID, res.Title, desc, res.Tags, res.Extent, res.FeatureCount)
+		doc.Collections = append(doc.Collections, c)
+		page.Rows = append(page.Rows, []string{c.ID, c.Title, strconv.FormatInt(c.NumberMatched, 10), c.Description})
+		page.RowLinks = append(page.RowLinks, s.ogcBase(r)+"/collections/"+c.ID+"?f=html")
+	}
+	doc.Links = append(s.selfLinks(r, "/collections", r.URL.Query(), f, ogcJSON), pageLinks(s.ogcBase(r)+"/collections", r.URL.Query(), f, ogcJSON, offset, limit, int64(len(results)), total)...)
+	page.Links = doc.Links
+	return s.ogcAnswer(w, r, f, ogcJSON, doc, page)
+}
+
+// ogcPaging reads limit (default def, clamped to most; below 1 is an
+// error) and offset (from 0).
+func ogcPaging(r *http.Request, def, most int64) (limit, offset int64, err error) {
+	q := r.URL.Query()
+	limit, offset = def, 0
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.ParseInt(v, 10, 64); err != nil || limit < 1 {
+			return 0, 0, invalid("limit", "%q is not a whole number from 1", v)
+		}
+	}
+	limit = min(limit, most)
+	if v := q.Get("offset"); v != "" {
+		if offset, err = strconv.ParseInt(v, 10, 64); err != nil || offset < 0 || offset > mapcommons.MaxSearchOffset {
+			return 0, 0, invalid("offset", "%q is not a whole number from 0", v)
+		}
+	}
+	return limit, offset, nil
+}
+
+// pageLinks are the next and prev links of a page at offset of limit
+// items that returned n of total (total < 0: unknown, then a full page
+// has a next one).
+func pageLinks(href string, q url.Values, f, jsonType string, offset, limit, n, total int64) []ogcLink {
+	typ := jsonType
+	if f == "html" {
+		typ = ogcHTML
+	}
+	at := func(off int64) string {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		v.Set("offset", strconv.FormatInt(off, 10))
+		v.Set("limit", strconv.FormatInt(limit, 10))
+		return href + "?" + v.Encode()
+	}
+	var links []ogcLink
+	if (total >= 0 && offset+n < total) || (total < 0 && n == limit) {
+		links = append(links, ogcLink{Href: at(offset + n), Rel: "next", Type: typ, Title: "the next page"})
+	}
+	if offset > 0 {
+		links = append(links, ogcLink{Href: at(max(0, offset-limit)), Rel: "prev", Type: typ, Title: "the previous page"})
+	}
+	return links
+}
+
+// ogcDataset loads the {id} dataset for a caller who may view it: the
+// same 401 and 404 as GET /datasets/{id}.json.
+func (s *Server) ogcDataset(r *http.Request) (*mapcommons.Dataset, error) {
+	ds, err := s.findDataset(r)
+	if err != nil {
+		return nil, err
+	}
+	return ds, s.policy.CanViewDataset(caller(r), ds)
+}
+
+// handleOGCCollection answers GET /ogc/collections/{id}; the temporal
+// extent (min and max of the first date attribute) is data: shown to who
+// may download the dataset.
+func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.ogcDataset(r)
+	if err != nil {
+		return err
+	}
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r); err != nil {
+		return err
+	}
+	varyAccept(w)
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-collection."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
+		return nil
+	}
+	var extent *mapcommons.BBox
+	if e := ds.Extent; e != nil {
+		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
+	}
+	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
+	if i := dateAttr(ds.Attributes); i >= 0 && s.policy.CanSeeDatasetStats(caller(r), ds) {
+		name := ds.Attributes[i].Name
+		q := &mapcommons.FeatureQuery{Limit: -1, Aggregates: []mapcommons.Aggregate{{Name: name, Calc: mapcommons.CalcMin}, {Name: name, Calc: mapcommons.CalcMax}}}
+		groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 1 {
+			lo, _ := groups[0].Aggregates[0].(string)
+			hi, _ := groups[0].Aggregates[1].(string)
+			if lo != "" || hi != "" {
+				if d.Extent == nil {
+					d.Extent = &ogcExtent{}
+				}
+				d.Extent.Temporal = &ogcTemporal{Interval: [][2]*string{{nonEmpty(lo), nonEmpty(hi)}}, TRS: "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}
+			}
+		}
+	}
+	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
+	for _, a := range ds.Attributes {
+		page.Rows = append(page.Rows, []string{a.Name, string(a.Type)})
+	}
+	return s.ogcAnswer(w, r, f, ogcJSON, d, page)
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// dateAttr is the index of the dataset's first date attribute, the one
+// datetime selects on, or -1.
+func dateAttr(attrs []mapcommons.Attribute) int {
+	for i, a := range attrs {
+		if a.Type == mapcommons.AttrDate {
+			return i
+		}
+	}
+	return -1
+}
+
+// handleOGCQueryables answers GET /ogc/collections/{id}/queryables: the
+// attributes as a JSON Schema (OGC API Features Part 3).
+func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.ogcDataset(r)
+	if err != nil {
+		return err
+	}
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r); err != nil {
+		return err
+	}
+	varyAccept(w)
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-queryables."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
+		return nil
+	}
+	self := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10) + "/queryables"
+	props := map[string]any{"geometry": map[string]string{"format": "geometry-any", "title": "geometry"}}
+	page := &ogcPage{Title: "Queryables of " + ds.Metadata.Title, Columns: []string{"property", "type"}}
+	for _, a := range ds.Attributes {
+		p := map[string]string{"title": a.Name}
+		switch a.Type {
+		case mapcommons.AttrInteger:
+			p["type"] = "integer"
+		case mapcommons.AttrFloat:
+			p["type"] = "number"
+		case mapcommons.AttrBoolean:
+			p["type"] = "boolean"
+		case mapcommons.AttrDate:
+			p["type"], p["format"] = "string", "date"
+		default:
+			p["type"] = "string"
+		}
+		if a.Description != "" {
+			p["description"] = a.Description
+		}
+		props[a.Name] = p
+		page.Rows = append(page.Rows, []string{a.Name, p["type"]})
+	}
+	doc := map[string]any{"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": self, "type": "object",
+		"title": ds.Metadata.Title, "properties": props}
+	return s.ogcAnswer(w, r, f, ogcSchema, doc, page)
+}
+
+// ogcPage is the HTML form of an OGC document: a title, a description, its
+// links and a table.
+type ogcPage struct {
+	Title, Description string
+	Links              []ogcLink
+	Columns            []string
+	Rows               [][]string
+	RowLinks           []string // the page of each row, when rows have one
+}
+
+var ogcPageTemplate = template.Must(template.New("ogc").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body><h1>{{.Title}}</h1>
+{{if .Description}}<p>{{.Description}}</p>{{end}}
+{{if .Links}}<ul>{{range .Links}}<li><a href="{{.Href}}" rel="{{.Rel}}">{{if .Title}}{{.Title}}{{else}}{{.Rel}}{{end}}</a> ({{.Rel}}{{if .Type}}, {{.Type}}{{end}})</li>{{end}}</ul>{{end}}
+{{if .Columns}}<table border="1"><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{$links := .RowLinks}}{{range $i, $row := .Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (lt $i (len $links))}}<a href="{{index $links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+</body></html>
+`))
+
+// write writes the page.
+func (p *ogcPage) write(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	return ogcPageTemplate.Execute(w, p)
+}

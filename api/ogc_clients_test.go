@@ -1,0 +1,237 @@
+package api_test
+
+// Real OGC API Features clients against a real listener: GDAL's OAPIF
+// driver (ogrinfo, ogr2ogr) and QGIS's OAPIF provider (headless, from
+// python3). Their counts must be those of features.json for the same
+// conditions.
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/api"
+	"mapcommons/internal/gdaltest"
+)
+
+// listen serves ts on a real port of 127.0.0.1 (links name that address:
+// the server has no base URL) and returns the OGC API's landing page URL.
+func listen(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/ogc"
+}
+
+func noBaseURL(c *api.Config) { c.BaseURL = "" }
+
+func TestOGCWithGDAL(t *testing.T) {
+	gdaltest.Need(t)
+	ts := newServer(t, noBaseURL)
+	id := uploadNC(t, ts, "")
+	ogc := "OAPIF:" + listen(t, ts.handler)
+
+	out, err := exec.Command("ogrinfo", "-ro", "-q", ogc).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "1: "+id+" (title: nc)") {
+		t.Fatalf("ogrinfo does not list the collection: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		gdal []string
+		gc   string
+	}{
+		{nil, ""},
+		{[]string{"-spat", "-80", "35", "-78", "36"}, "bbox=-80,35,-78,36"},
+		{[]string{"-where", "NAME = 'Ashe'"}, "filter[NAME][][equals]=Ashe"},
+		{[]string{"-where", "CRESS_ID = 5"}, "filter[CRESS_ID][][equals]=5"},
+	} {
+		n, outp := gdaltest.Count(t, ogc, id, c.gdal...)
+		if want := featuresCount(t, ts, id, c.gc, ""); int(n) != want || want == 0 {
+			t.Errorf("ogrinfo %v: %d features, features.json %d\n%s", c.gdal, n, want, outp)
+		}
+	}
+	dir := t.TempDir()
+	for i, c := range []struct {
+		gdal []string
+		gc   string
+	}{
+		{nil, ""},
+		{[]string{"-spat", "-80", "35", "-78", "36"}, "bbox=-80,35,-78,36"},
+		{[]string{"-where", "NAME = 'Ashe'"}, "filter[NAME][][equals]=Ashe"},
+	} {
+		dst := filepath.Join(dir, "out"+string(rune('a'+i))+".json")
+		gdaltest.Ogr2ogr(t, append(append([]string{"-f", "GeoJSON", dst, ogc}, c.gdal...), id)...)
+		b, err := os.ReadFile(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc := decode[ogcFC](t, b)
+		if want := featuresCount(t, ts, id, c.gc, ""); len(fc.Features) != want {
+			t.Errorf("ogr2ogr %v: %d features, features.json %d", c.gdal, len(fc.Features), want)
+		}
+	}
+}
+
+func TestOGCWithGDALBasicAuth(t *testing.T) {
+	gdaltest.Need(t)
+	ts := newServer(t, noBaseURL, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	id := uploadNC(t, ts, "") // private to alice
+	ogc := "OAPIF:" + listen(t, ts.handler)
+	n, out := gdaltest.Count(t, ogc, id, "--config", "GDAL_HTTP_USERPWD", "alice:secret1")
+	if n != 100 {
+		t.Errorf("alice: %d features\n%s", n, out)
+	}
+	// Bob may not see it: GDAL lists no collection.
+	out2, _ := exec.Command("ogrinfo", "-ro", "-q", "--config", "GDAL_HTTP_USERPWD", "bob:secret1", ogc).CombinedOutput()
+	if strings.Contains(string(out2), "title: nc") {
+		t.Errorf("bob sees alice's dataset:\n%s", out2)
+	}
+}
+
+// qgisPython returns a python3 that imports qgis.core, skipping the test
+// when none does (unless MAPCOMMONS_REQUIRE_QGIS=1).
+func qgisPython(t *testing.T) string {
+	t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if p, err := exec.LookPath(py); err == nil && exec.Command(p, "-c", "import qgis.core").Run() == nil {
+			return p
+		}
+	}
+	if os.Getenv("MAPCOMMONS_REQUIRE_QGIS") == "1" {
+		t.Fatal("python3 cannot import qgis.core (apt-get install python3-qgis) and MAPCOMMONS_REQUIRE_QGIS=1")
+	}
+	t.Skip("QGIS's python (qgis.core) is not installed")
+	return ""
+}
+
+// withAPIStub answers /api with a minimal OpenAPI document while the
+// server has none (QGIS 3.22 refuses a landing page whose service-desc it
+// cannot read); once the server serves /api, its own answer goes out.
+func withAPIStub(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api" {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusNotFound {
+				w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.0")
+				w.Write([]byte(`{"openapi":"3.0.3","info":{"title":"mapcommons","version":"1"},"paths":{}}`))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func TestOGCWithQGIS(t *testing.T) {
+	py := qgisPython(t)
+	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
+		t.Run(string(mode), func(t *testing.T) {
+			ts := newServer(t, noBaseURL, func(c *api.Config) { c.Mode = mode })
+			id := uploadNC(t, ts, "")
+			ds := decode[map[string]any](t, must(t, ts.get("/datasets/"+id+".json", "alice"), 200))
+			ext := ds["extent"].([]any)
+			args := []string{"testdata/ogc_qgis.py", listen(t, withAPIStub(ts.handler)), id}
+			if mode == mapcommons.ModeAppliance {
+				args = append(args, "alice", "secret1")
+			}
+			cmd := exec.Command(py, args...)
+			cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen", "XDG_RUNTIME_DIR="+t.TempDir())
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("qgis: %v\n%s", err, out)
+			}
+			var got struct {
+				Valid       bool
+				Error       string
+				Count, Read int
+				Extent      []float64
+				CRS         string
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("qgis said: %s", out)
+			}
+			if !got.Valid || got.Count != 100 || got.Read != 100 || got.CRS != "EPSG:4326" {
+				t.Fatalf("qgis: %+v", got)
+			}
+			for i := range 4 {
+				if d := got.Extent[i] - ext[i].(float64); d > 1e-6 || d < -1e-6 {
+					t.Errorf("qgis extent %v, dataset's %v", got.Extent, ext)
+				}
+			}
+		})
+	}
+}
+
+// TestOGCDatetime: datetime selects on the first date attribute (a dBase
+// date field, made by ogr2ogr), and the collection's temporal extent is
+// that attribute's interval.
+func TestOGCDatetime(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, []byte("name,day,lon,lat\na,2020-01-05,1,1\nb,2021-06-01,2,2\nc,2021-06-02,3,3\nd,2022-12-31,4,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shp := filepath.Join(dir, "events.shp")
+	gdaltest.Ogr2ogr(t, "-f", "ESRI Shapefile", shp, csvPath, "-oo", "X_POSSIBLE_NAMES=lon", "-oo", "Y_POSSIBLE_NAMES=lat",
+		"-oo", "AUTODETECT_TYPE=YES", "-a_srs", "EPSG:4326")
+	ts := newServer(t)
+	files := map[string]string{}
+	for _, ext := range []string{"shp", "shx", "dbf", "prj"} {
+		files["dataset["+ext+"]"] = filepath.Join(dir, "events."+ext)
+	}
+	body, ct := multipartBody(t, files, nil)
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+	id := strconvI(decode[struct{ ID int64 }](t, must(t, w, 201)).ID)
+	ds := decode[struct {
+		DataAttributes []struct {
+			Name     string
+			DataType string `json:"data_type"`
+		} `json:"data_attributes"`
+	}](t, must(t, ts.get("/datasets/"+id+".json?include_attributes=1", ""), 200))
+	found := false
+	for _, a := range ds.DataAttributes {
+		found = found || (a.Name == "day" && a.DataType == "date")
+	}
+	if !found {
+		t.Fatalf("no date attribute: %+v", ds.DataAttributes)
+	}
+	coll := decode[struct {
+		Extent struct {
+			Temporal struct{ Interval [][2]*string }
+		}
+	}](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
+	if iv := coll.Extent.Temporal.Interval; len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != "2020-01-05" || iv[0][1] == nil || *iv[0][1] != "2022-12-31" {
+		t.Errorf("temporal extent %+v", coll.Extent.Temporal)
+	}
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"2021-06-01", []string{"b"}},
+		{"2021-06-01/2021-06-02", []string{"b", "c"}},
+		{"../2021-06-01", []string{"a", "b"}},
+		{"2021-06-02/..", []string{"c", "d"}},
+		{"2021-06-01T12:00:00Z/..", []string{"c", "d"}},
+		{"2019-01-01/2019-12-31", nil},
+	} {
+		fc := items(t, ts, "/ogc/collections/"+id+"/items?sortby=name&datetime="+c.q, "")
+		var names []string
+		for _, f := range fc.Features {
+			names = append(names, f.Properties["name"].(string))
+		}
+		if strings.Join(names, ",") != strings.Join(c.want, ",") || int(fc.NumberMatched) != len(c.want) {
+			t.Errorf("datetime=%s: %v (%d), want %v", c.q, names, fc.NumberMatched, c.want)
+		}
+	}
+	for _, bad := range []string{"2021-13-01", "../..", "soon/.."} {
+		must(t, ts.get("/ogc/collections/"+id+"/items?datetime="+bad, ""), 400)
+	}
+}
+
+func strconvI(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,520 @@
+package api
+
+// The features of an OGC API collection: /ogc/collections/{id}/items and
+// /items/{featureId}. Every parameter maps onto a mapcommons.FeatureQuery
+// (bbox → BBox, datetime and NAME=value → Filters, sortby → Sort, stable
+// ids → IDs), answered by the FeatureService as features.json is.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"mapcommons"
+	"mapcommons/format/geojson"
+	"mapcommons/format/wkb"
+	"mapcommons/proj"
+)
+
+// Page sizes of items.
+const (
+	ogcDefaultLimit = 10
+	ogcMaxLimit     = mapcommons.MaxFeatureLimit
+)
+
+// webMercatorMaxLat is where Web Mercator's square world ends: answers in
+// EPSG:3857 clamp latitudes to it (the poles have no finite y).
+const webMercatorMaxLat = 85.05112877980659
+
+// ogcItemParams are the parameters of items besides the attribute names.
+var ogcItemParams = []string{"limit", "offset", "bbox", "bbox-crs", "crs", "datetime", "sortby", "filter", "filter-lang", "filter-crs"}
+
+// outputCRS is the CRS of an answer: its URI and how the stored lon/lat
+// geometry becomes it (nil: unchanged).
+type outputCRS struct {
+	uri       string
+	transform func(g *wkb.Geom) error
+}
+
+// parseCRS reads a CRS as a URI or a (safe) CURIE: CRS84, EPSG:4326 and
+// EPSG:3857.
+func parseCRS(param, v string) (string, error) {
+	s := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(v), "["), "]")
+	switch strings.ToUpper(s) {
+	case strings.ToUpper(crsCRS84), "OGC:CRS84", "CRS84":
+		return crsCRS84, nil
+	case strings.ToUpper(crs4326), "EPSG:4326":
+		return crs4326, nil
+	case strings.ToUpper(crs3857), "EPSG:3857":
+		return crs3857, nil
+	}
+	return "", invalid(param, "%q is not a CRS of this collection (%s)", v, strings.Join(ogcCRSs, ", "))
+}
+
+// outputFor is the transform of the answers in crs.
+func outputFor(crs string) outputCRS {
+	switch crs {
+	case crs4326: // latitude first, as EPSG:4326 defines its axes
+		return outputCRS{uri: crs, transform: func(g *wkb.Geom) error { walkCoords(g, swapXY); return nil }}
+	case crs3857:
+		return outputCRS{uri: crs, transform: func(g *wkb.Geom) error {
+			walkCoords(g, func(xy []float64) {
+				for i := 1; i < len(xy); i += 2 {
+					xy[i] = max(-webMercatorMaxLat, min(webMercatorMaxLat, xy[i]))
+				}
+			})
+			return proj.WebMercator.ProjectGeom(g)
+		}}
+	}
+	return outputCRS{uri: crsCRS84}
+}
+
+// swapXY swaps each x, y pair of a flat coordinate list.
+func swapXY(xy []float64) {
+	for i := 0; i+1 < len(xy); i += 2 {
+		xy[i], xy[i+1] = xy[i+1], xy[i]
+	}
+}
+
+// walkCoords calls fn on every coordinate list of g.
+func walkCoords(g *wkb.Geom, fn func([]float64)) {
+	fn(g.Coords)
+	for _, r := range g.Rings {
+		fn(r)
+	}
+	for i := range g.Parts {
+		walkCoords(&g.Parts[i], fn)
+	}
+}
+
+// parseOGCBBox reads bbox (4 numbers, or 6 whose heights are ignored) in
+// bbox-crs: a lon/lat box, W > E crossing the antimeridian.
+func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
+	raw := q.Get("bbox")
+	if raw == "" {
+		if q.Has("bbox-crs") {
+			if _, err := parseCRS("bbox-crs", q.Get("bbox-crs")); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	var v []float64
+	for part := range strings.SplitSeq(raw, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, invalid("bbox", "%q is not a number", part)
+		}
+		v = append(v, x)
+	}
+	switch len(v) {
+	case 4:
+	case 6:
+		v = []float64{v[0], v[1], v[3], v[4]}
+	default:
+		return nil, invalid("bbox", "4 numbers (or 6 with heights), not %d", len(v))
+	}
+	crs := crsCRS84
+	if q.Has("bbox-crs") {
+		var err error
+		if crs, err = parseCRS("bbox-crs", q.Get("bbox-crs")); err != nil {
+			return nil, err
+		}
+	}
+	switch crs {
+	case crs4326: // minLat, minLon, maxLat, maxLon
+		v = []float64{v[1], v[0], v[3], v[2]}
+	case crs3857:
+		for i := 0; i < 4; i += 2 {
+			lon, lat, err := proj.WebMercator.Forward(v[i], v[i+1])
+			if err != nil {
+				return nil, invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
+			}
+			// The square's edges convert to ±180: keep the box's sides.
+			if i == 0 && lon == 180 {
+				lon = -180
+			} else if i == 2 && lon == -180 {
+				lon = 180
+			}
+			v[i], v[i+1] = lon, lat
+		}
+	}
+	b := &mapcommons.BBox{W: v[0], S: v[1], E: v[2], N: v[3]}
+	if err := checkLonLat("bbox", []float64{b.W, b.S, b.E, b.N}); err != nil {
+		return nil, err
+	}
+	if b.S > b.N {
+		return nil, invalid("bbox", "the south edge %v is north of the north edge %v", b.S, b.N)
+	}
+	return b, nil
+}
+
+// dateOnly reports whether s is a calendar date (YYYY-MM-DD).
+func dateOnly(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// parseDatetime maps datetime (an instant, or an interval a/b with ".."
+// or "" for an open end) onto min and max filters of the attribute attr,
+// compared as ISO 8601 text: a date as an upper bound takes in that whole
+// day.
+func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
+	check := func(s string) error {
+		if dateOnly(s) {
+			return nil
+		}
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return invalid("datetime", "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
+		}
+		return nil
+	}
+	upper := func(s string) string {
+		if dateOnly(s) {
+			return s + "T99" // after every time of that day
+		}
+		return s
+	}
+	lo, hi, interval := strings.Cut(v, "/")
+	if !interval {
+		if err := check(v); err != nil {
+			return nil, err
+		}
+		return []mapcommons.Filter{{Attr: attr, Op: mapcommons.OpMin, Values: []string{v}}, {Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(v)}}}, nil
+	}
+	var out []mapcommons.Filter
+	if lo != ".." && lo != "" {
+		if err := check(lo); err != nil {
+			return nil, err
+		}
+		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMin, Values: []string{lo}})
+	}
+	if hi != ".." && hi != "" {
+		if err := check(hi); err != nil {
+			return nil, err
+		}
+		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(hi)}})
+	}
+	if (lo == ".." || lo == "") && (hi == ".." || hi == "") {
+		return nil, invalid("datetime", "an interval needs at least one end")
+	}
+	return out, nil
+}
+
+// parseOGCItems reads the parameters of items into a feature query (not
+// paged) and the output CRS. Parameters that are neither the API's nor an
+// attribute's name are refused (400), as OGC recommends.
+func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.FeatureQuery, outputCRS, error) {
+	q := r.URL.Query()
+	fq := &mapcommons.FeatureQuery{}
+	out := outputFor(crsCRS84)
+	if q.Has("filter") || q.Has("filter-lang") || q.Has("filter-crs") {
+		return nil, out, invalid("filter", "not supported yet")
+	}
+	if v := q.Get("crs"); q.Has("crs") {
+		crs, err := parseCRS("crs", v)
+		if err != nil {
+			return nil, out, err
+		}
+		out = outputFor(crs)
+	}
+	var err error
+	if fq.BBox, err = parseOGCBBox(q); err != nil {
+		return nil, out, err
+	}
+	if v := q.Get("datetime"); v != "" {
+		// A collection without a date attribute has no temporal
+		// geometry: datetime does not apply to it and is ignored.
+		if i := dateAttr(ds.Attributes); i >= 0 {
+			fs, err := parseDatetime(v, ds.Attributes[i].Name)
+			if err != nil {
+				return nil, out, err
+			}
+			fq.Filters = append(fq.Filters, fs...)
+		} else if _, err := parseDatetime(v, ""); err != nil {
+			return nil, out, err
+		}
+	}
+	if v := q.Get("sortby"); v != "" {
+		keys := strings.Split(v, ",")
+		if len(keys) > 1 {
+			return nil, out, invalid("sortby", "sorting by more than one property (%d given) is not supported", len(keys))
+		}
+		// A "+" arrives as a space when the client did not escape it.
+		key := strings.TrimSpace(keys[0])
+		if strings.HasPrefix(key, "-") {
+			fq.Descending = true
+		}
+		key = strings.TrimLeft(key, "+-")
+		i := mapcommons.AttrIndex(ds.Attributes, key)
+		if i < 0 {
+			return nil, out, invalid("sortby", "no property %q", key)
+		}
+		fq.Sort = ds.Attributes[i].Name
+	}
+	for k, vs := range q {
+		if k == "f" || k == "callback" || contains(ogcItemParams, k) {
+			continue
+		}
+		i := mapcommons.AttrIndex(ds.Attributes, k)
+		if i < 0 {
+			return nil, out, invalid(k, "unknown parameter (neither one of the API's nor a property of the collection)")
+		}
+		f := mapcommons.Filter{Attr: ds.Attributes[i].Name, Op: mapcommons.OpEquals, Values: vs[:1]}
+		if len(vs) > 1 {
+			f.Op, f.Values = mapcommons.OpIn, vs
+		}
+		fq.Filters = append(fq.Filters, f)
+	}
+	if err := fq.Validate(ds.Attributes); err != nil {
+		return nil, out, err
+	}
+	return fq, out, nil
+}
+
+// ogcItemsDataset loads the {id} dataset for reading its features: the
+// same refusals as features.json (view to know it, download to read it).
+func (s *Server) ogcItemsDataset(r *http.Request) (*mapcommons.Dataset, error) {
+	ds, err := s.ogcDataset(r)
+	if err != nil {
+		return nil, err
+	}
+	return ds, s.policy.CanDownloadDataset(caller(r), ds)
+}
+
+// appendOGCFeature appends a GeoJSON Feature whose id is the feature's
+// stable id, its geometry in out's CRS, and extra members (links) when
+// not empty.
+func appendOGCFeature(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, out outputCRS, extra []byte) ([]byte, error) {
+	dst = append(dst, `{"type":"Feature","id":`...)
+	dst = strconv.AppendInt(dst, f.ID, 10)
+	dst = append(dst, `,"geometry":`...)
+	var err error
+	switch {
+	case out.transform == nil || len(f.Geometry) == 0:
+		dst, err = wkb.ToGeoJSON(dst, f.Geometry)
+	default:
+		var g wkb.Geom
+		if g, err = wkb.Decode(f.Geometry); err == nil {
+			if err = out.transform(&g); err == nil {
+				dst = g.AppendGeoJSON(dst)
+			}
+		}
+	}
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"properties":{`...)
+	dst = geojson.AppendFeatureMembers(dst, keys, attrs, f)
+	dst = append(dst, '}')
+	dst = append(dst, extra...)
+	return append(dst, '}'), nil
+}
+
+// countMatches counts the features fq selects (its paging aside), as one
+// group of a grouped query: bounded by the query deadline like the scan.
+func (s *Server) countMatches(r *http.Request, ds *mapcommons.Dataset, fq *mapcommons.FeatureQuery) (int64, error) {
+	if fq.BBox == nil && fq.Near == nil && len(fq.Filters) == 0 && fq.IDs == nil {
+		return ds.FeatureCount, nil // everything: the dataset's row knows
+	}
+	cq := *fq
+	cq.Offset, cq.Limit, cq.Sort, cq.Descending = 0, -1, "", false
+	groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, &cq)
+	if err != nil || len(groups) == 0 {
+		return 0, err
+	}
+	return groups[0].Count, nil
+}
+
+// handleOGCItems answers GET /ogc/collections/{id}/items: a GeoJSON
+// FeatureCollection with numberMatched, numberReturned, timeStamp and the
+// self, alternate, collection, next and prev links; or its HTML table.
+func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.ogcItemsDataset(r)
+	if err != nil {
+		return err
+	}
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	fq, out, err := parseOGCItems(r, ds)
+	if err != nil {
+		return err
+	}
+	limit, offset, err := ogcPaging(r, ogcDefaultLimit, ogcMaxLimit)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Crs", "<"+out.uri+">")
+	varyAccept(w)
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
+	total, err := s.countMatches(r, ds, fq)
+	if err != nil {
+		return err
+	}
+	fq.Offset, fq.Limit = offset, limit
+	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
+	n := min(limit, max(0, total-offset))
+	links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items", r.URL.Query(), f, ogcGeoJSON),
+		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
+	links = append(links, pageLinks(coll+"/items", r.URL.Query(), f, ogcGeoJSON, offset, limit, n, total)...)
+	if f == "html" {
+		return s.ogcItemsHTML(w, r, ds, fq, links, total)
+	}
+	o := startJSON(w, r)
+	if callbackOf(r) == "" {
+		w.Header().Set("Content-Type", ogcGeoJSON)
+	}
+	head := fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`, s.cfg.Now().UTC().Format(time.RFC3339), total)
+	head, err = jsonMember(head, "links", links)
+	if err != nil {
+		return err
+	}
+	buf := append(head, `,"features":[`...)
+	keys := geojson.Keys(ds.Attributes)
+	returned := 0
+	fq.Lazy = true
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
+		if returned > 0 {
+			buf = append(buf, ',')
+		}
+		returned++
+		var err error
+		if buf, err = appendOGCFeature(buf, keys, ds.Attributes, ft, out, nil); err != nil {
+			return err
+		}
+		if len(buf) >= 64<<10 {
+			_, err = o.Write(buf)
+			buf = buf[:0]
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	buf = fmt.Appendf(buf, `],"numberReturned":%d}`, returned)
+	if _, err := o.Write(buf); err != nil {
+		return err
+	}
+	return o.Close()
+}
+
+// jsonMember appends "name":<v as JSON> to dst.
+func jsonMember(dst []byte, name string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	dst = geojson.AppendString(dst, name)
+	dst = append(dst, ':')
+	return append(dst, b...), nil
+}
+
+// ogcItemsHTML writes a page of features as an HTML table: id, each
+// attribute, and the geometry's type.
+func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, fq *mapcommons.FeatureQuery, links []ogcLink, total int64) error {
+	page := &ogcPage{Title: ds.Metadata.Title, Description: fmt.Sprintf("%d features match; from %d.", total, fq.Offset+1), Links: links,
+		Columns: []string{"id"}}
+	for _, a := range ds.Attributes {
+		page.Columns = append(page.Columns, a.Name)
+	}
+	page.Columns = append(page.Columns, "geometry")
+	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
+	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
+		row := []string{strconv.FormatInt(ft.ID, 10)}
+		for _, v := range ft.Values {
+			if v == nil {
+				row = append(row, "")
+			} else {
+				row = append(row, fmt.Sprint(v))
+			}
+		}
+		geom := ""
+		if g, err := wkb.Decode(ft.Geometry); err == nil && len(ft.Geometry) > 0 {
+			geom = wkb.TypeName(g.Type)
+		}
+		page.Rows = append(page.Rows, append(row, geom))
+		page.RowLinks = append(page.RowLinks, coll+"/items/"+row[0]+"?f=html")
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return page.write(w)
+}
+
+// handleOGCItem answers GET /ogc/collections/{id}/items/{featureId}: the
+// feature with that stable id, 404 when there is none.
+func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.ogcItemsDataset(r)
+	if err != nil {
+		return err
+	}
+	f, err := ogcFormat(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r, "crs"); err != nil {
+		return err
+	}
+	_, out, err := parseOGCItems(r, ds)
+	if err != nil {
+		return err
+	}
+	raw := r.PathValue("featureId")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %q not found in collection %d", raw, ds.ID)
+	}
+	w.Header().Set("Content-Crs", "<"+out.uri+">")
+	varyAccept(w)
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
+	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
+	links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items/"+raw, r.URL.Query(), f, ogcGeoJSON),
+		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
+	fq := &mapcommons.FeatureQuery{IDs: []int64{id}, Limit: 1}
+	if f == "html" {
+		var found bool
+		err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(*mapcommons.Feature) error { found = true; return nil })
+		if err != nil {
+			return err
+		}
+		if !found {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %d not found in collection %d", id, ds.ID)
+		}
+		return s.ogcItemsHTML(w, r, ds, fq, links, 1)
+	}
+	extra, err := jsonMember([]byte{','}, "links", links)
+	if err != nil {
+		return err
+	}
+	var body []byte
+	fq.Lazy = true
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
+		var err error
+		body, err = appendOGCFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, ft, out, extra)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %d not found in collection %d", id, ds.ID)
+	}
+	o := startJSON(w, r)
+	if callbackOf(r) == "" {
+		w.Header().Set("Content-Type", ogcGeoJSON)
+	}
+	o.buf = append(o.buf, body...)
+	return o.Close()
+}
