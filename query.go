@@ -113,6 +113,12 @@ type Group struct {
 	Aggregates []any
 }
 
+// Selective reports whether q has a condition that may leave features
+// out (its paging aside): without one it selects the whole dataset.
+func (q *FeatureQuery) Selective() bool {
+	return q.BBox != nil || q.Near != nil || len(q.Filters) > 0 || q.IDs != nil || q.Where != nil
+}
+
 // Grouped reports whether the query asks for groups rather than features.
 func (q *FeatureQuery) Grouped() bool { return len(q.GroupBy) > 0 || len(q.Aggregates) > 0 }
 

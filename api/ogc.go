@@ -13,9 +13,11 @@ package api
 import (
 	"encoding/json"
 	"html/template"
+	"mapcommons/cql2"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +50,7 @@ var ogcCRSs = []string{crsCRS84, crs4326, crs3857}
 
 // ogcConformance are the conformance classes of /ogc/conformance. The
 // tiles classes are served by the tiles routes (/ogc/collections/{id}/tiles).
-var ogcConformance = []string{
+var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
 	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
 	"http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
@@ -59,7 +61,11 @@ var ogcConformance = []string{
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
-}
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+}, cql2.ConformanceClasses) // as package cql2 and the engine implement them
 
 // ogcLink is a link of an OGC document.
 type ogcLink struct {

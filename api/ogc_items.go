@@ -8,6 +8,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"mapcommons/cql2"
 	"math"
 	"net/http"
 	"net/url"
@@ -214,7 +215,17 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 	fq := &mapcommons.FeatureQuery{}
 	out := outputFor(crsCRS84)
 	if q.Has("filter") || q.Has("filter-lang") || q.Has("filter-crs") {
-		return nil, out, invalid("filter", "not supported yet")
+		if v := q.Get("filter-crs"); q.Has("filter-crs") && v != crsCRS84 {
+			return nil, out, invalid("filter-crs", "%q: filters are in %s", v, crsCRS84)
+		}
+		if !q.Has("filter") {
+			return nil, out, invalid("filter", "filter-lang and filter-crs need a filter")
+		}
+		where, err := cql2.Parse(q.Get("filter-lang"), q.Get("filter"))
+		if err != nil {
+			return nil, out, err
+		}
+		fq.Where = where
 	}
 	if v := q.Get("crs"); q.Has("crs") {
 		crs, err := parseCRS("crs", v)
@@ -319,7 +330,7 @@ func appendOGCFeature(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f
 // countMatches counts the features fq selects (its paging aside), as one
 // group of a grouped query: bounded by the query deadline like the scan.
 func (s *Server) countMatches(r *http.Request, ds *mapcommons.Dataset, fq *mapcommons.FeatureQuery) (int64, error) {
-	if fq.BBox == nil && fq.Near == nil && len(fq.Filters) == 0 && fq.IDs == nil {
+	if !fq.Selective() {
 		return ds.FeatureCount, nil // everything: the dataset's row knows
 	}
 	cq := *fq

@@ -106,9 +106,10 @@ func TestOGCDocuments(t *testing.T) {
 			t.Errorf("conformance lacks %s", c)
 		}
 	}
-	for _, c := range conf.ConformsTo {
-		if strings.Contains(c, "ogcapi-features-3") {
-			t.Errorf("conformance lists %s (filtering is not served yet)", c)
+	for _, c := range []string{"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter", "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+		"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text", "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json"} {
+		if !slices.Contains(conf.ConformsTo, c) {
+			t.Errorf("conformance lacks %s", c)
 		}
 	}
 
@@ -248,6 +249,14 @@ func TestOGCItems(t *testing.T) {
 			{"NAME=Ashe", "filter[NAME][][equals]=Ashe"},
 			{"CRESS_ID=5", "filter[CRESS_ID][][equals]=5"},
 			{"bbox=35,-80,36,-78&bbox-crs=" + url.QueryEscape("http://www.opengis.net/def/crs/EPSG/0/4326"), "bbox=-80,35,-78,36"},
+			// CQL2, text and JSON, against the same conditions in GeoCommons terms.
+			{"filter=" + url.QueryEscape("BIR74 >= 5000 AND BIR74 <= 9000"), "filter[BIR74][][min]=5000&filter[BIR74][][max]=9000"},
+			{"filter-lang=cql2-text&filter=" + url.QueryEscape("NAME IN ('Ashe', 'Wake', 'Nope')"), "filter[NAME][][in]=Ashe|Wake|Nope"},
+			{"filter-lang=cql2-json&filter=" + url.QueryEscape(`{"op":"and","args":[{"op":">=","args":[{"property":"SID79"},10]},{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[-80,35,-78,36]}]}]}`),
+				"filter[SID79][][min]=10&bbox=-80,35,-78,36"},
+			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX(-80,35,-78,36))") + "&filter-crs=" + url.QueryEscape("http://www.opengis.net/def/crs/OGC/1.3/CRS84"), "bbox=-80,35,-78,36"},
+			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, POLYGON((-80 35, -78 35, -78 36, -80 36, -80 35)))"), "bbox=-80,35,-78,36"},
+			{"NAME=Wake&filter=" + url.QueryEscape("BIR74 > 100"), "filter[NAME][][equals]=Wake&filter[BIR74][][min]=101"},
 		} {
 			fc := items(t, ts, path+"?limit=1000&"+c.ogc, "")
 			if want := featuresCount(t, ts, id, c.gc, ""); int(fc.NumberMatched) != want || len(fc.Features) != want || want == 0 {
@@ -292,7 +301,8 @@ func TestOGCItems(t *testing.T) {
 
 	t.Run("Refused", func(t *testing.T) {
 		for _, c := range []struct{ q, says string }{
-			{"sortby=BIR74,-NAME", "sortby"}, {"sortby=NOPE", "sortby"}, {"nope=1", "nope"}, {"filter=NAME%3D%27Ashe%27", "filter: not supported yet"},
+			{"sortby=BIR74,-NAME", "sortby"}, {"sortby=NOPE", "sortby"}, {"nope=1", "nope"}, {"filter=NAME%3D", "filter"}, {"filter=NOPE%3D1", "NOPE"}, {"filter=NAME%3D1", "filter"},
+			{"filter=NAME%3D%27Ashe%27&filter-crs=EPSG:3857", "filter-crs"}, {"filter=x&filter-lang=ecql", "filter-lang"},
 			{"filter-lang=cql2-text", "filter"}, {"limit=0", "limit"}, {"limit=x", "limit"}, {"offset=-1", "offset"},
 			{"bbox=1,2,3", "bbox"}, {"bbox=0,10,1,5", "bbox"}, {"crs=EPSG:2154", "crs"}, {"bbox-crs=EPSG:1", "bbox-crs"},
 			{"CRESS_ID=abc", "CRESS_ID"}, {"datetime=yesterday", "datetime"},
