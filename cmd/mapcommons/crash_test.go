@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 func spawn(t *testing.T, data string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", data)
-	cmd.Env = append(os.Environ(), "MAPCOMMONS_TEST_AS_MAIN=1", "MAPCOMMONS_ADMIN_PASSWORD=e2e-secret")
+	cmd.Env = append(os.Environ(), "MAPCOMMONS_TEST_AS_MAIN=1", "MAPCOMMONS_ADMIN_PASSWORD=e2e-secret", "MAPCOMMONS_BCRYPT_COST="+fastBcrypt)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"golang.org/x/crypto/bcrypt"
 	"io"
 	"log/slog"
 	"net"
@@ -104,6 +105,7 @@ type settings struct {
 	signup                    bool
 	maxUpload                 int64
 	maxFeatures               int64
+	bcryptCost                int
 	responseCache             int64
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
@@ -247,6 +249,10 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 			st.maxFeatures = n
 			return err
 		})
+	if st.bcryptCost, err = bcryptCost(getenv); err != nil {
+		return nil, err
+	}
+	fs.IntVar(&st.bcryptCost, "bcrypt-cost", st.bcryptCost, "bcrypt cost of new password hashes, 4 to 31 (MAPCOMMONS_BCRYPT_COST)")
 	if st.maxForm, err = parseSize(envDefault(getenv, "max-form", "1MiB")); err != nil {
 		return nil, fmt.Errorf("MAPCOMMONS_MAX_FORM: %w", err)
 	}
@@ -306,6 +312,9 @@ func openStore(dataDir string) (*sqlite.DB, error) {
 // directory is the caller's; the default sharing list is still to be
 // checked against the store's groups).
 func (st *settings) apiConfig() (api.Config, error) {
+	if st.bcryptCost < bcrypt.MinCost || st.bcryptCost > bcrypt.MaxCost {
+		return api.Config{}, fmt.Errorf("--bcrypt-cost: %d is not between %d and %d", st.bcryptCost, bcrypt.MinCost, bcrypt.MaxCost)
+	}
 	mode := mapcommons.Mode(st.mode)
 	if !mode.Valid() {
 		return api.Config{}, fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
@@ -333,7 +342,7 @@ func (st *settings) apiConfig() (api.Config, error) {
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload,
 		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
-		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors,
+		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors, BcryptCost: st.bcryptCost,
 	}, nil
 }
 
@@ -392,7 +401,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	defer db.Close()
 	svc := storeServices(db)
 	if pw := getenv("MAPCOMMONS_ADMIN_PASSWORD"); pw != "" {
-		if err := ensureAdmin(ctx, svc.Users, "admin", "", pw); err != nil {
+		if err := ensureAdmin(ctx, svc.Users, "admin", "", pw, cfg.BcryptCost); err != nil {
 			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
 		}
 		logger.Info("administrator ready", "login", "admin")
@@ -514,21 +523,21 @@ func shareString(perms []mapcommons.Permission) string {
 }
 
 // ensureAdmin makes sure login exists, is an administrator and has password.
-func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email, password string) error {
-	return ensureUser(ctx, users, login, email, password, true)
+func ensureAdmin(ctx context.Context, users mapcommons.UserService, login, email, password string, cost int) error {
+	return ensureUser(ctx, users, login, email, password, true, cost)
 }
 
 // ensureUser makes sure login exists and has password, and is an
 // administrator when admin is set (an existing user's rank is otherwise
 // left as it is).
-func ensureUser(ctx context.Context, users mapcommons.UserService, login, email, password string, admin bool) error {
+func ensureUser(ctx context.Context, users mapcommons.UserService, login, email, password string, admin bool, cost int) error {
 	if err := mapcommons.ValidateLogin(login); err != nil {
 		return err
 	}
 	if err := mapcommons.ValidatePassword(login, password, password); err != nil {
 		return err
 	}
-	hash, err := mapcommons.HashPassword(password, 0)
+	hash, err := mapcommons.HashPassword(password, cost)
 	if err != nil {
 		return err
 	}
@@ -619,7 +628,11 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer db.Close()
-	if err := ensureUser(ctx, sqlite.NewUserService(db), login, *email, password, *admin); err != nil {
+	cost, err := bcryptCost(getenv)
+	if err != nil {
+		return err
+	}
+	if err := ensureUser(ctx, sqlite.NewUserService(db), login, *email, password, *admin, cost); err != nil {
 		var e *mapcommons.Error
 		if errors.As(err, &e) {
 			return errors.New(e.Message)
@@ -632,4 +645,18 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stdout, "user %s ready\n", login)
 	}
 	return nil
+}
+
+// bcryptCost is the bcrypt cost of new password hashes from
+// MAPCOMMONS_BCRYPT_COST: bcrypt's default (10) when unset.
+func bcryptCost(getenv func(string) string) (int, error) {
+	v := getenv("MAPCOMMONS_BCRYPT_COST")
+	if v == "" {
+		return bcrypt.DefaultCost, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < bcrypt.MinCost || n > bcrypt.MaxCost {
+		return 0, fmt.Errorf("MAPCOMMONS_BCRYPT_COST: %q is not a number between %d and %d", v, bcrypt.MinCost, bcrypt.MaxCost)
+	}
+	return n, nil
 }

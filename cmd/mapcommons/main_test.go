@@ -18,6 +18,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"mapcommons/sqlite"
 )
 
 const realData = "../../testdata/real/"
@@ -38,7 +42,12 @@ func startServerOn(t *testing.T, data string) (string, string) {
 
 func startServerEnv(t *testing.T, data string, env map[string]string) (string, string) {
 	t.Helper()
-	getenv := func(k string) string { return env[k] }
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok || k != "MAPCOMMONS_BCRYPT_COST" {
+			return v
+		}
+		return fastBcrypt
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -251,7 +260,7 @@ func TestEndToEnd(t *testing.T) {
 func TestUserCreateCommand(t *testing.T) {
 	data := t.TempDir()
 	var out, errb bytes.Buffer
-	getenv := func(string) string { return "" }
+	getenv := testEnv
 	err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "root"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb)
 	if err != nil || !strings.Contains(out.String(), "root") {
 		t.Fatalf("user create: %v %s %s", err, out.String(), errb.String())
@@ -395,7 +404,7 @@ func TestDefaultShare(t *testing.T) {
 // API; once the first server stops, the directory is free again.
 func TestDataLock(t *testing.T) {
 	data := t.TempDir()
-	getenv := func(string) string { return "" }
+	getenv := testEnv
 	t.Run("held", func(t *testing.T) {
 		url, _ := startServerOn(t, data)
 		inflight := filepath.Join(data, "tmp", "upload-in-flight")
@@ -470,7 +479,7 @@ func TestParseInterspersed(t *testing.T) {
 // address where none listens.
 func TestHealth(t *testing.T) {
 	url, _ := startServer(t, nil)
-	getenv := func(string) string { return "" }
+	getenv := testEnv
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"health", "--addr", strings.TrimPrefix(url, "http://")}, getenv, nil, &out, io.Discard); err != nil || out.String() != "ok\n" {
 		t.Fatalf("health of a running server: %v %q", err, out.String())
@@ -502,7 +511,7 @@ func TestMaxFeaturesFlag(t *testing.T) {
 // to use --url, and with --url sends them to the server.
 func TestImport(t *testing.T) {
 	data := t.TempDir()
-	getenv := func(string) string { return "" }
+	getenv := testEnv
 	var out, errb bytes.Buffer
 	if err := run(context.Background(), []string{"user", "create", "--admin", "--data", data, "admin"}, getenv, strings.NewReader("pw-123456\n"), &out, &errb); err != nil {
 		t.Fatal(err)
@@ -626,5 +635,51 @@ func TestBodyAndBrowserFlags(t *testing.T) {
 	got, err := io.ReadAll(conn)
 	if err != nil || !strings.Contains(string(got), "too slowly") {
 		t.Fatalf("a stalled body: %q %v", got, err)
+	}
+}
+
+// fastBcrypt is the bcrypt cost of the tests' servers and commands: the
+// least, so that hashing does not dominate their time.
+const fastBcrypt = "4"
+
+// testEnv is an empty environment but for the least bcrypt cost.
+func testEnv(k string) string {
+	if k == "MAPCOMMONS_BCRYPT_COST" {
+		return fastBcrypt
+	}
+	return ""
+}
+
+// TestBcryptCost: --bcrypt-cost and MAPCOMMONS_BCRYPT_COST set the cost of
+// the hashes the server and user create make; out of range is refused.
+func TestBcryptCost(t *testing.T) {
+	data := t.TempDir()
+	env := func(k string) string { return map[string]string{"MAPCOMMONS_BCRYPT_COST": "5"}[k] }
+	if err := run(context.Background(), []string{"user", "create", "--data", data, "carol"}, env, strings.NewReader("pw-123456\n"), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	db, err := openStore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sqlite.NewUserService(db).FindUserByLogin(context.Background(), "carol")
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil || cost != 5 {
+		t.Fatalf("cost %d (%v), want 5", cost, err)
+	}
+	for _, bad := range []string{"3", "32", "x"} {
+		err := run(context.Background(), []string{"serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0"}, func(k string) string {
+			return map[string]string{"MAPCOMMONS_BCRYPT_COST": bad}[k]
+		}, nil, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "BCRYPT_COST") {
+			t.Errorf("MAPCOMMONS_BCRYPT_COST=%s: %v", bad, err)
+		}
+	}
+	err = run(context.Background(), []string{"serve", "--bcrypt-cost", "40", "--data", t.TempDir()}, testEnv, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--bcrypt-cost") {
+		t.Errorf("--bcrypt-cost 40: %v", err)
 	}
 }
