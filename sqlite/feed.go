@@ -48,9 +48,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	if old, release, err := s.db.segs.acquire(oldName); err == nil {
 		defer release()
 		next = old.NextID()
-		if match, err = newIDMatcher(ctx, old, attrs); err != nil {
-			return nil, err
-		}
+		match = newIDMatcher(ctx, old, attrs)
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
 	}
