@@ -513,8 +513,9 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 	return err
 }
 
-// rowidChunk is how many rows writeRowids maps a statement.
-const rowidChunk = 1 << 16
+// rowidChunk is how many rows writeRowids and writeSparseRowids map a
+// statement (a variable for the tests).
+var rowidChunk = 1 << 16
 
 func (t *RTree) writeRowids(leafOf []uint32) error {
 	st, err := t.db.Prepare(`INSERT INTO `+Quote(t.name+"_rowid")+` (rowid, nodeno)

@@ -89,7 +89,8 @@ CREATE VIRTUAL TABLE plain USING rtree(id, minx, maxx, miny, maxy);`); err != ni
 }
 
 func TestRTree(t *testing.T) {
-	defer func(n int) { SortRun = n }(SortRun)
+	defer func(n, c int) { SortRun, rowidChunk = n, c }(SortRun, rowidChunk)
+	rowidChunk = 1000 // several statements of the map from row to leaf
 	const big = 1 << 18
 	for _, c := range []struct {
 		n, run, page int
@@ -104,8 +105,8 @@ func TestRTree(t *testing.T) {
 		// Spilled and merged runs.
 		{3000, 1000, 4096, 3}, {1500, 7, 4096, 3}, {500, 1, 4096, 3}, {2 * 1024, 1024, 4096, 3},
 		// Sparse ids (the map from row to leaf as sorted pairs), in one
-		// statement and in two.
-		{3001, big, 4096, 1 << 28}, {70000, big, 4096, 100},
+		// statement and in four.
+		{999, big, 4096, 1 << 30}, {3001, big, 4096, 1 << 28},
 	} {
 		n, stride := c.n, c.stride
 		SortRun = c.run
