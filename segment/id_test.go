@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func TestStoredIDs(t *testing.T) {
 		t.Fatalf("last id %d, want 6", w.LastID())
 	}
 	// Ids that do not increase are refused, and leave the writer usable.
-	for _, id := range []int64{6, 3, -1} {
+	for _, id := range []int64{6, 3, -1, math.MaxInt64} {
 		if err := add(id); err == nil {
 			t.Fatalf("id %d after 6 accepted", id)
 		}

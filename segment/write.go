@@ -269,7 +269,7 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 	id := f.ID
 	if id == 0 {
 		id = w.nextID
-	} else if id <= w.lastID || id < 0 {
+	} else if id <= w.lastID || id == math.MaxInt64 { // the next id must exist
 		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
 	}
 	if len(f.Geometry) > 0 {
