@@ -240,8 +240,10 @@ type DatasetService interface {
 	FindDatasetByURL(ctx context.Context, url string) (*Dataset, error)
 	// ReplaceFeatures replaces a dataset's attributes and features with
 	// those of src, all at once: readers see the old or the new, never a
-	// mix, and on any error the old stay. It marks the dataset fetched now
-	// (state complete, no fetch error). ENOTFOUND when there is no such
+	// mix, and on any error the old stay. New rows identical to old ones
+	// (values and geometry) keep the old ids where ids can still increase
+	// with positions; the others get ids never given before. It marks the
+	// dataset fetched now (state complete, no fetch error). ENOTFOUND when there is no such
 	// dataset; src's errors as they come.
 	ReplaceFeatures(ctx context.Context, id int64, src FeatureSource) (*Dataset, error)
 	// RecordFetchError notes that refetching a dataset failed (state

@@ -64,11 +64,13 @@ type FeatureService interface {
 	GroupFeatures(ctx context.Context, datasetID int64, q *FeatureQuery) ([]Group, error)
 	// AddFeatures appends the features of src (whose values follow the
 	// dataset's attributes) after the existing ones, all or nothing, and
-	// returns how many were added. ENOTFOUND when there is no such dataset;
+	// returns how many were added. The new features get ids the dataset
+	// never gave (src's ids are ignored); the old keep theirs. ENOTFOUND when there is no such dataset;
 	// src's errors (EINVALID for bad input) as they come.
 	AddFeatures(ctx context.Context, datasetID int64, src FeatureSource) (int64, error)
 	// DeleteFeatures removes the features at the given positions, all or
-	// nothing; later features move down, as in an array. EINVALID when a
+	// nothing; later features move down, as in an array, keeping their ids.
+	// The ids of those removed are never given again. EINVALID when a
 	// position does not exist, ENOTFOUND when the dataset does not.
 	DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error
 }

@@ -1031,8 +1031,18 @@ func (d *oDS) uploadCSV(t *testing.T, ts *testServer, csv string) {
 // Talking to the server.
 
 type oFeatureOut struct {
-	ID         int            `json:"id"`
+	ID         int            `json:"id"` // the position, once oPositions has run
 	Properties map[string]any `json:"properties"`
+}
+
+// oPositions turns the features' GeoJSON ids, their stable ids, into the
+// positions the oracle counts: id - 1, as nothing is deleted from its
+// datasets.
+func oPositions(fs []oFeatureOut) []oFeatureOut {
+	for i := range fs {
+		fs[i].ID--
+	}
+	return fs
 }
 
 // oFetch asks for a FeatureCollection and returns its features.
@@ -1049,7 +1059,7 @@ func oFetch(t *testing.T, ts *testServer, d *oDS, params string) []oFeatureOut {
 	if err := json.Unmarshal(w.Body.Bytes(), &fc); err != nil || fc.Type != "FeatureCollection" {
 		t.Fatalf("%s?%s: not a FeatureCollection (%v): %.300s", d.name, params, err, w.Body.String())
 	}
-	return fc.Features
+	return oPositions(fc.Features)
 }
 
 func oIDs(fs []oFeatureOut) []int {
@@ -2120,7 +2130,7 @@ func oFetchDefault(t *testing.T, ts *testServer, path string) []int {
 	fc := decode[struct {
 		Features []oFeatureOut `json:"features"`
 	}](t, must(t, ts.get(path+"&geojson=1", ""), 200))
-	return oIDs(fc.Features)
+	return oIDs(oPositions(fc.Features))
 }
 
 // ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ type plan struct {
 	filters  []filter
 	ids      map[int64]struct{} // FeatureQuery.IDs; nil: every feature
 	where    *whereNode         // FeatureQuery.Where, less what the index serves; nil: none
+	idPos    []int              // the positions of those ids, ascending
 	sortCol  int                // -1: by position
 	onlyPts  bool               // every geometry is a single point: the index box is the point
 	geomScan bool               // a spatial test needs the geometry
@@ -101,10 +102,20 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 		p.compileWhere(q.Where)
 	}
 	if q.IDs != nil {
+		// Ids ascend with positions: each is found by binary search, and a
+		// query without a spatial condition reads only those positions.
 		p.ids = make(map[int64]struct{}, len(q.IDs))
+		p.idPos = make([]int, 0, len(q.IDs))
 		for _, id := range q.IDs {
+			if _, dup := p.ids[id]; dup {
+				continue
+			}
 			p.ids[id] = struct{}{}
+			if pos, ok := s.Position(id); ok {
+				p.idPos = append(p.idPos, pos)
+			}
 		}
+		slices.Sort(p.idPos)
 	}
 	return p, nil
 }
@@ -254,6 +265,9 @@ func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) er
 func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) error {
 	if p.index == nil {
 		n := p.s.n
+		if p.ids != nil {
+			n = len(p.idPos) // only the positions of the ids asked for
+		}
 		for k := 0; k < n; k++ {
 			if k%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
@@ -263,6 +277,9 @@ func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) er
 			pos := k
 			if desc {
 				pos = n - 1 - k
+			}
+			if p.ids != nil {
+				pos = p.idPos[pos]
 			}
 			if p.matchValues(pos) && !fn(pos) {
 				return nil

@@ -1,11 +1,13 @@
 package segment
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -22,6 +24,8 @@ type Segment struct {
 	attrs   []mapcommons.Attribute
 	geomOff []byte
 	geom    []byte
+	ids     []byte // the stable ids; nil in files written before them
+	nextID  int64  // the dataset's next id
 	cols    []colView
 	tree    treeView
 	summary Summary
@@ -104,6 +108,13 @@ func parse(path string, data []byte) (*Segment, error) {
 	if int64(len(s.geom)) != int64(s.u64(s.geomOff, int(n))) {
 		return nil, corrupt(path, "geometry length")
 	}
+	s.nextID = n + 1
+	if _, has := h.Sections["ids"]; has {
+		if s.ids, err = sec("ids", 8*n); err != nil {
+			return nil, err
+		}
+		s.nextID = h.NextID
+	}
 	for i, a := range h.Attrs {
 		name := "c" + strconv.Itoa(i)
 		c := colView{typ: a.Type}
@@ -175,6 +186,19 @@ func (s *Segment) check() error {
 	}
 	if err := ascending(s.geomOff, len(s.geom)); err != nil {
 		return err
+	}
+	if s.ids != nil {
+		prev := int64(0)
+		for pos := 0; pos < s.n; pos++ {
+			id := s.ID(pos)
+			if id <= prev {
+				return fmt.Errorf("id %d at position %d is not above %d", id, pos, prev)
+			}
+			prev = id
+		}
+		if s.nextID <= prev || s.nextID < 1 {
+			return fmt.Errorf("next id %d is not above the last id %d", s.nextID, prev)
+		}
 	}
 	for i, c := range s.cols {
 		if c.off != nil {
@@ -338,7 +362,26 @@ func (s *Segment) Value(col, pos int) any {
 }
 
 // ID returns the stable id of feature pos.
-func (s *Segment) ID(pos int) int64 { return int64(pos) + 1 }
+func (s *Segment) ID(pos int) int64 {
+	if s.ids == nil {
+		return int64(pos) + 1
+	}
+	return int64(s.u64(s.ids, pos))
+}
+
+// NextID is the id the dataset gives its next new feature: above every id
+// it ever gave, those of deleted features included.
+func (s *Segment) NextID() int64 { return s.nextID }
+
+// Position returns the position of the feature with the given id, found by
+// binary search (ids increase with positions), and whether there is one.
+func (s *Segment) Position(id int64) (int, bool) {
+	if s.ids == nil {
+		return int(id - 1), id >= 1 && id <= int64(s.n)
+	}
+	pos, found := sort.Find(s.n, func(i int) int { return cmp.Compare(id, s.ID(i)) })
+	return pos, found
+}
 
 // Read fills f with feature pos; f.Geometry aliases the mapping.
 func (s *Segment) Read(pos int, f *mapcommons.Feature) {

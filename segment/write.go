@@ -8,7 +8,14 @@
 //
 // File layout (little endian): the magic "MCSEG001", the sections, each
 // aligned to 64 bytes, then a footer: a JSON header (attributes, section
-// offsets, summary), its length as 8 bytes, and the magic again.
+// offsets, summary, next id), its length as 8 bytes, and the magic again.
+//
+// Every feature has a stable id (section "ids", an int64 per feature,
+// strictly increasing by position), and the header holds the dataset's next
+// id: the high-water mark above every id ever given, so that an id is never
+// reused, not even after the features that had the highest ids are deleted.
+// Files written before ids were stored have neither: their ids are the
+// positions plus one and their next id the count plus one.
 package segment
 
 import (
@@ -38,6 +45,7 @@ type header struct {
 	Sections map[string][2]int64    `json:"sections"` // name → offset, length
 	Levels   []int                  `json:"levels"`
 	Summary  Summary                `json:"summary"`
+	NextID   int64                  `json:"next_id,omitempty"` // 0 in files without ids
 }
 
 // Summary is what a segment knows about its features as a whole.
@@ -57,7 +65,8 @@ type section struct {
 	f    *os.File // nil while a finished run waits, closed, for its merge
 	w    *bufio.Writer
 	size int64
-	gone bool // removed already
+	gone bool    // removed already
+	buf  [8]byte // u64's bytes: a local array would escape to the heap
 }
 
 // rewind flushes what was written and goes back to the start to read it.
@@ -77,9 +86,8 @@ func (s *section) write(b []byte) {
 }
 
 func (s *section) u64(v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	s.write(b[:])
+	binary.LittleEndian.PutUint64(s.buf[:], v)
+	s.write(s.buf[:])
 }
 
 // column writes one attribute.
@@ -103,6 +111,9 @@ type Writer struct {
 	temps    []*section // every temporary file, for Abort
 	geomOff  *section
 	geom     *section
+	ids      *section // the features' stable ids
+	lastID   int64    // the id of the last feature added (0: none yet)
+	nextID   int64    // the id Add gives a feature without one
 	cols     []*column
 	items    *section // the index's items (itemSize bytes each)
 	nItems   int
@@ -133,7 +144,7 @@ const MaxFeatures = math.MaxUint32 - 1
 // to temporary files in dir.
 func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
 	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, bounds: wkb.EmptyRect,
-		runItems: defaultRunItems, fanIn: defaultFanIn}
+		runItems: defaultRunItems, fanIn: defaultFanIn, nextID: 1}
 	var err error
 	if w.geomOff, err = w.section("geom.off"); err != nil {
 		return nil, err
@@ -144,6 +155,10 @@ func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
 	}
 	w.geomOff.u64(0)
 	if w.geom, err = w.section("geom"); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	if w.ids, err = w.section("ids"); err != nil {
 		w.Abort()
 		return nil, err
 	}
@@ -226,8 +241,21 @@ func (w *Writer) addKinds(g wkb.Geom) {
 	}
 }
 
+// SetNextID raises the id the writer gives next to at least id: the old
+// segment's NextID when rewriting a dataset, so that the ids of deleted
+// features are not given again. It never lowers it.
+func (w *Writer) SetNextID(id int64) {
+	w.nextID = max(w.nextID, id)
+}
+
+// LastID is the id of the last feature added (0 before the first).
+func (w *Writer) LastID() int64 { return w.lastID }
+
 // Add appends one feature. Its values must match the attribute types (nil
-// for null); its geometry must be WKB in the stored form (or nil).
+// for null); its geometry must be WKB in the stored form (or nil). The
+// feature keeps f.ID when it is not zero, which must then be greater than
+// the id of the feature added before; else it gets the next id, which Add
+// does not write back to f.
 func (w *Writer) Add(f *mapcommons.Feature) error {
 	if w.done {
 		return errors.New("segment: Add after Finish or Abort")
@@ -237,6 +265,12 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 	}
 	if w.n >= MaxFeatures {
 		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
+	}
+	id := f.ID
+	if id == 0 {
+		id = w.nextID
+	} else if id <= w.lastID || id == math.MaxInt64 { // the next id must exist
+		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
 	}
 	if len(f.Geometry) > 0 {
 		box, bounds, ok := wkb.Rect{}, wkb.Rect{}, false
@@ -274,6 +308,9 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
 		}
 	}
+	// The id last: a feature refused above leaves no id behind.
+	w.ids.u64(uint64(id))
+	w.lastID, w.nextID = id, max(w.nextID, id+1)
 	if w.n%8 == 7 {
 		w.flushNulls()
 	}
@@ -383,7 +420,7 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		return nil, err
 	}
 
-	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels}
+	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels, NextID: w.nextID}
 	sum := &h.Summary
 	sum.Count = int64(w.n)
 	if !w.bounds.IsEmpty() {

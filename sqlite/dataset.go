@@ -220,7 +220,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	if ds.DataType == "" {
 		ds.DataType = mapcommons.DataTypeDataset
 	}
-	name, sum, err := s.db.segs.write(ctx, attrs, src)
+	name, sum, err := s.db.segs.write(ctx, attrs, src, 1, nil)
 	if err != nil {
 		return err
 	}

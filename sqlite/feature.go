@@ -59,7 +59,7 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 
 // AddFeatures implements mapcommons.FeatureService: a new segment holds the
 // old features and the new ones, and replaces the old in one update of the
-// dataset's row.
+// dataset's row. The old features keep their ids; the new get the next ids.
 func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
 	var added int64
 	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
@@ -77,6 +77,7 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 			} else if err != nil {
 				return err
 			}
+			nf.ID = 0 // the next id, whatever the source says
 			if err := w.Add(nf); err != nil {
 				return err
 			}
@@ -86,7 +87,8 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 	return added, err
 }
 
-// DeleteFeatures implements mapcommons.FeatureService.
+// DeleteFeatures implements mapcommons.FeatureService. The features left
+// keep their ids; the ids of those deleted are not given again.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
 	return s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
 		gone := make(map[int64]bool, len(positions))
@@ -110,7 +112,8 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 }
 
 // rewrite replaces a dataset's segment by the one fill writes from the
-// old, and the row's summary with the new segment's, atomically.
+// old, and the row's summary with the new segment's, atomically. The new
+// segment gives ids from the old one's next id on, never an old id again.
 func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *segment.Segment, w *segment.Writer) error) error {
 	unlock := s.db.lockFeatures(id)
 	defer unlock()
@@ -127,6 +130,7 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *s
 	if err != nil {
 		return err
 	}
+	w.SetNextID(old.NextID())
 	if err := fill(old, w); err != nil {
 		w.Abort()
 		return err

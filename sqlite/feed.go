@@ -29,7 +29,8 @@ func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*map
 // ReplaceFeatures implements mapcommons.DatasetService. The new features go
 // to a new segment; one update of the row points the dataset at it (only if
 // it still points at the segment this call replaced), so that readers see
-// the old features or the new, and a failure leaves the old in place.
+// the old features or the new, and a failure leaves the old in place. New
+// rows identical to old ones keep the old ids where ids allow it.
 func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (*mapcommons.Dataset, error) {
 	unlock := s.db.lockFeatures(id)
 	defer unlock()
@@ -41,7 +42,17 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	if len(attrs) > mapcommons.MaxAttributes {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), mapcommons.MaxAttributes)
 	}
-	name, sum, err := s.db.segs.write(ctx, attrs, src)
+	// Rows identical to old ones keep their ids (see featureids.go); new
+	// ids start above every id the dataset ever gave.
+	next, match := int64(1), (*idMatcher)(nil)
+	if old, release, err := s.db.segs.acquire(oldName); err == nil {
+		defer release()
+		next = old.NextID()
+		match = newIDMatcher(ctx, old, attrs)
+	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		return nil, err
+	}
+	name, sum, err := s.db.segs.write(ctx, attrs, src, next, match)
 	if err != nil {
 		return nil, err
 	}

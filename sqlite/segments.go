@@ -42,12 +42,15 @@ func newSegmentName() string {
 	return "ds-" + hex.EncodeToString(b) + ".seg"
 }
 
-// write streams src into a new segment file and returns its name.
-func (c *segments) write(ctx context.Context, attrs []mapcommons.Attribute, src mapcommons.FeatureSource) (string, *segment.Summary, error) {
+// write streams src into a new segment file and returns its name. The
+// features get fresh ids, from next on (from 1 when next is 0), but those
+// to which match (when not nil) gives an old id.
+func (c *segments) write(ctx context.Context, attrs []mapcommons.Attribute, src mapcommons.FeatureSource, next int64, match *idMatcher) (string, *segment.Summary, error) {
 	w, err := segment.NewWriter(c.dir, attrs)
 	if err != nil {
 		return "", nil, err
 	}
+	w.SetNextID(next)
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -61,6 +64,10 @@ func (c *segments) write(ctx context.Context, attrs []mapcommons.Attribute, src 
 		} else if err != nil {
 			w.Abort()
 			return "", nil, err
+		}
+		f.ID = 0 // the store gives the ids, whatever the source says
+		if match != nil {
+			f.ID = match.id(f, w.LastID())
 		}
 		if err := w.Add(f); err != nil {
 			w.Abort()

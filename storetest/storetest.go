@@ -33,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Datasets", func(t *testing.T) { testDatasets(t, open) })
 	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
 	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
+	t.Run("FeatureIDs", func(t *testing.T) { testFeatureIDs(t, open) })
 	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })

@@ -66,7 +66,11 @@ func TestWriter(t *testing.T) {
 		if i == 1 {
 			g = nil
 		}
-		if err := w.Write(&mapcommons.Feature{Position: int64(i), Values: []any{"f", int64(i)}, Geometry: g}); err != nil {
+		id := int64(2*i + 7) // the store's stable id; none for the first
+		if i == 0 {
+			id = 0
+		}
+		if err := w.Write(&mapcommons.Feature{Position: int64(i), ID: id, Values: []any{"f", int64(i)}, Geometry: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +81,7 @@ func TestWriter(t *testing.T) {
 		Type     string `json:"type"`
 		Name     string `json:"name"`
 		Features []struct {
-			ID         int            `json:"id"`
+			ID         *int64         `json:"id"`
 			Geometry   map[string]any `json:"geometry"`
 			Properties map[string]any `json:"properties"`
 		} `json:"features"`
@@ -88,5 +92,8 @@ func TestWriter(t *testing.T) {
 	if fc.Type != "FeatureCollection" || fc.Name != "x" || len(fc.Features) != 3000 || fc.Features[1].Geometry != nil ||
 		fc.Features[2999].Properties["n"] != 2999.0 || fc.Features[5].Geometry["type"] != "Point" {
 		t.Fatalf("collection %s %s %d", fc.Type, fc.Name, len(fc.Features))
+	}
+	if fc.Features[0].ID != nil || fc.Features[1].ID == nil || *fc.Features[1].ID != 9 || *fc.Features[2999].ID != 6005 {
+		t.Fatalf("ids %v %v %v, want none, 9, 6005", fc.Features[0].ID, fc.Features[1].ID, fc.Features[2999].ID)
 	}
 }

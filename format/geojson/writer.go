@@ -36,13 +36,18 @@ func (w *Writer) Begin(members []byte) {
 	w.buf = append(w.buf, `"features":[`...)
 }
 
-// AppendFeature appends one GeoJSON Feature object: id (the position),
-// geometry, and the attributes as properties (keys from Keys of attrs; with
-// the feature's distance under distKey when that is not empty).
+// AppendFeature appends one GeoJSON Feature object: id (the feature's
+// stable id, Feature.ID; left out when it is 0, as in features read from an
+// upload), geometry, and the attributes as properties (keys from Keys of
+// attrs; with the feature's distance under distKey when that is not empty).
 func AppendFeature(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapcommons.Feature, distKey string) ([]byte, error) {
-	dst = append(dst, `{"type":"Feature","id":`...)
-	dst = strconv.AppendInt(dst, f.Position, 10)
-	dst = append(dst, `,"geometry":`...)
+	dst = append(dst, `{"type":"Feature",`...)
+	if f.ID != 0 {
+		dst = append(dst, `"id":`...)
+		dst = strconv.AppendInt(dst, f.ID, 10)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"geometry":`...)
 	var err error
 	if dst, err = wkb.ToGeoJSON(dst, f.Geometry); err != nil {
 		return dst, err

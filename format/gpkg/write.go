@@ -14,7 +14,8 @@
 //   - gpkg_geometry_columns: column "geom", the geometry type (below),
 //     srs_id 4326, z 0, m 0.
 //   - The features table, named Meta.Name (see TableName): "fid" INTEGER
-//     PRIMARY KEY AUTOINCREMENT (1, 2, … in scan order), "geom" declared
+//     PRIMARY KEY AUTOINCREMENT (the features' stable ids, Feature.ID, when
+//     they have them; 1, 2, … in scan order when not), "geom" declared
 //     with the geometry type name, then one column per attribute.
 //   - The RTree Spatial Index extension: rtree_<table>_geom, built after the
 //     load as a packed tree (sqlitebulk.RTree) rather than by the triggers
@@ -45,8 +46,8 @@
 // syncs) with multi-row INSERTs; features stream from the scan, and memory
 // stays bounded: SQLite's page cache (32 MiB), the R*Tree's sort runs
 // (8 MiB, spilled to a temporary file beyond) and its row-to-leaf map (4
-// bytes a feature). WriteFile checks ctx every 256 features and while
-// building the index, and removes the file on any error.
+// bytes a feature, 16 when ids are sparse). WriteFile checks ctx every 256
+// features and while building the index, and removes the file on any error.
 package gpkg
 
 import (
@@ -144,10 +145,11 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 		return err
 	}
 
-	// fid is left to SQLite: AUTOINCREMENT numbers the rows 1, 2, … in order.
+	// fid is the feature's id (Feature.ID, from a store), or 1, 2, … in
+	// order for features without one (see sqlitebulk.LoadFeatures).
 	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
 		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: 0,
-		Index: rtree, Extent: m.Extent, Encode: encode,
+		Index: rtree, Extent: m.Extent, Encode: encode, FID: FIDColumn,
 	}, scan)
 	if err != nil {
 		return err

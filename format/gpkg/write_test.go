@@ -395,3 +395,9 @@ func TestColumnNames(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestFeatureIDs: fid holds the features' stable ids, and GDAL reads them
+// as FIDs.
+func TestFeatureIDs(t *testing.T) {
+	formattest.CheckFeatureIDs(t, WriteFile, ".gpkg", TableName, FIDColumn, "rtree_points_geom")
+}

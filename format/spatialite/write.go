@@ -14,7 +14,8 @@
 //   - The feature table, named Meta.Name lower-cased (TableName; SpatiaLite
 //     keeps table and column names lower-case in geometry_columns, and GDAL
 //     looks its statistics up by the table's own name, so they must agree):
-//     "ogc_fid" INTEGER PRIMARY KEY (1, 2, … in scan order), one column per
+//     "ogc_fid" INTEGER PRIMARY KEY (the features' stable ids, Feature.ID,
+//     when they have them; 1, 2, … in scan order when not), one column per
 //     attribute, then "geometry" in SpatiaLite's BLOB format (AppendGeometry),
 //     declared with the geometry type's name as AddGeometryColumn() does.
 //   - The R*Tree spatial index idx_<table>_geometry (pkid, xmin, xmax, ymin,
@@ -40,8 +41,8 @@
 // syncs) with multi-row INSERTs; features stream from the scan, and memory
 // stays bounded: SQLite's page cache (32 MiB), the R*Tree's sort runs
 // (8 MiB, spilled to a temporary file beyond) and its row-to-leaf map (4
-// bytes a feature). WriteFile checks ctx every 256 features and while
-// building the index, and removes the file on any error.
+// bytes a feature, 16 when ids are sparse). WriteFile checks ctx every 256
+// features and while building the index, and removes the file on any error.
 package spatialite
 
 import (
@@ -139,11 +140,11 @@ func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.
 		return err
 	}
 
-	// ogc_fid is left to SQLite: the next rowid of an INTEGER PRIMARY KEY
-	// is the largest plus one, so the rows get 1, 2, … in order.
+	// ogc_fid is the feature's id (Feature.ID, from a store), or 1, 2, …
+	// in order for features without one (see sqlitebulk.LoadFeatures).
 	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
 		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: len(cols),
-		Index: idx, Extent: m.Extent, Encode: encode,
+		Index: idx, Extent: m.Extent, Encode: encode, FID: FIDColumn,
 	}, scan)
 	if err != nil {
 		return err

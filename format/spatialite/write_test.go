@@ -310,3 +310,9 @@ func TestOverwritesExistingFile(t *testing.T) {
 func TestErrorsRemoveFile(t *testing.T) {
 	formattest.CheckErrorsRemoveFile(t, WriteFile, ".sqlite", sqlitebulk.CheckRows)
 }
+
+// TestFeatureIDs: ogc_fid holds the features' stable ids, and GDAL reads
+// them as FIDs.
+func TestFeatureIDs(t *testing.T) {
+	formattest.CheckFeatureIDs(t, WriteFile, ".sqlite", TableName, FIDColumn, "idx_points_geometry")
+}

@@ -70,7 +70,7 @@ func (d Dataset) Scan() format.Scan {
 	return func(fn func(*mapcommons.Feature) error) error {
 		var f mapcommons.Feature
 		for _, src := range d.Feats {
-			f.Position = src.Position
+			f.Position, f.ID = src.Position, src.ID
 			f.Values = append(f.Values[:0], src.Values...)
 			f.Geometry = append(f.Geometry[:0], src.Geometry...)
 			if src.Geometry == nil {

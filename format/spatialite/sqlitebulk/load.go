@@ -85,6 +85,10 @@ type FeatureTable struct {
 	GeometryAt int      // its place among the columns: 0 first, len(Columns) last
 	Index      string   // the R*Tree (see RTree)
 	Extent     *wkb.Rect
+	// FID, when not empty, is the table's INTEGER PRIMARY KEY column,
+	// filled with the features' row ids (see LoadFeatures); empty leaves
+	// the rowids to SQLite.
+	FID string
 
 	// Encode appends the stored form of a feature's geometry, the WKB g
 	// (empty when the feature has none), to buf. A nil blob stores NULL;
@@ -120,9 +124,12 @@ func (l Loaded) Bounds() (minX, minY, maxX, maxY any) {
 
 // LoadFeatures inserts the features of scan into t.Table in order, with
 // multi-row INSERTs, and builds the packed R*Tree t.Index of their
-// geometries, whose row ids are the features' numbers 1, 2, … (as the
-// rowids of a table new to an INTEGER PRIMARY KEY make them). It checks ctx
-// every CheckRows features and while building the index.
+// geometries, keyed by the features' row ids. With t.FID a feature's row id
+// is its Feature.ID (a store's stable id) when that is above the row id
+// before, and that plus one otherwise (features without ids: 1, 2, …);
+// without, the row ids are the features' numbers 1, 2, … (as the rowids of
+// a table new to an INTEGER PRIMARY KEY make them). It checks ctx every
+// CheckRows features and while building the index.
 func (db *File) LoadFeatures(ctx context.Context, t FeatureTable, scan format.Scan) (Loaded, error) {
 	l := Loaded{Extent: wkb.EmptyRect}
 	cols := make([]string, 0, len(t.Columns)+1)
@@ -130,6 +137,10 @@ func (db *File) LoadFeatures(ctx context.Context, t FeatureTable, scan format.Sc
 		cols = append(cols, Quote(c))
 	}
 	cols = slices.Insert(cols, t.GeometryAt, Quote(t.Geometry))
+	first := 0 // the argument of the first attribute or geometry
+	if t.FID != "" {
+		cols, first = slices.Insert(cols, 0, Quote(t.FID)), 1
+	}
 	rows, err := db.NewBatch("INSERT INTO "+Quote(t.Table)+" ("+strings.Join(cols, ", ")+") VALUES ", len(cols), rowsPerStmt)
 	if err != nil {
 		return l, err
@@ -143,6 +154,7 @@ func (db *File) LoadFeatures(ctx context.Context, t FeatureTable, scan format.Sc
 	defer tree.Close()
 
 	blobs := NewBlobs(rows.PerStmt) // a buffer per row of a batch
+	rowid := int64(0)
 	err = scan(func(f *mapcommons.Feature) error {
 		if l.Count%CheckRows == 0 {
 			if err := ctx.Err(); err != nil {
@@ -150,7 +162,15 @@ func (db *File) LoadFeatures(ctx context.Context, t FeatureTable, scan format.Sc
 			}
 		}
 		l.Count++
-		args := rows.Row()
+		rowid = max(f.ID, rowid+1)
+		if t.FID == "" {
+			rowid = l.Count
+		}
+		row := rows.Row()
+		args := row[first:]
+		if t.FID != "" {
+			row[0].Value = rowid
+		}
 		for i := range t.Columns {
 			var v any
 			if i < len(f.Values) {
@@ -180,7 +200,7 @@ func (db *File) LoadFeatures(ctx context.Context, t FeatureTable, scan format.Sc
 			return fmt.Errorf("features up to %d: %w", f.Position, err)
 		}
 		if blob != nil && indexed {
-			if err := tree.Add(l.Count, env); err != nil {
+			if err := tree.Add(rowid, env); err != nil {
 				return fmt.Errorf("feature %d: spatial index: %w", f.Position, err)
 			}
 		}

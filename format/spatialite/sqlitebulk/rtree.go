@@ -2,6 +2,7 @@ package sqlitebulk
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"context"
 	"database/sql/driver"
@@ -34,9 +35,11 @@ import (
 //
 // Memory: the boxes are sorted in runs of SortRun in memory (32 bytes
 // each), spilled to a temporary file when there are more and merged; the
-// map from row to leaf takes 4 bytes per id up to the largest. Ids must be
-// positive and should be dense (row numbers): Build writes the map in id
-// order from an array as long as the largest id.
+// map from row to leaf takes 4 bytes per id up to the largest when ids are
+// dense (row numbers: Build writes the map in id order from an array as
+// long as the largest id), 16 bytes per box when they are sparse (a
+// store's stable ids after many deletes: pairs of id and leaf, sorted).
+// Ids must be positive.
 type RTree struct {
 	db     *File
 	name   string
@@ -415,16 +418,19 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 	if leaves == 1 {
 		next = 1
 	}
-	if t.maxID > 16*t.n+1<<20 {
-		return fmt.Errorf("rtree %s: row ids up to %d for %d rows are too sparse", t.name, t.maxID, t.n)
-	}
 	var (
 		level  []entry
-		leafOf = make([]uint32, t.maxID) // by id-1
+		leafOf []uint32  // by id-1, when ids are dense
+		pairs  []rowLeaf // when they are sparse
 		buf    = make([]byte, 0, nodeSize)
 		cells  int64
 		e      entry
 	)
+	if t.maxID > 4*t.n+1<<16 { // an array would take more than 16 bytes a box
+		pairs = make([]rowLeaf, 0, t.n)
+	} else {
+		leafOf = make([]uint32, t.maxID)
+	}
 	for i := int64(0); ; i++ {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -449,10 +455,13 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 			buf = binary.BigEndian.AppendUint32(buf, math.Float32bits(v))
 		}
 		cells++
-		if leafOf[b.id-1] != 0 {
+		if pairs != nil {
+			pairs = append(pairs, rowLeaf{id: b.id, leaf: uint32(e.node)})
+		} else if leafOf[b.id-1] != 0 {
 			return fmt.Errorf("rtree %s: row id %d added twice", t.name, b.id)
+		} else {
+			leafOf[b.id-1] = uint32(e.node)
 		}
-		leafOf[b.id-1] = uint32(e.node)
 		if cells == sizes(len(level)) {
 			if err := w.node(e.node, buf, cells, 0); err != nil {
 				return err
@@ -469,7 +478,12 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 	// The map from row to leaf, in row order (appending is cheapest), a
 	// chunk of rows a statement: SQLite's json_each expands a JSON array
 	// of leaf numbers (0 for rows without a box).
-	if err := t.writeRowids(leafOf); err != nil {
+	if pairs != nil {
+		err = t.writeSparseRowids(pairs)
+	} else {
+		err = t.writeRowids(leafOf)
+	}
+	if err != nil {
 		return err
 	}
 	if leaves == 1 {
@@ -499,8 +513,9 @@ func (t *RTree) Build(ctx context.Context) (err error) {
 	return err
 }
 
-// rowidChunk is how many rows writeRowids maps a statement.
-const rowidChunk = 1 << 16
+// rowidChunk is how many rows writeRowids and writeSparseRowids map a
+// statement (a variable for the tests).
+var rowidChunk = 1 << 16
 
 func (t *RTree) writeRowids(leafOf []uint32) error {
 	st, err := t.db.Prepare(`INSERT INTO `+Quote(t.name+"_rowid")+` (rowid, nodeno)
@@ -521,6 +536,49 @@ SELECT ?1 + key, value FROM json_each(?2) WHERE value > 0`, 2)
 		buf = append(buf, ']')
 		st.Args[0].Value = int64(start + 1)
 		st.Args[1].Value = string(buf) // text: a BLOB would be taken for JSONB
+		if err := st.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowLeaf maps a row id to its leaf, for sparse ids.
+type rowLeaf struct {
+	id   int64
+	leaf uint32
+}
+
+// writeSparseRowids writes the map from row to leaf of sparse ids: the
+// pairs sorted by id, a chunk a statement as a JSON array of [id, leaf].
+func (t *RTree) writeSparseRowids(pairs []rowLeaf) error {
+	slices.SortFunc(pairs, func(a, b rowLeaf) int { return cmp.Compare(a.id, b.id) })
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i].id == pairs[i-1].id {
+			return fmt.Errorf("rtree %s: row id %d added twice", t.name, pairs[i].id)
+		}
+	}
+	st, err := t.db.Prepare(`INSERT INTO `+Quote(t.name+"_rowid")+` (rowid, nodeno)
+SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)`, 1)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var buf []byte
+	for start := 0; start < len(pairs); start += rowidChunk {
+		buf = append(buf[:0], '[')
+		for i, p := range pairs[start:min(start+rowidChunk, len(pairs))] {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, '[')
+			buf = strconv.AppendInt(buf, p.id, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendUint(buf, uint64(p.leaf), 10)
+			buf = append(buf, ']')
+		}
+		buf = append(buf, ']')
+		st.Args[0].Value = string(buf) // text: a BLOB would be taken for JSONB
 		if err := st.Exec(); err != nil {
 			return err
 		}

@@ -41,8 +41,9 @@ func randomBoxes(n int, seed uint64) []wkb.Rect {
 }
 
 // build writes boxes into two R*Trees of one new file: "bulk" through
-// RTree, "plain" through INSERTs into the virtual table.
-func build(t *testing.T, boxes []wkb.Rect, pageSize int) string {
+// RTree, "plain" through INSERTs into the virtual table. Box i has id
+// stride*i + 1.
+func build(t *testing.T, boxes []wkb.Rect, pageSize int, stride int64) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rtree.db")
 	db, err := Create(path, 4096)
@@ -63,7 +64,7 @@ CREATE VIRTUAL TABLE plain USING rtree(id, minx, maxx, miny, maxy);`); err != ni
 	}
 	defer plain.Close()
 	for i, r := range boxes {
-		id := int64(3*i + 1) // not contiguous
+		id := stride*int64(i) + 1
 		if err := tree.Add(id, r); err != nil {
 			t.Fatal(err)
 		}
@@ -88,23 +89,30 @@ CREATE VIRTUAL TABLE plain USING rtree(id, minx, maxx, miny, maxy);`); err != ni
 }
 
 func TestRTree(t *testing.T) {
-	defer func(n int) { SortRun = n }(SortRun)
+	defer func(n, c int) { SortRun, rowidChunk = n, c }(SortRun, rowidChunk)
+	rowidChunk = 1000 // several statements of the map from row to leaf
 	const big = 1 << 18
-	for _, c := range []struct{ n, run, page int }{
+	for _, c := range []struct {
+		n, run, page int
+		stride       int64 // box i has id stride*i + 1
+	}{
 		// 51 cells a node with 4 KiB pages: one leaf, two, a root over
 		// leaves, three levels.
-		{0, big, 4096}, {1, big, 4096}, {50, big, 4096}, {51, big, 4096}, {52, big, 4096}, {103, big, 4096},
-		{51 * 51, big, 4096}, {51*51 + 1, big, 4096},
+		{0, big, 4096, 3}, {1, big, 4096, 3}, {50, big, 4096, 3}, {51, big, 4096, 3}, {52, big, 4096, 3}, {103, big, 4096, 3},
+		{51 * 51, big, 4096, 3}, {51*51 + 1, big, 4096, 3},
 		// 18 cells a node with 512-byte pages: four levels.
-		{6000, big, 512},
+		{6000, big, 512, 3},
 		// Spilled and merged runs.
-		{3000, 1000, 4096}, {1500, 7, 4096}, {500, 1, 4096}, {2 * 1024, 1024, 4096},
+		{3000, 1000, 4096, 3}, {1500, 7, 4096, 3}, {500, 1, 4096, 3}, {2 * 1024, 1024, 4096, 3},
+		// Sparse ids (the map from row to leaf as sorted pairs), in one
+		// statement and in four.
+		{999, big, 4096, 1 << 30}, {3001, big, 4096, 1 << 28},
 	} {
-		n := c.n
+		n, stride := c.n, c.stride
 		SortRun = c.run
-		t.Run(fmt.Sprint(n, "/", c.run, "/", c.page), func(t *testing.T) {
+		t.Run(fmt.Sprint(n, "/", c.run, "/", c.page, "/", stride), func(t *testing.T) {
 			boxes := randomBoxes(n, uint64(n))
-			path := build(t, boxes, c.page)
+			path := build(t, boxes, c.page, stride)
 			db, err := sql.Open("sqlite", path)
 			if err != nil {
 				t.Fatal(err)
@@ -277,8 +285,10 @@ func TestRTreeBadIDs(t *testing.T) {
 	}
 	tree = NewRTree(db, "r", wkb.Rect{}, "")
 	tree.Add(1<<39, r)
+	tree.Add(7, r)
+	tree.Add(1<<39, r)
 	if err := tree.Build(context.Background()); err == nil {
-		t.Error("sparse ids accepted")
+		t.Error("duplicate sparse id accepted")
 	}
 }
 
