@@ -12,8 +12,10 @@ import (
 // Routes that query features, download, classify or search run bounded
 // (Config.QueryTimeout).
 func (s *Server) routes() {
-	m := s.mux
+	m := &routeTable{mux: s.mux}
+	defer func() { s.patterns = m.patterns }()
 	m.Handle("GET /healthz", s.handle(s.handleHealth))
+	m.Handle("GET /api", s.handle(s.handleOpenAPI))
 
 	m.Handle("POST /users", s.handle(s.handleUserCreate))
 	m.Handle("GET /users/{user}", s.handle(s.handleUserGet))
@@ -59,7 +61,7 @@ func (s *Server) routes() {
 	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
 
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
@@ -67,6 +69,19 @@ func (s *Server) routes() {
 	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such resource: %s", info(r).path)
 	}))
+}
+
+// routeTable registers routes on the mux and records their patterns, so
+// that the OpenAPI document can be checked against what is served.
+type routeTable struct {
+	mux      *http.ServeMux
+	patterns []string
+}
+
+// Handle registers h for pattern on the mux and records the pattern.
+func (t *routeTable) Handle(pattern string, h http.Handler) {
+	t.patterns = append(t.patterns, pattern)
+	t.mux.Handle(pattern, h)
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
