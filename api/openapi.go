@@ -198,7 +198,7 @@ type (
 	}
 	apiResponseView struct {
 		Status, Description string
-		Types               []string
+		Types, Headers      []string
 	}
 )
 
@@ -221,6 +221,7 @@ type (
 		openAPIRef
 		Description string                     `json:"description"`
 		Content     map[string]json.RawMessage `json:"content"`
+		Headers     map[string]json.RawMessage `json:"headers"`
 	}
 	openAPIOperation struct {
 		OperationID string                     `json:"operationId"`
@@ -316,7 +317,7 @@ func (d *openAPIDocument) operationView(method string, raw json.RawMessage, shar
 				return ov, err
 			}
 		}
-		ov.Responses = append(ov.Responses, apiResponseView{Status: code, Description: rsp.Description, Types: sortedKeys(rsp.Content)})
+		ov.Responses = append(ov.Responses, apiResponseView{Status: code, Description: rsp.Description, Types: sortedKeys(rsp.Content), Headers: sortedKeys(rsp.Headers)})
 	}
 	return ov, nil
 }
@@ -377,8 +378,8 @@ code,.mono{font-family:monospace}.desc{white-space:pre-wrap}
 {{range .}}<tr><td class="mono">{{.Name}}{{if .Required}} (required){{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{.Description}}</td></tr>
 {{end}}</table>{{end}}
 {{with .Bodies}}<p>Body: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
-<table><tr><th>status</th><th>answer</th><th>types</th></tr>
-{{range .Responses}}<tr><td>{{.Status}}</td><td>{{.Description}}</td><td>{{range .Types}}<code>{{.}}</code> {{end}}</td></tr>
+<table><tr><th>status</th><th>answer</th><th>types</th><th>headers</th></tr>
+{{range .Responses}}<tr><td>{{.Status}}</td><td>{{.Description}}</td><td>{{range .Types}}<code>{{.}}</code> {{end}}</td><td>{{range .Headers}}<code>{{.}}</code> {{end}}</td></tr>
 {{end}}</table></div>
 {{end}}{{end}}
 </body></html>
