@@ -208,7 +208,9 @@ var openAPIMethods = []string{"get", "put", "post", "delete", "options", "head",
 // openAPIParameter, openAPIOperation, … are what the view reads of the
 // document's objects.
 type (
-	openAPIRef       struct{ Ref string `json:"$ref"` }
+	openAPIRef struct {
+		Ref string `json:"$ref"`
+	}
 	openAPIParameter struct {
 		openAPIRef
 		Name        string          `json:"name"`
@@ -337,15 +339,24 @@ func schemaSummary(raw json.RawMessage) string {
 		return ""
 	}
 	if len(s.Enum) > 0 {
-		return fmt.Sprint(s.Enum...)
+		return enumText(s.Enum)
 	}
 	if s.Type == "array" && s.Items != nil {
 		if len(s.Items.Enum) > 0 {
-			return "array of " + fmt.Sprint(s.Items.Enum...)
+			return "array of " + enumText(s.Items.Enum)
 		}
 		return "array of " + s.Items.Type
 	}
 	return s.Type
+}
+
+// enumText lists the values of an enum: "km | m | ft".
+func enumText(values []any) string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = fmt.Sprint(v)
+	}
+	return strings.Join(s, " | ")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -54,7 +54,7 @@ func TestOpenAPIServed(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", r.path, ct)
 		}
 		for _, want := range []string{"<!DOCTYPE html>", `<h2 id="/datasets/{id}/features">`, "filter", "group_by[]", "aggregates[][calc]",
-			"dataset[shp]", "multipart/form-data", "text/csv", `<code>.gpkg</code>`, "WWW-Authenticate", "credentials required", base + "/api.json"} {
+			"dataset[shp]", "multipart/form-data", "text/csv", `<code>.gpkg</code>`, "WWW-Authenticate", "credentials required", "km | m | ft | miles | degrees", base + "/api.json"} {
 			if !strings.Contains(b, want) {
 				t.Errorf("%s: the HTML view lacks %q", r.path, want)
 			}
