@@ -3,10 +3,12 @@ package api_test
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"mapcommons/api"
+	"mapcommons/format"
 )
 
 // TestOpenAPIServed checks how /api answers: the JSON document with its
@@ -71,4 +73,69 @@ func TestOpenAPIServed(t *testing.T) {
 	errorOf(t, ts.get("/api.csv", ""), 404, "not_found", "json or .html")
 	errorOf(t, ts.get("/api?f=xml", ""), 400, "invalid", "f:")
 	errorOf(t, ts.do(req{method: "POST", path: "/api"}), 405, "method_not_allowed", "POST")
+}
+
+// TestOpenAPIFormats checks the formats the document gives each read
+// against the server: every listed suffix answers 200, and a suffix a read
+// does not list answers 404 (except /healthz, which takes any).
+func TestOpenAPIFormats(t *testing.T) {
+	// Every suffix normalizePath strips (format.ContentType).
+	suffixes := []string{"json", "xml", "csv", "geojson", "kml", "kmz", "atom", "rss", "zip", "sqlite", "spatialite", "gpkg", "html"}
+	for _, f := range suffixes {
+		if _, ok := format.ContentType(f); !ok {
+			t.Fatalf("%s is no format suffix", f)
+		}
+	}
+	ts := newServer(t)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(must(t, ts.get("/api", ""), 200), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ds := ts.createCSV("?title=towns", "name,lat,lon,pop\nAlpha,10,20,5\nBeta,11,21,7\n")
+	form := "application/x-www-form-urlencoded"
+	must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,
+		body: []byte("title=m&basemap=Acetate&layers[][source]=finder:" + strings.TrimPrefix(ds, "/datasets/"))}), 201)
+	g := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/groups.json", user: "admin", ctype: form, body: []byte("name=staff")}), 201))
+	ids := map[string]string{
+		"/datasets/{id}": ds, "/maps/{id}": "/maps/1", "/groups/{id}": "/groups/" + itoa(int64(g["id"].(float64))),
+		"/users/{user}": "/users/alice", "/layers/{index}": "/layers/0",
+	}
+	reads := 0
+	for path, item := range doc.Paths {
+		raw, ok := item["get"]
+		if !ok || strings.HasSuffix(path, "/fetch") { // a GET that refetches: a write
+			continue
+		}
+		var op struct {
+			Formats []string `json:"x-formats"`
+		}
+		if err := json.Unmarshal(raw, &op); err != nil {
+			t.Fatal(err)
+		}
+		p := path
+		for k, v := range ids {
+			p = strings.ReplaceAll(p, k, v)
+		}
+		if strings.Contains(p, "{") {
+			t.Fatalf("%s: no value for its parameters", path)
+		}
+		reads++
+		for _, f := range op.Formats {
+			if w := ts.get(p+"."+f, "admin"); w.Code != 200 {
+				t.Errorf("GET %s.%s: %d %.200s", p, f, w.Code, w.Body)
+			}
+		}
+		for _, f := range suffixes {
+			if !slices.Contains(op.Formats, f) && path != "/healthz" {
+				if w := ts.get(p+"."+f, "admin"); w.Code != 404 {
+					t.Errorf("GET %s.%s, a format it does not list: %d", p, f, w.Code)
+				}
+			}
+		}
+	}
+	if reads < 10 {
+		t.Errorf("%d reads checked", reads)
+	}
 }
