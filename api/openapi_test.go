@@ -139,3 +139,60 @@ func TestOpenAPIFormats(t *testing.T) {
 		t.Errorf("%d reads checked", reads)
 	}
 }
+
+// TestOpenAPISecurity checks the credentials the document asks for: an
+// operation that requires HTTP Basic refuses an anonymous caller with 401,
+// and a read that does not is answered (hosted instance, public objects).
+func TestOpenAPISecurity(t *testing.T) {
+	ts := newServer(t)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(must(t, ts.get("/api", ""), 200), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
+	form := "application/x-www-form-urlencoded"
+	must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,
+		body: []byte("title=m&basemap=Acetate&layers[][source]=finder:" + strings.TrimPrefix(ds, "/datasets/"))}), 201)
+	must(t, ts.do(req{method: "POST", path: "/groups.json", user: "admin", ctype: form, body: []byte("name=staff")}), 201)
+	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/1", "/groups/{id}", "/groups/1",
+		"{user}", "alice", "{index}", "0", "{login}", "bob", "{ignored}", "x")
+	required, open := 0, 0
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				Security []map[string][]string
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+			p := values.Replace(path)
+			if strings.Contains(p, "{") {
+				t.Fatalf("%s: no value for its parameters", path)
+			}
+			if path == "/search/opensearch" {
+				p += ".xml"
+			}
+			w := ts.do(req{method: strings.ToUpper(method), path: p})
+			switch auth := len(op.Security) == 1 && len(op.Security[0]["basic"]) == 0 && op.Security[0]["basic"] != nil; {
+			case auth:
+				required++
+				if w.Code != 401 {
+					t.Errorf("%s %s anonymous: %d, want 401 (the document requires credentials)", method, p, w.Code)
+				}
+			case method == "get":
+				open++
+				if w.Code != 200 {
+					t.Errorf("%s %s anonymous: %d, want 200 (the document asks for no credentials)", method, p, w.Code)
+				}
+			}
+		}
+	}
+	if required < 20 || open < 8 {
+		t.Errorf("%d operations requiring credentials, %d reads without", required, open)
+	}
+}
