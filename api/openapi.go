@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -152,7 +153,8 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 }
 
 // wantsHTML decides between the document and its HTML view: the suffix
-// first, then f, then Accept.
+// first, then f, then Accept (HTML when it ranks text/html above JSON, as
+// browsers do; a tie, */* say, is the document).
 func wantsHTML(r *http.Request) (bool, error) {
 	switch f := info(r).format; {
 	case f == "html":
@@ -171,7 +173,44 @@ func wantsHTML(r *http.Request) (bool, error) {
 	default:
 		return false, mapcommons.Errorf(mapcommons.EINVALID, "f: %q is not json or html", f)
 	}
-	return strings.Contains(r.Header.Get("Accept"), "text/html"), nil
+	accept := r.Header.Get("Accept")
+	html := acceptQ(accept, "text/html")
+	return html > 0 && html > max(acceptQ(accept, "application/vnd.oai.openapi+json"), acceptQ(accept, "application/json")), nil
+}
+
+// acceptQ is the quality an Accept header value gives a media type: that of
+// its most specific range (type/subtype, then type/*, then */*; RFC 9110
+// 12.5.1), 0 when none matches.
+func acceptQ(header, mediaType string) float64 {
+	typ, _, _ := strings.Cut(mediaType, "/")
+	best, q := 0, 0.0 // specificity 1 */*, 2 type/*, 3 exact
+	for part := range strings.SplitSeq(header, ",") {
+		rng, params, _ := strings.Cut(part, ";")
+		rng = strings.ToLower(strings.TrimSpace(rng))
+		spec := 0
+		switch {
+		case rng == mediaType:
+			spec = 3
+		case rng == typ+"/*":
+			spec = 2
+		case rng == "*/*":
+			spec = 1
+		}
+		if spec <= best {
+			continue
+		}
+		best, q = spec, 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			if k, v, ok := strings.Cut(p, "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				} else {
+					q = 0
+				}
+			}
+		}
+	}
+	return q
 }
 
 // The HTML view: the document read into what a reader looks for.

@@ -227,3 +227,19 @@ func TestOpenAPILint(t *testing.T) {
 		}
 	}
 }
+
+func TestAcceptQ(t *testing.T) {
+	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, c := range []struct {
+		header, media string
+		want          float64
+	}{
+		{browser, "text/html", 1}, {browser, "application/json", 0.8}, {"*/*", "text/html", 1},
+		{"application/json, text/*;q=0.3", "text/html", 0.3}, {"text/html;q=0, */*", "text/html", 0},
+		{"application/json", "text/html", 0}, {"", "application/json", 0}, {"text/html;q=x", "text/html", 0},
+	} {
+		if got := acceptQ(c.header, c.media); got != c.want {
+			t.Errorf("acceptQ(%q, %s) = %v, want %v", c.header, c.media, got, c.want)
+		}
+	}
+}

@@ -65,6 +65,14 @@ func TestOpenAPIServed(t *testing.T) {
 			t.Errorf("%s: the HTML view has a script", r.path)
 		}
 	}
+	// Accept chooses HTML only when it ranks text/html above JSON.
+	for accept, html := range map[string]bool{"*/*": false, "application/json, text/html;q=0.5": false,
+		"application/vnd.oai.openapi+json;version=3.0": false, "text/html, application/json;q=0.9": true} {
+		w := ts.do(req{method: "GET", path: "/api", header: map[string]string{"Accept": accept}})
+		if must(t, w, 200); strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") != html {
+			t.Errorf("Accept %q: Content-Type %q", accept, w.Header().Get("Content-Type"))
+		}
+	}
 	// An explicit .json wins over a browser's Accept.
 	w = ts.do(req{method: "GET", path: "/api.json", header: map[string]string{"Accept": "text/html"}})
 	if must(t, w, 200); !strings.HasPrefix(w.Header().Get("Content-Type"), "application/vnd.oai.openapi+json") {
