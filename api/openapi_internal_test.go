@@ -243,3 +243,54 @@ func TestAcceptQ(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIUploads checks the upload body of POST /datasets against the
+// format registry, exactly both ways: its raw content types are the ones
+// format.BodyKind reads, and its multipart file parts dataset[<ext>] the
+// extensions format knows.
+func TestOpenAPIUploads(t *testing.T) {
+	doc, err := loadOpenAPI(openAPIBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item struct {
+		Post struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Properties map[string]struct{ Format string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(doc.Paths["/datasets"], &item); err != nil {
+		t.Fatal(err)
+	}
+	content := item.Post.RequestBody.Content
+	var raw []string
+	for ct := range content {
+		switch ct {
+		case "multipart/form-data", "application/x-www-form-urlencoded", "application/json":
+		default:
+			raw = append(raw, ct)
+		}
+	}
+	sort.Strings(raw)
+	if want := format.BodyTypes(); !slices.Equal(raw, want) {
+		t.Errorf("raw upload types\n%v, the server reads\n%v", raw, want)
+	}
+	var parts []string
+	for name, p := range content["multipart/form-data"].Schema.Properties {
+		if ext, ok := strings.CutPrefix(name, "dataset["); ok {
+			parts = append(parts, strings.TrimSuffix(ext, "]"))
+			if p.Format != "binary" {
+				t.Errorf("%s is not a file", name)
+			}
+		}
+	}
+	sort.Strings(parts)
+	if want := format.PartExtensions(); !slices.Equal(parts, want) {
+		t.Errorf("upload parts\n%v, the server reads\n%v", parts, want)
+	}
+}
