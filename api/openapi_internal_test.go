@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,5 +293,61 @@ func TestOpenAPIUploads(t *testing.T) {
 	sort.Strings(parts)
 	if want := format.PartExtensions(); !slices.Equal(parts, want) {
 		t.Errorf("upload parts\n%v, the server reads\n%v", parts, want)
+	}
+}
+
+// TestOpenAPIErrors checks the document's errors against the one error
+// table (error.go): the codes of the Error body are its codes, and every
+// error answer an operation lists under a status is that of its code
+// (x-code).
+func TestOpenAPIErrors(t *testing.T) {
+	doc, err := loadOpenAPI(openAPIBase, openAPIOGC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct{ Code struct{ Enum []string } }
+	}
+	if err := json.Unmarshal(doc.Components["schemas"]["Error"], &schema); err != nil {
+		t.Fatal(err)
+	}
+	codes := schema.Properties.Code.Enum
+	sort.Strings(codes)
+	if want := sortedKeys(codeStatus); !slices.Equal(codes, want) {
+		t.Errorf("error codes\n%v, error.go has\n%v", codes, want)
+	}
+	checked := 0
+	for p, raw := range doc.Paths {
+		var item map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &item); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range openAPIMethods {
+			var op struct{ Responses map[string]openAPIRef }
+			if item[m] == nil {
+				continue
+			}
+			if err := json.Unmarshal(item[m], &op); err != nil {
+				t.Fatal(err)
+			}
+			for status, ref := range op.Responses {
+				if ref.Ref == "" || status == "default" {
+					continue
+				}
+				var rsp struct {
+					Code string `json:"x-code"`
+				}
+				if err := doc.resolve(ref.Ref, &rsp); err != nil {
+					t.Fatal(err)
+				}
+				if got := strconv.Itoa(codeStatus[rsp.Code]); got != status {
+					t.Errorf("%s %s: %s answers %s (code %q is %s)", m, p, status, ref.Ref, rsp.Code, got)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 200 {
+		t.Errorf("%d error answers checked", checked)
 	}
 }
