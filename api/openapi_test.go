@@ -95,6 +95,10 @@ type openAPIOperation struct {
 	method, template, path string                // path: the template on the fixture's objects
 	Formats                []string              `json:"x-formats"`
 	Security               []map[string][]string `json:"security"`
+	Parameters             []struct {
+		Ref string `json:"$ref"`
+	}
+	Responses map[string]json.RawMessage
 }
 
 // requiresBasic reports whether the operation has no alternative to
@@ -208,5 +212,51 @@ func TestOpenAPISecurity(t *testing.T) {
 	}
 	if required < 20 || open < 8 {
 		t.Errorf("%d operations requiring credentials, %d reads without", required, open)
+	}
+}
+
+// TestOpenAPIConditional checks the reads the document says take
+// If-None-Match: their answer carries an ETag, and sending it back is a 304;
+// and a read that does not list a 304 never answers one.
+func TestOpenAPIConditional(t *testing.T) {
+	fx := newOpenAPIFixture(t)
+	conditional := 0
+	for _, op := range fx.ops {
+		if op.method != "GET" || strings.HasSuffix(op.template, "/fetch") {
+			continue
+		}
+		takes := slices.ContainsFunc(op.Parameters, func(p struct {
+			Ref string `json:"$ref"`
+		}) bool {
+			return p.Ref == "#/components/parameters/ifNoneMatch"
+		})
+		_, lists304 := op.Responses["304"]
+		if takes != lists304 {
+			t.Errorf("%s: If-None-Match %v, 304 %v", op.template, takes, lists304)
+		}
+		p := op.path
+		if len(op.Formats) > 0 && !slices.Contains(op.Formats, "json") {
+			p += "." + op.Formats[0]
+		}
+		user := ""
+		if op.requiresBasic() {
+			user = "admin"
+		}
+		w := fx.ts.get(p, user)
+		must(t, w, 200)
+		tag := w.Header().Get("ETag")
+		if takes != (tag != "") {
+			t.Errorf("%s: ETag %q, the document says If-None-Match %v", op.template, tag, takes)
+		}
+		if !takes {
+			continue
+		}
+		conditional++
+		if w := fx.ts.do(req{method: "GET", path: p, user: user, header: map[string]string{"If-None-Match": tag}}); w.Code != 304 {
+			t.Errorf("%s with its ETag: %d", op.template, w.Code)
+		}
+	}
+	if conditional != 4 {
+		t.Errorf("%d conditional reads", conditional)
 	}
 }
