@@ -407,7 +407,35 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-var openAPIHTML = template.Must(template.New("api").Parse(`<!DOCTYPE html>
+// inlineMarkdown renders the little Markdown the document's descriptions
+// use, `code` and **strong**, escaping everything else.
+func inlineMarkdown(s string) template.HTML {
+	var b strings.Builder
+	segments := strings.Split(s, "`")
+	if len(segments)%2 == 0 { // an unpaired backtick: no code spans
+		segments = []string{s}
+	}
+	for i, seg := range segments {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(seg) + "</code>")
+			continue
+		}
+		strong := strings.Split(seg, "**")
+		if len(strong)%2 == 0 {
+			strong = []string{seg}
+		}
+		for j, part := range strong {
+			if j%2 == 1 {
+				b.WriteString("<strong>" + template.HTMLEscapeString(part) + "</strong>")
+			} else {
+				b.WriteString(template.HTMLEscapeString(part))
+			}
+		}
+	}
+	return template.HTML(b.String())
+}
+
+var openAPIHTML = template.Must(template.New("api").Funcs(template.FuncMap{"md": inlineMarkdown}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}
@@ -418,18 +446,18 @@ code,.mono{font-family:monospace}.desc{white-space:pre-wrap}
 </style></head>
 <body><h1>{{.Title}} <small>{{.Version}}</small></h1>
 <p>The <a href="{{.Server}}/api.json">OpenAPI 3.0 document</a> (JSON) of {{.Server}}.</p>
-<div class="desc">{{.Description}}</div>
+<div class="desc">{{md .Description}}</div>
 <nav><ul>{{range .Paths}}<li><a href="#{{.Path}}" class="mono">{{.Path}}</a>{{range .Operations}} {{.Method}}{{end}}</li>{{end}}</ul></nav>
 {{range .Paths}}<h2 id="{{.Path}}">{{.Path}}</h2>
 {{range .Operations}}<div class="op" id="{{.ID}}"><p><span class="m">{{.Method}}</span> {{.Summary}}{{if .Auth}} (credentials required){{end}}</p>
-<p class="desc">{{.Description}}</p>
+<p class="desc">{{md .Description}}</p>
 {{with .Formats}}<p>Formats: {{range .}}<code>.{{.}}</code> {{end}}</p>{{end}}
 {{with .Parameters}}<table><tr><th>parameter</th><th>in</th><th>type</th><th>meaning</th></tr>
-{{range .}}<tr><td class="mono">{{.Name}}{{if .Required}} (required){{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{.Description}}</td></tr>
+{{range .}}<tr><td class="mono">{{.Name}}{{if .Required}} (required){{end}}</td><td>{{.In}}</td><td>{{.Type}}</td><td>{{md .Description}}</td></tr>
 {{end}}</table>{{end}}
 {{with .Bodies}}<p>Body: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
 <table><tr><th>status</th><th>answer</th><th>types</th><th>headers</th></tr>
-{{range .Responses}}<tr><td>{{.Status}}</td><td>{{.Description}}</td><td>{{range .Types}}<code>{{.}}</code> {{end}}</td><td>{{range .Headers}}<code>{{.}}</code> {{end}}</td></tr>
+{{range .Responses}}<tr><td>{{.Status}}</td><td>{{md .Description}}</td><td>{{range .Types}}<code>{{.}}</code> {{end}}</td><td>{{range .Headers}}<code>{{.}}</code> {{end}}</td></tr>
 {{end}}</table></div>
 {{end}}{{end}}
 </body></html>

@@ -351,3 +351,16 @@ func TestOpenAPIErrors(t *testing.T) {
 		t.Errorf("%d error answers checked", checked)
 	}
 }
+
+func TestInlineMarkdown(t *testing.T) {
+	for in, want := range map[string]string{
+		"`a<b>` and **c&d**": "<code>a&lt;b&gt;</code> and <strong>c&amp;d</strong>",
+		"odd ` tick <x>":     "odd ` tick &lt;x&gt;",
+		"`**not bold**`":     "<code>**not bold**</code>",
+		"a ** b":             "a ** b",
+	} {
+		if got := string(inlineMarkdown(in)); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
