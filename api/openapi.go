@@ -331,6 +331,8 @@ func (d *openAPIDocument) view() (*apiView, error) {
 	return v, nil
 }
 
+// operationView reads one operation, with the path's shared parameters
+// first and every reference followed.
 func (d *openAPIDocument) operationView(method string, raw json.RawMessage, shared []openAPIParameter) (apiOperationView, error) {
 	var o openAPIOperation
 	if err := json.Unmarshal(raw, &o); err != nil {
@@ -398,6 +400,8 @@ func enumText(values []any) string {
 	return strings.Join(s, " | ")
 }
 
+// sortedKeys is a map's keys in order, for a view that does not change
+// from one request to the next.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -463,6 +467,7 @@ code,.mono{font-family:monospace}.desc{white-space:pre-wrap}
 </body></html>
 `))
 
+// writeOpenAPIHTML answers with the HTML view of doc.
 func writeOpenAPIHTML(w http.ResponseWriter, doc *openAPIDocument) error {
 	v, err := doc.view()
 	if err != nil {

@@ -10,7 +10,9 @@ import (
 // what the server answers. Paths are matched after normalizePath, so
 // "/overlays/7.json" arrives here as "/datasets/7" with format json.
 // Routes that query features, download, classify or search run bounded
-// (Config.QueryTimeout).
+// (Config.QueryTimeout). Each pattern is recorded (s.patterns): the
+// OpenAPI document served at /api (api/openapi/) must describe every
+// route with a method, and a test holds them to each other.
 func (s *Server) routes() {
 	m := &routeTable{mux: s.mux}
 	defer func() { s.patterns = m.patterns }()
