@@ -10,10 +10,14 @@ import (
 // what the server answers. Paths are matched after normalizePath, so
 // "/overlays/7.json" arrives here as "/datasets/7" with format json.
 // Routes that query features, download, classify or search run bounded
-// (Config.QueryTimeout).
+// (Config.QueryTimeout). Each pattern is recorded (s.patterns): the
+// OpenAPI document served at /api (api/openapi/) must describe every
+// route with a method, and a test holds them to each other.
 func (s *Server) routes() {
-	m := s.mux
+	m := &routeTable{mux: s.mux}
+	defer func() { s.patterns = m.patterns }()
 	m.Handle("GET /healthz", s.handle(s.handleHealth))
+	m.Handle("GET /api", s.handle(s.handleOpenAPI))
 
 	m.Handle("POST /users", s.handle(s.handleUserCreate))
 	m.Handle("GET /users/{user}", s.handle(s.handleUserGet))
@@ -60,7 +64,7 @@ func (s *Server) routes() {
 
 	s.ogcRoutes()
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
@@ -68,6 +72,19 @@ func (s *Server) routes() {
 	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such resource: %s", info(r).path)
 	}))
+}
+
+// routeTable registers routes on the mux and records their patterns, so
+// that the OpenAPI document can be checked against what is served.
+type routeTable struct {
+	mux      *http.ServeMux
+	patterns []string
+}
+
+// Handle registers h for pattern on the mux and records the pattern.
+func (t *routeTable) Handle(pattern string, h http.Handler) {
+	t.patterns = append(t.patterns, pattern)
+	t.mux.Handle(pattern, h)
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {

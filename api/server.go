@@ -117,6 +117,8 @@ type Server struct {
 	cors corsPolicy
 	// forms bounds the memory of form bodies being read (nil: unbounded).
 	forms *FormBudget
+	// patterns are the mux patterns routes registered, in order.
+	patterns []string
 }
 
 // NewServer returns the API handler.

@@ -4,6 +4,7 @@
 package format
 
 import (
+	"maps"
 	"mime"
 	"slices"
 	"strings"
@@ -96,6 +97,16 @@ func BodyKind(contentType string) string {
 		mt = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
 	}
 	return bodyKinds[mt]
+}
+
+// BodyTypes lists the content types of the raw bodies we read, sorted (the
+// API's description lists them).
+func BodyTypes() []string { return slices.Sorted(maps.Keys(bodyKinds)) }
+
+// PartExtensions lists the extensions an upload part may name, the
+// sidecars' included, sorted.
+func PartExtensions() []string {
+	return slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(partKinds)), Sidecars...)))
 }
 
 // partKinds maps the extension named in an upload part (dataset[<ext>]) to its kind.
