@@ -76,8 +76,7 @@ type ogcLink struct {
 }
 
 // ogcRoutes registers the OGC API Features routes (called from routes).
-func (s *Server) ogcRoutes() {
-	m := s.mux
+func (s *Server) ogcRoutes(m *routeTable) {
 	m.Handle("GET /ogc", s.handle(s.handleOGCLanding))
 	m.Handle("GET /ogc/conformance", s.handle(s.handleOGCConformance))
 	m.Handle("GET /ogc/collections", s.handle(s.bounded(s.handleOGCCollections)))
@@ -115,10 +114,10 @@ func ogcFormat(r *http.Request) (string, error) {
 	}
 	ri := info(r)
 	if last := ri.path[strings.LastIndexByte(ri.path, '/')+1:]; strings.Contains(last, ".") {
-		switch ri.format {
-		case "json", "geojson":
+		switch {
+		case ri.format == "json", ri.format == "geojson" && strings.Contains(ri.path, "/items"):
 			return "json", nil
-		case "html":
+		case ri.format == "html":
 			return "html", nil
 		}
 		return "", mapcommons.Errorf(mapcommons.ENOTFOUND, "no %s form of %s (json, html)", ri.format, r.URL.Path)

@@ -28,7 +28,7 @@ import (
 // this server, and so whether openapi/ogc.json is part of the served
 // document. Set it to true (or remove it with the condition) when the OGC
 // routes are merged: the route check then holds for them too.
-const ogcPartMerged = false
+const ogcPartMerged = true
 
 //go:embed openapi/geocommons.json openapi/ogc.json
 var openAPIFiles embed.FS
