@@ -454,8 +454,13 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 	if ds.FeatureCount == 0 {
 		return t.Encode(), nil
 	}
-	b := t.Bounds()
-	q := &mapcommons.FeatureQuery{BBox: &mapcommons.BBox{W: b.MinX, S: b.MinY, E: b.MaxX, N: b.MaxY}, Limit: -1, Lazy: true}
+	q := &mapcommons.FeatureQuery{Limit: -1, Lazy: true}
+	if b := t.Bounds(); !containsRect(b, ds.Extent) {
+		q.BBox = &mapcommons.BBox{W: b.MinX, S: b.MinY, E: b.MaxX, N: b.MaxY}
+	}
+	// else the tile covers the whole dataset (zoom 0 of most): a scan in
+	// position order reads the features' columns in sequence, several
+	// times faster than a walk of the index through them.
 	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, q, func(f *mapcommons.Feature) error {
 		id := f.ID
 		if id <= 0 {
@@ -467,6 +472,11 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 		return nil, err
 	}
 	return t.Encode(), nil
+}
+
+// containsRect reports whether r holds all of e (a nil e: no features).
+func containsRect(r wkb.Rect, e *wkb.Rect) bool {
+	return e == nil || e.MinX >= r.MinX && e.MaxX <= r.MaxX && e.MinY >= r.MinY && e.MaxY <= r.MaxY
 }
 
 // earthRadius is the radius of the sphere of Web Mercator (EPSG:3857).

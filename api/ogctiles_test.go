@@ -664,26 +664,32 @@ func TestTileGDAL(t *testing.T) {
 	}
 }
 
-// tilePointsCSV is n deterministic random points over the Web Mercator world.
+// tilePointsCSV is n deterministic random points: four in five over the
+// Web Mercator world, one in five in the square degree east of 10°E 45°N
+// (a city's density: a few hundred points a zoom 12 tile).
 func tilePointsCSV(n int) string {
 	r := rand.New(rand.NewPCG(7, 11))
 	var b strings.Builder
 	b.WriteString("lon,lat,n,cat\n")
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "%.6f,%.6f,%d,c%d\n", -180+360*r.Float64(), -85+170*r.Float64(), r.IntN(1000), r.IntN(10))
+		lon, lat := -180+360*r.Float64(), -85+170*r.Float64()
+		if i%5 == 0 {
+			lon, lat = 10+r.Float64(), 45+r.Float64()
+		}
+		fmt.Fprintf(&b, "%.6f,%.6f,%d,c%d\n", lon, lat, r.IntN(1000), r.IntN(10))
 	}
 	return b.String()
 }
 
-// BenchmarkTile makes (tile cache off) the zoom 0 tile and a zoom 12
-// tile of 200,000 random points through the API.
+// BenchmarkTile makes (tile cache off) tiles of zooms 0 to 4 and a zoom
+// 12 tile of 200,000 random points (tilePointsCSV) through the API.
 func BenchmarkTile(b *testing.B) {
 	ts := newServer(b, func(c *api.Config) { c.TileCache = -1; c.ResponseCache = -1 })
 	id := strings.TrimPrefix(ts.createCSV("?title=points", tilePointsCSV(200_000)), "/datasets/")
 	for _, tc := range []struct {
 		name    string
 		z, y, x int
-	}{{"z0", 0, 0, 0}, {"z12", 12, tileRowOf(45, 12), tileColOf(10, 12)}} {
+	}{{"z0", 0, 0, 0}, {"z1", 1, 0, 1}, {"z2", 2, 1, 2}, {"z4", 4, 5, 8}, {"z12", 12, tileRowOf(45.5, 12), tileColOf(10.5, 12)}} {
 		b.Run(tc.name, func(b *testing.B) {
 			p := tilePath(id, tc.z, tc.y, tc.x)
 			size := 0
