@@ -14,9 +14,9 @@ package api
 // named after the collection id (the dataset id, "7"), the layer name a
 // MapLibre style's source-layer and a GDAL SQL query use. An empty tile is
 // a 200 with a valid tile whose layer has no feature (a few bytes): OGC
-// API – Tiles allows it, and unlike a 204 or an empty body every client
-// reads it (GDAL's MVT driver opens no empty file; old Mapbox GL versions
-// failed on an empty 200).
+// API – Tiles allows it, and unlike a 204 or an empty body any MVT reader
+// takes it (GDAL's MVT driver opens no empty file; old Mapbox GL versions
+// failed on an empty 200; MapLibre takes all three).
 
 import (
 	"fmt"
