@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,6 +297,22 @@ func allValues(t *testing.T, ts *testServer, id, attr string) []string {
 	return out
 }
 
+// tileError asserts an error answer under /ogc: the status, and a JSON
+// body whose message ("error" of the GeoCommons routes, "description" of
+// an OGC exception) says want.
+func tileError(t *testing.T, w *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	body := must(t, w, status)
+	m := decode[map[string]any](t, body)
+	msg, _ := m["error"].(string)
+	if d, ok := m["description"].(string); ok {
+		msg = d
+	}
+	if m["code"] == nil || msg == "" || !strings.Contains(msg, want) {
+		t.Fatalf("error body %s does not say %q", body, want)
+	}
+}
+
 // TestTileDocuments checks the tilesets, tileset, TileJSON and tile
 // matrix set documents.
 func TestTileDocuments(t *testing.T) {
@@ -370,12 +387,12 @@ func TestTileDocuments(t *testing.T) {
 	}
 
 	// Refusals.
-	errorOf(t, ts.get("/ogc/tileMatrixSets/WorldCRS84Quad", ""), 404, "not_found", "WorldCRS84Quad")
-	errorOf(t, ts.get("/ogc/collections/"+id+"/tiles/WorldCRS84Quad", ""), 404, "not_found", "WorldCRS84Quad")
-	errorOf(t, ts.get("/ogc/collections/999/tiles/WebMercatorQuad", ""), 404, "not_found", "999")
-	errorOf(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad.xml", ""), 404, "not_found", "xml")
-	errorOf(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad/tilejson?properties=nope", ""), 400, "invalid", "nope")
-	errorOf(t, ts.do(req{method: "POST", path: "/ogc/collections/" + id + "/tiles/WebMercatorQuad/0/0/0", user: "alice"}), 405, "method_not_allowed", "POST")
+	tileError(t, ts.get("/ogc/tileMatrixSets/WorldCRS84Quad", ""), 404, "WorldCRS84Quad")
+	tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WorldCRS84Quad", ""), 404, "WorldCRS84Quad")
+	tileError(t, ts.get("/ogc/collections/999/tiles/WebMercatorQuad", ""), 404, "999")
+	tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad.xml", ""), 404, "xml")
+	tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad/tilejson?properties=nope", ""), 400, "nope")
+	tileError(t, ts.do(req{method: "POST", path: "/ogc/collections/" + id + "/tiles/WebMercatorQuad/0/0/0", user: "alice"}), 405, "POST")
 }
 
 // TestTileContent fetches every tile of the NC counties at zooms 6 and 8
@@ -502,12 +519,12 @@ func TestTileRefusals(t *testing.T) {
 	id := ts.createCSV("?title=pts", "lat,lon,name\n1,2,a\n")
 	id = strings.TrimPrefix(id, "/datasets/")
 	for _, p := range []string{"25/0/0", "1/2/0", "1/0/2", "-1/0/0", "3/-1/0", "a/0/0", "0/0/b", "0/0.5/0"} {
-		errorOf(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad/"+p, ""), 400, "invalid", "")
+		tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad/"+p, ""), 400, "")
 	}
-	errorOf(t, ts.get(tilePath(id, 0, 0, 0)+"?properties=name,nope", ""), 400, "invalid", "nope")
-	errorOf(t, ts.get(tilePath("999", 0, 0, 0), ""), 404, "not_found", "999")
-	errorOf(t, ts.get(tilePath("abc", 0, 0, 0), ""), 404, "not_found", "abc")
-	errorOf(t, ts.get("/ogc/collections/"+id+"/tiles/WorldCRS84Quad/0/0/0", ""), 404, "not_found", "WorldCRS84Quad")
+	tileError(t, ts.get(tilePath(id, 0, 0, 0)+"?properties=name,nope", ""), 400, "nope")
+	tileError(t, ts.get(tilePath("999", 0, 0, 0), ""), 404, "999")
+	tileError(t, ts.get(tilePath("abc", 0, 0, 0), ""), 404, "abc")
+	tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WorldCRS84Quad/0/0/0", ""), 404, "WorldCRS84Quad")
 	// The .pbf and .mvt suffixes name the same tile.
 	a := must(t, ts.get(tilePath(id, 0, 0, 0), ""), 200)
 	for _, ext := range []string{".pbf", ".mvt"} {
