@@ -49,6 +49,11 @@ const (
 	tileMaxZoom = 22
 )
 
+// DefaultMaxTileFeatures is Config.MaxTileFeatures when it is not set: a
+// tile of that many features is several megabytes, more than a map
+// client draws usefully (a deeper zoom, or a filter, is the answer).
+const DefaultMaxTileFeatures = 200_000
+
 // maxCachedTile is the largest tile the tile cache keeps (tiles of the
 // lowest zooms are the ones worth keeping, and the largest).
 const maxCachedTile = 2 << 20
@@ -451,8 +456,9 @@ func tileOptions() mvt.Options {
 
 // makeTile encodes tile z/y/x of ds: the features a bbox query of the
 // tile's bounds (its buffer included) finds, each with its stable id.
-// The work is bounded by the query deadline (the route runs bounded);
-// thinning bounds the points of a low-zoom tile by its grid.
+// The work is bounded by the query deadline (the route runs bounded) and
+// the tile by Config.MaxTileFeatures; thinning bounds the points of a
+// low-zoom tile by its grid.
 func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, props []string) ([]byte, error) {
 	t, err := mvt.NewTile(z, x, y, tileOptions())
 	if err != nil {
@@ -474,7 +480,13 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 		if id <= 0 {
 			id = f.Position + 1
 		}
-		return l.AddFeature(uint64(id), f)
+		if err := l.AddFeature(uint64(id), f); err != nil {
+			return err
+		}
+		if max := s.cfg.MaxTileFeatures; max > 0 && l.Len() > max {
+			return mapcommons.Errorf(mapcommons.ETOOLARGE, "tile %d/%d/%d holds more than %d features (the server's limit): use a deeper zoom", z, y, x, max)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

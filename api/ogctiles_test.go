@@ -619,6 +619,10 @@ func TestTileCaching(t *testing.T) {
 	if w.Header().Get("ETag") == etag || cf.scans.Load() != 3 {
 		t.Fatalf("after a change: ETag %q, %d queries", w.Header().Get("ETag"), cf.scans.Load())
 	}
+	// A tile past the server's limit of features is refused.
+	ts.rebuild(func(c *api.Config) { c.MaxTileFeatures = 10 }, nil)
+	tileError(t, ts.get(p, ""), 413, "more than 10 features")
+	must(t, ts.get(tilePath(id, 6, 0, 0), ""), 200)
 	// Without the cache every fetch queries.
 	cf = withCounter(ts, -1)
 	must(t, ts.get(p, ""), 200)

@@ -33,6 +33,10 @@ type Config struct {
 	// none), apart from ResponseCache so that tiles and queries do not
 	// push each other out.
 	TileCache int64
+	// MaxTileFeatures is the most features one vector tile may hold, thinned
+	// points counted once a cell (0: DefaultMaxTileFeatures; negative: no
+	// limit); past it the tile is a 413 and its making stops.
+	MaxTileFeatures int
 	// AllowPrivateFetch lets URL registrations fetch from loopback, private
 	// and reserved addresses (tests, closed networks).
 	AllowPrivateFetch bool
@@ -147,6 +151,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	}
 	if cfg.TileCache == 0 {
 		cfg.TileCache = 64 << 20
+	}
+	if cfg.MaxTileFeatures == 0 {
+		cfg.MaxTileFeatures = DefaultMaxTileFeatures
 	}
 	if cfg.MaxForm <= 0 {
 		cfg.MaxForm = DefaultMaxForm
