@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -356,7 +357,11 @@ func (s *Server) handleTileJSON(w http.ResponseWriter, r *http.Request) error {
 		// route's order (OGC tileMatrix/tileRow/tileCol).
 		tmpl := s.tilesURL(r, ds) + "/{z}/{y}/{x}"
 		if props != nil {
-			tmpl += "?properties=" + strings.Join(props, ",")
+			esc := make([]string, len(props))
+			for i, p := range props {
+				esc[i] = url.QueryEscape(p)
+			}
+			tmpl += "?properties=" + strings.Join(esc, ",")
 		}
 		doc := map[string]any{
 			"tilejson": "3.0.0", "name": ds.Title, "description": ds.Description, "scheme": "xyz",

@@ -606,17 +606,23 @@ func TestTileCaching(t *testing.T) {
 	if b, _ := io.ReadAll(zr); !bytes.Equal(b, plain) || len(gz) >= len(plain) {
 		t.Fatalf("gzip form: %d bytes of %d, equal %v", len(gz), len(plain), bytes.Equal(b, plain))
 	}
+	// A tile made for a client that takes gzip goes out gzip-encoded too.
+	w = ts.do(req{method: "GET", path: tilePath(id, 1, 1, 1), header: map[string]string{"Accept-Encoding": "gzip"}})
+	must(t, w, 200)
+	if w.Header().Get("Content-Encoding") != "gzip" || cf.scans.Load() != 2 {
+		t.Fatalf("a new tile: Content-Encoding %q, %d queries", w.Header().Get("Content-Encoding"), cf.scans.Load())
+	}
 	// Another selection of properties is another tile.
 	must(t, ts.get(p+"?properties=name", ""), 200)
 	must(t, ts.get(p+"?properties=name", ""), 200)
-	if cf.scans.Load() != 2 {
+	if cf.scans.Load() != 3 {
 		t.Fatalf("%d queries", cf.scans.Load())
 	}
 	// A change of the dataset: a new tag, a new tile.
 	must(t, ts.do(req{method: "PUT", path: "/datasets/" + id + ".json?title=changed", user: "alice"}), 201)
 	w = ts.do(req{method: "GET", path: p, header: map[string]string{"If-None-Match": etag}})
 	must(t, w, 200)
-	if w.Header().Get("ETag") == etag || cf.scans.Load() != 3 {
+	if w.Header().Get("ETag") == etag || cf.scans.Load() != 4 {
 		t.Fatalf("after a change: ETag %q, %d queries", w.Header().Get("ETag"), cf.scans.Load())
 	}
 	// A tile past the server's limit of features is refused.
