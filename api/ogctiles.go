@@ -97,7 +97,7 @@ func checkTMS(r *http.Request) error {
 }
 
 // tileDataset loads the {id} dataset for its tiles, refused as its
-// features.json would be.
+// features.json would be (a malformed JSON body too).
 func (s *Server) tileDataset(r *http.Request) (*mapcommons.Dataset, error) {
 	ds, err := s.findDataset(r)
 	if err != nil {
@@ -106,7 +106,8 @@ func (s *Server) tileDataset(r *http.Request) (*mapcommons.Dataset, error) {
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return nil, err
 	}
-	return ds, nil
+	// Authorized: a JSON body, which no GET here reads, must still parse.
+	return ds, s.checkBody(r)
 }
 
 // tileDoc answers a JSON document about ds's tiles, with the dataset's
@@ -559,6 +560,9 @@ func (s *Server) handleTileMatrixSets(w http.ResponseWriter, r *http.Request) er
 	if err := checkTMS(r); err != nil {
 		return err
 	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
 	self := s.baseURL(r) + "/ogc/tileMatrixSets"
 	return s.writeJSON(w, r, http.StatusOK, map[string]any{
 		"tileMatrixSets": []map[string]any{{"id": tmsID, "title": "Google Maps Compatible for the World", "uri": tmsURI, "crs": crs3857,
@@ -570,6 +574,9 @@ func (s *Server) handleTileMatrixSets(w http.ResponseWriter, r *http.Request) er
 // handleTileMatrixSet answers GET /ogc/tileMatrixSets/WebMercatorQuad.
 func (s *Server) handleTileMatrixSet(w http.ResponseWriter, r *http.Request) error {
 	if err := checkTMS(r); err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	doc := tileMatrixSetDoc()
