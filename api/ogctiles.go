@@ -443,6 +443,9 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.tiles.put(key, mvtType, body)
+	if c, ok := s.tiles.get(key); ok {
+		return c.write(w, r) // its gzip form, compressed once by put
+	}
 	w.Header().Set("Content-Type", mvtType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, err = w.Write(body)
