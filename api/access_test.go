@@ -508,6 +508,9 @@ func matrixRoutes() []matrixRoute {
 	for _, ext := range []string{"csv", "geojson", "kml", "kmz", "atom", "rss", "zip", "sqlite", "gpkg"} {
 		routes = append(routes, matrixRoute{name: "GET dataset ." + ext, request: get("/datasets/{ds}." + ext), want: downloadDS(200)})
 	}
+	for _, p := range []string{"", "/WebMercatorQuad", "/WebMercatorQuad/tilejson.json", "/WebMercatorQuad/0/0/0"} {
+		routes = append(routes, matrixRoute{name: "GET tiles" + p, request: get("/ogc/collections/{ds}/tiles" + p), want: downloadDS(200)})
+	}
 	return routes
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"container/list"
+	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -16,6 +18,7 @@ import (
 type responseCache struct {
 	mu      sync.Mutex
 	max     int64
+	maxBody int // the largest body kept
 	size    int64
 	order   *list.List // most recent first
 	entries map[string]*list.Element
@@ -38,7 +41,7 @@ func (c *cachedResponse) size() int64 { return int64(len(c.body) + len(c.gz) + l
 const maxCachedBody = 256 << 10
 
 func newResponseCache(max int64) *responseCache {
-	return &responseCache{max: max, order: list.New(), entries: map[string]*list.Element{}}
+	return &responseCache{max: max, maxBody: maxCachedBody, order: list.New(), entries: map[string]*list.Element{}}
 }
 
 func (c *responseCache) get(key string) (*cachedResponse, bool) {
@@ -55,8 +58,23 @@ func (c *responseCache) get(key string) (*cachedResponse, bool) {
 	return e.Value.(*cachedResponse), true
 }
 
+// write answers with a cached response: its gzip form, with its length,
+// when the client takes gzip (the encoder leaves an answer already encoded
+// alone), else the plain body.
+func (c *cachedResponse) write(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", c.contentType)
+	body := c.body
+	if c.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		w.Header().Set("Content-Encoding", "gzip")
+		body = c.gz
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, err := w.Write(body)
+	return err
+}
+
 func (c *responseCache) put(key, contentType string, body []byte) {
-	if c == nil || len(body) > maxCachedBody || int64(len(body)) > c.max {
+	if c == nil || len(body) > c.maxBody || int64(len(body)) > c.max {
 		return
 	}
 	e := &cachedResponse{key: key, contentType: contentType, body: body}

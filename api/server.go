@@ -29,6 +29,14 @@ type Config struct {
 	// ResponseCache is the bytes of feature-query answers kept for repeated
 	// queries (0: 32 MiB; negative: none).
 	ResponseCache int64
+	// TileCache is the bytes of vector tiles kept (0: 64 MiB; negative:
+	// none), apart from ResponseCache so that tiles and queries do not
+	// push each other out.
+	TileCache int64
+	// MaxTileFeatures is the most features one vector tile may hold, thinned
+	// points counted once a cell (0: DefaultMaxTileFeatures; negative: no
+	// limit); past it the tile is a 413 and its making stops.
+	MaxTileFeatures int
 	// AllowPrivateFetch lets URL registrations fetch from loopback, private
 	// and reserved addresses (tests, closed networks).
 	AllowPrivateFetch bool
@@ -109,6 +117,7 @@ type Server struct {
 	// per client address.
 	limiter *authLimiter
 	cache   *responseCache // nil when disabled
+	tiles   *responseCache // vector tiles; nil when disabled
 	// classes keeps the classifications of classed map layers.
 	classes classCache
 	// fetcher fetches the URLs of registered datasets.
@@ -142,6 +151,12 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.ResponseCache == 0 {
 		cfg.ResponseCache = 32 << 20
 	}
+	if cfg.TileCache == 0 {
+		cfg.TileCache = 64 << 20
+	}
+	if cfg.MaxTileFeatures == 0 {
+		cfg.MaxTileFeatures = DefaultMaxTileFeatures
+	}
 	if cfg.MaxForm <= 0 {
 		cfg.MaxForm = DefaultMaxForm
 	}
@@ -165,6 +180,10 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)
+	}
+	if cfg.TileCache > 0 {
+		s.tiles = newResponseCache(cfg.TileCache)
+		s.tiles.maxBody = maxCachedTile
 	}
 	s.cors = newCORS(cfg.CORSOrigins)
 	if cfg.FormMemory > 0 {

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -259,6 +260,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seconds := fs.Int("seconds", 10, "duration of each throughput run")
 	reqs := fs.Int("requests", 2000, "requests per latency measurement")
 	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
+	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -294,7 +296,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	store := filepath.Join(work, "store")
 	serve := func(cache string) (*child, error) {
-		return startChild("serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache)
+		return startChild("serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache)
 	}
 	srv, err := serve("32MiB")
 	if err != nil {
@@ -341,6 +343,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds := srv.base + dsPath
+	tiles := srv.base + "/ogc/collections/" + strings.TrimPrefix(dsPath, "/datasets/") + "/tiles/WebMercatorQuad"
+	if *tilesOnly {
+		defer srv.stop()
+		return benchTiles(out, tiles, *reqs)
+	}
 	queries := []struct{ name, query string }{
 		{"bbox page of 30 (5,40,15,50)", "/features.json?bbox=5,40,15,50&limit=30"},
 		{"bbox page as GeoJSON", "/features.json?bbox=5,40,15,50&limit=30&geojson=1"},
@@ -368,6 +375,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		out("| %s | %s | %s | %s | %d |", q.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), size)
+	}
+
+	if err := benchTiles(out, tiles, *reqs); err != nil {
+		srv.stop()
+		return err
 	}
 
 	// Throughput against the floor of the machine.
@@ -431,6 +443,50 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out("- mapcommons, response cache on (a repeated query), c=16: %.0f req/s = %.0f%% of the floor", cached, 100*cached/floor)
 	out("- mapcommons, response cache off (every query run), c=16: %.0f req/s = %.0f%% of the floor", uncached, 100*uncached/floor)
 	out("- mapcommons, response cache off, c=1: %.0f req/s", uncached1)
+	return nil
+}
+
+// benchTiles measures vector tiles of the dataset on a server without
+// the tile cache (--tile-cache 0, so every fetch makes its tile): the
+// tile of each zoom 0 to 4 that holds 10°E 45°N (median of up to 20
+// fetches, and its size), and tiles of zooms 10 to 14 around the world
+// (one fetch each of up to reqs tiles, the median and p90 of all).
+func benchTiles(out func(string, ...any), tiles string, reqs int) error {
+	tile := func(z int, lon, lat float64) string {
+		n := float64(int(1) << z)
+		s := math.Sin(lat * math.Pi / 180)
+		y := int((0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)) * n)
+		x := int((lon + 180) / 360 * n)
+		return fmt.Sprintf("%s/%d/%d/%d", tiles, z, y, x)
+	}
+	out("\nvector tiles, tile cache off (every fetch makes the tile; targets: zooms 0-4 at most 50 ms and 500 KB, zoom 10+ p50 at most 5 ms):")
+	out("| tile | median | bytes |")
+	out("|---|---|---|")
+	for z := 0; z <= 4; z++ {
+		u := tile(z, 10, 45)
+		latency(u, 1)
+		lat, size, err := latency(u, 20)
+		if err != nil {
+			return err
+		}
+		out("| %s | %s | %d |", strings.TrimPrefix(u, tiles+"/"), ms(pct(lat, 0.5)), size)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	var ds []time.Duration
+	var total int64
+	n := min(reqs, 1000)
+	for i := 0; i < n; i++ {
+		u := tile(10+i%5, -180+360*r.Float64(), -80+160*r.Float64())
+		t := time.Now()
+		size, err := get(u)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, time.Since(t))
+		total += size
+	}
+	slices.Sort(ds)
+	out("| %d tiles of zooms 10-14 | p50 %s, p90 %s | %d on average |", n, ms(pct(ds, 0.5)), ms(pct(ds, 0.9)), total/int64(n))
 	return nil
 }
 

@@ -107,6 +107,7 @@ type settings struct {
 	maxFeatures               int64
 	bcryptCost                int
 	responseCache             int64
+	tileCache                 int64
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
 	fetchTimeout              time.Duration
@@ -273,6 +274,20 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		st.responseCache = n
 		return err
 	})
+	if v := envDefault(getenv, "tile-cache", "64MiB"); v == "0" {
+		st.tileCache = -1
+	} else if st.tileCache, err = parseSize(v); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_TILE_CACHE: %w", err)
+	}
+	fs.Func("tile-cache", "memory for vector tiles made, e.g. 64MiB; 0 turns it off (MAPCOMMONS_TILE_CACHE)", func(v string) error {
+		if v == "0" {
+			st.tileCache = -1
+			return nil
+		}
+		n, err := parseSize(v)
+		st.tileCache = n
+		return err
+	})
 	allow, err := strconv.ParseBool(envDefault(getenv, "allow-private-fetch", "false"))
 	if err != nil {
 		return nil, fmt.Errorf("MAPCOMMONS_ALLOW_PRIVATE_FETCH: %w", err)
@@ -340,7 +355,7 @@ func (st *settings) apiConfig() (api.Config, error) {
 	}
 	return api.Config{
 		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload,
-		ResponseCache: st.responseCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
+		ResponseCache: st.responseCache, TileCache: st.tileCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
 		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors, BcryptCost: st.bcryptCost,
 	}, nil
