@@ -26,16 +26,16 @@ import (
 
 // OGC media types and link relations.
 const (
-	ogcJSON      = "application/json"
-	ogcGeoJSON   = "application/geo+json"
-	ogcHTML      = "text/html"
-	ogcSchema    = "application/schema+json"
-	ogcOpenAPI   = "application/vnd.oai.openapi+json;version=3.0"
-	relTilesets  = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"
-	relTiling    = "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes"
-	relQueryable = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
-	relConform   = "http://www.opengis.net/def/rel/ogc/1.0/conformance"
-	relData      = "http://www.opengis.net/def/rel/ogc/1.0/data"
+	ogcJSON          = "application/json"
+	ogcGeoJSON       = "application/geo+json"
+	ogcHTML          = "text/html"
+	ogcSchema        = "application/schema+json"
+	ogcOpenAPI       = "application/vnd.oai.openapi+json;version=3.0"
+	relTilesets      = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"
+	relTilingSchemes = "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes"
+	relQueryable     = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
+	relConform       = "http://www.opengis.net/def/rel/ogc/1.0/conformance"
+	relData          = "http://www.opengis.net/def/rel/ogc/1.0/data"
 )
 
 // CRSs of answers: CRS84 is the stored lon/lat.
@@ -73,6 +73,8 @@ type ogcLink struct {
 	Rel   string `json:"rel"`
 	Type  string `json:"type,omitempty"`
 	Title string `json:"title,omitempty"`
+	// Templated marks an href with {placeholders} (OGC API Tiles).
+	Templated bool `json:"templated,omitempty"`
 }
 
 // ogcRoutes registers the OGC API Features routes (called from routes).
@@ -249,7 +251,7 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 		ogcLink{Href: base + "/conformance", Rel: relConform, Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/collections", Rel: "data", Type: ogcJSON, Title: "the collections (datasets)"},
 		ogcLink{Href: base + "/collections", Rel: relData, Type: ogcJSON, Title: "the collections (datasets)"},
-		ogcLink{Href: base + "/tileMatrixSets", Rel: relTiling, Type: ogcJSON, Title: "tile matrix sets"})
+		ogcLink{Href: base + "/tileMatrixSets", Rel: relTilingSchemes, Type: ogcJSON, Title: "tile matrix sets"})
 	return s.ogcAnswer(w, r, f, ogcJSON, d, &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links})
 }
 

@@ -33,12 +33,10 @@ import (
 
 // The identifiers of WebMercatorQuad and its CRSs in OGC documents.
 const (
-	tmsID     = "WebMercatorQuad"
-	tmsURI    = "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad"
-	crs3857   = "http://www.opengis.net/def/crs/EPSG/0/3857"
-	crsCRS84  = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
-	relTiling = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"
-	mvtType   = "application/vnd.mapbox-vector-tile"
+	tmsID           = "WebMercatorQuad"
+	tmsURI          = "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad"
+	relTilingScheme = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"
+	mvtType         = "application/vnd.mapbox-vector-tile"
 )
 
 // Zooms: tiles are served for every tile matrix of the set (0 to
@@ -61,8 +59,7 @@ const maxCachedTile = 2 << 20
 
 // tileRoutes registers the OGC API – Tiles routes (the rest of /ogc is
 // OGC API – Features).
-func (s *Server) tileRoutes() {
-	m := s.mux
+func (s *Server) tileRoutes(m *routeTable) {
 	const coll = "/ogc/collections/{id}/tiles"
 	m.Handle("GET /ogc/tileMatrixSets", s.handle(s.handleTileMatrixSets))
 	m.Handle("GET /ogc/tileMatrixSets/{tms}", s.handle(s.handleTileMatrixSet))
@@ -73,15 +70,6 @@ func (s *Server) tileRoutes() {
 	for _, p := range []string{"/ogc/tileMatrixSets", "/ogc/tileMatrixSets/{tms}", coll, coll + "/{tms}", coll + "/{tms}/tilejson", coll + "/{tms}/{z}/{y}/{x}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
-}
-
-// ogcLink is a link of an OGC API document.
-type ogcLink struct {
-	Rel       string `json:"rel"`
-	Type      string `json:"type,omitempty"`
-	Title     string `json:"title,omitempty"`
-	Href      string `json:"href"`
-	Templated bool   `json:"templated,omitempty"`
 }
 
 // checkTMS refuses a tile matrix set other than WebMercatorQuad, and a
@@ -130,7 +118,7 @@ func (s *Server) tilesetLinks(r *http.Request, ds *mapcommons.Dataset, self stri
 	u := s.tilesURL(r, ds)
 	return []ogcLink{
 		{Rel: self, Type: "application/json", Title: "this tileset", Href: u},
-		{Rel: relTiling, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
+		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
 		{Rel: "item", Type: mvtType, Title: "Mapbox vector tiles", Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
 		{Rel: "alternate", Type: "application/json", Title: "TileJSON", Href: u + "/tilejson.json"},
 		{Rel: "collection", Type: "application/json", Title: "the collection", Href: fmt.Sprintf("%s/ogc/collections/%d", s.baseURL(r), ds.ID)},

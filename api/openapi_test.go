@@ -123,7 +123,8 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	g := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/groups.json", user: "admin", ctype: form, body: []byte("name=staff")}), 201))
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
-		"{ignored}", "x", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0")
+		"{ignored}", "x", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0",
+		"{tileMatrixSetId}", "WebMercatorQuad")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -256,7 +257,8 @@ func TestOpenAPIConditional(t *testing.T) {
 			t.Errorf("%s with its ETag: %d", op.template, w.Code)
 		}
 	}
-	if conditional != 4 {
-		t.Errorf("%d conditional reads", conditional)
+	// Four GeoCommons reads, four OGC Features documents, four of Tiles.
+	if conditional != 12 {
+		t.Errorf("%d conditional reads, want 12", conditional)
 	}
 }

@@ -57,7 +57,7 @@ func (s *Server) routes() {
 	m.Handle("DELETE /maps/{id}/layers/{index}", s.handle(s.handleLayerDelete))
 	m.Handle("GET /maps/{id}/layers/{index}/features", s.handle(s.bounded(s.handleLayerFeatures)))
 
-	s.tileRoutes()
+	s.tileRoutes(m)
 
 	m.Handle("GET /search", s.handle(s.bounded(s.handleSearch)))
 	m.Handle("GET /search/opensearch", s.handle(s.bounded(s.handleOpenSearch)))
