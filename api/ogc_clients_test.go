@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"mapcommons"
@@ -110,24 +111,6 @@ func qgisPython(t *testing.T) string {
 	return ""
 }
 
-// withAPIStub answers /api with a minimal OpenAPI document while the
-// server has none (QGIS 3.22 refuses a landing page whose service-desc it
-// cannot read); once the server serves /api, its own answer goes out.
-func withAPIStub(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api" {
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			if rec.Code == http.StatusNotFound {
-				w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.0")
-				w.Write([]byte(`{"openapi":"3.0.3","info":{"title":"mapcommons","version":"1"},"paths":{}}`))
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 func TestOGCWithQGIS(t *testing.T) {
 	py := qgisPython(t)
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
@@ -136,7 +119,7 @@ func TestOGCWithQGIS(t *testing.T) {
 			id := uploadNC(t, ts, "")
 			ds := decode[map[string]any](t, must(t, ts.get("/datasets/"+id+".json", "alice"), 200))
 			ext := ds["extent"].([]any)
-			args := []string{"testdata/ogc_qgis.py", listen(t, withAPIStub(ts.handler)), id}
+			args := []string{"testdata/ogc_qgis.py", listen(t, ts.handler), id}
 			if mode == mapcommons.ModeAppliance {
 				args = append(args, "alice", "secret1")
 			}
@@ -235,3 +218,46 @@ func TestOGCDatetime(t *testing.T) {
 }
 
 func strconvI(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestTilesWithQGIS: QGIS's vector tile layer, given the tile URL template
+// of a collection, draws its polygons: a map of North Carolina rendered
+// headless has the layer's colour where the counties are, and QGIS fetched
+// the tiles from the server.
+func TestTilesWithQGIS(t *testing.T) {
+	py := qgisPython(t)
+	ts := newServer(t, noBaseURL)
+	id := uploadNC(t, ts, "")
+	var tiles atomic.Int64
+	counting := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/tiles/WebMercatorQuad/") && !strings.HasSuffix(r.URL.Path, "tilejson") {
+			tiles.Add(1)
+		}
+		ts.handler.ServeHTTP(w, r)
+	})
+	template := listen(t, counting) + "/collections/" + id + "/tiles/WebMercatorQuad/{z}/{y}/{x}"
+	cmd := exec.Command(py, "testdata/tiles_qgis.py", template)
+	cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen", "XDG_RUNTIME_DIR="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("qgis: %v\n%s", err, out)
+	}
+	var got struct {
+		Valid          bool
+		MinZoom        int `json:"min_zoom"`
+		MaxZoom        int `json:"max_zoom"`
+		Painted, Total int
+		Outside        int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("qgis said: %s", out)
+	}
+	// The counties fill much of the state's box; the sea east of it and
+	// the land west of it stay blank.
+	if !got.Valid || got.Painted < got.Total/5 || got.Outside != 0 {
+		t.Fatalf("qgis: %+v", got)
+	}
+	if tiles.Load() == 0 {
+		t.Fatal("QGIS fetched no tile")
+	}
+	t.Logf("QGIS painted %d of %d pixels from %d tiles", got.Painted, got.Total, tiles.Load())
+}

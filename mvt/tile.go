@@ -69,9 +69,10 @@ type Options struct {
 	ClusterMaxZoom int
 }
 
-// DefaultOptions returns the options of the tiles route: extent 4096, a
-// 64-pixel buffer, a 1-pixel simplification tolerance, and points thinned
-// on 32-pixel cells (4 screen pixels on a 512-pixel tile) up to zoom 8.
+// DefaultOptions returns the package's defaults: extent 4096, a 64-pixel
+// buffer, a 1-pixel simplification tolerance, and points thinned on
+// 32-pixel cells (4 screen pixels on a 512-pixel tile) up to zoom 8. The
+// server's tiles route thins on coarser cells (package api, tileOptions).
 func DefaultOptions() Options {
 	return Options{Extent: 4096, Buffer: 64, Tolerance: 1, ClusterCell: 32, ClusterMaxZoom: 8}
 }
