@@ -272,7 +272,7 @@ func TestWhereOracle(t *testing.T) {
 	for _, onlyPoints := range []bool{false, true} {
 		feats := whereFeatures(r, 3000, onlyPoints)
 		s, _ := write(t, testAttrs, feats)
-		for i := 0; i < 400; i++ {
+		for i := 0; i < raceCut(400); i++ {
 			e := randomExpr(r, 3)
 			if r.IntN(4) == 0 { // a top-level box, served by the index
 				box := randomExpr(r, 0)
