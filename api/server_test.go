@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
-	"io/fs"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -16,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +21,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/internal/sqlitetest"
 	"mapcommons/sqlite"
 )
 
@@ -49,15 +47,7 @@ func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 // newServerAt is newServer with its store and spool in dir.
 func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testServer {
 	t.Helper()
-	path := filepath.Join(dir, "mapcommons.db")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		copyTemplateStore(t, path)
-	}
-	db, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := sqlitetest.Open(t, filepath.Join(dir, "mapcommons.db"))
 	db.Now = func() time.Time { return time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC) }
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
@@ -320,49 +310,4 @@ func userID(t *testing.T, ts *testServer, login string) int64 {
 	t.Helper()
 	u := decode[map[string]map[string]any](t, must(t, ts.get("/users/"+login+".json", ""), 200))["User"]
 	return int64(u["id"].(float64))
-}
-
-// templateStore is a store migrated once per test run; each test server
-// starts from a copy of its file instead of running every migration again
-// (a tenth of the package's time under the race detector).
-var templateStore struct {
-	once sync.Once
-	dir  string
-	data []byte
-	err  error
-}
-
-// copyTemplateStore writes a freshly migrated, empty store's file to path.
-func copyTemplateStore(t testing.TB, path string) {
-	t.Helper()
-	ts := &templateStore
-	ts.once.Do(func() {
-		if ts.dir, ts.err = os.MkdirTemp("", "mapcommons-template-"); ts.err != nil {
-			return
-		}
-		file := filepath.Join(ts.dir, "mapcommons.db")
-		db, err := sqlite.Open(file)
-		if err != nil {
-			ts.err = err
-			return
-		}
-		if ts.err = db.Close(); ts.err != nil { // checkpoints the WAL into the file
-			return
-		}
-		ts.data, ts.err = os.ReadFile(file)
-	})
-	if ts.err != nil {
-		t.Fatal(ts.err)
-	}
-	if err := os.WriteFile(path, ts.data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if templateStore.dir != "" {
-		os.RemoveAll(templateStore.dir)
-	}
-	os.Exit(code)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"mapcommons"
+	"mapcommons/internal/sqlitetest"
 	"mapcommons/sqlite"
 	"mapcommons/storetest"
 )
@@ -14,12 +15,7 @@ import (
 // MustOpen opens a store in a temporary directory, closed at the end of tb.
 func MustOpen(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(filepath.Join(tb.TempDir(), "mapcommons.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
+	return sqlitetest.Open(tb, filepath.Join(tb.TempDir(), "mapcommons.db"))
 }
 
 func open(tb testing.TB) storetest.Services {
