@@ -125,7 +125,7 @@ func TestSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	feats := randomFeatures(r, 20000)
 	s, _ := write(t, testAttrs, feats)
-	for q := 0; q < 300; q++ {
+	for q := 0; q < raceCut(300); q++ {
 		x, y := r.Float64()*380-190, r.Float64()*190-95
 		box := wkb.Rect{MinX: x, MinY: y, MaxX: x + r.Float64()*r.Float64()*100, MaxY: y + r.Float64()*r.Float64()*60}
 		if q%7 == 0 { // a degenerate box on an existing point
