@@ -94,7 +94,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 }
 
 // TestOpenAPIParts checks the parts: they merge, the OGC part holds the
-// /ogc paths and only them, every reference resolves, operation ids are
+// /ogc paths and only them, the basemap part the /basemap ones, every reference resolves, operation ids are
 // unique, and the formats the GeoCommons operations name are suffixes the
 // server knows.
 func TestOpenAPIParts(t *testing.T) {
@@ -105,13 +105,20 @@ func TestOpenAPIParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := loadOpenAPI(openAPIBase, openAPIOGC)
+	full, err := loadOpenAPI(openAPIBase, openAPIOGC, openAPIBasemap)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ogcPaths int
 	for p := range full.Paths {
 		_, inBase := base.Paths[p]
+		if p == "/basemaps" || strings.HasPrefix(p, "/basemap/") {
+			// The basemap part's paths.
+			if inBase {
+				t.Errorf("%s: in the base part", p)
+			}
+			continue
+		}
 		if isOGC := p == "/ogc" || strings.HasPrefix(p, "/ogc/"); isOGC == inBase {
 			t.Errorf("%s: in the base part %v", p, inBase)
 		} else if isOGC {
@@ -201,7 +208,7 @@ func TestOpenAPILint(t *testing.T) {
 	if w.Code != 200 {
 		t.Fatalf("GET /api: %d %s", w.Code, w.Body)
 	}
-	full, err := loadOpenAPI(openAPIBase, openAPIOGC)
+	full, err := loadOpenAPI(openAPIBase, openAPIOGC, openAPIBasemap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +308,7 @@ func TestOpenAPIUploads(t *testing.T) {
 // error answer an operation lists under a status is that of its code
 // (x-code).
 func TestOpenAPIErrors(t *testing.T) {
-	doc, err := loadOpenAPI(openAPIBase, openAPIOGC)
+	doc, err := loadOpenAPI(openAPIBase, openAPIOGC, openAPIBasemap)
 	if err != nil {
 		t.Fatal(err)
 	}

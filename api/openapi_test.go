@@ -257,8 +257,9 @@ func TestOpenAPIConditional(t *testing.T) {
 			t.Errorf("%s with its ETag: %d", op.template, w.Code)
 		}
 	}
-	// Four GeoCommons reads, four OGC Features documents, four of Tiles.
-	if conditional != 12 {
-		t.Errorf("%d conditional reads, want 12", conditional)
+	// Four GeoCommons reads, four OGC Features documents, four of Tiles,
+	// three of the basemaps.
+	if conditional != 15 {
+		t.Errorf("%d conditional reads, want 15", conditional)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/basemap"
 	"mapcommons/fetch"
 	"mapcommons/format"
 )
@@ -81,6 +82,9 @@ type Config struct {
 	// size while it lasts); a body that finds it spent is a 429 (0: 16 MiB
 	// or 4 × MaxForm, whichever is more; negative: no bound).
 	FormMemory int64
+	// Basemaps are the raster basemaps a map may name (--basemap), offered
+	// beside the built-in one (package basemap).
+	Basemaps []basemap.Raster
 }
 
 // DefaultMaxFeatures is Config.MaxFeatures when it is not given.

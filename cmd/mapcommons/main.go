@@ -28,6 +28,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/basemap"
 	"mapcommons/sqlite"
 )
 
@@ -116,6 +117,30 @@ type settings struct {
 	maxForm                   int64
 	bodyTimeout               time.Duration
 	corsOrigins               string
+	basemaps                  listFlag
+}
+
+// listFlag is a repeatable flag: each use adds its value. Its environment
+// value is the default, which the first use on the command line replaces.
+type listFlag struct {
+	items   []string
+	fromEnv bool
+}
+
+func (l *listFlag) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(l.items, ",")
+}
+
+// Set adds v, dropping the environment's values on the first use.
+func (l *listFlag) Set(v string) error {
+	if l.fromEnv {
+		l.items, l.fromEnv = nil, false
+	}
+	l.items = append(l.items, v)
+	return nil
 }
 
 // envDefault returns the environment's value of a flag, or def.
@@ -260,6 +285,11 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	fs.Var(byteSize{&st.maxForm}, "max-form", "largest urlencoded or JSON body (not an upload) read into parameters, e.g. 1MiB (MAPCOMMONS_MAX_FORM)")
 	fs.StringVar(&st.corsOrigins, "cors-origins", envDefault(getenv, "cors-origins", ""),
 		"origins (https://app.example.org) whose pages may call the API with the user's credentials, comma or space separated; * lets any page read anonymous GETs (MAPCOMMONS_CORS_ORIGINS)")
+	if v := envDefault(getenv, "basemap", ""); v != "" {
+		st.basemaps = listFlag{items: []string{v}, fromEnv: true}
+	}
+	fs.Var(&st.basemaps, "basemap",
+		"a raster basemap maps may use instead of the built-in one, NAME=URLTEMPLATE (osm=https://tile.openstreetmap.org/{z}/{x}/{y}.png); repeatable (MAPCOMMONS_BASEMAP: comma or space separated)")
 	if v := envDefault(getenv, "response-cache", "32MiB"); v == "0" {
 		st.responseCache = -1
 	} else if st.responseCache, err = parseSize(v); err != nil {
@@ -338,6 +368,10 @@ func (st *settings) apiConfig() (api.Config, error) {
 	if err != nil {
 		return api.Config{}, err
 	}
+	basemaps, err := basemap.ParseRasters(st.basemaps.String())
+	if err != nil {
+		return api.Config{}, fmt.Errorf("--basemap: %w", err)
+	}
 	share, err := mapcommons.ParseShare(st.defaultShare)
 	if err != nil {
 		return api.Config{}, fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
@@ -358,6 +392,7 @@ func (st *settings) apiConfig() (api.Config, error) {
 		ResponseCache: st.responseCache, TileCache: st.tileCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
 		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors, BcryptCost: st.bcryptCost,
+		Basemaps: basemaps,
 	}, nil
 }
 

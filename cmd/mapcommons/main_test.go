@@ -683,3 +683,52 @@ func TestBcryptCost(t *testing.T) {
 		t.Errorf("--bcrypt-cost 40: %v", err)
 	}
 }
+
+// TestBasemapFlag: --basemap is repeatable, replaces MAPCOMMONS_BASEMAP
+// (a list), refuses a malformed value, and reaches the server's list.
+func TestBasemapFlag(t *testing.T) {
+	const osm = "osm=https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+	env := func(k string) string {
+		if k == "MAPCOMMONS_BASEMAP" {
+			return osm + ", topo=https://tiles.example.org/{z}/{x}/{y}.png"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "osm,topo"},
+		{[]string{"--basemap", "a=http://10.0.0.1/{z}/{x}/{y}.png", "--basemap", "b=http://10.0.0.2/t/{z}/{x}/{y}"}, "a,b"},
+	} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		st, err := serverFlags(fs, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := st.apiConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, b := range cfg.Basemaps {
+			names = append(names, b.Name)
+		}
+		if strings.Join(names, ",") != tc.want {
+			t.Errorf("%v: basemaps %v, want %s", tc.args, names, tc.want)
+		}
+	}
+	err := run(context.Background(), []string{"serve", "--basemap", "osm=ftp://x/{z}/{x}/{y}"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--basemap") {
+		t.Fatalf("a bad --basemap: %v", err)
+	}
+	url, _ := startServer(t, map[string]string{"MAPCOMMONS_BASEMAP": osm})
+	resp, body := call(t, "GET", url+"/basemaps", "", "", nil)
+	expect(t, resp, body, 200)
+	if !strings.Contains(string(body), `"name":"osm"`) || !strings.Contains(string(body), `"name":"builtin"`) {
+		t.Fatalf("/basemaps: %s", body)
+	}
+}

@@ -1,0 +1,129 @@
+package api
+
+// The basemap routes: the built-in basemap's vector tiles
+// (/basemap/tiles/{z}/{y}/{x}, package basemap), the MapLibre style of a
+// basemap (/basemap/style.json, the built-in one or a configured raster
+// one by ?name=) and the list of basemaps (/basemaps, for a map page's
+// picker). Anyone may read them: they hold nothing of any user.
+//
+// The built-in tiles never change within a build: their ETag is the
+// data's version (basemap.Version, a hash of the embedded file and the
+// tiles' form, the same in every process of the build) and they may be
+// cached a day. The style and the list have the ETag of their bytes. Like every ETag of the server it is weak, since the same
+// tile goes out plain or gzip-encoded.
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+
+	"mapcommons"
+	"mapcommons/basemap"
+)
+
+// basemapCacheControl lets any cache keep a basemap answer a day.
+const basemapCacheControl = "public, max-age=86400"
+
+// basemapRoutes registers the basemap routes.
+func (s *Server) basemapRoutes(m *routeTable) {
+	m.Handle("GET /basemap/tiles/{z}/{y}/{x}", s.handle(s.handleBasemapTile))
+	m.Handle("GET /basemap/style", s.handle(s.handleBasemapStyle))
+	m.Handle("GET /basemaps", s.handle(s.handleBasemaps))
+	for _, p := range []string{"/basemap/tiles/{z}/{y}/{x}", "/basemap/style", "/basemaps"} {
+		m.Handle(p, s.handle(methodNotAllowed))
+	}
+}
+
+// handleBasemapTile answers GET /basemap/tiles/{z}/{y}/{x}: a tile of
+// the built-in basemap (layers countries and places), from the tile cache
+// when it was made before.
+func (s *Server) handleBasemapTile(w http.ResponseWriter, r *http.Request) error {
+	z, y, x, err := tileAddress(r)
+	if err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	if notModified(w, r, `W/"basemap-`+basemap.Version()+`"`, basemapCacheControl) {
+		return nil
+	}
+	key := fmt.Sprintf("basemap/%s/%d/%d/%d", basemap.Version(), z, y, x)
+	if c, ok := s.tiles.get(key); ok {
+		return c.write(w, r)
+	}
+	body, err := basemap.Tile(z, x, y)
+	if err != nil {
+		return err
+	}
+	s.tiles.put(key, mvtType, body)
+	if c, ok := s.tiles.get(key); ok {
+		return c.write(w, r) // its gzip form, compressed once by put
+	}
+	w.Header().Set("Content-Type", mvtType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, err = w.Write(body)
+	return err
+}
+
+// handleBasemapStyle answers GET /basemap/style.json: the MapLibre style
+// of the basemap ?name= names among those configured (Config.Basemaps),
+// or of the built-in basemap for no name, "builtin" or a name not
+// configured (a map's basemap may name one this server lacks).
+func (s *Server) handleBasemapStyle(w http.ResponseWriter, r *http.Request) error {
+	if f := info(r).format; f != "json" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "a basemap style has no %s form: use .json", f)
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	style := basemap.Style(s.baseURL(r), basemap.Find(s.cfg.Basemaps, r.URL.Query().Get("name")))
+	return s.writeBasemapDoc(w, r, style)
+}
+
+// basemapEntry is one basemap of /basemaps.
+type basemapEntry struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`  // "vector" (built-in) or "raster"
+	Style       string `json:"style"` // the URL of its MapLibre style
+	Attribution string `json:"attribution"`
+}
+
+// handleBasemaps answers GET /basemaps: the built-in basemap, then the
+// configured ones, each with the URL of its style.
+func (s *Server) handleBasemaps(w http.ResponseWriter, r *http.Request) error {
+	if f := info(r).format; f != "json" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "the basemap list has no %s form: use .json", f)
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	style := s.baseURL(r) + "/basemap/style.json"
+	list := []basemapEntry{{Name: basemap.Builtin, Type: "vector", Style: style, Attribution: basemap.Attribution}}
+	for _, b := range s.cfg.Basemaps {
+		list = append(list, basemapEntry{Name: b.Name, Type: "raster", Style: style + "?name=" + b.Name, Attribution: b.Attribution})
+	}
+	return s.writeBasemapDoc(w, r, list)
+}
+
+// writeBasemapDoc answers v as JSON with an ETag of its bytes (and of the
+// JSONP callback, which wraps them): the answer depends on the request
+// only through what it holds.
+func (s *Server) writeBasemapDoc(w http.ResponseWriter, r *http.Request, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	h.Write([]byte("\x00" + callbackOf(r)))
+	// Revalidated on every use: the configured basemaps may change with a
+	// restart.
+	if notModified(w, r, fmt.Sprintf(`W/"basemap-%x"`, h.Sum64()), "public, max-age=0, must-revalidate") {
+		return nil
+	}
+	writeBody(w, r, http.StatusOK, b)
+	return nil
+}
