@@ -258,17 +258,25 @@ func geometryDimension(ds *mapcommons.Dataset) int {
 	return map[string]int{"point": 0, "line": 1, "area": 2}[ds.GeometryTypes[0]]
 }
 
-// handleTileset answers GET /ogc/collections/{id}/tiles/WebMercatorQuad:
-// the tileset's metadata (OGC 2DTMS tileset, with its one layer).
-func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
+// tilesetRequest reads what the tileset documents (OGC and TileJSON) take:
+// the tile matrix set, the dataset (which the caller must be able to
+// download) and the properties parameter.
+func (s *Server) tilesetRequest(r *http.Request) (*mapcommons.Dataset, []string, error) {
 	if err := checkTMS(r); err != nil {
-		return err
+		return nil, nil, err
 	}
 	ds, err := s.tileDataset(r)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	props, err := tileAttributes(r, ds)
+	return ds, props, err
+}
+
+// handleTileset answers GET /ogc/collections/{id}/tiles/WebMercatorQuad:
+// the tileset's metadata (OGC 2DTMS tileset, with its one layer).
+func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
+	ds, props, err := s.tilesetRequest(r)
 	if err != nil {
 		return err
 	}
@@ -314,14 +322,7 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
 // tileset as TileJSON 3.0.0, the source MapLibre GL and QGIS take. The
 // properties parameter is carried into the tile template.
 func (s *Server) handleTileJSON(w http.ResponseWriter, r *http.Request) error {
-	if err := checkTMS(r); err != nil {
-		return err
-	}
-	ds, err := s.tileDataset(r)
-	if err != nil {
-		return err
-	}
-	props, err := tileAttributes(r, ds)
+	ds, props, err := s.tilesetRequest(r)
 	if err != nil {
 		return err
 	}
