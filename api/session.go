@@ -39,8 +39,16 @@ const sessionSweep = time.Hour
 type sessionDoc struct {
 	Login     string `json:"login"`
 	Admin     bool   `json:"admin"`
-	CSRFToken string `json:"csrf_token"`
-	ExpiresAt string `json:"expires_at"`
+	CSRFToken string `json:"csrf_token,omitempty"` // none for a Basic caller
+	ExpiresAt string `json:"expires_at,omitempty"`
+}
+
+// sessionFormat refuses a suffix other than .json on /session.
+func sessionFormat(r *http.Request) error {
+	if f := info(r).format; f != "json" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "sessions have no %s form", f)
+	}
+	return nil
 }
 
 // sessionCookieToken returns the well-formed token of the session cookie,
@@ -169,6 +177,9 @@ func (s *Server) formCSRF(r *http.Request) (string, error) {
 // cookie when the credentials are wrong, limited as failed Basic logins
 // are (authLimiter).
 func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionFormat(r); err != nil {
+		return err
+	}
 	if s.svc.Sessions == nil {
 		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "this server keeps no sessions")
 	}
@@ -196,6 +207,8 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	}
 	ri := info(r)
 	ri.user, ri.session, ri.sessionToken = u, sess, token
+	// Only the new cookie: not the clearing of a stale one (sessionUser).
+	w.Header().Del("Set-Cookie")
 	s.setSessionCookie(w, r, token)
 	w.Header().Set("Cache-Control", "no-store")
 	return s.created(w, r, s.baseURL(r)+"/session.json", s.sessionJSON(u, sess, token))
@@ -218,17 +231,24 @@ func (s *Server) sessionJSON(u *mapcommons.User, sess *mapcommons.Session, token
 		ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339)}
 }
 
-// handleSessionGet says who the session is: GET /session; 401 without a
-// live session (Basic credentials are no session).
+// handleSessionGet says who the caller is: GET /session; with the CSRF
+// token and end of the session when a session authenticated the request
+// (Basic callers need no token). 401 when anonymous.
 func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionFormat(r); err != nil {
+		return err
+	}
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	ri := info(r)
-	if ri.session == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "not signed in")
-	}
 	w.Header().Set("Cache-Control", "no-store")
+	switch {
+	case ri.user == nil:
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "not signed in")
+	case ri.session == nil:
+		return s.writeJSON(w, r, http.StatusOK, sessionDoc{Login: ri.user.Login, Admin: ri.user.Admin})
+	}
 	return s.writeJSON(w, r, http.StatusOK, s.sessionJSON(ri.user, ri.session, ri.sessionToken))
 }
 
@@ -236,6 +256,9 @@ func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error 
 // store (its CSRF token checked first, as for any state-changing request)
 // and clears the cookie. 204 also when there was no live session.
 func (s *Server) handleSessionDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionFormat(r); err != nil {
+		return err
+	}
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
