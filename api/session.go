@@ -206,6 +206,12 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	ri := info(r)
+	if old := ri.session; old != nil {
+		// A browser signing in again leaves no session behind.
+		if err := s.svc.Sessions.DeleteSession(r.Context(), old.TokenHash); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+			return err
+		}
+	}
 	ri.user, ri.session, ri.sessionToken = u, sess, token
 	// Only the new cookie: not the clearing of a stale one (sessionUser).
 	w.Header().Del("Set-Cookie")

@@ -234,6 +234,29 @@ func TestSession(t *testing.T) {
 			t.Fatalf("the expired session is still stored: %d, %v", n, err)
 		}
 	})
+	t.Run("Sweep", func(t *testing.T) {
+		// Expired sessions nobody presents are removed by a later sign-in.
+		b := ts.mustSignIn("alice")
+		stored := func(c *http.Cookie) int {
+			var n int
+			if err := sqlRead(t, filepath.Join(dir, "mapcommons.db"), `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(c.Value)+`'`, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		now = now.Add(15 * 24 * time.Hour)
+		c := ts.mustSignIn("bob")
+		if stored(b.cookie) != 0 || stored(c.cookie) != 1 {
+			t.Fatal("a sign-in did not sweep the expired sessions")
+		}
+		// Signing in again ends the session the browser had.
+		w := c.do(req{method: "POST", path: "/session", ctype: formType, body: []byte("login=bob&password=secret1")}, false)
+		must(t, w, 201)
+		if n := sessionCookieOf(t, w); n == nil || n.Value == c.cookie.Value || n.MaxAge <= 0 || len(w.Header()["Set-Cookie"]) != 1 || stored(c.cookie) != 0 {
+			t.Fatalf("signing in again: %v, old stored %d", w.Header()["Set-Cookie"], stored(c.cookie))
+		}
+		errorOf(t, ts.do(req{method: "PATCH", path: "/session"}), 405, "method_not_allowed", "PATCH")
+	})
 	t.Run("Restart", func(t *testing.T) {
 		b := ts.mustSignIn("alice")
 		ts.db.Close()
