@@ -127,8 +127,8 @@ type UserService interface {
 	// UpdateUser returns the updated user (with GroupIDs); ENOTFOUND when
 	// there is no such user.
 	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)
-	// DeleteUser removes the user and their group memberships; their
-	// datasets and maps stay, without an owner.
+	// DeleteUser removes the user, their group memberships and their
+	// sessions; their datasets and maps stay, without an owner.
 	// ENOTFOUND when there is no such user.
 	DeleteUser(ctx context.Context, id int64) error
 }

@@ -19,11 +19,12 @@ import (
 // authenticate reads HTTP Basic credentials. No header, or blank user and
 // password (a real client always sends "Basic Og=="), is anonymous; any
 // other credentials must be right, or the request is refused with 401.
-// Failed logins are limited (see authLimiter); w receives the device
-// cookie of a client that logs in from somewhere new.
+// Without an Authorization header, a session cookie authenticates
+// (sessionUser). Failed logins are limited (see checkLogin); w receives
+// the device cookie of a client that logs in from somewhere new.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommons.User, error) {
 	if r.Header.Get("Authorization") == "" {
-		return nil, nil
+		return s.sessionUser(w, r)
 	}
 	login, password, ok := r.BasicAuth()
 	if !ok {
@@ -32,6 +33,13 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 	if login == "" && password == "" {
 		return nil, nil
 	}
+	return s.checkLogin(w, r, login, password)
+}
+
+// checkLogin checks a login and password, from Basic credentials or the
+// sign-in form: 401 when they are wrong, 429 while the login or the
+// client has failed too often (see authLimiter).
+func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password string) (*mapcommons.User, error) {
 	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
 	st := s.limiter.state(login, c)
@@ -80,7 +88,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 // blank ones that count as anonymous.
 func hasCredentials(r *http.Request) bool {
 	if r.Header.Get("Authorization") == "" {
-		return false
+		return sessionCookieToken(r) != ""
 	}
 	login, password, ok := r.BasicAuth()
 	return !ok || login != "" || password != ""

@@ -115,7 +115,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 // Headers of CORS answers.
 const (
 	corsMethods = "GET, HEAD, POST, PUT, DELETE"
-	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With"
+	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With, X-CSRF-Token"
 	corsExpose  = "Location, Status, Retry-After, WWW-Authenticate, ETag"
 	corsMaxAge  = "600"
 )

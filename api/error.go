@@ -55,7 +55,13 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	if status == http.StatusUnauthorized {
-		w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
+		if browserRequest(r) {
+			// A page's script: no Basic challenge, which would open the
+			// browser's own prompt; sessions are signed in at /session.
+			w.Header().Set("WWW-Authenticate", `Session realm="mapcommons", form-action="/session"`)
+		} else {
+			w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
+		}
 	}
 	var ra *retryAfterError
 	if errors.As(err, &ra) {

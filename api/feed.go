@@ -226,6 +226,9 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 	if err := s.checkOrigin(r); err != nil {
 		return err // the GET changes the dataset too: not for other sites' pages
 	}
+	if err := s.checkCSRF(r); err != nil {
+		return err // nor for a link followed by a signed-in browser
+	}
 	ds, err := s.datasetToEdit(r)
 	if err != nil {
 		return err

@@ -101,10 +101,12 @@ type openAPIOperation struct {
 	Responses map[string]json.RawMessage
 }
 
-// requiresBasic reports whether the operation has no alternative to
-// HTTP Basic credentials.
+// requiresBasic reports whether the operation requires credentials: HTTP
+// Basic (the fixture's), or else the session cookie; no anonymous
+// alternative.
 func (o *openAPIOperation) requiresBasic() bool {
-	return len(o.Security) == 1 && len(o.Security[0]) == 1 && o.Security[0]["basic"] != nil
+	return slices.ContainsFunc(o.Security, func(alt map[string][]string) bool { return alt["basic"] != nil }) &&
+		!slices.ContainsFunc(o.Security, func(alt map[string][]string) bool { return len(alt) == 0 })
 }
 
 func newOpenAPIFixture(t *testing.T) *openAPIFixture {

@@ -24,6 +24,10 @@ func (s *Server) routes() {
 	m.Handle("PUT /users/{user}", s.handle(s.handleUserUpdate))
 	m.Handle("DELETE /users/{user}", s.handle(s.handleUserDelete))
 
+	m.Handle("POST /session", s.handle(s.handleSessionCreate))
+	m.Handle("GET /session", s.handle(s.handleSessionGet))
+	m.Handle("DELETE /session", s.handle(s.handleSessionDelete))
+
 	m.Handle("POST /groups", s.handle(s.handleGroupCreate))
 	m.Handle("GET /groups/{id}", s.handle(s.handleGroupGet))
 	m.Handle("DELETE /groups/{id}", s.handle(s.handleGroupDelete))
@@ -67,7 +71,7 @@ func (s *Server) routes() {
 
 	s.ogcRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"mapcommons"
@@ -59,7 +60,10 @@ type Config struct {
 	// X-Forwarded-For headers say who the client is (--trusted-proxies);
 	// the login limiter and the request log use that address.
 	TrustedProxies []netip.Prefix
-	// Now is the clock of the login limiter (nil: time.Now).
+	// SessionTTL is how long a browser's session lasts after its sign-in
+	// (0: DefaultSessionTTL).
+	SessionTTL time.Duration
+	// Now is the clock of the login limiter and of sessions (nil: time.Now).
 	Now func() time.Time
 	// MaxForm is the largest urlencoded, JSON or multipart-text body
 	// parsed into parameters (--max-form; 0: DefaultMaxForm). Uploads are
@@ -105,8 +109,10 @@ type Services struct {
 	Groups   mapcommons.GroupService
 	// Trust remembers where users logged in from, for the login limiter
 	// (nil: this server's memory only).
-	Trust  mapcommons.LoginTrustService
-	Health Pinger
+	Trust mapcommons.LoginTrustService
+	// Sessions keeps the sessions of signed-in browsers (nil: no sign-in).
+	Sessions mapcommons.SessionService
+	Health   Pinger
 }
 
 // Server serves the API. Create it with NewServer.
@@ -132,6 +138,8 @@ type Server struct {
 	forms *FormBudget
 	// patterns are the mux patterns routes registered, in order.
 	patterns []string
+	// lastSweep is when (Unix seconds) expired sessions were last removed.
+	lastSweep atomic.Int64
 }
 
 // NewServer returns the API handler.
@@ -148,6 +156,9 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = DefaultSessionTTL
 	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
@@ -221,6 +232,11 @@ type request struct {
 	callback string           // a validated JSONP callback name, or ""
 	user     *mapcommons.User // nil when anonymous
 	path     string           // the path as sent
+	// session is the session that authenticated the request (nil: none),
+	// sessionToken its token, from the cookie.
+	session      *mapcommons.Session
+	sessionToken string
+	csrfChecked  bool // the request carried the session's CSRF token
 }
 
 type requestKey struct{}
@@ -305,6 +321,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ri.user = user
+	}
+	if !safeMethod(r.Method) && !signInRequest(r) {
+		// A session's state-changing requests carry its CSRF token.
+		if err := s.checkCSRF(r); err != nil {
+			s.Error(sw, r, err)
+			return
+		}
 	}
 	s.mux.ServeHTTP(sw, r)
 }

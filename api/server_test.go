@@ -82,6 +82,7 @@ func (ts *testServer) restart() {
 		Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
 		Maps: sqlite.NewMapService(db), Health: db,
 		Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db), Trust: sqlite.NewLoginTrustService(db),
+		Sessions: sqlite.NewSessionService(db),
 	})
 }
 

@@ -224,6 +224,13 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if upd.PasswordHash != nil {
+		// A new password ends the user's other sessions (a stolen
+		// cookie dies with the old password).
+		if err := s.endOtherSessions(r, u); err != nil {
+			return err
+		}
+	}
 	return s.writeJSON(w, r, http.StatusOK, userJSON(u, true))
 }
 

@@ -28,6 +28,7 @@ func open(tb testing.TB) storetest.Services {
 		Search:   sqlite.NewSearchService(db),
 		Groups:   sqlite.NewGroupService(db),
 		Trust:    sqlite.NewLoginTrustService(db),
+		Sessions: sqlite.NewSessionService(db),
 	}
 }
 

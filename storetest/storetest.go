@@ -22,6 +22,7 @@ type Services struct {
 	Search   mapcommons.SearchService
 	Groups   mapcommons.GroupService
 	Trust    mapcommons.LoginTrustService
+	Sessions mapcommons.SessionService
 }
 
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
@@ -38,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
 	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })
 	t.Run("LoginTrust", func(t *testing.T) { testLoginTrust(t, open) })
+	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {

@@ -116,6 +116,7 @@ type settings struct {
 	queryTimeout              time.Duration
 	maxForm                   int64
 	bodyTimeout               time.Duration
+	sessionTTL                time.Duration
 	corsOrigins               string
 	basemaps                  listFlag
 }
@@ -339,6 +340,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		{"fetch-timeout", "5m", "the longest one fetch of a URL may take (MAPCOMMONS_FETCH_TIMEOUT)", &st.fetchTimeout},
 		{"query-timeout", "30s", "the longest a feature query, download, classification or search may work before a 503; 0 no limit (MAPCOMMONS_QUERY_TIMEOUT)", &st.queryTimeout},
 		{"body-timeout", "30s", "cut a request body that makes no progress this long, or averages under 1 KiB/s after it (MAPCOMMONS_BODY_TIMEOUT)", &st.bodyTimeout},
+		{"session-ttl", "336h", "how long a browser's sign-in lasts (MAPCOMMONS_SESSION_TTL)", &st.sessionTTL},
 	} {
 		v, err := time.ParseDuration(envDefault(getenv, d.name, d.def))
 		if err != nil || v < 0 {
@@ -392,7 +394,8 @@ func (st *settings) apiConfig() (api.Config, error) {
 		ResponseCache: st.responseCache, TileCache: st.tileCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
 		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
 		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors, BcryptCost: st.bcryptCost,
-		Basemaps: basemaps,
+		Basemaps:   basemaps,
+		SessionTTL: st.sessionTTL,
 	}, nil
 }
 
@@ -406,6 +409,7 @@ func storeServices(db *sqlite.DB) api.Services {
 		Search:   sqlite.NewSearchService(db),
 		Groups:   sqlite.NewGroupService(db),
 		Trust:    sqlite.NewLoginTrustService(db),
+		Sessions: sqlite.NewSessionService(db),
 		Health:   db,
 	}
 }

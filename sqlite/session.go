@@ -1,0 +1,87 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"mapcommons"
+)
+
+// SessionService implements mapcommons.SessionService on the store, so
+// that sessions survive a restart (and, on a shared store, are known to
+// every server).
+type SessionService struct{ db *DB }
+
+// NewSessionService returns the session service of db.
+func NewSessionService(db *DB) *SessionService { return &SessionService{db: db} }
+
+var _ mapcommons.SessionService = (*SessionService)(nil)
+
+// CreateSession implements mapcommons.SessionService.
+func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Session) error {
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = s.db.Now().UTC().Truncate(time.Microsecond)
+	}
+	res, err := s.db.write.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+		SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)`,
+		sess.TokenHash, sess.UserID, sess.CreatedAt.UTC().Format(timeLayout), sess.ExpiresAt.Unix(), sess.UserID)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", sess.UserID)
+	}
+	return nil
+}
+
+// FindSessionByToken implements mapcommons.SessionService.
+func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash string) (*mapcommons.Session, error) {
+	var created string
+	var expires int64
+	sess := &mapcommons.Session{TokenHash: tokenHash}
+	err := s.db.read.QueryRowContext(ctx, `SELECT user_id, created_at, expires_at FROM sessions WHERE token_hash = ?`, tokenHash).
+		Scan(&sess.UserID, &created, &expires)
+	if err == sql.ErrNoRows {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no such session")
+	} else if err != nil {
+		return nil, formatError(err)
+	}
+	sess.CreatedAt, sess.ExpiresAt = parseTime(created), time.Unix(expires, 0).UTC()
+	return sess, nil
+}
+
+// DeleteSession implements mapcommons.SessionService.
+func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) error {
+	res, err := s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE token_hash = ?`, tokenHash)
+	if err != nil {
+		return formatError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such session")
+	}
+	return nil
+}
+
+// DeleteUserSessions implements mapcommons.SessionService.
+func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, keep string) (int, error) {
+	return s.deleted(s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?`, userID, keep))
+}
+
+// DeleteExpiredSessions implements mapcommons.SessionService.
+func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+	return s.deleted(s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, now.Unix()))
+}
+
+// deleted is the count of rows a DELETE removed.
+func (s *SessionService) deleted(res sql.Result, err error) (int, error) {
+	if err != nil {
+		return 0, formatError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
