@@ -1,6 +1,7 @@
 // The OpenAPI 3.0 description of the API, served at /api: the document is
 // kept as JSON files embedded in the binary (openapi/geocommons.json, the
-// GeoCommons routes; openapi/ogc.json, the OGC API routes), merged when
+// GeoCommons routes; openapi/ogc.json, the OGC API routes; openapi/web.json,
+// the browser application's pages), merged when
 // first asked for. JSON files rather than Go structs: the document is data
 // that readers, editors and validators know as JSON, and it stays one
 // reviewable text beside the routes it describes (routes_openapi_test.go
@@ -30,21 +31,22 @@ import (
 // routes are merged: the route check then holds for them too.
 const ogcPartMerged = true
 
-//go:embed openapi/geocommons.json openapi/ogc.json
+//go:embed openapi/geocommons.json openapi/ogc.json openapi/web.json
 var openAPIFiles embed.FS
 
 // The parts of the document: the base, then the parts merged into it.
 const (
 	openAPIBase = "openapi/geocommons.json"
 	openAPIOGC  = "openapi/ogc.json"
+	openAPIWeb  = "openapi/web.json" // the browser application's pages
 )
 
 // openAPIServed lists the parts the server serves.
 func openAPIServed() []string {
 	if ogcPartMerged {
-		return []string{openAPIBase, openAPIOGC}
+		return []string{openAPIBase, openAPIOGC, openAPIWeb}
 	}
-	return []string{openAPIBase}
+	return []string{openAPIBase, openAPIWeb}
 }
 
 // openAPIDocument is the document's top level, in the order written. Path

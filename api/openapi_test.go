@@ -124,7 +124,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0",
-		"{tileMatrixSetId}", "WebMercatorQuad")
+		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -257,8 +257,9 @@ func TestOpenAPIConditional(t *testing.T) {
 			t.Errorf("%s with its ETag: %d", op.template, w.Code)
 		}
 	}
-	// Four GeoCommons reads, four OGC Features documents, four of Tiles.
-	if conditional != 12 {
-		t.Errorf("%d conditional reads, want 12", conditional)
+	// Four GeoCommons reads, four OGC Features documents, four of Tiles,
+	// the web application's files.
+	if conditional != 13 {
+		t.Errorf("%d conditional reads, want 13", conditional)
 	}
 }

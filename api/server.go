@@ -16,6 +16,7 @@ import (
 	"mapcommons"
 	"mapcommons/fetch"
 	"mapcommons/format"
+	"mapcommons/web"
 )
 
 // Config is what the server needs to know about its instance.
@@ -128,6 +129,8 @@ type Server struct {
 	forms *FormBudget
 	// patterns are the mux patterns routes registered, in order.
 	patterns []string
+	// assets are the browser application's pages and files.
+	assets *web.Assets
 }
 
 // NewServer returns the API handler.
@@ -189,6 +192,11 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.FormMemory > 0 {
 		s.forms = NewFormBudget(cfg.FormMemory)
 	}
+	assets, err := web.Load()
+	if err != nil {
+		panic("web: the embedded templates do not parse: " + err.Error())
+	}
+	s.assets = assets
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s
