@@ -121,7 +121,7 @@ async function showTable() {
     const sorted = table.sort === c;
     const dir = sorted ? table.order : 'none';
     return el('th', { scope: 'col', 'aria-sort': dir },
-      el('button', { type: 'button', onclick: () => sortBy(c) }, c, sorted ? (table.order === 'ascending' ? ' ▲' : ' ▼') : ''));
+      el('button', { type: 'button', 'data-column': c, onclick: () => sortBy(c) }, c, sorted ? (table.order === 'ascending' ? ' ▲' : ' ▼') : ''));
   }));
   const body = fc.features.map((f) => el('tr', {}, table.columns.map((c) => el('td', {}, f.properties[c] == null ? '' : String(f.properties[c])))));
   document.getElementById('table').replaceChildren(el('thead', {}, head), el('tbody', {}, body));
