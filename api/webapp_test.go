@@ -14,12 +14,15 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,7 +127,8 @@ type browserTest struct {
 	url       string
 	artefacts string
 	mu        sync.Mutex
-	problems  []string // console errors and exceptions of the pages
+	problems  []string     // console errors and exceptions of the pages
+	tiles     atomic.Int64 // vector tiles the server was asked for
 }
 
 func newBrowserTest(t *testing.T) *browserTest {
@@ -153,7 +157,14 @@ func newBrowserTest(t *testing.T) *browserTest {
 	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
 	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
 	must(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}), 201)
-	srv := httptest.NewServer(ts.handler)
+	b := &browserTest{t: t}
+	tile := regexp.MustCompile(`^/ogc/collections/\d+/tiles/WebMercatorQuad/\d+/\d+/\d+$`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tile.MatchString(r.URL.Path) {
+			b.tiles.Add(1)
+		}
+		ts.handler.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 
 	dir := os.Getenv("MAPCOMMONS_ARTEFACTS")
@@ -182,7 +193,7 @@ func newBrowserTest(t *testing.T) *browserTest {
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("starting %s: %v", chromium, err)
 	}
-	b := &browserTest{t: t, ctx: ctx, url: srv.URL, artefacts: dir}
+	b.ctx, b.url, b.artefacts = ctx, srv.URL, dir
 	messages := chromedp.Console(ctx)
 	go func() {
 		for m, err := range messages {
@@ -287,6 +298,9 @@ func TestWebAppInBrowser(t *testing.T) {
 		t.Errorf("dataset title %q", got)
 	}
 	b.checkMapPixels()
+	if n := b.tiles.Load(); n != 0 {
+		t.Errorf("100 counties drawn from %d vector tiles, want GeoJSON", n)
+	}
 
 	// The table: 100 rows over 5 pages, no row twice.
 	b.wait("the table", `document.getElementById('table-status').textContent === 'Rows 1–20 of 100'`)
@@ -330,15 +344,47 @@ func TestWebAppInBrowser(t *testing.T) {
 	}
 	b.screenshot("dataset")
 
+	// The same counties from the OGC vector tiles (what datasets over
+	// 5,000 features use).
+	b.do("the tiles", chromedp.Navigate(b.url+eval[string](b, `location.pathname`)+"?tiles=1"))
+	b.wait("the tiled map idle", `document.getElementById('map') && document.getElementById('map').dataset.state === 'idle'`)
+	if b.tiles.Load() == 0 {
+		t.Error("?tiles=1: the server was asked for no vector tile")
+	}
+	b.checkMapPixels()
+	b.screenshot("dataset-tiles")
+
 	// At phone width the page does not scroll sideways.
 	b.do("phone width", chromedp.EmulateViewport(390, 844))
 	b.wait("the page laid out", `document.documentElement.scrollWidth <= window.innerWidth`)
 	b.screenshot("dataset-phone")
 
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
+	problems := b.problems
+	b.mu.Unlock()
+	for _, p := range problems {
 		t.Errorf("in the browser: %s", p)
+	}
+
+	// The Content-Security-Policy holds: an inline script does not run, and
+	// the refusal is seen by the console check above.
+	b.do("an inline script", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.createElement('script'); s.textContent = 'window.inlineRan = true'; document.body.append(s); })()`))
+	if eval[bool](b, `window.inlineRan === true`) {
+		t.Error("an inline script ran despite the CSP")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b.mu.Lock()
+		seen := len(b.problems) > len(problems) && strings.Contains(strings.Join(b.problems[len(problems):], " "), "Content Security Policy")
+		b.mu.Unlock()
+		if seen {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("the console showed no Content Security Policy refusal of the inline script")
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

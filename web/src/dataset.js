@@ -75,7 +75,8 @@ async function showMap(ds) {
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
   map.on('load', () => {
-    const small = ds.feature_count <= geojsonMax;
+    // ?tiles=1 draws from the vector tiles whatever the size.
+    const small = ds.feature_count <= geojsonMax && new URLSearchParams(location.search).get('tiles') !== '1';
     map.addSource('data', small
       ? { type: 'geojson', data: abs(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`) }
       : { type: 'vector', url: abs(`/ogc/collections/${ds.id}/tiles/WebMercatorQuad/tilejson.json`) });
