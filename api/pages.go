@@ -1,5 +1,5 @@
 // The browser application's routes: its pages (/, /app/search,
-// /app/datasets/{id}) and their files (/app/assets/{asset}). The pages are
+// /app/datasets/{id}, the placeholders /app/signin and /app/signup) and their files (/app/assets/{asset}). The pages are
 // shells rendered from package web's templates; their scripts read the
 // API from the browser, with the browser's credentials, so a page shows
 // nothing its visitor could not read through the API (a dataset page is
@@ -43,8 +43,16 @@ func (s *Server) pageRoutes(m *routeTable) {
 		}
 		return web.Page{Name: "dataset", Title: "Dataset " + strconv.FormatInt(id, 10), DatasetID: id}, nil
 	})))
+	// Placeholders until the forms of browser sessions come: they say how
+	// to sign up and in meanwhile.
+	m.Handle("GET /app/signin", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "signin", Title: "Sign in"}, nil
+	})))
+	m.Handle("GET /app/signup", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "signin", Title: "Sign up"}, nil
+	})))
 	m.Handle("GET /app/assets/{asset}", s.handle(s.handleAsset))
-	for _, p := range []string{"/{$}", "/app/search", "/app/datasets/{id}", "/app/assets/{asset}"} {
+	for _, p := range []string{"/{$}", "/app/search", "/app/datasets/{id}", "/app/signin", "/app/signup", "/app/assets/{asset}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
 }

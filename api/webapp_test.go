@@ -38,7 +38,7 @@ import (
 func TestPageRoutes(t *testing.T) {
 	ts := newServer(t)
 	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
-	for _, p := range []string{"/", "/app/search", "/app/search.html", "/app/search?q=x", ds, "/app" + ds, "/app" + ds + ".html"} {
+	for _, p := range []string{"/", "/app/search", "/app/search.html", "/app/search?q=x", "/app/signin", "/app/signup", ds, "/app" + ds, "/app" + ds + ".html"} {
 		if strings.HasPrefix(p, "/datasets") {
 			continue
 		}
@@ -56,8 +56,11 @@ func TestPageRoutes(t *testing.T) {
 		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "no-cache" {
 			t.Errorf("%s: headers %v", p, h)
 		}
-		// Either the application or the page saying how to build it.
-		if !strings.Contains(body, `<script type="module" src="/app/assets/`) && !strings.Contains(body, "npm ci &amp;&amp; npm run build") {
+		// Either the application (the placeholders: a style sheet, no
+		// script) or the page saying how to build it.
+		built := strings.Contains(body, `<script type="module" src="/app/assets/`) ||
+			strings.Contains(p, "/sign") && strings.Contains(body, `<link rel="stylesheet" href="/app/assets/`)
+		if !built && !strings.Contains(body, "npm ci &amp;&amp; npm run build") {
 			t.Errorf("%s: neither the application nor how to build it:\n%s", p, body)
 		}
 		if strings.Contains(body, "http://") || strings.Contains(body, "https://") {

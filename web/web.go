@@ -23,7 +23,7 @@ var files embed.FS
 
 // Page is what a page's template shows.
 type Page struct {
-	Name       string // the template and the bundle: home, search or dataset
+	Name       string // the template and the bundle: home, search, dataset; signin has no bundle
 	Title      string // the document's title, before " · mapcommons"
 	Query      string // the search box's text
 	TypeFilter bool   // whether the search form has the type filter
@@ -87,7 +87,12 @@ func (a *Assets) Built() bool { return a.man != nil }
 // how to build them.
 func (a *Assets) Render(w io.Writer, p Page) error {
 	if a.man != nil {
-		files := a.man.Pages[p.Name]
+		files, ok := a.man.Pages[p.Name]
+		if !ok {
+			// A page without a script of its own: the shared style sheet
+			// (the home page's holds only it).
+			files.CSS = a.man.Pages["home"].CSS
+		}
 		p.Built, p.JS, p.CSS = true, files.JS, files.CSS
 		if p.Name == "dataset" {
 			p.Worker = a.man.Worker
