@@ -1,7 +1,8 @@
 // The OpenAPI 3.0 description of the API, served at /api: the document is
 // kept as JSON files embedded in the binary (openapi/geocommons.json, the
 // GeoCommons routes; openapi/ogc.json, the OGC API routes;
-// openapi/basemap.json, the basemap routes), merged when
+// openapi/basemap.json, the basemap routes; openapi/web.json, the browser
+// application's pages), merged when
 // first asked for. JSON files rather than Go structs: the document is data
 // that readers, editors and validators know as JSON, and it stays one
 // reviewable text beside the routes it describes (routes_openapi_test.go
@@ -25,13 +26,7 @@ import (
 	"mapcommons"
 )
 
-// ogcPartMerged says whether the OGC API routes (/ogc/…) are registered on
-// this server, and so whether openapi/ogc.json is part of the served
-// document. Set it to true (or remove it with the condition) when the OGC
-// routes are merged: the route check then holds for them too.
-const ogcPartMerged = true
-
-//go:embed openapi/geocommons.json openapi/ogc.json openapi/basemap.json
+//go:embed openapi/geocommons.json openapi/ogc.json openapi/basemap.json openapi/web.json
 var openAPIFiles embed.FS
 
 // The parts of the document: the base, then the parts merged into it.
@@ -39,14 +34,12 @@ const (
 	openAPIBase    = "openapi/geocommons.json"
 	openAPIOGC     = "openapi/ogc.json"
 	openAPIBasemap = "openapi/basemap.json"
+	openAPIWeb     = "openapi/web.json" // the browser application's pages
 )
 
 // openAPIServed lists the parts the server serves.
 func openAPIServed() []string {
-	if ogcPartMerged {
-		return []string{openAPIBase, openAPIOGC, openAPIBasemap}
-	}
-	return []string{openAPIBase, openAPIBasemap}
+	return []string{openAPIBase, openAPIOGC, openAPIBasemap, openAPIWeb}
 }
 
 // openAPIDocument is the document's top level, in the order written. Path

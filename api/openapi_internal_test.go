@@ -24,7 +24,10 @@ import (
 // paths with their parameters unnamed ({id} and {collectionId} are alike).
 var pathParam = regexp.MustCompile(`\{[^}]*\}`)
 
-func unnamed(path string) string { return pathParam.ReplaceAllString(path, "{}") }
+// A pattern's {$} (the home page's "/{$}") is the document's bare path.
+func unnamed(path string) string {
+	return pathParam.ReplaceAllString(strings.ReplaceAll(path, "{$}", ""), "{}")
+}
 
 // documentOperations lists the document's operations as "METHOD /path"
 // (parameters unnamed), each once.

@@ -126,7 +126,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0",
-		"{tileMatrixSetId}", "WebMercatorQuad")
+		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -260,8 +260,8 @@ func TestOpenAPIConditional(t *testing.T) {
 		}
 	}
 	// Four GeoCommons reads, four OGC Features documents, four of Tiles,
-	// three of the basemaps.
-	if conditional != 15 {
-		t.Errorf("%d conditional reads, want 15", conditional)
+	// three of the basemaps, one of the web application's files.
+	if conditional != 16 {
+		t.Errorf("%d conditional reads, want 16", conditional)
 	}
 }

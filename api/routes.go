@@ -70,6 +70,7 @@ func (s *Server) routes() {
 	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
 
 	s.ogcRoutes(m)
+	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
 	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",

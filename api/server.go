@@ -18,6 +18,7 @@ import (
 	"mapcommons/basemap"
 	"mapcommons/fetch"
 	"mapcommons/format"
+	"mapcommons/web"
 )
 
 // Config is what the server needs to know about its instance.
@@ -140,6 +141,8 @@ type Server struct {
 	patterns []string
 	// lastSweep is when (Unix seconds) expired sessions were last removed.
 	lastSweep atomic.Int64
+	// assets are the browser application's pages and files.
+	assets *web.Assets
 }
 
 // NewServer returns the API handler.
@@ -204,6 +207,11 @@ func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
 	if cfg.FormMemory > 0 {
 		s.forms = NewFormBudget(cfg.FormMemory)
 	}
+	assets, err := web.Load()
+	if err != nil {
+		panic("web: the embedded templates do not parse: " + err.Error())
+	}
+	s.assets = assets
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s

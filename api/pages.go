@@ -1,0 +1,123 @@
+// The browser application's routes: its pages (/, /app/search,
+// /app/datasets/{id}, the placeholders /app/signin and /app/signup) and their files (/app/assets/{asset}). The pages are
+// shells rendered from package web's templates; their scripts read the
+// API from the browser, with the browser's credentials, so a page shows
+// nothing its visitor could not read through the API (a dataset page is
+// the same shell for every id; the API says whether the dataset exists).
+// Pages live under /app/ so that no path of the API changes meaning:
+// GET /search and GET /datasets/{id} answer JSON as before.
+
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/web"
+)
+
+// pageCSP is the Content-Security-Policy of the pages: everything from this
+// server only; MapLibre's worker from here or a blob: it makes, images also
+// from data: and blob: URLs; no framing.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"font-src 'self'; connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; object-src 'none'; " +
+	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// pageRoutes registers the pages and their assets.
+func (s *Server) pageRoutes(m *routeTable) {
+	m.Handle("GET /{$}", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "home", Title: "Home"}, nil
+	})))
+	m.Handle("GET /app/search", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "search", Title: "Search", Query: r.URL.Query().Get("q"), TypeFilter: true}, nil
+	})))
+	m.Handle("GET /app/datasets/{id}", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil || id <= 0 {
+			return web.Page{}, mapcommons.Errorf(mapcommons.ENOTFOUND, "no such page: %s", info(r).path)
+		}
+		return web.Page{Name: "dataset", Title: "Dataset " + strconv.FormatInt(id, 10), DatasetID: id}, nil
+	})))
+	// Placeholders until the forms of browser sessions come: they say how
+	// to sign up and in meanwhile.
+	m.Handle("GET /app/signin", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "signin", Title: "Sign in"}, nil
+	})))
+	m.Handle("GET /app/signup", s.handle(s.page(func(r *http.Request) (web.Page, error) {
+		return web.Page{Name: "signin", Title: "Sign up"}, nil
+	})))
+	m.Handle("GET /app/assets/{asset}", s.handle(s.handleAsset))
+	for _, p := range []string{"/{$}", "/app/search", "/app/datasets/{id}", "/app/signin", "/app/signup", "/app/assets/{asset}"} {
+		m.Handle(p, s.handle(methodNotAllowed))
+	}
+}
+
+// page answers a page: its HTML (also for the .html suffix; any other
+// suffix is a 404) with the pages' security headers.
+func (s *Server) page(build func(r *http.Request) (web.Page, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.checkBody(r); err != nil {
+			return err
+		}
+		if f := info(r).format; f != "html" && (f != "json" || strings.HasSuffix(strings.ToLower(info(r).path), ".json")) {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "no %s form of %s: pages are HTML", f, r.URL.Path)
+		}
+		p, err := build(r)
+		if err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := s.assets.Render(&b, p); err != nil {
+			return err
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		// The page names its assets by hash: it is asked again each time.
+		h.Set("Cache-Control", "no-cache")
+		setPageSecurity(h)
+		_, err = w.Write(b.Bytes())
+		return err
+	}
+}
+
+// setPageSecurity sets the headers that keep a page to this server's own
+// content and out of other sites' frames.
+func setPageSecurity(h http.Header) {
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+}
+
+// handleAsset answers a file of the application: built files, named by
+// their content's hash, are cached for a year; fixed ones are revalidated
+// by their ETag.
+func (s *Server) handleAsset(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	name := r.PathValue("asset")
+	data, hashed, ok := s.assets.File(name)
+	if !ok || info(r).format != "json" || strings.HasSuffix(strings.ToLower(info(r).path), ".json") {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such asset: %s", info(r).path)
+	}
+	sum := sha256.Sum256(data)
+	cc := "public, max-age=0, must-revalidate"
+	if hashed {
+		cc = "public, max-age=31536000, immutable"
+	}
+	if notModified(w, r, `"`+hex.EncodeToString(sum[:12])+`"`, cc) {
+		return nil
+	}
+	h := w.Header()
+	h.Set("Content-Type", web.ContentType(name))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	_, err := w.Write(data)
+	return err
+}
