@@ -671,6 +671,7 @@ func (f *matrixFixture) checkSearch(t *testing.T) {
 // parse is a 400, never read as a form or ignored, for a caller who may do
 // everything.
 func TestMalformedJSONEverywhere(t *testing.T) {
+	t.Parallel()
 	f := newMatrixFixture(t, mapcommons.ModeAppliance)
 	for _, rt := range matrixRoutes() {
 		for _, body := range []string{`{"title": "x"`, `[1, 2`} {

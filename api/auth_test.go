@@ -13,6 +13,7 @@ func client(addr string) loginClient { return loginClient{addr: addr, net: addr 
 // TestAuthLimiter checks the token buckets of failed logins on a fake
 // clock: the limit, the refill, trust, and that the tables stay bounded.
 func TestAuthLimiter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := newAuthLimiter(func() time.Time { return now })
 	allow := func(login, addr string) (time.Duration, bool) {
@@ -98,6 +99,7 @@ func TestAuthLimiter(t *testing.T) {
 }
 
 func TestRetrySeconds(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]int{0: 1, time.Millisecond: 1, time.Second: 1, 1001 * time.Millisecond: 2, 6 * time.Second: 6} {
 		if got := retrySeconds(d); got != want {
 			t.Errorf("retrySeconds(%v) = %d, want %d", d, got, want)
@@ -108,6 +110,7 @@ func TestRetrySeconds(t *testing.T) {
 // TestClientIP: forwarding headers count only from trusted proxies, read
 // from the right, stopping at the first address that is not a proxy.
 func TestClientIP(t *testing.T) {
+	t.Parallel()
 	s := &Server{cfg: Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}}}
 	none := &Server{}
 	for _, c := range []struct {

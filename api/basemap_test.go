@@ -51,6 +51,7 @@ func names(feats []tileFeature) []string {
 }
 
 func TestBasemapTiles(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	_, z0 := basemapTile(t, ts, 0, 0, 0)
 	// 177 countries, a few of them too small to keep a ring at zoom 0;
@@ -98,6 +99,7 @@ func TestBasemapTiles(t *testing.T) {
 // after a restart), a day's public caching, a 304 for the tag, and gzip
 // for a client that takes it, with or without the tile cache.
 func TestBasemapTileCaching(t *testing.T) {
+	t.Parallel()
 	for _, cache := range []int64{0, -1} {
 		ts := newServer(t, func(c *api.Config) { c.TileCache = cache })
 		p := "/basemap/tiles/1/0/1"
@@ -136,6 +138,7 @@ func TestBasemapTileCaching(t *testing.T) {
 // driver: both layers, as many features as decoded, every polygon valid
 // (GEOS).
 func TestBasemapTileGDAL(t *testing.T) {
+	t.Parallel()
 	bin := gdaltest.Need(t)
 	ts := newServer(t)
 	dir := t.TempDir()
@@ -305,6 +308,7 @@ func urlsIn(t *testing.T, b []byte) []string {
 }
 
 func TestBasemapStyle(t *testing.T) {
+	t.Parallel()
 	const osm = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 	ts := newServer(t, func(c *api.Config) {
 		c.Basemaps = []basemap.Raster{{Name: "osm", URL: osm, Attribution: "© OpenStreetMap contributors"},

@@ -129,6 +129,7 @@ func TestRefusedBodyUnread(t *testing.T) {
 // TestRefusedBodyUnreadSignup: with sign-up closed, an anonymous POST
 // /users is refused before its body is read.
 func TestRefusedBodyUnreadSignup(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance; c.Signup = false })
 	b := &recordingBody{size: 2 << 20, fill: 'a'}
 	errorOf(t, ts.doBody(req{method: "POST", path: "/users.json", ctype: form}, b, b.size), 401, "unauthorized", "")
@@ -141,6 +142,7 @@ func TestRefusedBodyUnreadSignup(t *testing.T) {
 // limit, for callers who may do what they ask; with a declared length it
 // is refused unread, a chunked one is read no further than the limit.
 func TestMaxForm(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=T", "lat,lon,n\n1,2,3\n")
 	m := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,

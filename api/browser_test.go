@@ -21,6 +21,7 @@ const evil = "https://evil.example"
 // without browser headers (the real clients), or from the server's own
 // pages, works.
 func TestCrossSiteRefused(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{"https://app.example.org"} })
 	ds := ts.createCSV("?title=T", "lat,lon,n\n1,2,3\n")
 	group := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/groups.json", user: "admin", ctype: form, body: []byte("name=staff")}), 201))
@@ -96,6 +97,7 @@ func TestCrossSiteRefused(t *testing.T) {
 // request's Host (under http or https: behind a TLS proxy the page is
 // https).
 func TestOwnOriginFromHost(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
 	for origin, want := range map[string]int{
 		"http://mapcommons.test": 201, "https://mapcommons.test": 201, "http://mapcommons.test:8080": 403,
@@ -112,6 +114,7 @@ func TestOwnOriginFromHost(t *testing.T) {
 // TestTextPlainNeverParsed: a text/plain body is not read as JSON or as a
 // form, even from a client without browser headers.
 func TestTextPlainNeverParsed(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=T", "lat,lon,n\n1,2,3\n")
 	errorOf(t, ts.do(req{method: "POST", path: ds + "/features.json", user: "alice", ctype: "text/plain",
@@ -139,6 +142,7 @@ func TestTextPlainNeverParsed(t *testing.T) {
 // TestJSONPAnonymous: a JSONP answer is what an anonymous caller gets,
 // whatever credentials the browser sends with the <script> request.
 func TestJSONPAnonymous(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	ds := ts.createCSV("?title=Private", "lat,lon,n\n1,2,3\n") // private to alice
 	must(t, ts.get(ds+"/features.json", "alice"), 200)
@@ -172,6 +176,7 @@ func TestJSONPAnonymous(t *testing.T) {
 // TestCORS: listed origins get credentials, preflights and Vary; "*"
 // opens anonymous GETs only; other origins get nothing.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	app := "https://app.example.org"
 	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{app, "*"} })
 	ds := ts.createCSV("?title=T", "lat,lon,n\n1,2,3\n")

@@ -31,6 +31,7 @@ func datasetDoc(t *testing.T, ts *testServer, path, user string) map[string]any 
 }
 
 func TestDatasetCreateCSVBody(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	w := ts.do(req{method: "POST", path: "/datasets.json?title=garden%20sculptures&citation_url=http%3A%2F%2Fexample.com%2Fc&metadata_url=http%3A%2F%2Fexample.com%2Fm",
 		user: "alice", ctype: "text/csv", body: []byte(sculptures())})
@@ -56,6 +57,7 @@ func TestDatasetCreateCSVBody(t *testing.T) {
 }
 
 func TestDatasetCreateShapefile(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	check := func(t *testing.T, w interface {
 		Header() http.Header
@@ -132,6 +134,7 @@ func TestDatasetCreateShapefile(t *testing.T) {
 }
 
 func TestDatasetCreateErrors(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.MaxUpload = 200 << 10 })
 	files := ncFiles("dataset")
 	delete(files, "dataset[dbf]")
@@ -182,6 +185,7 @@ func TestDatasetCreateErrors(t *testing.T) {
 }
 
 func TestDatasetJSON(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=Wells&tags=water%20wells&description=Test%20wells",
 		"name,depth,rate,latitude,longitude\nalpha,10,1.5,35.1,-80.2\nbeta,20,2.5,35.2,-80.1\ngamma,,3.5,35.3,-80.0\n")
@@ -221,6 +225,7 @@ func TestDatasetJSON(t *testing.T) {
 }
 
 func TestDatasetUpdate(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=Original", "lat,lon\n1,2\n")
 	updates := []struct {
@@ -268,6 +273,7 @@ func TestDatasetUpdate(t *testing.T) {
 }
 
 func TestDatasetDelete(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("", "lat,lon\n1,2\n")
 	errorOf(t, ts.do(req{method: "DELETE", path: path + ".json", user: "bob"}), 403, "forbidden", "")
@@ -284,6 +290,7 @@ func TestDatasetDelete(t *testing.T) {
 }
 
 func TestDatasetDownload(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	points := ts.createCSV("?title=Pts", "name,lat,lon\n\"a, b\",1.5,2.25\nc,-3,4\n")
 	t.Run("CSVPoints", func(t *testing.T) {
@@ -336,6 +343,7 @@ func TestDatasetDownload(t *testing.T) {
 }
 
 func TestFeatures(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	var b strings.Builder
 	b.WriteString("n,name,lat,lon\n")

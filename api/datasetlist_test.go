@@ -12,6 +12,7 @@ import (
 // TestDatasetList: GET /datasets.json lists the datasets the caller may
 // view as search entries, newest first, paged with next links to the list.
 func TestDatasetList(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	clock := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	ts.db.Now = func() time.Time { clock = clock.Add(time.Minute); return clock }

@@ -47,6 +47,7 @@ func pointsCSV(n int) []byte {
 // no stale Content-Length; not when gzip is not asked for, refused with
 // q=0, or the answer is small or binary.
 func TestGzipNegotiated(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=pts", string(pointsCSV(500)))
 	get := func(path, ae string) *httptest.ResponseRecorder {
@@ -175,6 +176,7 @@ func TestGzipStreams(t *testing.T) {
 // TestGzipRealClient: a real client that asks for gzip gets it over a
 // connection and decodes the whole answer.
 func TestGzipRealClient(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=pts", string(pointsCSV(2000)))
 	srv := httptest.NewServer(ts.handler)
@@ -327,6 +329,7 @@ func BenchmarkCachedFeatureAnswer(b *testing.B) {
 // with its Content-Length, decoding to the plain answer; others get the
 // plain form.
 func TestGzipFromCache(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=pts", string(pointsCSV(500)))
 	path := ds + "/features.json?limit=400"

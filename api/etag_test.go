@@ -14,6 +14,7 @@ import (
 // list, or "*") is a 304 with no body, the ETag and Cache-Control; after a
 // change of the dataset the old tag gets the new answer.
 func TestETagNotModified(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=pts", string(pointsCSV(300)))
 	paths := []string{ds + ".json", ds + ".json?include_features=1", ds + "/features.json?limit=5", ds + "/features.geojson?limit=5",
@@ -82,6 +83,7 @@ func TestETagNotModified(t *testing.T) {
 // dataset anyone may view but not download has public metadata and private
 // downloads, which anonymous callers do not get at all.
 func TestCacheControlByPermissions(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	ds := ts.createCSV("?title=pts", string(pointsCSV(20)))
 	cc := func(w interface{ Header() http.Header }) string { return w.Header().Get("Cache-Control") }
@@ -126,6 +128,7 @@ func TestCacheControlByPermissions(t *testing.T) {
 // send it back in If-None-Match), and a 304 keeps the CORS headers and
 // the Vary of the full answer.
 func TestCORSExposesETag(t *testing.T) {
+	t.Parallel()
 	app := "https://app.example.org"
 	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{app, "*"} })
 	ds := ts.createCSV("?title=T", string(pointsCSV(50)))
@@ -149,6 +152,7 @@ func TestCORSExposesETag(t *testing.T) {
 // them a new one. Maps shared with everyone are public to anonymous
 // callers; on an appliance a private map is private.
 func TestMapETag(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=pts", string(pointsCSV(100)))
 	id := strings.TrimPrefix(ds, "/datasets/")

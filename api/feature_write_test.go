@@ -9,6 +9,7 @@ import (
 )
 
 func TestFeatureCreate(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=Wells", "n,name,lat,lon\n1,a,10,20\n2,b,11,21\n")
 	names := func() []string {
@@ -76,6 +77,7 @@ func TestFeatureCreate(t *testing.T) {
 }
 
 func TestFeatureDelete(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("", "name,lat,lon\na,1,1\nb,2,2\nc,3,3\nd,4,4\ne,5,5\n")
 	id := strings.TrimPrefix(path, "/datasets/")

@@ -15,6 +15,7 @@ import (
 // GeoPackage and SpatiaLite downloads as their FIDs; positions (start,
 // DELETE ?ids=) keep their array meaning.
 func TestFeatureIDs(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=Wells", "name,lat,lon\na,1,1\nb,2,2\nc,3,3\nd,4,4\n")
 	type fc struct {

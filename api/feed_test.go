@@ -67,6 +67,7 @@ func (rm *remote) count(path string) int {
 func allowPrivate(c *api.Config) { c.AllowPrivateFetch = true }
 
 func TestDatasetFromURL(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate)
 	rm := newRemote(t)
 	rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,1,2\nb,3,4\n"})
@@ -233,6 +234,7 @@ func countDatasets(t *testing.T, ts *testServer) ([]*mapcommons.Dataset, int) {
 // zipped shapefile, typed or guessed, and refetches an Atom feed that
 // changed.
 func TestFeedFormats(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate)
 	rm := newRemote(t)
 	kmlDoc := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>a</name><Point><coordinates>1,2</coordinates></Point></Placemark>` +
@@ -304,6 +306,7 @@ func must2(t *testing.T, w *httptest.ResponseRecorder, status int) string {
 // second registration of its URL by someone it is not shared with learns
 // only that the URL is taken; the owner refetches, a group with edit too.
 func TestFeedAppliance(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	rm := newRemote(t)
 	rm.set("/s.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,1,2\n"})

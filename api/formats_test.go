@@ -37,6 +37,7 @@ func extentOf(doc map[string]any) [4]float64 {
 // (count and extent), and uploads what it downloaded again: the same
 // features come back.
 func TestDownloadFormats(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	body, ct := multipartBody(t, ncFiles("dataset"), nil)
 	counties := ts.createFrom(t, ct, body)
@@ -124,6 +125,7 @@ func TestDownloadFormats(t *testing.T) {
 // Carolina State Plane (US feet) with GDAL, uploads the projected files, and
 // finds the original lon/lat coordinates again.
 func TestProjectedShapefile(t *testing.T) {
+	t.Parallel()
 	gdaltest.Need(t)
 	ogr2ogr, err := exec.LookPath("ogr2ogr")
 	if err != nil {
@@ -190,6 +192,7 @@ func zipOf(t *testing.T, entries map[string][]byte) []byte {
 // TestUploadFormats creates datasets from each upload form of the formats
 // beyond CSV and shapefiles.
 func TestUploadFormats(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	kmlDoc := `<?xml version="1.0" encoding="UTF-8"?>
 <kml xmlns="http://www.opengis.net/kml/2.2"><Document><Folder><name>f</name>
@@ -254,6 +257,7 @@ func TestUploadFormats(t *testing.T) {
 // linking to a document per layer) gives the features of its layers, and a
 // KML document's name is the default title.
 func TestUploadKMLDocuments(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	layer := `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><name>ignored: not the first document</name>
 <Placemark><name>Raleigh</name><Point><coordinates>-78.64,35.78</coordinates></Point></Placemark>
@@ -281,6 +285,7 @@ func TestUploadKMLDocuments(t *testing.T) {
 // TestBadUploads sends broken files of every kind: each is a clear 400 or
 // 413, and nothing is created or left behind.
 func TestBadUploads(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.MaxUpload = 256 << 10 })
 	laughs := `<?xml version="1.0"?><!DOCTYPE kml [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>` +
 		`<kml><Placemark><name>&c;</name><Point><coordinates>1,2</coordinates></Point></Placemark></kml>`

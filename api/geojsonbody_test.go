@@ -13,6 +13,7 @@ import (
 // large (within max-upload, not max-form); other JSON is parameters as
 // before.
 func TestGeoJSONAsJSON(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.MaxForm = 4 << 10 })
 	var big strings.Builder
 	big.WriteString(`{"features":[`)

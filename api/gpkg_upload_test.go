@@ -14,6 +14,7 @@ import (
 // same, as a part, a body, and in a zip; GDAL's, projected, is reprojected;
 // layer picks the table; broken files are 400s that leave nothing.
 func TestUploadGeoPackage(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	body, ct := multipartBody(t, ncFiles("dataset"), nil)
 	nc := ts.createFrom(t, ct, body)

@@ -37,6 +37,7 @@ func memberLogins(t *testing.T, ts *testServer, id int64) []string {
 }
 
 func TestGroups(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	t.Run("Create", func(t *testing.T) {
 		for i, c := range []struct{ ctype, body string }{
@@ -136,6 +137,7 @@ func TestGroups(t *testing.T) {
 // TestPermissions sets sharing lists on datasets and maps in every
 // encoding and reads them back.
 func TestPermissions(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	staff := ts.createGroup(t, form, "name=staff")
 	must(t, ts.do(req{method: "POST", path: "/groups/" + itoa(staff) + "/users.json", user: "admin", ctype: form, body: []byte("bob")}), 200)
@@ -258,6 +260,7 @@ func TestPermissions(t *testing.T) {
 // TestPermissionsHosted: on a hosted instance datasets are read by anyone,
 // their owner shares them, and maps are shared by administrators only.
 func TestPermissionsHosted(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=Wells", "lat,lon\n1,2\n")
 	body := []byte(`{"permissions":[{"group_id":"everyone","permissions":{"edit":true}}]}`)

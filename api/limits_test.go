@@ -53,6 +53,7 @@ func countSegments(t *testing.T, ts *testServer) int {
 // fetched URL: past it the answer is 413 naming max-features, and nothing
 // is stored.
 func TestMaxFeatures(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate, func(c *api.Config) { c.MaxFeatures = 10 })
 	rm := newRemote(t)
 	rm.set("/eleven.csv", remotePage{ctype: "text/csv", body: csvRows(11)})
@@ -129,6 +130,7 @@ func multipartBodyBytes(t *testing.T, field, filename string, data []byte) ([]by
 // upload limit (it used to be eight times as much): a small zip of a CSV
 // past it is refused with 413 and nothing is stored or left over.
 func TestZipExpansionLimit(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.MaxUpload = 64 << 10 })
 	var zipped bytes.Buffer
 	zw := zip.NewWriter(&zipped)
@@ -151,6 +153,7 @@ func TestZipExpansionLimit(t *testing.T) {
 // by the upload limit after decompression: a small gzip of a CSV past it is
 // refused with 413 and nothing is stored or left over.
 func TestGzipFeedLimit(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate, func(c *api.Config) { c.MaxUpload = 64 << 10 })
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)

@@ -13,6 +13,7 @@ import (
 // computing wait for it and share it; when the computing request fails
 // (its client went away), a waiter computes it itself.
 func TestClassCacheComputesOnce(t *testing.T) {
+	t.Parallel()
 	t.Run("Shared", func(t *testing.T) {
 		var c classCache
 		var computed atomic.Int32

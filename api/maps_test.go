@@ -34,6 +34,7 @@ func mapDoc(t *testing.T, ts *testServer, path, user string) map[string]any {
 }
 
 func TestMapCreate(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	t.Run("OKForm", func(t *testing.T) {
 		// The spec's curl: form-encoded, with layers and styles.
@@ -130,6 +131,7 @@ func TestMapCreate(t *testing.T) {
 // TestMapStylesRoundTrip takes every style option through create, get,
 // update and get.
 func TestMapStylesRoundTrip(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=Places", "name,pop,when,lat,lon\na,10,2011-03-10,1,2\nb,20,2012-01-01,3,4\nc,35,2013-05-05,5,6\n")
 	id := strings.TrimPrefix(ds, "/datasets/")
@@ -236,6 +238,7 @@ func integral(v any) any {
 // TestMapFlows are the map flows of wire-contract section 8, items 5 to 7,
 // and the Python client's update.
 func TestMapFlows(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createMap(t, "alice", "title=Flow&basemap=Acetate")
 	t.Run("AddLayerRuby", func(t *testing.T) {
@@ -335,6 +338,7 @@ func TestMapFlows(t *testing.T) {
 
 // TestMapAppliancePrivate: on an appliance new maps are private.
 func TestMapAppliancePrivate(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	path := ts.createMap(t, "alice", "title=Private&basemap=Acetate")
 	errorOf(t, ts.get(path+".json", ""), 401, "unauthorized", "")
@@ -353,6 +357,7 @@ func TestMapAppliancePrivate(t *testing.T) {
 // TestMapChoropleth classes the North Carolina counties by births and
 // checks the classes against the features themselves.
 func TestMapChoropleth(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	body, ct := multipartBody(t, ncFiles("dataset"), nil)
 	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
@@ -424,6 +429,7 @@ func TestMapChoropleth(t *testing.T) {
 // whose dataset does not exist and a url: layer as KML: a golden file for
 // the small map, GDAL for the counties, and a style per class.
 func TestMapKML(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=Towns", "name,pop,lat,lon\nAsh,10,35.1,-80.2\nBirch,20,35.2,-80.1\nCedar,35,35.3,-80.0\nDogwood,,35.4,-79.9\n")
 	id := strings.TrimPrefix(ds, "/datasets/")

@@ -15,6 +15,7 @@ import (
 // a map on an id that does not exist. Shared with the map's audience, the
 // dataset shows.
 func TestMapSearchEntryHidesPrivateData(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	ts := fx.ts
 	secret := fx.dataset("bob", "Secret stations", "", "", 50, 50, 51, 52, 53, 54)

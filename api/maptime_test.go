@@ -12,6 +12,7 @@ import (
 // back as they were given (milliseconds as milliseconds, offsets kept);
 // a date without a time is a 400, not milliseconds.
 func TestMapTimesAsGiven(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := strings.TrimPrefix(ts.createCSV("?title=Places", "name,lat,lon\na,1,2\n"), "/datasets/")
 	create := func(styles map[string]any) (int, map[string]any) {
@@ -65,6 +66,7 @@ func TestMapTimesAsGiven(t *testing.T) {
 // categories outside 2..7 is a 400; a classed layer's default of 5
 // categories shows in its stored style.
 func TestMapRampCategories(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := strings.TrimPrefix(ts.createCSV("?title=Places", "name,pop,lat,lon\na,1,1,2\nb,5,3,4\nc,9,5,6\n"), "/datasets/")
 	post := func(fill map[string]any) (int, map[string]any) {
@@ -96,6 +98,7 @@ func TestMapRampCategories(t *testing.T) {
 // percent, 2 twice), so the KML scale, which scales its width, is the
 // square root.
 func TestMapKMLIconScale(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := strings.TrimPrefix(ts.createCSV("?title=Places", "name,lat,lon\na,1,2\n"), "/datasets/")
 	for size, want := range map[string]string{"4": "<scale>2</scale>", "0.25": "<scale>0.5</scale>", "": "<scale>1</scale>"} {

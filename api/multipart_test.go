@@ -99,6 +99,7 @@ func checkUploads(t *testing.T, q *Request, want []wantUpload) {
 }
 
 func TestMultipartStandard(t *testing.T) {
+	t.Parallel()
 	b := "a1f0c4e2b7d94b6c8e3f5a7b9c1d2e3f" // poster: a uuid4 hex
 	r := newReq("POST", "/datasets.json?author=me", "multipart/form-data; boundary="+b, strings.NewReader(pyBody(b)))
 	q := parse(t, r, ParseOptions{MaxBody: 1 << 20})
@@ -120,6 +121,7 @@ func TestMultipartStandard(t *testing.T) {
 }
 
 func TestMultipartCurl(t *testing.T) {
+	t.Parallel()
 	// curl -F "dataset[csv]=@C:\data\pts.csv;type=text/csv" -F "title=x" -F "overlay[kml]=@/tmp/a.kml"
 	b := "------------------------d74496d66958873e"
 	body := "--" + b + "\r\nContent-Disposition: form-data; name=\"dataset[csv]\"; filename=\"C:\\data\\pts.csv\"\r\nContent-Type: text/csv\r\n\r\nname,lat,lon\n" +
@@ -138,6 +140,7 @@ func TestMultipartCurl(t *testing.T) {
 }
 
 func TestMultipartRuby(t *testing.T) {
+	t.Parallel()
 	// geoiq-ruby: a comma instead of a semicolon.
 	r := newReq("POST", "/datasets.json", "multipart/form-data, boundary=89d6e3836995", strings.NewReader(rbBody()))
 	q := parse(t, r, ParseOptions{MaxBody: 1 << 20})
@@ -152,6 +155,7 @@ func TestMultipartRuby(t *testing.T) {
 }
 
 func TestMultipartDotNet(t *testing.T) {
+	t.Parallel()
 	t.Run("shapefile", func(t *testing.T) {
 		body := netFile("shp", "x.shp", shpData) + netFile("dbf", "x.dbf", dbfData) + netFile("shx", "x.shx", shxData) + netEnd
 		r := newReq("POST", "/datasets.json?tags=a%20b%20c&name=My%20Title", "multipart/form-data; boundary="+netBoundary, strings.NewReader(body))
@@ -186,6 +190,7 @@ func TestMultipartDotNet(t *testing.T) {
 }
 
 func TestMultipartNested(t *testing.T) {
+	t.Parallel()
 	b := "XyZ"
 	var body strings.Builder
 	for _, kv := range [][2]string{{"layers[][source]", "finder:1"}, {"layers[][title]", "A"}, {"layers[][source]", "finder:2"}, {"User[login]", "kate"}, {"a%5Bb%5D", "raw"}} {
@@ -200,6 +205,7 @@ func TestMultipartNested(t *testing.T) {
 }
 
 func TestMultipartErrors(t *testing.T) {
+	t.Parallel()
 	part := func(b, name, data string) string {
 		return "--" + b + "\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + data + "\r\n"
 	}
@@ -253,6 +259,7 @@ func boundaryOf(ct string) string {
 }
 
 func TestMultipartBlank(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", "\r\n", " \r\n\t"} {
 		q := parse(t, newReq("POST", "/datasets.json?title=t", "multipart/form-data; boundary=B", strings.NewReader(body)), ParseOptions{})
 		if len(q.Uploads) != 0 || q.Body != nil || tree(t, q.Params) != `{"title":"t"}` {
@@ -267,6 +274,7 @@ func TestMultipartBlank(t *testing.T) {
 }
 
 func TestParseContentType(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, mt, boundary string }{
 		{"multipart/form-data; boundary=abc", "multipart/form-data", "abc"},
 		{"multipart/form-data, boundary=89d6e3836995", "multipart/form-data", "89d6e3836995"},
@@ -290,6 +298,7 @@ func TestParseContentType(t *testing.T) {
 }
 
 func TestPartNames(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in, name, filename string
 		file               bool

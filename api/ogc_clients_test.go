@@ -34,6 +34,7 @@ func listen(t *testing.T, h http.Handler) string {
 func noBaseURL(c *api.Config) { c.BaseURL = "" }
 
 func TestOGCWithGDAL(t *testing.T) {
+	t.Parallel()
 	gdaltest.Need(t)
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")
@@ -80,6 +81,7 @@ func TestOGCWithGDAL(t *testing.T) {
 }
 
 func TestOGCWithGDALBasicAuth(t *testing.T) {
+	t.Parallel()
 	gdaltest.Need(t)
 	ts := newServer(t, noBaseURL, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	id := uploadNC(t, ts, "") // private to alice
@@ -112,6 +114,7 @@ func qgisPython(t *testing.T) string {
 }
 
 func TestOGCWithQGIS(t *testing.T) {
+	t.Parallel()
 	py := qgisPython(t)
 	for _, mode := range []mapcommons.Mode{mapcommons.ModeHosted, mapcommons.ModeAppliance} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -155,6 +158,7 @@ func TestOGCWithQGIS(t *testing.T) {
 // date field, made by ogr2ogr), and the collection's temporal extent is
 // that attribute's interval.
 func TestOGCDatetime(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "events.csv")
 	if err := os.WriteFile(csvPath, []byte("name,day,lon,lat\na,2020-01-05,1,1\nb,2021-06-01,2,2\nc,2021-06-02,3,3\nd,2022-12-31,4,4\n"), 0o644); err != nil {
@@ -224,6 +228,7 @@ func strconvI(n int64) string { return strconv.FormatInt(n, 10) }
 // headless has the layer's colour where the counties are, and QGIS fetched
 // the tiles from the server.
 func TestTilesWithQGIS(t *testing.T) {
+	t.Parallel()
 	py := qgisPython(t)
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")

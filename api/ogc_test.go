@@ -75,6 +75,7 @@ func featuresCount(t *testing.T, ts *testServer, id, query, user string) int {
 }
 
 func TestOGCDocuments(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
 
@@ -206,6 +207,7 @@ func items(t *testing.T, ts *testServer, path, user string) ogcFC {
 }
 
 func TestOGCItems(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
 	path := "/ogc/collections/" + id + "/items"
@@ -365,6 +367,7 @@ func TestOGCItems(t *testing.T) {
 }
 
 func TestOGCAntimeridianAndCSV(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	loc := ts.createCSV("?title=Dateline", "name,lat,lon\nwest,0,179.5\neast,1,-179.5\nzero,0,0\nfar,50,170\n")
 	id := strings.TrimPrefix(loc, "/datasets/")
@@ -409,6 +412,7 @@ func TestOGCAntimeridianAndCSV(t *testing.T) {
 }
 
 func TestOGCPermissions(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	id := uploadNC(t, ts, "") // private to alice on an appliance
 	for _, who := range []string{"", "bob"} {
@@ -456,6 +460,7 @@ func TestOGCPermissions(t *testing.T) {
 // TestOGCTransport: /ogc answers are gzip-encoded when asked, and follow
 // --cors-origins as the rest of the API.
 func TestOGCTransport(t *testing.T) {
+	t.Parallel()
 	app := "https://app.example.org"
 	ts := newServer(t, func(c *api.Config) { c.CORSOrigins = []string{app} })
 	id := uploadNC(t, ts, "")
@@ -484,6 +489,7 @@ func TestOGCTransport(t *testing.T) {
 
 // TestOGCBounded: items (count and scan) run under --query-timeout.
 func TestOGCBounded(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
 	ts.cfg.QueryTimeout = time.Nanosecond

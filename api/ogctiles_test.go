@@ -316,6 +316,7 @@ func tileError(t *testing.T, w *httptest.ResponseRecorder, status int, want stri
 // TestTileDocuments checks the tilesets, tileset, TileJSON and tile
 // matrix set documents.
 func TestTileDocuments(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadReal(t, ts, "nc")
 	coll := base + "/ogc/collections/" + id + "/tiles"
@@ -402,6 +403,7 @@ func TestTileDocuments(t *testing.T) {
 // tile's names are a subset), with the stable id as MVT id, valid
 // polygons, and every feature in some tile of each zoom.
 func TestTileContent(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	for _, tc := range []struct {
 		name, attr string
@@ -466,6 +468,7 @@ func tileRowOf(lat float64, z int) int {
 // of the tile's points adds up to the cities the bbox query finds; at
 // zoom 10 a tile holds its cities one by one with their properties.
 func TestTilePoints(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadReal(t, ts, "naturalearth_cities")
 	_, feats := getTile(t, ts, id, 0, 0, 0, "")
@@ -515,6 +518,7 @@ func TestTilePoints(t *testing.T) {
 // TestTileRefusals: tiles outside WebMercatorQuad, numbers that are not,
 // unknown attributes and datasets.
 func TestTileRefusals(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := ts.createCSV("?title=pts", "lat,lon,name\n1,2,a\n")
 	id = strings.TrimPrefix(id, "/datasets/")
@@ -540,6 +544,7 @@ func TestTileRefusals(t *testing.T) {
 // its owner gets them as private answers. (TestAccessMatrix walks every
 // role and sharing setting.)
 func TestTilePermissions(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	id := strings.TrimPrefix(ts.createCSV("?title=pts", "lat,lon,name\n1,2,a\n"), "/datasets/")
 	n, _ := strconv.ParseInt(id, 10, 64)
@@ -582,6 +587,7 @@ func withCounter(ts *testServer, tileCache int64) *countingFeatures {
 // from the cache without a query, gzip when the client takes it, and a
 // change of the dataset makes the tile again.
 func TestTileCaching(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	id := uploadReal(t, ts, "naturalearth_lowres")
 	cf := withCounter(ts, 0)
@@ -643,6 +649,7 @@ func TestTileCaching(t *testing.T) {
 // dataset id, the feature count of our decoder, the attributes, and every
 // polygon valid for SpatiaLite (through GDAL's SQLite dialect).
 func TestTileGDAL(t *testing.T) {
+	t.Parallel()
 	bin := gdaltest.Need(t)
 	ts := newServer(t)
 	dir := t.TempDir()

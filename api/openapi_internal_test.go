@@ -55,6 +55,7 @@ func documentOperations(t *testing.T, doc *openAPIDocument) []string {
 // Patterns without a method (the 405 answers, "/") are not operations;
 // each described GeoCommons path must have its 405 pattern.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{}, Services{})
 	doc, err := servedOpenAPI()
 	if err != nil {
@@ -101,6 +102,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 // unique, and the formats the GeoCommons operations name are suffixes the
 // server knows.
 func TestOpenAPIParts(t *testing.T) {
+	t.Parallel()
 	if _, err := loadOpenAPI(openAPIBase, openAPIBase); err == nil || !strings.Contains(err.Error(), "only tags, paths and components") {
 		t.Errorf("merging the base twice: %v", err)
 	}
@@ -191,6 +193,7 @@ func TestOpenAPIParts(t *testing.T) {
 // part, with redocly.yaml (the recommended rules, warnings as errors). It
 // skips without node_modules unless MAPCOMMONS_REQUIRE_NPM=1 (CI).
 func TestOpenAPILint(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +243,7 @@ func TestOpenAPILint(t *testing.T) {
 }
 
 func TestAcceptQ(t *testing.T) {
+	t.Parallel()
 	browser := "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 	for _, c := range []struct {
 		header, media string
@@ -260,6 +264,7 @@ func TestAcceptQ(t *testing.T) {
 // format.BodyKind reads, and its multipart file parts dataset[<ext>] the
 // extensions format knows.
 func TestOpenAPIUploads(t *testing.T) {
+	t.Parallel()
 	doc, err := loadOpenAPI(openAPIBase)
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +316,7 @@ func TestOpenAPIUploads(t *testing.T) {
 // error answer an operation lists under a status is that of its code
 // (x-code).
 func TestOpenAPIErrors(t *testing.T) {
+	t.Parallel()
 	doc, err := loadOpenAPI(openAPIBase, openAPIOGC, openAPIBasemap)
 	if err != nil {
 		t.Fatal(err)
@@ -363,6 +369,7 @@ func TestOpenAPIErrors(t *testing.T) {
 }
 
 func TestInlineMarkdown(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"`a<b>` and **c&d**": "<code>a&lt;b&gt;</code> and <strong>c&amp;d</strong>",
 		"odd ` tick <x>":     "odd ` tick &lt;x&gt;",

@@ -15,6 +15,7 @@ import (
 // media type and this server as its server, the HTML view by suffix, f or
 // Accept, and the errors of other formats and methods.
 func TestOpenAPIServed(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	for _, path := range []string{"/api", "/api.json", "/api?f=json", "//api/"} {
 		w := ts.get(path, "")
@@ -151,6 +152,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 // does not list is refused, with a 404 on the GeoCommons routes (/healthz
 // takes any suffix; an operation that lists none is not chosen by suffix).
 func TestOpenAPIFormats(t *testing.T) {
+	t.Parallel()
 	// Every suffix normalizePath strips (format.ContentType).
 	suffixes := []string{"json", "xml", "csv", "geojson", "kml", "kmz", "atom", "rss", "zip", "sqlite", "spatialite", "gpkg", "html"}
 	for _, f := range suffixes {
@@ -192,6 +194,7 @@ func TestOpenAPIFormats(t *testing.T) {
 // operation that requires HTTP Basic refuses an anonymous caller with 401,
 // and a read that does not is answered (hosted instance, public objects).
 func TestOpenAPISecurity(t *testing.T) {
+	t.Parallel()
 	fx := newOpenAPIFixture(t)
 	required, open := 0, 0
 	for _, op := range fx.ops {
@@ -222,6 +225,7 @@ func TestOpenAPISecurity(t *testing.T) {
 // If-None-Match: their answer carries an ETag, and sending it back is a 304;
 // and a read that does not list a 304 never answers one.
 func TestOpenAPIConditional(t *testing.T) {
+	t.Parallel()
 	fx := newOpenAPIFixture(t)
 	conditional := 0
 	for _, op := range fx.ops {

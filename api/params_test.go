@@ -53,6 +53,7 @@ func wantCode(t testing.TB, err error, code string) {
 const pyPut = "layers%5B%5D%5Bopacity%5D=1.0&layers%5B%5D%5Bsubtitle%5D=&layers%5B%5D%5Bvisible%5D=True&layers%5B%5D%5Blayer_id%5D=0&layers%5B%5D%5Btitle%5D=Renamed&layers%5B%5D%5Bsource%5D=finder%3A4&layers%5B%5D%5Btype%5D=POINT&projection=EPSG%3A3785&title=My+map+2&tags=&extent%5B%5D=-180.0&extent%5B%5D=-90.0&extent%5B%5D=180.0&extent%5B%5D=90.0&contributor=admin&basemap=Acetate"
 
 func TestParseQueryRack(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, in, want string }{
 		{"plain", "a=1&b=2", `{"a":"1","b":"2"}`},
 		{"plain key overwrites", "a=1&a=2", `{"a":"2"}`},
@@ -124,6 +125,7 @@ func TestParseQueryRack(t *testing.T) {
 }
 
 func TestParseQueryPYMapUpdate(t *testing.T) {
+	t.Parallel()
 	p := Params{}
 	if err := p.ParseQuery(pyPut); err != nil {
 		t.Fatal(err)
@@ -156,6 +158,7 @@ func TestParseQueryPYMapUpdate(t *testing.T) {
 }
 
 func TestParseQueryErrors(t *testing.T) {
+	t.Parallel()
 	deep := func(n int) string { return "a" + strings.Repeat("[x]", n) + "=1" }
 	for _, c := range []struct{ name, in, key string }{
 		{"string then map", "a=1&a[b]=2", "a[b]"},
@@ -193,6 +196,7 @@ func TestParseQueryErrors(t *testing.T) {
 }
 
 func TestSet(t *testing.T) {
+	t.Parallel()
 	p := Params{}
 	for _, kv := range [][2]string{{"dataset[title]", "T"}, {"a%5Bb%5D", "x"}, {"v", "a+b%20"}} {
 		if err := p.Set(kv[0], kv[1]); err != nil {
@@ -209,6 +213,7 @@ func TestSet(t *testing.T) {
 }
 
 func TestLookups(t *testing.T) {
+	t.Parallel()
 	p := Params{}
 	if err := p.ParseQuery("user[login]=kate&user[admin]=1&extent[]=1&extent[]=2&tags=a&layers[1][source]=b&layers[0][source]=a&layers[10][source]=c&mixed[0]=x&mixed[y]=z&nums[]=1&nums[][a]=2"); err != nil {
 		t.Fatal(err)
@@ -282,6 +287,7 @@ func TestLookups(t *testing.T) {
 }
 
 func TestBool(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]bool{
 		"1": true, "true": true, "True": true, "TRUE": true, "yes": true, "on": true, "Yes": true, "ON": true, " true ": true,
 		"0": false, "false": false, "False": false, "FALSE": false, "no": false, "off": false, "": false, "Off": false,
@@ -313,6 +319,7 @@ func TestBool(t *testing.T) {
 }
 
 func TestMergeJSON(t *testing.T) {
+	t.Parallel()
 	dec := func(s string) map[string]any {
 		d := json.NewDecoder(strings.NewReader(s))
 		d.UseNumber()
@@ -397,6 +404,7 @@ func parse(t *testing.T, r *http.Request, opt ParseOptions) *Request {
 }
 
 func TestParseRequestBodies(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, method, target, ct, body string
 		want                           string
@@ -448,6 +456,7 @@ func TestParseRequestBodies(t *testing.T) {
 }
 
 func TestParseRequestJSONErrors(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", MaxParamDepth+1) + strings.Repeat("]", MaxParamDepth+1)
 	for _, body := range []string{`{"a":`, `{"a":1} x`, `{}{}`, `[1,2`, `{"a":1}]`, `{a:1}`, `{"a":` + deep + `}`} {
 		dir := t.TempDir()
@@ -461,6 +470,7 @@ func TestParseRequestJSONErrors(t *testing.T) {
 }
 
 func TestParseRequestRawBodies(t *testing.T) {
+	t.Parallel()
 	csv := "name,latitude,longitude\nA,38.9,-77.0\n"
 	for _, c := range []struct{ name, method, ct, body, wantCT string }{
 		{"text/csv (RB csv_upload, A2G)", "POST", "text/csv; charset=utf-8", csv, "text/csv"},
@@ -521,6 +531,7 @@ type unsized struct{ r io.Reader }
 func (u unsized) Read(p []byte) (int, error) { return u.r.Read(p) }
 
 func TestParseRequestLimits(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x,1,2\n", 2000) // 12000 bytes
 	for _, c := range []struct {
 		name, ct, body string
@@ -583,6 +594,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 }
 
 func TestParseRequestReadErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		code string
@@ -755,6 +767,7 @@ func checkTree(t testing.TB, v any, depth int) int {
 }
 
 func TestEncodeRackRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{pyPut, "a[][b]=1&a[][c][d]=2&a[][b]=3&a[][c][e][]=4", "a[]=1&a[][b]=2&a[][b]=3&x[y][z]=1", "a[][]=1&a[][]=2"} {
 		p := Params{}
 		if err := p.ParseQuery(q); err != nil {

@@ -1621,6 +1621,7 @@ func TestQueryOracleNearEdgeCases(t *testing.T) {
 // between their vertices in lon/lat), a buffer's notch between two query
 // points, a disc larger than a hemisphere.
 func TestQueryOracleTargeted(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	mid := func(ax, ay, bx, by float64) (float64, float64) {
 		x, y := oLonLat(oSlerp(oVec(ax, ay), oVec(bx, by), 0.5))
@@ -2435,6 +2436,7 @@ func TestQueryOracleGroups(t *testing.T) {
 // Errors
 
 func TestQueryErrors(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	path := ts.createCSV("?title=errs", "lat,lon,n,x,name\n1,2,3,0.5,a\n4,5,6,1.5,b\n")
 	for _, c := range []struct {

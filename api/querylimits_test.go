@@ -137,6 +137,7 @@ func tenLayers(title string) string {
 // update classifies its layers stops the classification, and the map is
 // neither created nor changed.
 func TestMapClassifyCancelled(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(20000)}), 201)
 	ts.createMap(t, "alice", "title=Before&basemap=Acetate")
@@ -198,6 +199,7 @@ func TestMapClassifyCancelled(t *testing.T) {
 // TestQueryParameterLimits: what one query may carry, each over the limit
 // a 400 naming the parameter; NaN and infinities are not numbers.
 func TestQueryParameterLimits(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(2000)}), 201)
 	list := func(n int, f func(i int) string) string {
@@ -262,6 +264,7 @@ func (f *countingFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcom
 // options a method ignores, and the default number of classes spelt out,
 // do not make another entry.
 func TestClassCache(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(3000)}), 201)
 	feats := &countingFeatures{}

@@ -103,6 +103,7 @@ func sortedIDs(d searchJSON) []string {
 }
 
 func TestSearchJSONGolden(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	quilts := fx.dataset("alice", "McMinn County AQT Quilt Trail", "This point data is the location of quilt squares", "county, mcminn, quilts",
 		-84.73383, 35.334526, -84.48675, 35.5942)
@@ -120,6 +121,7 @@ func TestSearchJSONGolden(t *testing.T) {
 // TestSearchJSONShape checks every field of an entry and its JSON type, as
 // NET's DataContract and PY read them.
 func TestSearchJSONShape(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	ds := fx.dataset("alice", "Rivers", "Major rivers", "water, ohio", -84, 38, -80, 42)
 	m := fx.mapOf("alice", "River map", true, ds.ID)
@@ -220,6 +222,7 @@ func TestSearchJSONShape(t *testing.T) {
 }
 
 func TestSearchPaging(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	var all []string
 	for i := 0; i < 25; i++ {
@@ -285,6 +288,7 @@ func TestSearchPaging(t *testing.T) {
 }
 
 func TestSearchParams(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	ohio := fx.dataset("alice", "Ohio rivers", "", "water", -84.8, 38.4, -80.5, 42)
 	fiji := fx.dataset("alice", "Fiji reefs", "", "water, reefs", 177, -18, 179.9, -16.5)
@@ -357,6 +361,7 @@ func TestSearchParams(t *testing.T) {
 // TestSearchVisibilityAppliance checks that on an appliance each caller
 // finds what they may view, counted alone.
 func TestSearchVisibilityAppliance(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	a := fx.dataset("alice", "Secret census", "", "")
 	b := fx.dataset("bob", "Bob census", "", "")
@@ -401,6 +406,7 @@ func TestSearchVisibilityAppliance(t *testing.T) {
 // TestSearchFollowsWrites checks that changes through the API show in the
 // next search.
 func TestSearchFollowsWrites(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	ds := fx.dataset("alice", "Bridges", "", "stone", 1, 1)
 	id := fmt.Sprintf("Overlay:%d", ds.ID)
@@ -474,6 +480,7 @@ func linkOf(links []atomLinkIn, rel, typ string) string {
 }
 
 func TestSearchAtom(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	for i := 0; i < 3; i++ {
 		fx.dataset("alice", fmt.Sprintf("Mexico mines %d", i), "Mines <b>of</b> Mexico & more", "mexico, mines", -106, 28, -104, 30)
@@ -554,6 +561,7 @@ func TestSearchAtom(t *testing.T) {
 }
 
 func TestSearchKML(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	ds := fx.dataset("alice", "Fiji & friends", "reefs", "", 178, -18, -178, -16) // extent -178..178
 	w := fx.ts.get("/search.kml?query=fiji", "")
@@ -591,6 +599,7 @@ func TestSearchKML(t *testing.T) {
 }
 
 func TestSearchOpenSearchDescription(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	for _, path := range []string{"/search.xml", "/search/opensearch.xml"} {
 		w := fx.ts.get(path, "")
@@ -630,6 +639,7 @@ func TestSearchOpenSearchDescription(t *testing.T) {
 }
 
 func TestSearchJSONP(t *testing.T) {
+	t.Parallel()
 	fx := newSearchFixture(t)
 	fx.dataset("alice", "Callbacks", "", "")
 	w := fx.ts.get("/search.json?query=callbacks&callback=fn", "")

@@ -213,6 +213,7 @@ func (ts *testServer) createCSV(query, csv string) string {
 }
 
 func TestRouting(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	t.Run("Health", func(t *testing.T) {
 		body := must(t, ts.get("/healthz", ""), 200)
@@ -260,6 +261,7 @@ func TestRouting(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	t.Run("BlankBasicIsAnonymous", func(t *testing.T) {
 		w := ts.do(req{method: "GET", path: "/users/alice.json", header: map[string]string{"Authorization": "Basic Og=="}})

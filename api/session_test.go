@@ -80,6 +80,7 @@ func (b *browser) get(path string) *httptest.ResponseRecorder {
 }
 
 func TestSession(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
 	ts := newServerAt(t, dir, func(c *api.Config) {

@@ -70,6 +70,7 @@ func pointShapefile(t *testing.T, dir string, xy [][2]float64) (string, string) 
 // longitude/latitude; coordinates that cannot be (State Plane feet, here)
 // are a 400 that asks for the .prj, and nothing is stored.
 func TestShapefileWithoutPRJ(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	dir := t.TempDir()
 	sp, dp := pointShapefile(t, dir, [][2]float64{{-73.9, 40.7}, {-74, 40.8}})

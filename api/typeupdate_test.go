@@ -10,6 +10,7 @@ import (
 // feed is read from the next fetch on, validated; an upload's type is its
 // file's: another is a 400, its own (clients echo the dataset back) fine.
 func TestDatasetUpdateType(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, allowPrivate)
 	rm := newRemote(t)
 	geo := `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}`

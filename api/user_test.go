@@ -10,6 +10,7 @@ import (
 const form = "application/x-www-form-urlencoded"
 
 func TestUserCreate(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ok := []struct {
 		name  string
@@ -76,6 +77,7 @@ func TestUserCreate(t *testing.T) {
 }
 
 func TestUserSignupClosed(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t, func(c *apiConfig) { c.Mode = mapcommons.ModeAppliance; c.Signup = false })
 	body := []byte("user[login]=zed&user[password]=pass123&user[password_confirmation]=pass123&user[email]=z@example.com")
 	errorOf(t, ts.do(req{method: "POST", path: "/users.json", ctype: form, body: body}), 401, "unauthorized", "authentication")
@@ -84,6 +86,7 @@ func TestUserSignupClosed(t *testing.T) {
 }
 
 func TestUserGetUpdateDelete(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	t.Run("GetPublicAndFull", func(t *testing.T) {
 		pub := decode[map[string]map[string]any](t, must(t, ts.get("/users/alice.json", ""), 200))["User"]

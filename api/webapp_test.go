@@ -36,6 +36,7 @@ import (
 // TestPageRoutes checks the pages' answers: HTML with the security
 // headers, only as HTML, and the API's own paths unchanged beside them.
 func TestPageRoutes(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
 	for _, p := range []string{"/", "/app/search", "/app/search.html", "/app/search?q=x", "/app/signin", "/app/signup", ds, "/app" + ds, "/app" + ds + ".html"} {
