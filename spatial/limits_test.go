@@ -181,16 +181,16 @@ func TestPreparedWithinRadius(t *testing.T) {
 				t.Fatalf("%s: not prepared", g.kind)
 			}
 			plain := &Near{Kind: g.kind, XY: g.xy, Radius: radius, Metric: NewMetric("km")}
+			far, nearEach := 2000, 5
+			if raceEnabled {
+				far, nearEach = 300, 2
+			}
 			var pts [][2]float64
 			for i := 0; i+1 < len(g.xy); i += 2 {
-				for range 5 { // near the vertices, where matches and misses meet
+				for range nearEach { // near the vertices, where matches and misses meet
 					d := radius / 111 * 1.5
 					pts = append(pts, [2]float64{math.Mod(g.xy[i]+(r.Float64()-0.5)*2*d+540, 360) - 180, min(90, max(-90, g.xy[i+1]+(r.Float64()-0.5)*2*d))})
 				}
-			}
-			far := 2000
-			if raceEnabled {
-				far = 300
 			}
 			for range far {
 				pts = append(pts, [2]float64{r.Float64()*360 - 180, r.Float64()*180 - 90})

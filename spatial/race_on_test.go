@@ -4,7 +4,7 @@ package spatial
 
 // raceEnabled: under the race detector the brute-force comparisons of the
 // tests run several times slower; the random far points, which rarely
-// decide anything, are fewer (the points near the vertices stay all).
+// decide anything, are fewer, and so are the points near the vertices.
 const raceEnabled = true
 
 // raceCut is how many of n random cases a test tries: a quarter under the
