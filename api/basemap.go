@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
-	"strconv"
 
 	"mapcommons"
 	"mapcommons/basemap"
@@ -51,21 +50,7 @@ func (s *Server) handleBasemapTile(w http.ResponseWriter, r *http.Request) error
 		return nil
 	}
 	key := fmt.Sprintf("basemap/%s/%d/%d/%d", basemap.Version(), z, y, x)
-	if c, ok := s.tiles.get(key); ok {
-		return c.write(w, r)
-	}
-	body, err := basemap.Tile(z, x, y)
-	if err != nil {
-		return err
-	}
-	s.tiles.put(key, mvtType, body)
-	if c, ok := s.tiles.get(key); ok {
-		return c.write(w, r) // its gzip form, compressed once by put
-	}
-	w.Header().Set("Content-Type", mvtType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	_, err = w.Write(body)
-	return err
+	return s.writeTile(w, r, key, func() ([]byte, error) { return basemap.Tile(z, x, y) })
 }
 
 // handleBasemapStyle answers GET /basemap/style.json: the MapLibre style

@@ -296,17 +296,7 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	cacheable := r.ContentLength == 0 && len(r.TransferEncoding) == 0
 	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
 	if c, ok := s.cache.get(key); ok && cacheable {
-		w.Header().Set("Content-Type", c.contentType)
-		body := c.body
-		if c.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			// The stored gzip form, with its length (the writer
-			// leaves an answer already encoded alone).
-			w.Header().Set("Content-Encoding", "gzip")
-			body = c.gz
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		_, err := w.Write(body)
-		return err
+		return c.write(w, r)
 	}
 	pr, err := s.parseRequest(r)
 	if err != nil {

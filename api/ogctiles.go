@@ -424,10 +424,16 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 		sel = "=" + strings.Join(props, ",")
 	}
 	key := fmt.Sprintf("%d/%d/%d/%d/%d/%s", ds.ID, ds.Version, z, y, x, sel)
+	return s.writeTile(w, r, key, func() ([]byte, error) { return s.makeTile(r, ds, z, y, x, props) })
+}
+
+// writeTile answers with the tile cached under key, or makes it, caches it
+// (compressed once) and answers with it.
+func (s *Server) writeTile(w http.ResponseWriter, r *http.Request, key string, build func() ([]byte, error)) error {
 	if c, ok := s.tiles.get(key); ok {
 		return c.write(w, r)
 	}
-	body, err := s.makeTile(r, ds, z, y, x, props)
+	body, err := build()
 	if err != nil {
 		return err
 	}
@@ -435,7 +441,7 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	if c, ok := s.tiles.get(key); ok {
 		return c.write(w, r) // its gzip form, compressed once by put
 	}
-	w.Header().Set("Content-Type", mvtType)
+	w.Header().Set("Content-Type", mvtType) // too large for the cache
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, err = w.Write(body)
 	return err
