@@ -433,24 +433,31 @@ func (s *Server) ogcDataset(r *http.Request) (*mapcommons.Dataset, error) {
 	return ds, s.policy.CanViewDataset(caller(r), ds)
 }
 
+// ogcCollectionRequest reads what a collection's documents take: the
+// dataset (which the caller must be able to view), the format and no other
+// parameter. done is true when a 304 has answered (ETag by kind).
+func (s *Server) ogcCollectionRequest(w http.ResponseWriter, r *http.Request, kind string) (ds *mapcommons.Dataset, f string, done bool, err error) {
+	if ds, err = s.ogcDataset(r); err != nil {
+		return nil, "", false, err
+	}
+	if f, err = ogcFormat(r); err != nil {
+		return nil, "", false, err
+	}
+	if err := onlyParams(r); err != nil {
+		return nil, "", false, err
+	}
+	varyAccept(w)
+	done = notModified(w, r, s.datasetETag(r, ds, kind+"."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil))
+	return ds, f, done, nil
+}
+
 // handleOGCCollection answers GET /ogc/collections/{id}; the temporal
 // extent (min and max of the first date attribute) is data: shown to who
 // may download the dataset.
 func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.ogcDataset(r)
-	if err != nil {
+	ds, f, done, err := s.ogcCollectionRequest(w, r, "ogc-collection")
+	if done || err != nil {
 		return err
-	}
-	f, err := ogcFormat(r)
-	if err != nil {
-		return err
-	}
-	if err := onlyParams(r); err != nil {
-		return err
-	}
-	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-collection."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
-		return nil
 	}
 	var extent *mapcommons.BBox
 	if e := ds.Extent; e != nil {
@@ -503,20 +510,9 @@ func dateAttr(attrs []mapcommons.Attribute) int {
 // handleOGCQueryables answers GET /ogc/collections/{id}/queryables: the
 // attributes as a JSON Schema (OGC API Features Part 3).
 func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.ogcDataset(r)
-	if err != nil {
+	ds, f, done, err := s.ogcCollectionRequest(w, r, "ogc-queryables")
+	if done || err != nil {
 		return err
-	}
-	f, err := ogcFormat(r)
-	if err != nil {
-		return err
-	}
-	if err := onlyParams(r); err != nil {
-		return err
-	}
-	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-queryables."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil)) {
-		return nil
 	}
 	self := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10) + "/queryables"
 	props := map[string]any{"geometry": map[string]string{"format": "geometry-any", "title": "geometry"}}
