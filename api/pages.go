@@ -1,5 +1,5 @@
-// The browser application's routes: its pages (/, /app/search,
-// /app/datasets/{id}, the placeholders /app/signin and /app/signup) and their files (/app/assets/{asset}). The pages are
+// The browser application's routes: its pages (appPages) and their files
+// (/app/assets/{asset}). The pages are
 // shells rendered from package web's templates; their scripts read the
 // API from the browser, with the browser's credentials, so a page shows
 // nothing its visitor could not read through the API (a dataset page is
@@ -28,38 +28,41 @@ const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-sr
 	"font-src 'self'; connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; object-src 'none'; " +
 	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
+// appPage is one page of the application: its path (a {id} wildcard, when
+// it has one, is the page's dataset or map), its template and bundle, and
+// its title.
+type appPage struct {
+	path, name, title string
+}
+
+// appPages are the pages. /app/editor edits a new map.
+var appPages = []appPage{
+	{"/{$}", "home", "Home"},
+	{"/app/search", "search", "Search"},
+	{"/app/datasets/{id}", "dataset", "Dataset"},
+	{"/app/maps/{id}", "map", "Map"},
+	{"/app/editor", "editor", "New map"},
+	{"/app/maps/{id}/edit", "editor", "Map editor"},
+	{"/app/upload", "upload", "Upload"},
+	{"/app/signin", "signin", "Sign in"},
+	{"/app/signup", "signup", "Sign up"},
+	{"/app/account", "account", "Account"},
+	{"/app/groups", "groups", "Groups"},
+}
+
 // pageRoutes registers the pages and their assets.
 func (s *Server) pageRoutes(m *routeTable) {
-	m.Handle("GET /{$}", s.handle(s.page(func(r *http.Request) (web.Page, error) {
-		return web.Page{Name: "home", Title: "Home"}, nil
-	})))
-	m.Handle("GET /app/search", s.handle(s.page(func(r *http.Request) (web.Page, error) {
-		return web.Page{Name: "search", Title: "Search", Query: r.URL.Query().Get("q"), TypeFilter: true}, nil
-	})))
-	m.Handle("GET /app/datasets/{id}", s.handle(s.page(func(r *http.Request) (web.Page, error) {
-		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-		if err != nil || id <= 0 {
-			return web.Page{}, mapcommons.Errorf(mapcommons.ENOTFOUND, "no such page: %s", info(r).path)
-		}
-		return web.Page{Name: "dataset", Title: "Dataset " + strconv.FormatInt(id, 10), DatasetID: id}, nil
-	})))
-	// Placeholders until the forms of browser sessions come: they say how
-	// to sign up and in meanwhile.
-	m.Handle("GET /app/signin", s.handle(s.page(func(r *http.Request) (web.Page, error) {
-		return web.Page{Name: "signin", Title: "Sign in"}, nil
-	})))
-	m.Handle("GET /app/signup", s.handle(s.page(func(r *http.Request) (web.Page, error) {
-		return web.Page{Name: "signin", Title: "Sign up"}, nil
-	})))
-	m.Handle("GET /app/assets/{asset}", s.handle(s.handleAsset))
-	for _, p := range []string{"/{$}", "/app/search", "/app/datasets/{id}", "/app/signin", "/app/signup", "/app/assets/{asset}"} {
-		m.Handle(p, s.handle(methodNotAllowed))
+	for _, p := range appPages {
+		m.Handle("GET "+p.path, s.handle(s.page(p)))
+		m.Handle(p.path, s.handle(methodNotAllowed))
 	}
+	m.Handle("GET /app/assets/{asset}", s.handle(s.handleAsset))
+	m.Handle("/app/assets/{asset}", s.handle(methodNotAllowed))
 }
 
 // page answers a page: its HTML (also for the .html suffix; any other
 // suffix is a 404) with the pages' security headers.
-func (s *Server) page(build func(r *http.Request) (web.Page, error)) handlerFunc {
+func (s *Server) page(ap appPage) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := s.checkBody(r); err != nil {
 			return err
@@ -67,9 +70,17 @@ func (s *Server) page(build func(r *http.Request) (web.Page, error)) handlerFunc
 		if f := info(r).format; f != "html" && (f != "json" || strings.HasSuffix(strings.ToLower(info(r).path), ".json")) {
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "no %s form of %s: pages are HTML", f, r.URL.Path)
 		}
-		p, err := build(r)
-		if err != nil {
-			return err
+		p := web.Page{Name: ap.name, Title: ap.title}
+		if strings.Contains(ap.path, "{id}") {
+			id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+			if err != nil || id <= 0 {
+				return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such page: %s", info(r).path)
+			}
+			p.ID = id
+			p.Title += " " + strconv.FormatInt(id, 10)
+		}
+		if ap.name == "search" {
+			p.Query, p.TypeFilter = r.URL.Query().Get("q"), true
 		}
 		var b bytes.Buffer
 		if err := s.assets.Render(&b, p); err != nil {
@@ -80,7 +91,7 @@ func (s *Server) page(build func(r *http.Request) (web.Page, error)) handlerFunc
 		// The page names its assets by hash: it is asked again each time.
 		h.Set("Cache-Control", "no-cache")
 		setPageSecurity(h)
-		_, err = w.Write(b.Bytes())
+		_, err := w.Write(b.Bytes())
 		return err
 	}
 }

@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, 'dist');
-const pages = ['home', 'search', 'dataset'];
+// Every module directly in src/ is a page's entry (src/lib/ holds the
+// shared modules): its name is the page's.
+const pages = readdirSync(join(here, 'src')).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3));
 
 // The previous build's files go, the README that keeps the directory stays.
 for (const f of readdirSync(dist)) {

@@ -23,11 +23,11 @@ var files embed.FS
 
 // Page is what a page's template shows.
 type Page struct {
-	Name       string // the template and the bundle: home, search, dataset; signin has no bundle
+	Name       string // the template (templates/NAME.html) and the bundle (src/NAME.js), when there is one
 	Title      string // the document's title, before " · mapcommons"
 	Query      string // the search box's text
 	TypeFilter bool   // whether the search form has the type filter
-	DatasetID  int64  // the dataset page's dataset
+	ID         int64  // the page's dataset or map, or 0
 	// Filled by Assets.Render: the page's files under /app/assets/.
 	Built  bool
 	JS     string
@@ -94,7 +94,8 @@ func (a *Assets) Render(w io.Writer, p Page) error {
 			files.CSS = a.man.Pages["home"].CSS
 		}
 		p.Built, p.JS, p.CSS = true, files.JS, files.CSS
-		if p.Name == "dataset" {
+		if files.JS != "" {
+			// Any page may draw a map: MapLibre's worker is named by hash.
 			p.Worker = a.man.Worker
 		}
 	}

@@ -5,7 +5,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import * as maplibregl from 'maplibre-gl';
-import { api, el, status, tagList } from './common.js';
+import { api, el, status, tagList } from './lib/common.js';
 
 // Datasets up to this many features are drawn from one GeoJSON answer;
 // bigger ones from vector tiles.

@@ -1,7 +1,7 @@
 // The home page: a search box (a plain form, it works without this script)
 // and the most recent public datasets and maps.
 import './style.css';
-import { api, entryItem, status } from './common.js';
+import { api, entryItem, status } from './lib/common.js';
 
 const list = document.getElementById('recent');
 const msg = document.getElementById('recent-status');

@@ -1,7 +1,7 @@
 // The search page: the API's search (GET /search.json) with the query,
 // type and page of the address, so that every result page has a link.
 import './style.css';
-import { api, entryItem, el, status } from './common.js';
+import { api, entryItem, el, status } from './lib/common.js';
 
 const perPage = 10;
 const params = new URLSearchParams(location.search);

@@ -1,21 +1,60 @@
 // What every page shares: calling the API, building DOM nodes (text only,
 // never HTML from data), and the sign-in links of the header.
 
-/** api fetches a JSON answer of the API from this server, with the
- * browser's session; it throws an Error carrying the API's message. */
-export async function api(path, opts = {}) {
-  const res = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/json' }, ...opts });
-  if (!res.ok) {
-    let msg = res.status + ' ' + res.statusText;
-    try {
-      const body = await res.json();
-      if (body.error) msg = body.error;
-    } catch { /* not JSON: keep the status */ }
-    const err = new Error(msg);
-    err.status = res.status;
-    throw err;
+let current;
+
+/** session resolves to who is signed in ({login, admin, csrf_token}, as
+ * GET /session.json says), or null for a visitor; asked once a page. */
+export function session() {
+  current ??= fetch('/session.json', {
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+  }).then((res) => (res.ok ? res.json() : null), () => null);
+  return current;
+}
+
+/** forgetSession makes the next session() ask the server again (after a
+ * sign-in or sign-out). */
+export function forgetSession() {
+  current = undefined;
+}
+
+/** requestHeaders are the headers of a request by the page: JSON wanted,
+ * no Basic prompt on a 401 (X-Requested-With), and the session's CSRF
+ * token on a request that changes state. */
+export async function requestHeaders(method = 'GET', extra = {}) {
+  const h = { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest', ...extra };
+  if (!['GET', 'HEAD'].includes(method.toUpperCase())) {
+    const s = await session();
+    if (s?.csrf_token) h['X-CSRF-Token'] = s.csrf_token;
   }
-  return res.json();
+  return h;
+}
+
+/** apiError makes an Error of a failed answer: the API's message (its
+ * "error" member) and the status. */
+export async function apiError(res) {
+  let msg = res.status + ' ' + res.statusText;
+  try {
+    const body = await res.json();
+    if (body.error) msg = body.error;
+  } catch { /* not JSON: keep the status */ }
+  const err = new Error(msg);
+  err.status = res.status;
+  return err;
+}
+
+/** api fetches a JSON answer of the API from this server, with the
+ * browser's session (and its CSRF token when the method changes state);
+ * it throws an Error carrying the API's message. A 204 gives null. */
+export async function api(path, opts = {}) {
+  const method = opts.method || 'GET';
+  const headers = await requestHeaders(method, opts.headers);
+  const res = await fetch(path, { credentials: 'same-origin', ...opts, headers });
+  if (!res.ok) throw await apiError(res);
+  if (res.status === 204) return null;
+  const text = await res.text();
+  return text ? JSON.parse(text) : null;
 }
 
 /** el makes an element with attributes (on* are listeners) and children
