@@ -136,6 +136,15 @@ type browserTest struct {
 }
 
 func newBrowserTest(t *testing.T) *browserTest {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
+	must(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}), 201)
+	return browserOn(t, ts)
+}
+
+// browserOn starts a headless Chromium on test server ts (made with
+// BaseURL ""), which is served over HTTP at b.url.
+func browserOn(t *testing.T, ts *testServer) *browserTest {
 	required := os.Getenv("MAPCOMMONS_REQUIRE_BROWSER") == "1"
 	skip := func(format string, args ...any) {
 		t.Helper()
@@ -158,9 +167,6 @@ func newBrowserTest(t *testing.T) *browserTest {
 	if !assets.Built() {
 		skip("the web assets are not built: npm ci && npm run build")
 	}
-	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
-	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
-	must(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}), 201)
 	b := &browserTest{t: t}
 	tile := regexp.MustCompile(`^/ogc/collections/\d+/tiles/WebMercatorQuad/\d+/\d+/\d+$`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
