@@ -20,7 +20,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 	"mapcommons/storetest"
 )
 
@@ -97,7 +96,7 @@ func refused(role string, view bool) int {
 type matrixFixture struct {
 	ts       *testServer
 	mode     mapcommons.Mode
-	svc      storetest.Services
+	svc      mapcommons.Services
 	users    map[string]*mapcommons.User
 	groups   [3]int64 // view, download, edit
 	scratch  int64    // a group for the group routes
@@ -151,9 +150,7 @@ func (f *matrixFixture) newMap(t *testing.T, setting int, ds *mapcommons.Dataset
 
 func newMatrixFixture(t *testing.T, mode mapcommons.Mode) *matrixFixture {
 	ts := newServer(t, func(c *api.Config) { c.Mode = mode })
-	f := &matrixFixture{ts: ts, mode: mode, users: map[string]*mapcommons.User{}, svc: storetest.Services{
-		Users: sqlite.NewUserService(ts.db), Datasets: sqlite.NewDatasetService(ts.db), Features: sqlite.NewFeatureService(ts.db),
-		Maps: sqlite.NewMapService(ts.db), Groups: sqlite.NewGroupService(ts.db)}}
+	f := &matrixFixture{ts: ts, mode: mode, users: map[string]*mapcommons.User{}, svc: ts.svc}
 	raw, err := sql.Open("sqlite", "file:"+filepath.Join(filepath.Dir(ts.tmp), "mapcommons.db")+"?_pragma=query_only(1)")
 	if err != nil {
 		t.Fatal(err)

@@ -269,7 +269,7 @@ func (f failingFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcommo
 func TestGzipCutShort(t *testing.T) {
 	ts := newServer(t)
 	ds := ts.createCSV("?title=big", string(pointsCSV(50_000)))
-	ts.rebuild(nil, func(s *api.Services) { s.Features = failingFeatures{s.Features, 40_000} })
+	ts.rebuild(nil, func(s *mapcommons.Services) { s.Features = failingFeatures{s.Features, 40_000} })
 	hr := httptest.NewRequest("GET", base+ds+".geojson", nil)
 	hr.Header.Set("Accept-Encoding", "gzip")
 	w := httptest.NewRecorder()

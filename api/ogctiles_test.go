@@ -578,7 +578,7 @@ func TestTilePermissions(t *testing.T) {
 // (countingFeatures) and the tile cache of tileCache bytes.
 func withCounter(ts *testServer, tileCache int64) *countingFeatures {
 	cf := &countingFeatures{}
-	ts.rebuild(func(c *api.Config) { c.TileCache = tileCache }, func(s *api.Services) { cf.FeatureService = s.Features; s.Features = cf })
+	ts.rebuild(func(c *api.Config) { c.TileCache = tileCache }, func(s *mapcommons.Services) { cf.FeatureService = s.Features; s.Features = cf })
 	return cf
 }
 

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"mapcommons"
 	"mapcommons/format"
 )
 
@@ -56,7 +57,7 @@ func documentOperations(t *testing.T, doc *openAPIDocument) []string {
 // each described GeoCommons path must have its 405 pattern.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	t.Parallel()
-	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{}, Services{})
+	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{}, mapcommons.Services{})
 	doc, err := servedOpenAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestOpenAPILint(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is not installed but node_modules is: %v", err)
 	}
-	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{BaseURL: "https://maps.example.org"}, Services{})
+	s := NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{BaseURL: "https://maps.example.org"}, mapcommons.Services{})
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest("GET", "/api", nil))
 	if w.Code != 200 {

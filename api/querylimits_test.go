@@ -17,21 +17,17 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 )
 
 // rebuild replaces ts's handler with one on the same store whose Config
 // and Services the test adjusts.
-func (ts *testServer) rebuild(cfg func(*api.Config), svc func(*api.Services)) {
+func (ts *testServer) rebuild(cfg func(*api.Config), svc func(*mapcommons.Services)) {
 	c := api.Config{BaseURL: base, Mode: mapcommons.ModeHosted, Signup: true, MaxUpload: 64 << 20,
 		TempDir: ts.tmp, BcryptCost: bcrypt.MinCost}
 	if cfg != nil {
 		cfg(&c)
 	}
-	s := api.Services{
-		Users: sqlite.NewUserService(ts.db), Datasets: sqlite.NewDatasetService(ts.db), Features: sqlite.NewFeatureService(ts.db),
-		Maps: sqlite.NewMapService(ts.db), Health: ts.db, Search: sqlite.NewSearchService(ts.db), Groups: sqlite.NewGroupService(ts.db),
-	}
+	s := ts.svc
 	if svc != nil {
 		svc(&s)
 	}
@@ -66,7 +62,7 @@ func TestQueryTimeout(t *testing.T) {
 	ts.createMap(t, "alice", "title=T&basemap=Acetate&layers[][source]=finder:1&layers[][styles][type]=CHOROPLETH"+
 		"&layers[][styles][fill][selectedAttribute]=x&layers[][styles][fill][classificationType]=Jenks")
 	for _, timeless := range []bool{false, true} {
-		ts.rebuild(func(c *api.Config) { c.QueryTimeout = time.Nanosecond; c.ResponseCache = -1 }, func(s *api.Services) {
+		ts.rebuild(func(c *api.Config) { c.QueryTimeout = time.Nanosecond; c.ResponseCache = -1 }, func(s *mapcommons.Services) {
 			if timeless {
 				s.Datasets = timelessDatasets{s.Datasets}
 			}
@@ -143,7 +139,7 @@ func TestMapClassifyCancelled(t *testing.T) {
 	ts.createMap(t, "alice", "title=Before&basemap=Acetate")
 
 	feats := &cancellingFeatures{}
-	ts.rebuild(nil, func(s *api.Services) { feats.FeatureService = s.Features; s.Features = feats })
+	ts.rebuild(nil, func(s *mapcommons.Services) { feats.FeatureService = s.Features; s.Features = feats })
 	send := func(method, path, form string) *httptest.ResponseRecorder {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -268,7 +264,7 @@ func TestClassCache(t *testing.T) {
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(3000)}), 201)
 	feats := &countingFeatures{}
-	ts.rebuild(nil, func(s *api.Services) { feats.FeatureService = s.Features; s.Features = feats })
+	ts.rebuild(nil, func(s *mapcommons.Services) { feats.FeatureService = s.Features; s.Features = feats })
 	layer := func(attr, extra string) string {
 		return "&layers[][source]=finder:1&layers[][styles][type]=CHOROPLETH&layers[][styles][fill][selectedAttribute]=" + attr + extra
 	}

@@ -14,7 +14,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 	"mapcommons/storetest"
 )
 
@@ -22,7 +21,7 @@ import (
 type searchFixture struct {
 	t     *testing.T
 	ts    *testServer
-	s     storetest.Services
+	s     mapcommons.Services
 	share []mapcommons.Permission // new datasets' sharing list, as the instance gives it
 }
 
@@ -33,10 +32,7 @@ func newSearchFixture(t *testing.T, mutate ...func(*api.Config)) *searchFixture 
 		m(&cfg)
 	}
 	p := mapcommons.Policy{Mode: cfg.Mode, DefaultShare: cfg.DefaultShare}
-	return &searchFixture{t: t, ts: ts, share: p.DefaultDatasetPermissions(), s: storetest.Services{
-		Users: sqlite.NewUserService(ts.db), Datasets: sqlite.NewDatasetService(ts.db),
-		Maps: sqlite.NewMapService(ts.db), Search: sqlite.NewSearchService(ts.db),
-	}}
+	return &searchFixture{t: t, ts: ts, share: p.DefaultDatasetPermissions(), s: ts.svc}
 }
 
 func (fx *searchFixture) user(login string) int64 {

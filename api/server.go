@@ -95,33 +95,12 @@ type Config struct {
 // DefaultMaxFeatures is Config.MaxFeatures when it is not given.
 const DefaultMaxFeatures = 50_000_000
 
-// Pinger reports whether the store answers (for /healthz).
-type Pinger interface {
-	Ping(ctx context.Context) error
-}
-
-// Services are the stores the server reads and writes.
-type Services struct {
-	Users    mapcommons.UserService
-	Datasets mapcommons.DatasetService
-	Features mapcommons.FeatureService
-	Maps     mapcommons.MapService
-	Search   mapcommons.SearchService
-	Groups   mapcommons.GroupService
-	// Trust remembers where users logged in from, for the login limiter
-	// (nil: this server's memory only).
-	Trust mapcommons.LoginTrustService
-	// Sessions keeps the sessions of signed-in browsers (nil: no sign-in).
-	Sessions mapcommons.SessionService
-	Health   Pinger
-}
-
 // Server serves the API. Create it with NewServer.
 type Server struct {
 	logger *slog.Logger
 	cfg    Config
 	policy mapcommons.Policy
-	svc    Services
+	svc    mapcommons.Services
 	mux    *http.ServeMux
 	auth   *authCache
 	// limiter slows down guessing passwords: failed logins per login and
@@ -146,7 +125,7 @@ type Server struct {
 }
 
 // NewServer returns the API handler.
-func NewServer(logger *slog.Logger, cfg Config, svc Services) *Server {
+func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server {
 	if cfg.Mode == "" {
 		cfg.Mode = mapcommons.ModeHosted
 	}

@@ -34,7 +34,8 @@ const base = "http://mapcommons.test"
 type testServer struct {
 	t       testing.TB
 	handler http.Handler
-	db      *sqlite.DB
+	svc     mapcommons.Services // the store's services
+	db      *sqlite.DB          // the store, when it is the embedded one
 	tmp     string
 	cfg     api.Config
 }
@@ -58,8 +59,8 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	users := sqlite.NewUserService(db)
-	ts := &testServer{t: t, db: db, tmp: tmp, cfg: cfg}
+	ts := &testServer{t: t, svc: db.Services(), db: db, tmp: tmp, cfg: cfg}
+	users := ts.svc.Users
 	ts.restart()
 	for _, u := range []struct {
 		login string
@@ -77,13 +78,7 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 // restart replaces the server with a new one on the same store, as a
 // restarted process would be: nothing kept in memory.
 func (ts *testServer) restart() {
-	db := ts.db
-	ts.handler = api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, api.Services{
-		Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Features: sqlite.NewFeatureService(db),
-		Maps: sqlite.NewMapService(db), Health: db,
-		Search: sqlite.NewSearchService(db), Groups: sqlite.NewGroupService(db), Trust: sqlite.NewLoginTrustService(db),
-		Sessions: sqlite.NewSessionService(db),
-	})
+	ts.handler = api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)
 }
 
 // req describes one request.

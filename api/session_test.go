@@ -266,7 +266,7 @@ func TestSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		parent.Cleanup(func() { db.Close() }) // the later cases use it
-		ts.db = db
+		ts.db, ts.svc = db, db.Services()
 		ts.restart()
 		me := decode[map[string]any](t, must(t, b.get("/session"), 200))
 		if me["login"] != "alice" || me["csrf_token"] != b.csrf {

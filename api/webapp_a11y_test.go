@@ -92,7 +92,7 @@ func TestWebAppAccessible(t *testing.T) {
 					}
 				}
 				if size[0] < 400 {
-					b.screenshot("phone-" + who + strings.NewReplacer("/", "_", "?", "_", "=", "_").Replace(p))
+					b.screenshot("phone-" + who + p)
 				}
 			}
 		}

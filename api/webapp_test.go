@@ -227,7 +227,7 @@ func (b *browserTest) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(b.ctx, 90*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
-		b.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
+		b.screenshot("failed-" + what)
 		b.t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -253,10 +253,23 @@ func eval[T any](b *browserTest, expr string) T {
 	return v
 }
 
-// wait polls a JavaScript condition until it holds.
+// wait polls a JavaScript condition until it holds. A poll that began
+// in a page being replaced (its context gone) starts again in the new one.
 func (b *browserTest) wait(what, cond string) {
 	b.t.Helper()
-	b.do(what, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second)))
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+		err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt < 3 && strings.Contains(err.Error(), "Cannot find context") {
+			continue
+		}
+		b.screenshot("failed-" + what)
+		b.t.Fatalf("%s: %v", what, err)
+	}
 }
 
 // screenshot saves the whole page as name.png among the artefacts.
@@ -269,6 +282,12 @@ func (b *browserTest) screenshot(name string) {
 		b.t.Errorf("screenshot %s: %v", name, err)
 		return
 	}
+	name = strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '?' || r == '=' || r == '&' {
+			return '-'
+		}
+		return r
+	}, name)
 	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), png, 0o644); err != nil {
 		b.t.Error(err)
 	}

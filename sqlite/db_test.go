@@ -18,19 +18,7 @@ func MustOpen(tb testing.TB) *sqlite.DB {
 	return sqlitetest.Open(tb, filepath.Join(tb.TempDir(), "mapcommons.db"))
 }
 
-func open(tb testing.TB) storetest.Services {
-	db := MustOpen(tb)
-	return storetest.Services{
-		Users:    sqlite.NewUserService(db),
-		Datasets: sqlite.NewDatasetService(db),
-		Features: sqlite.NewFeatureService(db),
-		Maps:     sqlite.NewMapService(db),
-		Search:   sqlite.NewSearchService(db),
-		Groups:   sqlite.NewGroupService(db),
-		Trust:    sqlite.NewLoginTrustService(db),
-		Sessions: sqlite.NewSessionService(db),
-	}
-}
+func open(tb testing.TB) mapcommons.Services { return MustOpen(tb).Services() }
 
 func TestContract(t *testing.T) { storetest.Run(t, open) }
 

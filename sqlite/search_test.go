@@ -30,7 +30,7 @@ func TestSearchMigrationIndexesExisting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := storetest.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Maps: sqlite.NewMapService(db)}
+	s := mapcommons.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db), Maps: sqlite.NewMapService(db)}
 	ds := storetest.MustCreateDataset(t, s, 0, "Older rivers", "", "water", 1, 2)
 	m := &mapcommons.Map{Title: "Older map", Basemap: "Acetate", Projection: mapcommons.ProjectionMercator,
 		Layers:      []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10)}},
@@ -276,7 +276,7 @@ func TestSearchGrantsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := storetest.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db),
+	s := mapcommons.Services{Users: sqlite.NewUserService(db), Datasets: sqlite.NewDatasetService(db),
 		Maps: sqlite.NewMapService(db), Groups: sqlite.NewGroupService(db)}
 	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=query_only(1)")
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // MustCreateGroup creates a group with the given name.
-func MustCreateGroup(tb testing.TB, s Services, name string) *mapcommons.UserGroup {
+func MustCreateGroup(tb testing.TB, s mapcommons.Services, name string) *mapcommons.UserGroup {
 	tb.Helper()
 	g := &mapcommons.UserGroup{Name: name}
 	if err := s.Groups.CreateGroup(context.Background(), g); err != nil {
@@ -24,7 +24,7 @@ func MustCreateGroup(tb testing.TB, s Services, name string) *mapcommons.UserGro
 }
 
 // MustAddMember makes the user a member of the group.
-func MustAddMember(tb testing.TB, s Services, g *mapcommons.UserGroup, u *mapcommons.User) {
+func MustAddMember(tb testing.TB, s mapcommons.Services, g *mapcommons.UserGroup, u *mapcommons.User) {
 	tb.Helper()
 	if err := s.Groups.AddGroupMember(context.Background(), g.ID, u.ID); err != nil {
 		tb.Fatal(err)

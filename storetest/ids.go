@@ -24,7 +24,7 @@ func rowsSource(keys ...string) *SliceSource {
 
 // featureIDs lists the ids of a dataset's features in position order, and
 // their values of attribute 0.
-func featureIDs(t *testing.T, s Services, id int64, q *mapcommons.FeatureQuery) ([]int64, []any) {
+func featureIDs(t *testing.T, s mapcommons.Services, id int64, q *mapcommons.FeatureQuery) ([]int64, []any) {
 	t.Helper()
 	var ids []int64
 	var vals []any
@@ -42,7 +42,7 @@ func featureIDs(t *testing.T, s Services, id int64, q *mapcommons.FeatureQuery) 
 	return ids, vals
 }
 
-func wantIDs(t *testing.T, s Services, id int64, want ...int64) {
+func wantIDs(t *testing.T, s mapcommons.Services, id int64, want ...int64) {
 	t.Helper()
 	if got, _ := featureIDs(t, s, id, nil); !slices.Equal(got, want) {
 		t.Fatalf("ids %v, want %v", got, want)

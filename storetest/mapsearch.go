@@ -16,7 +16,7 @@ import (
 )
 
 // mapEntry returns the search entry of map id.
-func mapEntry(t *testing.T, s Services, id int64) *mapcommons.SearchResult {
+func mapEntry(t *testing.T, s mapcommons.Services, id int64) *mapcommons.SearchResult {
 	t.Helper()
 	res, _ := MustSearch(t, s, "", func(f *mapcommons.SearchFilter) { f.Model = mapcommons.ModelMap })
 	for _, r := range res {
@@ -29,7 +29,7 @@ func mapEntry(t *testing.T, s Services, id int64) *mapcommons.SearchResult {
 }
 
 // wantEntry checks the extent and feature count of map m's entry.
-func wantEntry(t *testing.T, s Services, what string, m *mapcommons.Map, want mapcommons.BBox, count int64) {
+func wantEntry(t *testing.T, s mapcommons.Services, what string, m *mapcommons.Map, want mapcommons.BBox, count int64) {
 	t.Helper()
 	r := mapEntry(t, s, m.ID)
 	if r.Extent == nil || *r.Extent != want || r.FeatureCount != count {
@@ -44,7 +44,7 @@ func testMapSearchEntries(t *testing.T, open Opener) {
 	world := mapcommons.BBox{W: -180, S: -85, E: 180, N: 85}
 	box := func(w, s, e, n float64) mapcommons.BBox { return mapcommons.BBox{W: w, S: s, E: e, N: n} }
 	everyone := []mapcommons.Permission{{Group: mapcommons.GroupEveryone, View: true}}
-	newMap := func(t *testing.T, s Services, owner int64, title string, perms []mapcommons.Permission, layers ...mapcommons.Layer) *mapcommons.Map {
+	newMap := func(t *testing.T, s mapcommons.Services, owner int64, title string, perms []mapcommons.Permission, layers ...mapcommons.Layer) *mapcommons.Map {
 		m := &mapcommons.Map{OwnerID: owner, Title: title, Basemap: "Acetate", Projection: mapcommons.ProjectionMercator,
 			Permissions: perms, Layers: layers}
 		if err := s.Maps.CreateMap(ctx, m); err != nil {
@@ -52,7 +52,7 @@ func testMapSearchEntries(t *testing.T, open Opener) {
 		}
 		return m
 	}
-	share := func(t *testing.T, s Services, ds *mapcommons.Dataset, perms []mapcommons.Permission) {
+	share := func(t *testing.T, s mapcommons.Services, ds *mapcommons.Dataset, perms []mapcommons.Permission) {
 		if _, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &perms}); err != nil {
 			t.Fatal(err)
 		}

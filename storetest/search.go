@@ -29,7 +29,7 @@ func PointsSource(xy ...float64) *SliceSource {
 
 // MustCreateDataset creates a dataset with the given metadata over the
 // points xy (lon, lat pairs).
-func MustCreateDataset(tb testing.TB, s Services, ownerID int64, title, description, tags string, xy ...float64) *mapcommons.Dataset {
+func MustCreateDataset(tb testing.TB, s mapcommons.Services, ownerID int64, title, description, tags string, xy ...float64) *mapcommons.Dataset {
 	tb.Helper()
 	ds := &mapcommons.Dataset{OwnerID: ownerID, Type: "csv",
 		Metadata: mapcommons.Metadata{Title: title, Description: description, Tags: tags}}
@@ -41,7 +41,7 @@ func MustCreateDataset(tb testing.TB, s Services, ownerID int64, title, descript
 
 // MustSearch runs a search of the query text (as the query parameter) with
 // everything visible, changed by the options, and fails on an error.
-func MustSearch(tb testing.TB, s Services, query string, opts ...func(*mapcommons.SearchFilter)) ([]*mapcommons.SearchResult, int64) {
+func MustSearch(tb testing.TB, s mapcommons.Services, query string, opts ...func(*mapcommons.SearchFilter)) ([]*mapcommons.SearchResult, int64) {
 	tb.Helper()
 	res, total, err := Search(s, query, opts...)
 	if err != nil {
@@ -51,7 +51,7 @@ func MustSearch(tb testing.TB, s Services, query string, opts ...func(*mapcommon
 }
 
 // Search runs a search like MustSearch and returns its error.
-func Search(s Services, query string, opts ...func(*mapcommons.SearchFilter)) ([]*mapcommons.SearchResult, int64, error) {
+func Search(s mapcommons.Services, query string, opts ...func(*mapcommons.SearchFilter)) ([]*mapcommons.SearchResult, int64, error) {
 	terms, users, err := mapcommons.ParseSearchQuery(query)
 	if err != nil {
 		return nil, 0, err
@@ -84,7 +84,7 @@ func sameSet(a, b []string) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-func wantKeys(t *testing.T, s Services, query string, want []string, opts ...func(*mapcommons.SearchFilter)) {
+func wantKeys(t *testing.T, s mapcommons.Services, query string, want []string, opts ...func(*mapcommons.SearchFilter)) {
 	t.Helper()
 	res, total := MustSearch(t, s, query, opts...)
 	if got := keys(res); !sameSet(got, want) || total != int64(len(want)) {
@@ -92,7 +92,7 @@ func wantKeys(t *testing.T, s Services, query string, want []string, opts ...fun
 	}
 }
 
-func wantOrder(t *testing.T, s Services, query string, want []string, opts ...func(*mapcommons.SearchFilter)) {
+func wantOrder(t *testing.T, s mapcommons.Services, query string, want []string, opts ...func(*mapcommons.SearchFilter)) {
 	t.Helper()
 	res, _ := MustSearch(t, s, query, opts...)
 	if got := keys(res); !reflect.DeepEqual(got, want) {

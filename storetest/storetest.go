@@ -13,20 +13,8 @@ import (
 	"mapcommons/format/wkb"
 )
 
-// Services are the services of one open store.
-type Services struct {
-	Users    mapcommons.UserService
-	Datasets mapcommons.DatasetService
-	Features mapcommons.FeatureService
-	Maps     mapcommons.MapService
-	Search   mapcommons.SearchService
-	Groups   mapcommons.GroupService
-	Trust    mapcommons.LoginTrustService
-	Sessions mapcommons.SessionService
-}
-
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
-type Opener func(tb testing.TB) Services
+type Opener func(tb testing.TB) mapcommons.Services
 
 // Run runs the whole contract.
 func Run(t *testing.T, open Opener) {
@@ -50,7 +38,7 @@ func code(t *testing.T, err error, want string) {
 }
 
 // MustCreateUser creates a user with the given login.
-func MustCreateUser(tb testing.TB, s Services, login string, admin bool) *mapcommons.User {
+func MustCreateUser(tb testing.TB, s mapcommons.Services, login string, admin bool) *mapcommons.User {
 	tb.Helper()
 	u := &mapcommons.User{Login: login, Email: login + "@example.com", Fullname: "Full " + login, PasswordHash: "x", Admin: admin}
 	if err := s.Users.CreateUser(context.Background(), u); err != nil {

@@ -83,7 +83,7 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	svc := storeServices(db)
+	svc := db.Services()
 	me, err := svc.Users.FindUserByLogin(ctx, *owner)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return fmt.Errorf("there is no user %q to own the datasets: name one with --owner, or create it with mapcommons user create", *owner)

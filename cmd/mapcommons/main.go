@@ -399,21 +399,6 @@ func (st *settings) apiConfig() (api.Config, error) {
 	}, nil
 }
 
-// storeServices are the services of the embedded store db.
-func storeServices(db *sqlite.DB) api.Services {
-	return api.Services{
-		Users:    sqlite.NewUserService(db),
-		Datasets: sqlite.NewDatasetService(db),
-		Features: sqlite.NewFeatureService(db),
-		Maps:     sqlite.NewMapService(db),
-		Search:   sqlite.NewSearchService(db),
-		Groups:   sqlite.NewGroupService(db),
-		Trust:    sqlite.NewLoginTrustService(db),
-		Sessions: sqlite.NewSessionService(db),
-		Health:   db,
-	}
-}
-
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -453,7 +438,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer db.Close()
-	svc := storeServices(db)
+	svc := db.Services()
 	if pw := getenv("MAPCOMMONS_ADMIN_PASSWORD"); pw != "" {
 		if err := ensureAdmin(ctx, svc.Users, "admin", "", pw, cfg.BcryptCost); err != nil {
 			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
