@@ -48,14 +48,9 @@ type header struct {
 	NextID   int64                  `json:"next_id,omitempty"` // 0 in files without ids
 }
 
-// Summary is what a segment knows about its features as a whole.
-type Summary struct {
-	Count         int64                       `json:"count"`
-	Extent        *wkb.Rect                   `json:"extent"`
-	GeometryTypes []string                    `json:"geometry_types"`
-	GeometryMask  uint32                      `json:"geometry_mask"`
-	Stats         map[string]mapcommons.Stats `json:"stats"`
-}
+// Summary is what a segment knows about its features as a whole, as the
+// domain computes it.
+type Summary = mapcommons.Summary
 
 // section is one section being written, spooled to its own temporary file
 // (or another temporary file of the writer's: a run of the index build).
@@ -98,7 +93,6 @@ type column struct {
 	nul     *section // the null bitmap (bit set = null), from the first null on
 	nulByte byte     // the bits of the current eight rows
 	bytes   uint64   // strings: bytes so far
-	acc     *mapcommons.StatsAccumulator
 }
 
 // Writer streams features into a new segment. What it holds in memory
@@ -126,13 +120,10 @@ type Writer struct {
 	runBuf     *bufio.Writer
 	runReaders []*bufio.Reader
 	colReader  [2]*bufio.Reader
-	hist       *[2][1 << 16]uint32
 	n          int
 	geomSize   uint64
-	extent     wkb.Rect // of the index boxes
-	bounds     wkb.Rect // of the vertices: the dataset's extent
-	kinds      [3]bool
-	mask       uint32
+	extent     wkb.Rect                   // of the index boxes
+	sum        *mapcommons.SummaryBuilder // the summary and the features' checks
 	scratch    []byte
 	done       bool
 }
@@ -143,7 +134,7 @@ const MaxFeatures = math.MaxUint32 - 1
 // NewWriter starts a segment of features with the given attributes, spooling
 // to temporary files in dir.
 func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
-	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, bounds: wkb.EmptyRect,
+	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, sum: mapcommons.NewSummaryBuilder(attrs, false),
 		runItems: defaultRunItems, fanIn: defaultFanIn, nextID: 1}
 	var err error
 	if w.geomOff, err = w.section("geom.off"); err != nil {
@@ -175,10 +166,6 @@ func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
 				return nil, err
 			}
 			c.off.u64(0)
-		}
-		if a.Type.Numeric() {
-			c.acc = mapcommons.NewStatsAccumulator()
-			c.acc.Drop() // the median comes from the written column
 		}
 		w.cols = append(w.cols, c)
 	}
@@ -226,21 +213,6 @@ func (w *Writer) Abort() {
 	w.done = true
 }
 
-func (w *Writer) addKinds(g wkb.Geom) {
-	switch g.Type {
-	case wkb.Point, wkb.MultiPoint:
-		w.kinds[0] = true
-	case wkb.LineString, wkb.MultiLineString:
-		w.kinds[1] = true
-	case wkb.Polygon, wkb.MultiPolygon:
-		w.kinds[2] = true
-	case wkb.GeometryCollection:
-		for _, p := range g.Parts {
-			w.addKinds(p)
-		}
-	}
-}
-
 // SetNextID raises the id the writer gives next to at least id: the old
 // segment's NextID when rewriting a dataset, so that the ids of deleted
 // features are not given again. It never lowers it.
@@ -260,8 +232,8 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 	if w.done {
 		return errors.New("segment: Add after Finish or Abort")
 	}
-	if len(f.Values) != len(w.attrs) {
-		return fmt.Errorf("segment: feature %d has %d values for %d attributes", w.n, len(f.Values), len(w.attrs))
+	if err := w.sum.CheckValues(f.Values); err != nil {
+		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
 	}
 	if w.n >= MaxFeatures {
 		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
@@ -273,34 +245,38 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
 	}
 	if len(f.Geometry) > 0 {
-		box, bounds, ok := wkb.Rect{}, wkb.Rect{}, false
+		box, ok := wkb.Rect{}, false
 		if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
 			box, ok = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true
-			bounds = box
-			w.kinds[0] = true
-			w.mask |= 1 << wkb.Point
+			if err := w.sum.AddPoint(x, y, f.Values); err != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
+			}
 		} else {
 			g, err := wkb.Decode(f.Geometry)
 			if err != nil {
 				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
 			}
-			bounds, ok = g.Bounds()
-			box, _ = spatial.IndexBounds(g)
-			w.addKinds(g)
-			w.mask |= 1 << g.Type
+			if box, ok = spatial.IndexBounds(g); ok {
+				// Arcs bulge beyond the vertices: their box is checked too.
+				err = mapcommons.CheckBounds(box)
+			}
+			if err == nil {
+				err = w.sum.Add(&g, f.Values)
+			}
+			if err != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
+			}
 		}
 		if ok {
-			if math.IsNaN(box.MinX+box.MinY+box.MaxX+box.MaxY) || math.IsInf(box.MinX+box.MinY+box.MaxX+box.MaxY, 0) {
-				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: non-finite coordinate", w.n)
-			}
 			w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
 			w.items.write(w.scratch)
 			w.nItems++
 			w.extent = w.extent.Extend(box)
-			w.bounds = w.bounds.Extend(bounds)
 		}
 		w.geom.write(f.Geometry)
 		w.geomSize += uint64(len(f.Geometry))
+	} else if err := w.sum.Add(nil, f.Values); err != nil {
+		return err
 	}
 	w.geomOff.u64(w.geomSize)
 	for i, v := range f.Values {
@@ -361,17 +337,11 @@ func (c *column) add(row int, v any, w *Writer) error {
 		if !ok && v != nil {
 			return fmt.Errorf("%T is not an integer", v)
 		}
-		if v != nil {
-			c.acc.Add(float64(n))
-		}
 		b = binary.LittleEndian.AppendUint64(b, uint64(n))
 	case mapcommons.AttrFloat:
 		x, ok := v.(float64)
 		if !ok && v != nil {
 			return fmt.Errorf("%T is not a float", v)
-		}
-		if v != nil {
-			c.acc.Add(x)
 		}
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	case mapcommons.AttrBoolean:
@@ -421,39 +391,14 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	}
 
 	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels, NextID: w.nextID}
-	sum := &h.Summary
-	sum.Count = int64(w.n)
-	if !w.bounds.IsEmpty() {
-		e := w.bounds
-		sum.Extent = &e
+	// Medians need whole columns: read back from their spooled sections.
+	sum, err := w.sum.Summary(func(i int, n int64) (float64, error) {
+		return mapcommons.MedianOfKeys(n, func(fn func(key uint64)) error { return w.scanColumn(w.cols[i], fn) })
+	})
+	if err != nil {
+		return nil, err
 	}
-	sum.GeometryTypes = []string{}
-	for i, name := range []string{"point", "line", "area"} {
-		if w.kinds[i] {
-			sum.GeometryTypes = append(sum.GeometryTypes, name)
-		}
-	}
-	sum.GeometryMask = w.mask
-
-	// Medians need whole columns: read them back from their spooled sections.
-	sum.Stats = map[string]mapcommons.Stats{}
-	for i, c := range w.cols {
-		if c.acc == nil || c.acc.Count() == 0 {
-			continue
-		}
-		med, err := w.columnMedian(c, c.acc.Count())
-		if err != nil {
-			return nil, err
-		}
-		c.acc.SetMedian(med)
-		st, _ := c.acc.Result()
-		for _, v := range []*float64{&st.Min, &st.Max, &st.Mean, &st.Median, &st.Stdev, &st.Variance} {
-			if math.IsNaN(*v) || math.IsInf(*v, 0) {
-				*v = 0 // JSON has no such numbers; only reachable near the float limits
-			}
-		}
-		sum.Stats[w.attrs[i].Name] = st
-	}
+	h.Summary = *sum
 
 	out, err := os.CreateTemp(filepath.Dir(path), ".seg-*.tmp")
 	if err != nil {

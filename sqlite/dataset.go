@@ -9,7 +9,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
-	"mapcommons/segment"
 )
 
 // DatasetService implements mapcommons.DatasetService on the store.
@@ -231,7 +230,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		}
 	}()
 	ds.Attributes = attrs
-	applySummary(ds, sum)
+	sum.Apply(ds)
 
 	now := s.db.now()
 	var owner any
@@ -304,15 +303,6 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		}
 	}
 	return nil
-}
-
-// applySummary copies what a segment learned about its features onto ds.
-func applySummary(ds *mapcommons.Dataset, sum *segment.Summary) {
-	ds.FeatureCount = sum.Count
-	ds.Extent = sum.Extent
-	ds.GeometryTypes = sum.GeometryTypes
-	ds.GeometryMask = sum.GeometryMask
-	ds.Stats = sum.Stats
 }
 
 // permissionsJSON is the stored form of a sharing list (as maps store

@@ -144,7 +144,7 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *s
 	if err != nil {
 		return err
 	}
-	applySummary(ds, sum)
+	sum.Apply(ds)
 	statsJSON, err := json.Marshal(ds.Stats)
 	if err != nil {
 		s.db.segs.retire(name)

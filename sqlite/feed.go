@@ -63,7 +63,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		}
 	}()
 	ds.Attributes = attrs
-	applySummary(ds, sum)
+	sum.Apply(ds)
 	attrJSON, err := json.Marshal(attrs)
 	if err != nil {
 		return nil, err
