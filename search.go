@@ -9,6 +9,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -128,6 +129,28 @@ func (p Policy) SearchRights(caller *User, r *SearchResult) SearchRights {
 	return p.DatasetRights(caller, &Dataset{ID: r.ID, OwnerID: r.OwnerID, Permissions: r.Permissions})
 }
 
+// SearchGrants says who, besides its owner and the administrators, may
+// find an object with sharing list perms: everyone (shared), and the
+// members of groups (each group once, in the list's order). Any right —
+// view, download or edit — lets one find it.
+func SearchGrants(perms []Permission) (shared bool, groups []int64) {
+	for _, e := range perms {
+		if !e.View && !e.Download && !e.Edit {
+			continue
+		}
+		if e.Group == GroupEveryone {
+			shared = true
+			continue
+		}
+		id, err := strconv.ParseInt(e.Group, 10, 64)
+		if err != nil || slices.Contains(groups, id) {
+			continue
+		}
+		groups = append(groups, id)
+	}
+	return shared, groups
+}
+
 // MapSearchDoc is what the search entry of a map shows that the map's own
 // row does not hold.
 type MapSearchDoc struct {
@@ -143,11 +166,7 @@ type MapSearchDoc struct {
 // dataset and on an id that does not exist are the same.
 func MapSearchDocument(m *Map, owner *User, dataset func(id int64) *Dataset) MapSearchDoc {
 	var d MapSearchDoc
-	for _, e := range m.Permissions {
-		if e.Group == GroupEveryone && (e.View || e.Download || e.Edit) {
-			d.Shared = true
-		}
-	}
+	d.Shared, _ = SearchGrants(m.Permissions)
 	union, found := BBox{W: 181, S: 91, E: -181, N: -91}, false
 	for _, l := range m.Layers {
 		id, ok := l.DatasetID()

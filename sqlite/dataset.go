@@ -170,7 +170,7 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 		return nil, datasetNotFound(formatError(sql.ErrNoRows), id)
 	}
 	// The maps that show it follow its sharing list.
-	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+	if err := datasetChanged(ctx, tx, id); err != nil {
 		return nil, err
 	}
 	ds, _, err := findDatasetRow(ctx, tx, id)
@@ -192,7 +192,7 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 		return datasetNotFound(formatError(err), id)
 	}
 	// The maps that showed it show it no more.
-	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+	if err := datasetChanged(ctx, tx, id); err != nil {
 		return err
 	}
 	err = tx.Commit()
@@ -285,7 +285,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		return err
 	}
 	// Maps may name an id before its dataset exists.
-	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, ds.ID); err != nil {
+	if err := datasetChanged(ctx, tx, ds.ID); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

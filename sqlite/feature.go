@@ -187,7 +187,7 @@ func (db *DB) swap(ctx context.Context, id int64, update func(tx *sql.Tx) (sql.R
 	} else if n == 0 {
 		return datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
 	}
-	if err := refreshMapDocs(ctx, tx, mapsShowingDataset, id); err != nil {
+	if err := datasetChanged(ctx, tx, id); err != nil {
 		return err
 	}
 	return formatError(tx.Commit())

@@ -96,9 +96,14 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
 	}
-	res, err := s.db.write.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = ?, updated_at = ?,
+	defer s.db.forget(id)
+	tx, err := s.db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = ?, updated_at = ?,
 		version = version + 1 WHERE id = ?`, mapcommons.StateFetchFailed, message, s.db.now(), id)
-	s.db.forget(id)
 	if err != nil {
 		return formatError(err)
 	}
@@ -107,7 +112,11 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 	} else if n == 0 {
 		return datasetNotFound(formatError(sql.ErrNoRows), id)
 	}
-	return nil
+	// Its search entry shows the new time.
+	if err := writeDatasetDoc(ctx, tx, id); err != nil {
+		return err
+	}
+	return formatError(tx.Commit())
 }
 
 // normalURLs brings the URLs datasets were registered from to their normal

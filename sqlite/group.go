@@ -146,8 +146,8 @@ func namesGroup(column string) string {
 }
 
 // DeleteGroup implements mapcommons.GroupService. The sharing lists that
-// name the group lose those entries in the same transaction (the search
-// triggers follow), so that no object keeps an entry for a group that is
+// name the group lose those entries in the same transaction (and the
+// search entries follow), so that no object keeps an entry for a group that is
 // gone.
 func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 	tx, err := s.db.write.BeginTx(ctx, nil)
@@ -165,6 +165,11 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	// The datasets whose sharing lists name it: their entries change.
+	datasets, err := mapIDs(ctx, tx, `SELECT id FROM datasets d WHERE `+namesGroup("d.permissions"), g)
+	if err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM user_groups WHERE id = ?`, id)
 	if err != nil {
 		return formatError(err)
@@ -178,6 +183,11 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup(table+".permissions")+
 			` WHERE `+namesGroup(table+".permissions"), g, g); err != nil {
 			return formatError(err)
+		}
+	}
+	for _, ds := range datasets {
+		if err := writeDatasetDoc(ctx, tx, ds); err != nil {
+			return err
 		}
 	}
 	if err := writeMapDocs(ctx, tx, maps); err != nil {

@@ -1,13 +1,14 @@
 package sqlite
 
-// The search entries of maps, computed in Go by the policy
-// (mapcommons.MapSearchDocument) and written in the transaction of the
-// change they follow: a map created or changed, and every change to what
-// an entry depends on, a dataset's extent, count, sharing list or
-// existence, and its owner's administrator flag and groups (the owner of a
-// private map must be able to see a dataset for the entry to show it).
-// Search never sees an entry that is stale or that shows more than the
-// policy allows.
+// The search entries of datasets and maps, and the groups each is shared
+// with, computed in Go by the domain (mapcommons.SearchGrants,
+// mapcommons.MapSearchDocument) and written in the transaction of the
+// change they follow: a dataset or map created, changed or deleted, and
+// every change to what a map's entry depends on, a dataset's extent,
+// count, sharing list or existence, and its owner's administrator flag and
+// groups (the owner of a private map must be able to see a dataset for the
+// entry to show it). Search never sees an entry that is stale or that
+// shows more than the policy allows.
 
 import (
 	"context"
@@ -33,6 +34,60 @@ const (
 	mapsOwnedBy        = `SELECT id FROM maps WHERE owner_id = ?`
 )
 
+// datasetChanged rewrites what depends on dataset id after a change in
+// tx: its own search entry, and those of the maps that show it.
+func datasetChanged(ctx context.Context, tx execQuerier, id int64) error {
+	if err := writeDatasetDoc(ctx, tx, id); err != nil {
+		return err
+	}
+	return refreshMapDocs(ctx, tx, mapsShowingDataset, id)
+}
+
+// writeDatasetDoc rewrites the search entry of dataset id from its row as
+// it is in tx (none when it is gone).
+func writeDatasetDoc(ctx context.Context, tx execQuerier, id int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, 2*id); err != nil {
+		return formatError(err)
+	}
+	var (
+		owner                               sql.NullInt64
+		title, desc, tags, created, updated string
+		perms                               string
+		count                               int64
+		minx, miny, maxx, maxy              sql.NullFloat64
+	)
+	err := tx.QueryRowContext(ctx, `SELECT owner_id, title, description, tags, feature_count, minx, miny, maxx, maxy,
+		created_at, updated_at, permissions FROM datasets WHERE id = ?`, id).Scan(&owner, &title, &desc, &tags, &count,
+		&minx, &miny, &maxx, &maxy, &created, &updated, &perms)
+	if err == sql.ErrNoRows {
+		return nil
+	} else if err != nil {
+		return formatError(err)
+	}
+	var list []mapcommons.Permission
+	if err := json.Unmarshal([]byte(perms), &list); err != nil {
+		return fmt.Errorf("dataset %d permissions: %w", id, err)
+	}
+	shared, groups := mapcommons.SearchGrants(list)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, shared,
+		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		2*id, kindDataset, id, owner, title, desc, tags, shared, count, minx, miny, maxx, maxy, created, updated); err != nil {
+		return formatError(err)
+	}
+	return writeGrants(ctx, tx, 2*id, groups)
+}
+
+// writeGrants lists the groups a search entry is shared with (its old
+// list went with its old row).
+func writeGrants(ctx context.Context, tx execQuerier, docid int64, groups []int64) error {
+	for _, g := range groups {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO search_grants (group_id, docid) VALUES (?, ?)`, g, docid); err != nil {
+			return formatError(err)
+		}
+	}
+	return nil
+}
+
 // refreshMapDocs rewrites the search entries of the maps the query (with
 // args) selects by id.
 func refreshMapDocs(ctx context.Context, tx execQuerier, query string, args ...any) error {
@@ -43,7 +98,8 @@ func refreshMapDocs(ctx context.Context, tx execQuerier, query string, args ...a
 	return writeMapDocs(ctx, tx, ids)
 }
 
-// mapIDs returns the ids the query (with args) selects.
+// mapIDs returns the ids the query (with args) selects (of maps, or of
+// datasets).
 func mapIDs(ctx context.Context, tx execQuerier, query string, args ...any) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -126,7 +182,11 @@ func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
 		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		2*id+1, kindMap, id, ownerID, m.Title, desc, strings.Join(m.Tags, ", "), doc.Shared, doc.FeatureCount,
 		e.W, e.S, e.E, e.N, m.CreatedAt.UTC().Format(timeLayout), m.UpdatedAt.UTC().Format(timeLayout))
-	return formatError(err)
+	if err != nil {
+		return formatError(err)
+	}
+	_, groups := mapcommons.SearchGrants(m.Permissions)
+	return writeGrants(ctx, tx, 2*id+1, groups)
 }
 
 // layerDataset reads what a map's entry needs of dataset id: nil when

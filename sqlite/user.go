@@ -127,7 +127,7 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // DeleteUser implements mapcommons.UserService.
 func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	// Their memberships cascade; their datasets and maps lose their owner,
-	// and the maps' search entries follow.
+	// and the search entries follow.
 	defer s.db.forget(0)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -135,6 +135,10 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	}
 	defer tx.Rollback()
 	maps, err := mapIDs(ctx, tx, mapsOwnedBy, id)
+	if err != nil {
+		return err
+	}
+	datasets, err := mapIDs(ctx, tx, `SELECT id FROM datasets WHERE owner_id = ?`, id)
 	if err != nil {
 		return err
 	}
@@ -146,6 +150,11 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 		return err
 	} else if n == 0 {
 		return userNotFound(formatError(sql.ErrNoRows), itoa(id))
+	}
+	for _, ds := range datasets {
+		if err := writeDatasetDoc(ctx, tx, ds); err != nil {
+			return err
+		}
 	}
 	if err := writeMapDocs(ctx, tx, maps); err != nil {
 		return err

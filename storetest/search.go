@@ -272,6 +272,26 @@ func testSearch(t *testing.T, open Opener) {
 			t.Fatalf("result = %+v", r)
 		}
 
+		// Features added and deleted: the entry's count and extent follow.
+		if _, err := s.Features.AddFeatures(ctx, ds.ID, PointsSource(-3, 8)); err != nil {
+			t.Fatal(err)
+		}
+		res, _ = MustSearch(t, s, "tunnels")
+		if r := res[0]; r.FeatureCount != 2 || *r.Extent != (mapcommons.BBox{W: -3, S: 5, E: 5, N: 8}) {
+			t.Fatalf("after an append: %d features, extent %+v", r.FeatureCount, *r.Extent)
+		}
+		if err := s.Features.DeleteFeatures(ctx, ds.ID, []int64{1}); err != nil {
+			t.Fatal(err)
+		}
+		res, _ = MustSearch(t, s, "tunnels", func(f *mapcommons.SearchFilter) { f.BBox = &mapcommons.BBox{W: -4, S: 7, E: -2, N: 9} })
+		if len(res) != 0 {
+			t.Fatalf("the entry keeps the extent of a deleted feature: %+v", res[0].Extent)
+		}
+		res, _ = MustSearch(t, s, "tunnels")
+		if r := res[0]; r.FeatureCount != 1 || *r.Extent != (mapcommons.BBox{W: 5, S: 5, E: 5, N: 5}) {
+			t.Fatalf("after a delete: %d features, extent %+v", r.FeatureCount, *r.Extent)
+		}
+
 		desc := "A map of canals"
 		m := &mapcommons.Map{OwnerID: owner.ID, Title: "Waterways", Basemap: "Acetate", Description: &desc,
 			Tags: []string{"canals", "Locks"}, Projection: mapcommons.ProjectionMercator, Extent: &[4]float64{1, 2, 3, 4},
