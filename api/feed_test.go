@@ -11,7 +11,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 )
 
 // remote is a web server the tests register URLs from; its answers can be
@@ -223,7 +222,7 @@ func TestDatasetFromURL(t *testing.T) {
 // countDatasets returns the datasets in the store and how many there are.
 func countDatasets(t *testing.T, ts *testServer) ([]*mapcommons.Dataset, int) {
 	t.Helper()
-	list, total, err := sqlite.NewDatasetService(ts.db).FindDatasets(t.Context(), mapcommons.DatasetFilter{})
+	list, total, err := ts.svc.Datasets.FindDatasets(t.Context(), mapcommons.DatasetFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

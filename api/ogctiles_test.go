@@ -548,7 +548,7 @@ func TestTilePermissions(t *testing.T) {
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	id := strings.TrimPrefix(ts.createCSV("?title=pts", "lat,lon,name\n1,2,a\n"), "/datasets/")
 	n, _ := strconv.ParseInt(id, 10, 64)
-	if _, err := sqlite.NewDatasetService(ts.db).UpdateDataset(t.Context(), n, mapcommons.MetadataUpdate{Permissions: &[]mapcommons.Permission{}}); err != nil {
+	if _, err := ts.svc.Datasets.UpdateDataset(t.Context(), n, mapcommons.MetadataUpdate{Permissions: &[]mapcommons.Permission{}}); err != nil {
 		t.Fatal(err)
 	}
 	paths := []string{tilePath(id, 0, 0, 0), "/ogc/collections/" + id + "/tiles", "/ogc/collections/" + id + "/tiles/WebMercatorQuad",
