@@ -27,7 +27,6 @@ import (
 	"mapcommons/api"
 	"mapcommons/internal/gdaltest"
 	"mapcommons/mvt"
-	"mapcommons/sqlite"
 )
 
 // tileFeature is one decoded MVT feature.
