@@ -66,11 +66,22 @@ type FeatureService interface {
 	// dataset's attributes) after the existing ones, all or nothing, and
 	// returns how many were added. The new features get ids the dataset
 	// never gave (src's ids are ignored); the old keep theirs. ENOTFOUND when there is no such dataset;
-	// src's errors (EINVALID for bad input) as they come.
+	// src's errors (EINVALID for bad input) as they come. When src is
+	// AppendAware, it learns the number of features the append starts
+	// from, under the store's write lock, before its first feature is read.
 	AddFeatures(ctx context.Context, datasetID int64, src FeatureSource) (int64, error)
 	// DeleteFeatures removes the features at the given positions, all or
 	// nothing; later features move down, as in an array, keeping their ids.
 	// The ids of those removed are never given again. EINVALID when a
 	// position does not exist, ENOTFOUND when the dataset does not.
 	DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error
+}
+
+// AppendAware is a FeatureSource that wants to know how many features a
+// dataset holds when an append of its features starts: AddFeatures calls
+// AppendingTo under the store's write lock on the dataset, before the first
+// Next, so that no other write comes between the count and the append (a
+// limit on a dataset's size holds under concurrent appends).
+type AppendAware interface {
+	AppendingTo(existing int64)
 }

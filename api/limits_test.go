@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"mapcommons/api"
@@ -97,6 +98,33 @@ func TestMaxFeatures(t *testing.T) {
 		// Two more fit.
 		body = `[{"name":"a","geometry":{"type":"Point","coordinates":[1,2]}},{"name":"b","geometry":{"type":"Point","coordinates":[1,2]}}]`
 		must(t, ts.do(req{method: "POST", path: path + "/features.json", user: "alice", ctype: "application/json", body: []byte(body)}), http.StatusCreated)
+	})
+	t.Run("ConcurrentAppends", func(t *testing.T) {
+		// Appends at once all read the dataset before any is stored: the
+		// limit counts what the store holds when each append starts.
+		path := ts.createCSV("", csvRows(4))
+		body := []byte(`[{"name":"a","geometry":{"type":"Point","coordinates":[1,2]}},{"name":"b","geometry":{"type":"Point","coordinates":[1,2]}}]`)
+		var wg sync.WaitGroup
+		codes := make([]int, 8)
+		for i := range codes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = ts.do(req{method: "POST", path: path + "/features.json", user: "alice", ctype: "application/json", body: body}).Code
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for _, c := range codes {
+			if c == http.StatusCreated {
+				ok++
+			} else if c != http.StatusRequestEntityTooLarge {
+				t.Fatalf("answers %v", codes)
+			}
+		}
+		if doc := datasetDoc(t, ts, path, "alice"); doc["feature_count"] != 10.0 || ok != 3 {
+			t.Fatalf("feature_count %v after %d of 8 appends of 2 to 4 features: %v", doc["feature_count"], ok, codes)
+		}
 	})
 	t.Run("ErrRefetch", func(t *testing.T) {
 		w := ts.do(req{method: "POST", path: "/datasets.json?url=" + url.QueryEscape(rm.URL+"/ten.csv"), user: "alice", ctype: "application/xml"})

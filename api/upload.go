@@ -187,10 +187,16 @@ func (s *Server) limitFeatures(src mapcommons.FeatureSource, have int64) mapcomm
 }
 
 // limitedSource fails with ETOOLARGE at the first feature past its limit.
+// Appending, it learns from the store how many features the dataset holds
+// as the append starts (mapcommons.AppendAware), so that two appends at
+// once cannot both pass the limit on an older count.
 type limitedSource struct {
 	mapcommons.FeatureSource
 	left, max int64
 }
+
+// AppendingTo implements mapcommons.AppendAware.
+func (l *limitedSource) AppendingTo(existing int64) { l.left = l.max - existing }
 
 func (l *limitedSource) Next() (*mapcommons.Feature, error) {
 	f, err := l.FeatureSource.Next()

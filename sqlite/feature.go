@@ -63,6 +63,9 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
 	var added int64
 	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
+		if a, ok := src.(mapcommons.AppendAware); ok {
+			a.AppendingTo(int64(old.Len())) // under the dataset's write lock
+		}
 		f := &mapcommons.Feature{}
 		for pos := 0; pos < old.Len(); pos++ {
 			old.Read(pos, f)

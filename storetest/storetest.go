@@ -367,6 +367,12 @@ func testFeatures(t *testing.T, open Opener) {
 		if got := scan(mapcommons.FeatureQuery{Limit: -1}); len(got) != 51 {
 			t.Fatalf("a failed add left %d features", len(got))
 		}
+		// An AppendAware source learns the count the append starts from,
+		// before its first feature is read.
+		aware := &appendAware{SliceSource: SampleSource(1), existing: -1}
+		if _, err := s.Features.AddFeatures(ctx, ds.ID, aware); err != nil || aware.existing != 51 || aware.toldAfterNext {
+			t.Fatalf("AppendingTo(%d) (after Next: %v): %v", aware.existing, aware.toldAfterNext, err)
+		}
 		_, err = s.Features.AddFeatures(ctx, 9999, SampleSource(1))
 		code(t, err, mapcommons.ENOTFOUND)
 		code(t, s.Features.DeleteFeatures(ctx, 9999, []int64{0}), mapcommons.ENOTFOUND)
@@ -375,6 +381,21 @@ func testFeatures(t *testing.T, open Opener) {
 		err := s.Features.ScanFeatures(ctx, 9999, &mapcommons.FeatureQuery{Limit: 1}, func(*mapcommons.Feature) error { return nil })
 		code(t, err, mapcommons.ENOTFOUND)
 	})
+}
+
+// appendAware is a source that records what AppendingTo told it.
+type appendAware struct {
+	*SliceSource
+	existing      int64
+	read          bool // Next was called
+	toldAfterNext bool
+}
+
+func (a *appendAware) AppendingTo(n int64) { a.existing, a.toldAfterNext = n, a.read }
+
+func (a *appendAware) Next() (*mapcommons.Feature, error) {
+	a.read = true
+	return a.SliceSource.Next()
 }
 
 func testFeeds(t *testing.T, open Opener) {
