@@ -28,6 +28,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })
 	t.Run("LoginTrust", func(t *testing.T) { testLoginTrust(t, open) })
 	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
+	t.Run("QueryOracle", func(t *testing.T) { testQueryOracle(t, open) })
 }
 
 func code(t *testing.T, err error, want string) {
