@@ -1,0 +1,271 @@
+package api_test
+
+// The map page and the map editor in a real headless Chromium (see
+// webapp_test.go): a choropleth of the North Carolina counties drawn with
+// the API's classes (canvas pixels of each legend colour), its legend equal
+// to GET /maps/{id}.json's classification, visibility toggles, popups from
+// click templates, a temporal layer's slider, POINT and PROPORTIONAL
+// layers; the editor making a map, changing its ramp and classes, reordering
+// layers and saving through the API.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"mapcommons"
+	"mapcommons/api"
+)
+
+// newMapBrowserTest starts a server holding the nc counties (uploaded by
+// alice) and a Chromium on it; it returns the browser, the server and the
+// counties' dataset id.
+func newMapBrowserTest(t *testing.T) (*browserTest, *testServer, string) {
+	t.Helper()
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+	must(t, w, 201)
+	id := regexp.MustCompile(`/datasets/(\d+)\.json$`).FindStringSubmatch(w.Header().Get("Location"))[1]
+	return browserOn(t, ts), ts, id
+}
+
+// postMap creates a map as user from a JSON document and returns its path
+// (/maps/<id>).
+func postMap(t *testing.T, ts *testServer, user string, doc map[string]any) string {
+	t.Helper()
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ts.do(req{method: "POST", path: "/maps.json", user: user, ctype: "application/json", body: body})
+	must(t, w, 201)
+	loc := w.Header().Get("Location")
+	return "/maps/" + regexp.MustCompile(`/maps/(\d+)\.json$`).FindStringSubmatch(loc)[1]
+}
+
+// createChoroplethMap creates, as user, a map of one CHOROPLETH layer of
+// dataset datasetID (the nc counties) classing BIR74 in 5 Quantile
+// classes with the White-Red ramp, opaque so that the drawn pixels are the
+// classes' colours, and a click template "County: $[NAME]". It returns the
+// map's path (/maps/<id>).
+func createChoroplethMap(t *testing.T, ts *testServer, user, datasetID string) string {
+	t.Helper()
+	return postMap(t, ts, user, map[string]any{"title": "Births 1974", "basemap": "Acetate", "description": "Births by county",
+		"layers": []any{map[string]any{"source": "finder:" + datasetID, "title": "Births", "opacity": 1,
+			"styles": map[string]any{"type": "CHOROPLETH", "click": "County: $[NAME]", "hover": "$[NAME]: $[BIR74] births",
+				"stroke": map[string]any{"weight": 0.5, "color": "0x333333"},
+				"fill": map[string]any{"selectedAttribute": "BIR74", "classificationType": "Quantile", "categories": 5,
+					"colors": "White-Red", "opacity": 1}}}}})
+}
+
+// legendClass is one class of a layer's legend as the page shows it.
+type legendClass struct {
+	Lo, Hi float64
+	Color  string
+	Count  int64
+}
+
+// legendClasses reads the classes of layer i's legend on the map page (or
+// the editor's preview): their breaks, colour (#rrggbb) and count.
+func legendClasses(b *browserTest, i int) []legendClass {
+	b.t.Helper()
+	return eval[[]legendClass](b, fmt.Sprintf(`[...document.querySelectorAll('li.legend-layer[data-layer="%d"] li.class')].map(li => ({
+		Lo: Number(li.dataset.lo), Hi: Number(li.dataset.hi), Color: li.dataset.color, Count: Number(li.dataset.count)}))`, i))
+}
+
+// apiClasses reads the classes GET /maps/{id}.json gives layer i, as
+// legendClasses reads them.
+func apiClasses(t *testing.T, ts *testServer, path, user string, i int) []legendClass {
+	t.Helper()
+	type classes struct {
+		Classification *struct {
+			Breaks []float64
+			Counts []int64
+			Colors []int
+		}
+	}
+	doc := decode[struct {
+		Layers []struct{ Styles struct{ Fill, Icon classes } }
+	}](t, must(t, ts.get(path+".json", user), 200))
+	cd := doc.Layers[i].Styles.Fill.Classification
+	if cd == nil {
+		cd = doc.Layers[i].Styles.Icon.Classification
+	}
+	if cd == nil {
+		t.Fatalf("%s: layer %d has no classification", path, i)
+	}
+	var out []legendClass
+	for k, n := range cd.Counts {
+		out = append(out, legendClass{Lo: cd.Breaks[k], Hi: cd.Breaks[k+1], Color: fmt.Sprintf("#%06x", cd.Colors[k]), Count: n})
+	}
+	return out
+}
+
+// waitMap waits until the map page (or the editor's preview) has drawn.
+func waitMap(b *browserTest) {
+	b.t.Helper()
+	b.wait("the map drawn", `document.getElementById('map') && document.getElementById('map').dataset.state === 'idle'`)
+}
+
+// redrawn waits for the map to draw again after a change on the page.
+func redrawn(b *browserTest) {
+	b.t.Helper()
+	b.do("redraw", chromedp.Evaluate[chromedp.Void](`window.mcIdle = false; window.mcMap.once('idle', () => { window.mcIdle = true }); window.mcMap.triggerRepaint()`))
+	b.wait("the map idle again", `window.mcIdle === true`)
+}
+
+// canvasImage reads the map's canvas and keeps it as name.png.
+func canvasImage(b *browserTest, name string) image.Image {
+	b.t.Helper()
+	url := eval[string](b, `document.querySelector('#map canvas').toDataURL('image/png')`)
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), raw, 0o644); err != nil {
+		b.t.Error(err)
+	}
+	return img
+}
+
+// colorPixels counts the pixels of img within 3 of each colour (#rrggbb).
+func colorPixels(img image.Image, colors []string) map[string]int {
+	type rgb struct{ r, g, b int }
+	want := map[string]rgb{}
+	for _, c := range colors {
+		var r, g, bl int
+		fmt.Sscanf(c, "#%02x%02x%02x", &r, &g, &bl)
+		want[c] = rgb{r, g, bl}
+	}
+	out := map[string]int{}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			for c, w := range want {
+				if abs(int(r>>8)-w.r) <= 3 && abs(int(g>>8)-w.g) <= 3 && abs(int(bl>>8)-w.b) <= 3 {
+					out[c]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// browserProblems fails the test on the console errors the pages logged.
+func browserProblems(b *browserTest) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		// A visitor's GET /session.json is a 401: no one signed in.
+		if strings.Contains(p, "/session.json") && strings.Contains(p, "401") {
+			continue
+		}
+		b.t.Errorf("in the browser: %s", p)
+	}
+}
+
+// TestWebMapPage draws a choropleth map of the counties and checks its
+// pixels, its legend against the API, the visibility toggle and the click
+// popup; then a map the visitor may not view.
+func TestWebMapPage(t *testing.T) {
+	b, ts, ds := newMapBrowserTest(t)
+	path := createChoroplethMap(t, ts, "alice", ds)
+	b.do("the map page", chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	if got := eval[string](b, `document.getElementById('title').textContent`); got != "Births 1974" {
+		t.Errorf("title %q", got)
+	}
+
+	// The legend's classes are the API's.
+	want := apiClasses(t, ts, path, "", 0)
+	got := legendClasses(b, 0)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("legend classes\n%v\nthe API's\n%v", got, want)
+	}
+	if len(want) != 5 {
+		t.Errorf("%d classes, want 5", len(want))
+	}
+
+	// Each class's colour is drawn: the counties fill the canvas with them.
+	var colors []string
+	for _, c := range got {
+		colors = append(colors, c.Color)
+	}
+	img := canvasImage(b, "map-choropleth-canvas")
+	px := colorPixels(img, colors)
+	total := img.Bounds().Dx() * img.Bounds().Dy()
+	drawn := 0
+	for _, c := range colors {
+		if px[c] >= 300 {
+			drawn++
+		}
+	}
+	if drawn < 4 {
+		t.Errorf("%d of the 5 legend colours cover 300 pixels or more: %v", drawn, px)
+	}
+	t.Logf("legend colours' pixels of %d: %v", total, px)
+	b.screenshot("map-choropleth")
+
+	// Hiding the layer with its checkbox (from the keyboard) removes its colours.
+	b.do("hide the layer", chromedp.Focus(chromedp.ID("layer-0-visible")), chromedp.KeyEvent(" "))
+	if eval[bool](b, `document.getElementById('layer-0-visible').checked`) {
+		t.Fatal("the checkbox is still checked after Space")
+	}
+	redrawn(b)
+	hidden := colorPixels(canvasImage(b, "map-hidden-canvas"), colors)
+	for c, n := range hidden {
+		if n > 50 {
+			t.Errorf("hidden layer: colour %s still on %d pixels", c, n)
+		}
+	}
+	b.do("show the layer", chromedp.Click(chromedp.ID("layer-0-visible")))
+	redrawn(b)
+
+	// The click template: the county's name in a popup, as text.
+	rect := eval[[]float64](b, `(() => { const r = document.querySelector('#map canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	b.do("click a county", chromedp.MouseClickXY(rect[0]+rect[2]/2, rect[1]+rect[3]/2))
+	b.wait("a popup", `document.querySelector('.maplibregl-popup .popup-text') !== null`)
+	popup := eval[string](b, `document.querySelector('.maplibregl-popup:not(.hover-tip) .popup-text').textContent`)
+	if !regexp.MustCompile(`^County: [A-Z][a-z]+`).MatchString(popup) {
+		t.Errorf("popup %q, want County: <name>", popup)
+	}
+	b.screenshot("map-popup")
+	browserProblems(b)
+
+	// A private map (an appliance's): "not found", as the API answers.
+	priv := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Mode = mapcommons.ModeAppliance })
+	mp := postMap(t, priv, "alice", map[string]any{"title": "Secret", "basemap": "Acetate"})
+	b2 := browserOn(t, priv)
+	b2.do("a private map", chromedp.Navigate(b2.url+"/app"+mp))
+	b2.wait("not found", `document.getElementById('title').textContent === 'Map not found'`)
+	if got := eval[string](b2, `document.getElementById('map-status').textContent`); !strings.Contains(got, "not shared with you") {
+		t.Errorf("private map status %q", got)
+	}
+	if eval[string](b2, `document.body.textContent`); strings.Contains(eval[string](b2, `document.body.textContent`), "Secret") {
+		t.Error("the private map's title shows")
+	}
+	b2.screenshot("map-not-found")
+}
