@@ -269,3 +269,62 @@ func TestWebMapPage(t *testing.T) {
 	}
 	b2.screenshot("map-not-found")
 }
+
+// renderedNames are the "name" (or NAME) attributes of the features drawn
+// on the map page, sorted and without repeats.
+func renderedNames(b *browserTest) []string {
+	b.t.Helper()
+	return eval[[]string](b, `[...new Set(window.mcMap.queryRenderedFeatures().filter(f => f.layer.id.startsWith('mc')).map(f => f.properties.name || f.properties.NAME).filter(Boolean))].sort()`)
+}
+
+// TestWebMapLayerTypes draws a temporal POINT layer whose slider changes
+// the drawn points, and a PROPORTIONAL layer of the counties' births.
+func TestWebMapLayerTypes(t *testing.T) {
+	b, ts, ds := newMapBrowserTest(t)
+	places := strings.TrimPrefix(ts.createCSV("?title=Events", "name,when,pop,lat,lon\n"+
+		"a,2010-01-01T00:00:00Z,10,35.5,-80\nb,2010-01-02T00:00:00Z,20,35.5,-79\nc,2010-01-03T00:00:00Z,30,35.5,-78\nd,2010-01-04T00:00:00Z,40,35.5,-77\n"), "/datasets/")
+	path := postMap(t, ts, "alice", map[string]any{"title": "Events", "basemap": "Acetate", "extent": []float64{-81, 34.5, -76, 36.5},
+		"layers": []any{map[string]any{"source": "finder:" + places, "title": "Events",
+			"styles": map[string]any{"type": "POINT", "icon": map[string]any{"symbol": "square", "color": "0x00AA00", "size": 2},
+				"temporal": map[string]any{"attributes": []string{"when"}}, "slider": 86400000,
+				"timeline": map[string]any{"begin": "20100101T00:00:00Z", "end": "20100105T00:00:00Z"}}}}})
+	b.do("the temporal map", chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	// The slider starts at the timeline's end: the last day's point.
+	if got := fmt.Sprint(renderedNames(b)); got != "[d]" {
+		t.Errorf("at the end of the timeline: %s drawn, want [d]", got)
+	}
+	if n := colorPixels(canvasImage(b, "map-temporal-canvas"), []string{"#00aa00"})["#00aa00"]; n < 20 {
+		t.Errorf("the point's square covers %d pixels", n)
+	}
+	b.screenshot("map-temporal")
+	// Noon on the 2nd: the window (a day) holds b only.
+	b.do("move the slider", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('layer-0-time');
+		s.value = String(Date.UTC(2010, 0, 2, 12)); s.dispatchEvent(new Event('input')); })()`))
+	redrawn(b)
+	if got := fmt.Sprint(renderedNames(b)); got != "[b]" {
+		t.Errorf("on 2 January at noon: %s drawn, want [b]", got)
+	}
+	if got := eval[string](b, `document.querySelector('#legend .time-label').textContent`); got != "2010-01-02 12:00 UTC" {
+		t.Errorf("slider label %q", got)
+	}
+	// From the keyboard: the slider is a labelled range.
+	if got := eval[string](b, `document.querySelector('label[for="layer-0-time"]').textContent`); got == "" {
+		t.Error("the time slider has no label")
+	}
+
+	// PROPORTIONAL: a circle on each county sized by its births.
+	path = postMap(t, ts, "alice", map[string]any{"title": "Births", "basemap": "Acetate",
+		"layers": []any{map[string]any{"source": "finder:" + ds, "title": "Births",
+			"styles": map[string]any{"type": "PROPORTIONAL", "icon": map[string]any{"selectedAttribute": "BIR74", "color": "0x7700CC", "symbol": "propCircle"}}}}})
+	b.do("the proportional map", chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	if n := len(renderedNames(b)); n != 100 {
+		t.Errorf("%d counties drawn, want 100", n)
+	}
+	if n := colorPixels(canvasImage(b, "map-proportional-canvas"), []string{"#7700cc"})["#7700cc"]; n < 500 {
+		t.Errorf("the proportional circles cover %d pixels", n)
+	}
+	b.screenshot("map-proportional")
+	browserProblems(b)
+}
