@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -327,4 +328,65 @@ func TestWebMapLayerTypes(t *testing.T) {
 	}
 	b.screenshot("map-proportional")
 	browserProblems(b)
+}
+
+// TestMapEditorRoutes checks what the editor reads beside the map routes:
+// the named colour ramps, and a layer's preview, which classes as the map
+// would once saved and stores nothing.
+func TestMapEditorRoutes(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	ramps := decode[[]struct {
+		Name  string
+		Ramps [][]int
+	}](t, must(t, ts.get("/ramps.json", ""), 200))
+	if len(ramps) != 22 || ramps[0].Name != "Diverging" {
+		t.Fatalf("%d ramp families, first %v", len(ramps), ramps[0])
+	}
+	for _, r := range ramps {
+		for i, colors := range r.Ramps {
+			if len(colors) != i+2 {
+				t.Errorf("%s: ramp %d has %d colours", r.Name, i, len(colors))
+			}
+		}
+		if r.Name == "White-Red" && fmt.Sprintf("%X", r.Ramps[3]) != "[FEE5D9 FCAE91 FB6A4A DE2D26 A50F15]" {
+			t.Errorf("White-Red of 5: %X", r.Ramps[3])
+		}
+	}
+	errorOf(t, ts.get("/ramps.csv", ""), 404, "not_found", "use .json")
+	errorOf(t, ts.do(req{method: "POST", path: "/ramps.json", user: "alice"}), 405, "method_not_allowed", "POST")
+
+	body, ct := multipartBody(t, ncFiles("dataset"), nil)
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body})
+	must(t, w, 201)
+	ds := regexp.MustCompile(`/datasets/(\d+)\.json$`).FindStringSubmatch(w.Header().Get("Location"))[1]
+	path := postMap(t, ts, "alice", map[string]any{"title": "Preview", "basemap": "Acetate"})
+	layer := map[string]any{"source": "finder:" + ds, "styles": map[string]any{"type": "CHOROPLETH",
+		"fill": map[string]any{"selectedAttribute": "AREA", "classificationType": "Natural Breaks", "categories": 4, "colors": "Blue-White"}}}
+	lb, _ := json.Marshal(layer)
+	preview := func(user string, b []byte) *httptest.ResponseRecorder {
+		return ts.do(req{method: "POST", path: path + "/preview.json", user: user, ctype: "application/json", body: b})
+	}
+	got := decode[map[string]any](t, must(t, preview("alice", lb), 200))
+	fill := got["styles"].(map[string]any)["fill"].(map[string]any)
+	if fill["ramp"] != "Blue-White" || len(fill["colors"].([]any)) != 4 || fill["classification"] == nil {
+		t.Fatalf("preview fill %v", fill)
+	}
+	if doc := mapDoc(t, ts, path, "alice"); len(doc["layers"].([]any)) != 0 {
+		t.Fatalf("the preview stored a layer: %v", doc["layers"])
+	}
+	// Saved, the layer has the classes the preview showed.
+	mb, _ := json.Marshal(map[string]any{"layers": []any{layer}})
+	must(t, ts.do(req{method: "PUT", path: path + ".json", user: "alice", ctype: "application/json", body: mb}), 200)
+	saved := mapDoc(t, ts, path, "alice")["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any)
+	if fmt.Sprint(saved["classification"]) != fmt.Sprint(fill["classification"]) {
+		t.Errorf("saved classes %v, previewed %v", saved["classification"], fill["classification"])
+	}
+	// Only those who may edit the map preview; a bad layer is a 400.
+	errorOf(t, preview("", lb), 401, "unauthorized", "")
+	if w := preview("bob", lb); w.Code != 403 && w.Code != 404 {
+		t.Errorf("bob's preview: %d %s", w.Code, w.Body)
+	}
+	bad, _ := json.Marshal(map[string]any{"source": "finder:" + ds, "styles": map[string]any{"type": "CHOROPLETH", "fill": map[string]any{"selectedAttribute": "NAME"}}})
+	errorOf(t, preview("alice", bad), 400, "invalid", "not numeric")
 }
