@@ -10,6 +10,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -389,4 +391,140 @@ func TestMapEditorRoutes(t *testing.T) {
 	}
 	bad, _ := json.Marshal(map[string]any{"source": "finder:" + ds, "styles": map[string]any{"type": "CHOROPLETH", "fill": map[string]any{"selectedAttribute": "NAME"}}})
 	errorOf(t, preview("alice", bad), 400, "invalid", "not numeric")
+}
+
+// signIn opens a session for login (password secret1) in the browser, from
+// the page it is on, as the sign-in form does (POST /session.json).
+func signIn(b *browserTest, login string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch('/session.json', {method: 'POST', credentials: 'same-origin',
+		headers: {'X-Requested-With': 'XMLHttpRequest', 'Content-Type': 'application/x-www-form-urlencoded'},
+		body: new URLSearchParams({login: '`+login+`', password: 'secret1'})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if got != 200 && got != 201 {
+		b.t.Fatalf("sign-in as %s: %v", login, got)
+	}
+}
+
+// setValue sets a form control's value and sends its change event, as a
+// person choosing a value does.
+func setValue(b *browserTest, id, value string) {
+	b.t.Helper()
+	b.do("set "+id, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const c = document.getElementById(%q); c.value = %q;
+		c.dispatchEvent(new Event('change', {bubbles: true})); })()`, id, value)))
+}
+
+// editorIdle waits until the editor has previewed and drawn its last change.
+func editorIdle(b *browserTest) {
+	b.t.Helper()
+	b.wait("the editor idle", `!document.getElementById('editor').dataset.busy && document.getElementById('map').dataset.state === 'idle'`)
+}
+
+// TestWebMapEditor makes a map in the editor: a choropleth layer found by
+// search, its ramp and number of classes changed with the preview's legend
+// the API's, saved; then a second layer, the order changed and saved.
+func TestWebMapEditor(t *testing.T) {
+	b, ts, ds := newMapBrowserTest(t)
+	places := strings.TrimPrefix(ts.createCSV("?title=Towns&tags=towns", "name,pop,lat,lon\na,10,35.5,-80\nb,20,35.9,-79\n"), "/datasets/")
+	b.do("the editor", chromedp.Navigate(b.url+"/app/editor"))
+	b.wait("signed out", `document.getElementById('editor-status').textContent.includes('Sign in')`)
+	signIn(b, "alice")
+	b.do("the editor", chromedp.Navigate(b.url+"/app/editor"))
+	b.wait("the form", `!document.getElementById('editor').hidden && document.getElementById('map-basemap').options.length > 0`)
+	b.screenshot("editor-new")
+
+	// A new map.
+	b.do("create", chromedp.SendKeys(chromedp.ID("map-title"), "Made in the editor"),
+		chromedp.SendKeys(chromedp.ID("map-description"), "Births by county"),
+		chromedp.Click(chromedp.ID("save")))
+	b.wait("the map made", `/^\/app\/maps\/\d+\/edit$/.test(location.pathname) && document.getElementById('map').dataset.state === 'idle'`)
+	path := strings.TrimSuffix(strings.TrimPrefix(eval[string](b, `location.pathname`), "/app"), "/edit")
+	if doc := mapDoc(t, ts, path, "alice"); doc["title"] != "Made in the editor" || doc["description"] != "Births by county" || doc["basemap"] != "builtin" {
+		t.Errorf("the map made: %v %v %v", doc["title"], doc["description"], doc["basemap"])
+	}
+
+	// A layer found by search, styled as a choropleth of BIR74.
+	b.do("search", chromedp.SendKeys(chromedp.ID("add-q"), "counties\n"))
+	b.wait("found", `document.querySelector('#add-results button[data-dataset="`+ds+`"]') !== null`)
+	b.do("add", chromedp.Click(chromedp.CSS(`#add-results button[data-dataset="`+ds+`"]`)))
+	b.wait("the layer added", `document.querySelectorAll('#legend li.legend-layer').length === 1 && document.getElementById('style-attribute') !== null`)
+	editorIdle(b)
+	setValue(b, "style-type", "CHOROPLETH")
+	editorIdle(b)
+	setValue(b, "style-attribute", "BIR74")
+	editorIdle(b)
+	b.wait("classes", `document.querySelectorAll('#legend li.class').length === 5`)
+	// The ramp and the number of classes.
+	b.do("pick White-Red", chromedp.Click(chromedp.CSS(`input[name=ramp][value="White-Red"]`)))
+	editorIdle(b)
+	setValue(b, "style-classes", "4")
+	editorIdle(b)
+	b.wait("four red classes", `document.querySelectorAll('#legend li.class').length === 4 && document.querySelector('#legend li.class').dataset.color === '#fee5d9'`)
+	setValue(b, "style-method", "Quantile")
+	editorIdle(b)
+	setValue(b, "style-fill-opacity", "1")
+	editorIdle(b)
+	b.wait("quantiles", `document.querySelector('#legend li.class').dataset.count === '25'`)
+	preview := legendClasses(b, 0)
+	b.screenshot("editor-choropleth")
+	b.do("save", chromedp.Click(chromedp.ID("save")))
+	b.wait("saved", `document.getElementById('editor-status').textContent === 'Saved.'`)
+
+	// The API holds the settings, and its classes are the preview's.
+	doc := mapDoc(t, ts, path, "alice")
+	l0 := doc["layers"].([]any)[0].(map[string]any)
+	fill := l0["styles"].(map[string]any)["fill"].(map[string]any)
+	if l0["source"] != "finder:"+ds || fill["ramp"] != "White-Red" || fill["categories"] != 4.0 || fill["selectedAttribute"] != "BIR74" || fill["classificationType"] != "Quantile" {
+		t.Errorf("saved layer %v fill %v", l0["source"], fill)
+	}
+	if want := apiClasses(t, ts, path, "alice", 0); fmt.Sprint(preview) != fmt.Sprint(want) || fmt.Sprint(legendClasses(b, 0)) != fmt.Sprint(want) {
+		t.Errorf("preview legend %v, after saving %v, the API's %v", preview, legendClasses(b, 0), want)
+	}
+	img := canvasImage(b, "editor-canvas")
+	px := colorPixels(img, []string{preview[0].Color, preview[3].Color})
+	if px[preview[0].Color] < 300 || px[preview[3].Color] < 300 {
+		t.Errorf("the preview draws the classes' colours on few pixels: %v", px)
+	}
+
+	// A second layer, on top; moved below the counties; saved.
+	b.do("search towns", chromedp.Evaluate[chromedp.Void](`document.getElementById('add-q').value = ''`),
+		chromedp.SendKeys(chromedp.ID("add-q"), "towns\n"))
+	b.wait("towns found", `document.querySelector('#add-results button[data-dataset="`+places+`"]') !== null`)
+	b.do("add towns", chromedp.Click(chromedp.CSS(`#add-results button[data-dataset="`+places+`"]`)))
+	b.wait("two layers", `document.querySelectorAll('#legend li.legend-layer').length === 2`)
+	if got := eval[string](b, `document.querySelector('#layers li').dataset.source`); got != "finder:"+places {
+		t.Errorf("the new layer is %s, want it first", got)
+	}
+	// From the keyboard: focus the first layer's Down button and press Enter.
+	b.do("move down", chromedp.Focus(chromedp.ID("layer-0-down")), chromedp.KeyEvent("\r"))
+	b.wait("moved", `document.querySelector('#layers li').dataset.source === 'finder:`+ds+`'`)
+	if got := eval[string](b, `document.activeElement.id`); got != "layer-1-up" {
+		t.Errorf("after the move the focus is on %q, want layer-1-up", got)
+	}
+	b.do("save", chromedp.Click(chromedp.ID("save")))
+	b.wait("saved", `document.getElementById('editor-status').textContent === 'Saved.'`)
+	var sources []string
+	for _, l := range mapDoc(t, ts, path, "alice")["layers"].([]any) {
+		sources = append(sources, l.(map[string]any)["source"].(string))
+	}
+	if fmt.Sprint(sources) != fmt.Sprint([]string{"finder:" + ds, "finder:" + places}) {
+		t.Errorf("saved order %v", sources)
+	}
+	if fill := mapDoc(t, ts, path, "alice")["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any); fill["ramp"] != "White-Red" {
+		t.Errorf("after the reorder the counties' ramp is %v", fill["ramp"])
+	}
+	b.screenshot("editor-two-layers")
+
+	// The map page shows what was saved.
+	b.do("the map page", chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	if got := legendClasses(b, 0); fmt.Sprint(got) != fmt.Sprint(apiClasses(t, ts, path, "", 0)) {
+		t.Errorf("map page legend %v", got)
+	}
+	b.screenshot("editor-result-map")
+	browserProblems(b)
 }

@@ -38,7 +38,7 @@ async function main() {
   const container = document.getElementById('map');
   const map = await newMap(container, doc);
   const handles = await drawAll(map, doc);
-  bindPopups(map, handles);
+  bindPopups(map, () => handles);
   document.getElementById('legend').replaceChildren(...handles.map((h, i) => legendItem(h, i)));
   if (!handles.length) document.getElementById('legend').append(el('li', {}, 'This map has no layers.'));
   await whenIdle(map);

@@ -171,15 +171,17 @@ function centroid(geom) {
 
 /** datasetOf reads the dataset a finder: source names (null for others or
  * when the visitor may not read it). */
-async function datasetOf(source) {
+export function datasetOf(source) {
   const m = /^finder:(\d+)$/.exec(source || '');
-  if (!m) return null;
-  try {
-    return await api(`/datasets/${m[1]}.json?include_attributes=1`);
-  } catch {
-    return null;
-  }
+  if (!m) return Promise.resolve(null);
+  if (!datasets.has(m[1])) datasets.set(m[1], api(`/datasets/${m[1]}.json?include_attributes=1`).catch(() => null));
+  return datasets.get(m[1]);
 }
+
+// The datasets and features read by this page, by dataset id: the editor
+// draws the same layers again at each change.
+const datasets = new Map();
+const features = new Map();
 
 /** sourceFor adds the map source of a layer: its dataset's features as
  * GeoJSON (small datasets, and url: layers of this origin) or vector tiles,
@@ -213,9 +215,12 @@ async function sourceFor(map, id, layer) {
     return { source: id, sourceLayer: String(ds.id), ds };
   }
   try {
-    const fc = await api(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`);
+    if (!features.has(ds.id)) features.set(ds.id, api(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`));
+    // A copy: drawLayer adds to the features' properties.
+    const fc = structuredClone(await features.get(ds.id));
     return { data: fc, ds };
   } catch (e) {
+    features.delete(ds.id);
     return { note: 'Its features could not be read: ' + e.message };
   }
 }
@@ -365,11 +370,12 @@ export async function drawLayer(map, layer, i, before) {
 }
 
 /** bindPopups opens the click template's text (or the attributes) of the
- * topmost clicked feature in a popup, and the hover template's on hover. */
+ * topmost clicked feature in a popup, and the hover template's on hover;
+ * handles gives the drawn layers' handles (they change in the editor). */
 export function bindPopups(map, handles) {
-  const byId = new Map();
-  handles.forEach((h) => h.ids.forEach((l) => byId.set(l, h)));
   const hit = (point) => {
+    const byId = new Map();
+    handles().forEach((h) => h.ids.forEach((l) => byId.set(l, h)));
     const ids = [...byId.keys()].filter((l) => map.getLayer(l) && map.getLayoutProperty(l, 'visibility') !== 'none');
     const f = ids.length ? map.queryRenderedFeatures(point, { layers: ids })[0] : null;
     return f && { f, h: byId.get(f.layer.id) };
@@ -489,6 +495,8 @@ export async function newMap(container, doc) {
     // Kept so that the page (and the tests) can read the drawn pixels.
     canvasContextAttributes: { preserveDrawingBuffer: true },
     attributionControl: { compact: true },
+    // Symbols appear at once (no fade), as the page's pixels are read.
+    fadeDuration: 0,
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
   await new Promise((resolve) => map.once('load', resolve));
