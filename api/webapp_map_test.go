@@ -329,6 +329,38 @@ func TestWebMapLayerTypes(t *testing.T) {
 		t.Errorf("the proportional circles cover %d pixels", n)
 	}
 	b.screenshot("map-proportional")
+
+	// GRADUATED symbols coloured by class, and url: layers: one of this
+	// server drawn, one of another site said to be not shown.
+	path = postMap(t, ts, "alice", map[string]any{"title": "Sources", "basemap": "Acetate",
+		"layers": []any{
+			map[string]any{"source": "url:" + b.url + "/datasets/" + places + "/features.json?geojson=1", "title": "Events here",
+				"styles": map[string]any{"type": "POINT", "icon": map[string]any{"symbol": "xPointIcon", "color": "0x0000FF", "size": 3}}},
+			map[string]any{"source": "url:https://elsewhere.example/data.geojson", "title": "Elsewhere"},
+			map[string]any{"source": "finder:" + ds, "title": "Graduated", "styles": map[string]any{"type": "GRADUATED",
+				"fill": map[string]any{"selectedAttribute": "SID74", "colors": "White-Green", "categories": 3}}}}})
+	b.do("the url: map", chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	img := canvasImage(b, "map-sources-canvas")
+	if n := colorPixels(img, []string{"#0000ff"})["#0000ff"]; n < 20 {
+		t.Errorf("the url: layer's crosses cover %d pixels", n)
+	}
+	grad := legendClasses(b, 2)
+	if fmt.Sprint(grad) != fmt.Sprint(apiClasses(t, ts, path, "", 2)) || len(grad) != 3 {
+		t.Errorf("graduated legend %v", grad)
+	}
+	px := colorPixels(img, []string{grad[0].Color, grad[2].Color})
+	if px[grad[0].Color] < 20 || px[grad[2].Color] < 20 {
+		t.Errorf("the graduated symbols' class colours: %v", px)
+	}
+	if got := eval[string](b, `document.querySelector('li.legend-layer[data-layer="1"] .note').textContent`); !strings.Contains(got, "cannot be shown") || !strings.Contains(got, "elsewhere.example") {
+		t.Errorf("the other site's layer: %q", got)
+	}
+	b.screenshot("map-sources")
+	// At phone width the page does not scroll sideways.
+	b.do("phone width", chromedp.EmulateViewport(390, 844))
+	b.wait("the page laid out", `document.documentElement.scrollWidth <= window.innerWidth`)
+	b.screenshot("map-phone")
 	browserProblems(b)
 }
 
@@ -518,6 +550,10 @@ func TestWebMapEditor(t *testing.T) {
 		t.Errorf("after the reorder the counties' ramp is %v", fill["ramp"])
 	}
 	b.screenshot("editor-two-layers")
+	b.do("phone width", chromedp.EmulateViewport(390, 844))
+	b.wait("the editor laid out", `document.documentElement.scrollWidth <= window.innerWidth`)
+	b.screenshot("editor-phone")
+	b.do("desktop width", chromedp.EmulateViewport(1280, 800))
 
 	// The map page shows what was saved.
 	b.do("the map page", chromedp.Navigate(b.url+"/app"+path))
