@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"mapcommons"
@@ -256,6 +257,32 @@ func TestWebMapPage(t *testing.T) {
 		t.Errorf("popup %q, want County: <name>", popup)
 	}
 	b.screenshot("map-popup")
+
+	// The hover template: the county and its births, as text, where the
+	// pointer is.
+	b.do("hover a county", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, rect[0]+rect[2]/2+40, rect[1]+rect[3]/2+10))
+	b.wait("a hover tip", `document.querySelector('.hover-tip .popup-text') !== null`)
+	if got := eval[string](b, `document.querySelector('.hover-tip .popup-text').textContent`); !regexp.MustCompile(`^[A-Z][a-z]+: \d+ births$`).MatchString(got) {
+		t.Errorf("hover %q, want <county>: <births> births", got)
+	}
+
+	// The same map from the vector tiles (what datasets over 5,000
+	// features use): the same colours.
+	b.do("the tiled map", chromedp.Navigate(b.url+"/app"+path+"?tiles=1"))
+	waitMap(b)
+	if b.tiles.Load() == 0 {
+		t.Error("?tiles=1: no vector tile asked for")
+	}
+	px = colorPixels(canvasImage(b, "map-tiles-canvas"), colors)
+	drawn = 0
+	for _, c := range colors {
+		if px[c] >= 300 {
+			drawn++
+		}
+	}
+	if drawn < 4 {
+		t.Errorf("from the tiles, %d of the 5 legend colours cover 300 pixels or more: %v", drawn, px)
+	}
 	browserProblems(b)
 
 	// A private map (an appliance's): "not found", as the API answers.

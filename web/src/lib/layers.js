@@ -32,7 +32,7 @@ export function classOf(layer) {
   return st.fill?.classification || st.icon?.classification || null;
 }
 
-/** classedAttribute is the attribute a layer is classed or sized by. */
+/** sizeAttribute is the attribute a PROPORTIONAL layer is sized by. */
 function sizeAttribute(layer) {
   const st = layer.styles || {};
   return st.icon?.selectedAttribute || st.fill?.selectedAttribute || null;
@@ -89,7 +89,7 @@ export function drawSymbol(name, color, size = 48, shadow = false) {
     case 'hollowSquare': square(16); g.strokeStyle = color; g.lineWidth = 4; g.stroke(); break;
     case 'balloonIcon': case 'pushpinIcon':
       g.beginPath(); g.arc(24, 17, 12, Math.PI * 0.8, Math.PI * 2.2); g.lineTo(24, 45); g.closePath(); g.fill(); g.stroke();
-      if (name === 'pushpinIcon') { g.fillStyle = '#fff'; circle(0); g.arc(24, 17, 4, 0, 2 * Math.PI); g.fill(); }
+      if (name === 'pushpinIcon') { g.fillStyle = '#fff'; g.beginPath(); g.arc(24, 17, 4, 0, 2 * Math.PI); g.fill(); }
       break;
     case 'featherIcon':
       g.beginPath(); g.moveTo(10, 42); g.quadraticCurveTo(12, 8, 40, 6); g.quadraticCurveTo(36, 34, 10, 42); g.fill(); g.stroke(); break;
@@ -316,7 +316,7 @@ export async function drawLayer(map, layer, i, before) {
     add({ id: id + '-case', type: 'line', filter: ['any', polygons, lines], paint: { 'line-color': '#ffffff', 'line-width': w + 3, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op } });
   }
   add({ id: id + '-line', type: 'line', filter: ['any', polygons, lines], paint: {
-    'line-color': type === 'PRIMITIVE' || !classed ? strokeColor : strokeColor,
+    'line-color': strokeColor,
     'line-width': w, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op,
     ...(ls.startsWith('dashed') ? { 'line-dasharray': [3, 2] } : {}) } });
 
