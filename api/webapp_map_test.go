@@ -29,6 +29,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/basemap"
 )
 
 // newMapBrowserTest starts a server holding the nc counties (uploaded by
@@ -284,6 +285,23 @@ func TestWebMapPage(t *testing.T) {
 		t.Errorf("from the tiles, %d of the 5 legend colours cover 300 pixels or more: %v", drawn, px)
 	}
 	browserProblems(b)
+
+	// A map naming a configured basemap of another site: the built-in one,
+	// said so (the page's policy refuses other sites' tiles).
+	osm, err := basemap.ParseRaster("osm=https://tiles.elsewhere.example/{z}/{x}/{y}.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withOSM := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Basemaps = []basemap.Raster{osm} })
+	om := postMap(t, withOSM, "alice", map[string]any{"title": "On OSM", "basemap": "osm"})
+	b3 := browserOn(t, withOSM)
+	b3.do("a map on osm", chromedp.Navigate(b3.url+"/app"+om))
+	waitMap(b3)
+	if got := eval[string](b3, `document.getElementById('map-status').textContent`); !strings.Contains(got, "The basemap osm comes from another site") {
+		t.Errorf("osm map status %q", got)
+	}
+	b3.checkBasemapDrawn()
+	browserProblems(b3)
 
 	// A private map (an appliance's): "not found", as the API answers.
 	priv := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Mode = mapcommons.ModeAppliance })
@@ -590,4 +608,22 @@ func TestWebMapEditor(t *testing.T) {
 	}
 	b.screenshot("editor-result-map")
 	browserProblems(b)
+}
+
+// checkBasemapDrawn checks the built-in basemap is drawn: the map's canvas
+// holds more than one colour.
+func (b *browserTest) checkBasemapDrawn() {
+	b.t.Helper()
+	img := canvasImage(b, "basemap-canvas")
+	seen := map[[3]uint32]bool{}
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y += 7 {
+		for x := bounds.Min.X; x < bounds.Max.X; x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if len(seen) < 3 {
+		b.t.Errorf("the basemap draws %d colours", len(seen))
+	}
 }

@@ -42,7 +42,7 @@ async function main() {
   document.getElementById('legend').replaceChildren(...handles.map((h, i) => legendItem(h, i)));
   if (!handles.length) document.getElementById('legend').append(el('li', {}, 'This map has no layers.'));
   await whenIdle(map);
-  status(msg, '');
+  status(msg, map.basemapNote || '');
   // The map is drawn: say so (the tests wait for it).
   container.dataset.state = 'idle';
   window.mcMap = map;

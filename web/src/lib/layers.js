@@ -465,31 +465,47 @@ export function legendItem(h, i, onToggle) {
   return item;
 }
 
-/** basemapStyle is the style of the basemap a map names, when the server
- * has it configured (GET /basemaps.json), else the built-in one; a plain
- * background when there is none. */
-export async function basemapStyle(name) {
-  let url = '/basemap/style.json';
-  try {
-    const list = await api('/basemaps.json');
-    const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase());
-    if (b) url = b.style;
-  } catch { /* the built-in one */ }
-  try {
-    const res = await fetch(url, { credentials: 'same-origin' });
-    if (res.ok) return await res.json();
-  } catch { /* the plain style */ }
-  return { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] };
+/** foreign tells whether a style's sources load from another site (which
+ * the page's Content-Security-Policy refuses). */
+function foreign(style) {
+  const urls = Object.values(style.sources || {}).flatMap((src) => [src.url, ...(src.tiles || [])]).filter(Boolean);
+  return urls.some((u) => new URL(u.replace(/[{}]/g, ''), location.href).origin !== location.origin);
 }
 
-/** newMap makes the MapLibre map of a map document in container. */
+/** basemapStyle is the style of the basemap a map names, when the server
+ * has it configured (GET /basemaps.json) and it loads from this server,
+ * else the built-in one (a plain background when there is none); note
+ * says why the named one is not shown. */
+export async function basemapStyle(name) {
+  const read = async (url) => {
+    try {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (res.ok) return await res.json();
+    } catch { /* none */ }
+    return null;
+  };
+  let note = null;
+  try {
+    const list = await api('/basemaps.json');
+    const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
+    const style = b && await read(b.style);
+    if (style && !foreign(style)) return { style, note };
+    if (style) note = `The basemap ${b.name} comes from another site, which this page may not load: the built-in basemap is shown.`;
+  } catch { /* the built-in one */ }
+  const style = await read('/basemap/style.json');
+  return { style: style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }, note };
+}
+
+/** newMap makes the MapLibre map of a map document in container; its
+ * basemapNote says when the map's basemap could not be used. */
 export async function newMap(container, doc) {
   const worker = document.querySelector('meta[name="mc-worker"]');
   if (worker) maplibregl.setWorkerUrl(worker.content);
   const e = doc.extent;
+  const basemap = await basemapStyle(doc.basemap);
   const map = new maplibregl.Map({
     container,
-    style: await basemapStyle(doc.basemap),
+    style: basemap.style,
     bounds: e ? [[Math.max(e[0], -180), Math.max(e[1], -85)], [Math.min(e[2], 180), Math.min(e[3], 85)]] : undefined,
     fitBoundsOptions: { padding: 20 },
     // Kept so that the page (and the tests) can read the drawn pixels.
@@ -499,6 +515,7 @@ export async function newMap(container, doc) {
     fadeDuration: 0,
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
+  map.basemapNote = basemap.note;
   await new Promise((resolve) => map.once('load', resolve));
   return map;
 }
