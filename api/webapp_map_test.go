@@ -545,7 +545,23 @@ func TestWebMapEditor(t *testing.T) {
 	editorIdle(b)
 	setValue(b, "style-fill-opacity", "1")
 	editorIdle(b)
+	// Manual breaks, previewed, then back to quantiles.
+	setValue(b, "style-method", "Manual")
+	editorIdle(b)
+	setValue(b, "style-breaks", "0, 2000, 5000, 30000")
+	editorIdle(b)
+	if got := fmt.Sprint(legendClasses(b, 0)); !strings.HasPrefix(got, "[{0 2000 #fee0d2 ") || !strings.Contains(got, "{5000 30000 #de2d26 ") {
+		t.Errorf("manual classes %s", got)
+	}
+	setValue(b, "style-method", "Quantile")
+	editorIdle(b)
+	setValue(b, "style-classes", "4")
+	editorIdle(b)
 	b.wait("quantiles", `document.querySelector('#legend li.class').dataset.count === '25'`)
+	// Every control of the editor has a label.
+	if n := eval[int](b, `[...document.querySelectorAll('#editor input, #editor select, #editor textarea')].filter(c => !c.labels || c.labels.length === 0).length`); n != 0 {
+		t.Errorf("%d controls without a label", n)
+	}
 	preview := legendClasses(b, 0)
 	b.screenshot("editor-choropleth")
 	b.do("save", chromedp.Click(chromedp.ID("save")))
