@@ -172,6 +172,7 @@ func colorPixels(img image.Image, colors []string) map[string]int {
 	return out
 }
 
+// abs is the absolute value of x.
 func abs(x int) int {
 	if x < 0 {
 		return -x

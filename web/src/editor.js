@@ -50,9 +50,11 @@ function payload(l) {
   return clean({ source: l.source, title: l.title, subtitle: l.subtitle, opacity: l.opacity, visible: l.visible, styles: st }) || {};
 }
 
+// The number of the last preview asked: only its answer is drawn.
+let previewSeq = 0;
+
 /** preview asks the API for layer i as the map would hold it (its
  * classes included) and draws the answer. */
-let previewSeq = 0;
 async function preview(i) {
   const seq = ++previewSeq;
   root.dataset.busy = 'true';
@@ -74,9 +76,11 @@ async function preview(i) {
   if (seq === previewSeq) delete root.dataset.busy;
 }
 
+// The drawing under way: drawings follow each other.
+let drawing = Promise.resolve();
+
 /** redraw draws every layer again, the legend with them; one drawing at a
  * time, in the order asked. */
-let drawing = Promise.resolve();
 function redraw() {
   drawing = drawing.then(drawNow, drawNow);
   return drawing;
@@ -257,7 +261,7 @@ async function showStyle() {
   );
 }
 
-/** addResults lists the datasets a search found, each with an Add button. */
+/** findDatasets lists the datasets a search found, each with an Add button. */
 async function findDatasets(q) {
   const out = document.getElementById('add-results');
   out.replaceChildren(el('li', {}, 'Searching…'));
@@ -349,6 +353,8 @@ async function edit(doc) {
   await redraw();
 }
 
+/** main asks who is signed in, fills the basemaps and ramps, and opens
+ * the new map's form or the map to edit. */
 async function main() {
   const me = await session();
   if (!me) {

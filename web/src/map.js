@@ -21,6 +21,7 @@ async function showFacts(doc) {
   document.getElementById('actions').replaceChildren(...actions);
 }
 
+/** main reads the map (or says it is not found), draws it and its legend. */
 async function main() {
   let doc;
   try {
