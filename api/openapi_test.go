@@ -264,8 +264,9 @@ func TestOpenAPIConditional(t *testing.T) {
 		}
 	}
 	// Four GeoCommons reads, four OGC Features documents, four of Tiles,
-	// three of the basemaps, one of the web application's files.
-	if conditional != 16 {
-		t.Errorf("%d conditional reads, want 16", conditional)
+	// three of the basemaps, one of the web application's files, the
+	// colour ramps.
+	if conditional != 17 {
+		t.Errorf("%d conditional reads, want 17", conditional)
 	}
 }

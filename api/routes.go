@@ -56,6 +56,9 @@ func (s *Server) routes() {
 	m.Handle("PUT /maps/{id}", s.handle(s.bounded(s.handleMapUpdate)))
 	m.Handle("DELETE /maps/{id}", s.handle(s.handleMapDelete))
 	m.Handle("POST /maps/{id}/layers", s.handle(s.handleLayerCreate))
+	m.Handle("POST /maps/{id}/preview", s.handle(s.bounded(s.handleLayerPreview)))
+	m.Handle("GET /ramps", s.handle(s.handleRamps))
+	m.Handle("/ramps", s.handle(methodNotAllowed))
 	m.Handle("GET /maps/{id}/layers/{index}", s.handle(s.bounded(s.handleLayerGet)))
 	m.Handle("PUT /maps/{id}/layers/{index}", s.handle(s.bounded(s.handleLayerUpdate)))
 	m.Handle("DELETE /maps/{id}/layers/{index}", s.handle(s.handleLayerDelete))
@@ -72,7 +75,7 @@ func (s *Server) routes() {
 	s.ogcRoutes(m)
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

@@ -79,11 +79,10 @@ export function entryID(entry) {
   return { kind: kind.toLowerCase() === 'map' ? 'map' : 'dataset', pk: entry.pk ?? Number(pk) };
 }
 
-/** entryHref is where a search entry opens: datasets on their page, maps
- * (no page yet) as the API's JSON. */
+/** entryHref is where a search entry opens: the page of its dataset or map. */
 export function entryHref(entry) {
   const { kind, pk } = entryID(entry);
-  return kind === 'dataset' ? '/app/datasets/' + pk : '/maps/' + pk + '.json';
+  return (kind === 'dataset' ? '/app/datasets/' : '/app/maps/') + pk;
 }
 
 /** tagList reads the tags of an entry, a comma-separated string or a list. */

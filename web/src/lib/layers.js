@@ -1,0 +1,544 @@
+// Drawing a map's layers (the layers of GET /maps/{id}.json) on a MapLibre
+// map, and their legend: the map page draws them, the editor previews with
+// them. Each layer's style type (POINT, PRIMITIVE, GRADUATED, PROPORTIONAL,
+// CHOROPLETH) decides how its features are drawn; the colours and breaks of
+// a classed layer are the API's `classification`, never recomputed here.
+// Icons of the palette are drawn on a canvas (no icon files, nothing from
+// elsewhere). Templates ($[attribute]) give text only, never HTML.
+import * as maplibregl from 'maplibre-gl';
+import { api, el } from './common.js';
+
+// Datasets up to this many features are read as GeoJSON; bigger ones are
+// drawn from the OGC vector tiles.
+export const geojsonMax = 5000;
+
+// The colours of a layer whose styles name none (those of the map's KML).
+const defaults = { fill: 0x4682b4, stroke: 0x333333, icon: 0xe6550d };
+const none = 'rgba(0,0,0,0)';
+
+/** hex writes an 0xRRGGBB number as #rrggbb. */
+export const hex = (c) => '#' + ((Number(c) >>> 0) & 0xffffff).toString(16).padStart(6, '0');
+
+/** abs makes a path of this server absolute, as MapLibre's workers need. */
+const abs = (p) => new URL(p, location.href).href;
+
+const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'MultiPolygon']]];
+const lines = ['in', ['geometry-type'], ['literal', ['LineString', 'MultiLineString']]];
+const points = ['in', ['geometry-type'], ['literal', ['Point', 'MultiPoint']]];
+
+/** classOf is the classification the API gave a layer, or null. */
+export function classOf(layer) {
+  const st = layer.styles || {};
+  return st.fill?.classification || st.icon?.classification || null;
+}
+
+/** sizeAttribute is the attribute a PROPORTIONAL layer is sized by. */
+function sizeAttribute(layer) {
+  const st = layer.styles || {};
+  return st.icon?.selectedAttribute || st.fill?.selectedAttribute || null;
+}
+
+/** classIndex is an expression giving the class of a feature (-1: none)
+ * from the API's breaks: class i is [breaks[i], breaks[i+1]), the last one
+ * closed, as the API classes. */
+function classIndex(cd) {
+  const v = ['get', cd.attribute];
+  const b = cd.breaks;
+  const n = cd.counts.length;
+  const stops = ['step', v, 0];
+  for (let i = 1; i < n; i++) {
+    // Equal breaks leave an empty class: MapLibre's stops must increase.
+    if (b[i] > stops[stops.length - 2] || stops.length === 3) stops.push(b[i], i);
+  }
+  return ['case',
+    ['!=', ['typeof', v], 'number'], -1,
+    ['<', v, b[0]], -1,
+    ['>', v, b[n]], -1,
+    stops.length > 3 ? stops : 0];
+}
+
+/** byClass maps the class index of a feature to one of values (fallback
+ * for no class). */
+function byClass(cd, values, fallback) {
+  return ['match', classIndex(cd), ...values.flatMap((v, i) => [i, v]), fallback];
+}
+
+// The palette of the spec: each symbol name draws on a canvas.
+export const symbols = ['circle', 'propCircle', 'outlineCircle', 'hollowCircle', 'square', 'propSquare', 'outlineSquare',
+  'hollowSquare', 'balloonIcon', 'pushpinIcon', 'circleIcon', 'featherIcon', 'flagIcon', 'ringIcon', 'squareIcon', 'xPointIcon'];
+
+/** drawSymbol draws palette symbol name in colour on a size×size canvas. */
+export function drawSymbol(name, color, size = 48, shadow = false) {
+  const c = document.createElement('canvas');
+  c.width = c.height = size;
+  const g = c.getContext('2d');
+  const s = size / 48; // the shapes are written for 48 pixels
+  g.scale(s, s);
+  if (shadow) Object.assign(g, { shadowColor: 'rgba(0,0,0,.45)', shadowBlur: 4, shadowOffsetX: 2, shadowOffsetY: 2 });
+  g.fillStyle = color;
+  g.strokeStyle = '#ffffff';
+  g.lineWidth = 3;
+  const circle = (r) => { g.beginPath(); g.arc(24, 24, r, 0, 2 * Math.PI); };
+  const square = (h) => { g.beginPath(); g.rect(24 - h, 24 - h, 2 * h, 2 * h); };
+  switch (name) {
+    case 'outlineCircle': circle(16); g.fill(); g.strokeStyle = '#222'; g.stroke(); break;
+    case 'hollowCircle': circle(16); g.strokeStyle = color; g.lineWidth = 4; g.stroke(); break;
+    case 'ringIcon': circle(15); g.strokeStyle = color; g.lineWidth = 8; g.stroke(); break;
+    case 'square': case 'propSquare': case 'squareIcon': square(16); g.fill(); g.stroke(); break;
+    case 'outlineSquare': square(16); g.fill(); g.strokeStyle = '#222'; g.stroke(); break;
+    case 'hollowSquare': square(16); g.strokeStyle = color; g.lineWidth = 4; g.stroke(); break;
+    case 'balloonIcon': case 'pushpinIcon':
+      g.beginPath(); g.arc(24, 17, 12, Math.PI * 0.8, Math.PI * 2.2); g.lineTo(24, 45); g.closePath(); g.fill(); g.stroke();
+      if (name === 'pushpinIcon') { g.fillStyle = '#fff'; g.beginPath(); g.arc(24, 17, 4, 0, 2 * Math.PI); g.fill(); }
+      break;
+    case 'featherIcon':
+      g.beginPath(); g.moveTo(10, 42); g.quadraticCurveTo(12, 8, 40, 6); g.quadraticCurveTo(36, 34, 10, 42); g.fill(); g.stroke(); break;
+    case 'flagIcon':
+      g.fillRect(10, 4, 4, 40); g.beginPath(); g.moveTo(14, 6); g.lineTo(40, 14); g.lineTo(14, 24); g.closePath(); g.fill(); break;
+    case 'xPointIcon':
+      g.strokeStyle = color; g.lineWidth = 8; g.beginPath(); g.moveTo(10, 10); g.lineTo(38, 38); g.moveTo(38, 10); g.lineTo(10, 38); g.stroke(); break;
+    default: circle(16); g.fill(); g.stroke(); // circle, propCircle, circleIcon
+  }
+  return c;
+}
+
+/** iconImage adds (once) the image of a symbol in a colour to the map and
+ * returns its name. */
+function iconImage(map, symbol, color, shadow) {
+  const name = `mc-${symbol}-${color.slice(1)}${shadow ? '-s' : ''}`;
+  if (!map.hasImage(name)) {
+    const c = drawSymbol(symbol, color, 48, shadow);
+    map.addImage(name, c.getContext('2d').getImageData(0, 0, 48, 48), { pixelRatio: 2 });
+  }
+  return name;
+}
+
+/** template replaces each $[name] of a click or hover template with the
+ * feature's value (blank for null or unknown names); the result is text. */
+export function template(tmpl, props) {
+  return String(tmpl).replace(/\$\[([^\]]*)\]/g, (_, name) => (props[name] == null ? '' : String(props[name])));
+}
+
+/** timeOf reads a time element or a temporal attribute's value: ms since
+ * the epoch (a number), now, ISO 8601 (also YYYYMMDDTHH:MM:SSZ); NaN else. */
+export function timeOf(v) {
+  if (v == null || v === '') return NaN;
+  if (typeof v === 'number') return v;
+  const s = String(v).trim();
+  if (s.toLowerCase() === 'now') return Date.now();
+  if (/^-?\d+$/.test(s)) return Number(s);
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2}):?(\d{2}):?(\d{2})(.*)$/.exec(s);
+  return Date.parse(m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[7] || 'Z'}` : s);
+}
+
+/** timeRange is [begin, end] of a timeline ({begin, end, period}: two of
+ * them), the data's [min, max] filling what it leaves open. */
+function timeRange(tl, dataMin, dataMax) {
+  let b = timeOf(tl?.begin);
+  let e = timeOf(tl?.end);
+  const p = Number(tl?.period) || NaN;
+  if (Number.isNaN(b) && !Number.isNaN(e) && p) b = e - p;
+  if (Number.isNaN(e) && !Number.isNaN(b) && p) e = b + p;
+  if (Number.isNaN(b)) b = dataMin;
+  if (Number.isNaN(e)) e = dataMax;
+  return [b, e];
+}
+
+/** centroid is a point inside-ish a polygon feature (the centre of its
+ * largest ring's vertices, weighted by area), for symbols on polygons. */
+function centroid(geom) {
+  const polys = geom.type === 'Polygon' ? [geom.coordinates] : geom.coordinates;
+  let best = null;
+  let bestArea = -1;
+  for (const p of polys) {
+    const ring = p[0];
+    let a = 0;
+    let x = 0;
+    let y = 0;
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const f = ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
+      a += f;
+      x += (ring[j][0] + ring[i][0]) * f;
+      y += (ring[j][1] + ring[i][1]) * f;
+    }
+    if (Math.abs(a) > bestArea && a !== 0) {
+      bestArea = Math.abs(a);
+      best = [x / (3 * a), y / (3 * a)];
+    }
+  }
+  return best || polys[0][0][0];
+}
+
+/** datasetOf reads the dataset a finder: source names (null for others or
+ * when the visitor may not read it). */
+export function datasetOf(source) {
+  const m = /^finder:(\d+)$/.exec(source || '');
+  if (!m) return Promise.resolve(null);
+  if (!datasets.has(m[1])) datasets.set(m[1], api(`/datasets/${m[1]}.json?include_attributes=1`).catch(() => null));
+  return datasets.get(m[1]);
+}
+
+// The datasets and features read by this page, by dataset id: the editor
+// draws the same layers again at each change.
+const datasets = new Map();
+const features = new Map();
+
+/** sourceFor adds the map source of a layer: its dataset's features as
+ * GeoJSON (small datasets, and url: layers of this origin) or vector tiles,
+ * with what styling needs from the data (times, centroids, the largest
+ * value). It returns {source, sourceLayer, note, data}. */
+async function sourceFor(map, id, layer) {
+  const src = layer.source || '';
+  if (src.startsWith('url:')) {
+    const url = src.slice(4);
+    let u;
+    try {
+      u = new URL(url, location.href);
+    } catch {
+      return { note: 'Its source is not a URL this page can read.' };
+    }
+    if (u.origin !== location.origin) return { note: `It comes from another site (${u.host}), which this page may not load.` };
+    try {
+      const res = await fetch(u.href, { credentials: 'same-origin', headers: { Accept: 'application/geo+json, application/json' } });
+      const fc = await res.json();
+      if (!res.ok || fc?.type !== 'FeatureCollection') throw new Error();
+      return { data: fc };
+    } catch {
+      return { note: 'Its source is not GeoJSON this page can draw.' };
+    }
+  }
+  const ds = await datasetOf(src);
+  if (!ds) return { note: 'Its dataset does not exist, or is not shared with you.' };
+  const tiles = ds.feature_count > geojsonMax || new URLSearchParams(location.search).get('tiles') === '1';
+  if (tiles) {
+    map.addSource(id, { type: 'vector', url: abs(`/ogc/collections/${ds.id}/tiles/WebMercatorQuad/tilejson.json`) });
+    return { source: id, sourceLayer: String(ds.id), ds };
+  }
+  try {
+    if (!features.has(ds.id)) features.set(ds.id, api(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`));
+    // A copy: drawLayer adds to the features' properties.
+    const fc = structuredClone(await features.get(ds.id));
+    return { data: fc, ds };
+  } catch (e) {
+    features.delete(ds.id);
+    return { note: 'Its features could not be read: ' + e.message };
+  }
+}
+
+/**
+ * drawLayer draws layer doc `layer` (index i of the map) and returns its
+ * handle: {ids (MapLibre layer ids), note (why it is not drawn, or
+ * null), time (the slider's state for a temporal layer), setVisible(on),
+ * remove()}. before names a MapLibre layer to draw under.
+ */
+export async function drawLayer(map, layer, i, before) {
+  const id = `mc${i}-${Math.random().toString(36).slice(2, 7)}`;
+  const st = layer.styles || {};
+  const h = { id, ids: [], note: null, time: null, layer, sources: [] };
+  h.setVisible = (on) => h.ids.forEach((l) => map.getLayer(l) && map.setLayoutProperty(l, 'visibility', on ? 'visible' : 'none'));
+  h.remove = () => {
+    h.ids.forEach((l) => map.getLayer(l) && map.removeLayer(l));
+    h.sources.forEach((s) => map.getSource(s) && map.removeSource(s));
+  };
+  const got = await sourceFor(map, id, layer);
+  if (got.note) {
+    h.note = got.note;
+    return h;
+  }
+  const type = (st.type || layer.type || 'PRIMITIVE').toUpperCase();
+  const cd = classOf(layer);
+  const classed = cd && cd.counts?.length > 0 && (type === 'CHOROPLETH' || type === 'GRADUATED');
+  const temporal = st.temporal?.attributes?.[0];
+  const sizeAttr = type === 'PROPORTIONAL' ? sizeAttribute(layer) : null;
+  let maxValue = 1;
+  let hasPolygons = true;
+
+  // GeoJSON: the times and the largest value are read here; polygons get
+  // a centroid for their symbol.
+  let pointsId = id;
+  if (got.data) {
+    const fc = got.data;
+    let tmin = Infinity;
+    let tmax = -Infinity;
+    for (const f of fc.features) {
+      f.properties ??= {};
+      if (temporal) {
+        const t = timeOf(f.properties[temporal]);
+        f.properties.__mc_t = Number.isNaN(t) ? null : t;
+        if (!Number.isNaN(t)) { tmin = Math.min(tmin, t); tmax = Math.max(tmax, t); }
+      }
+      if (sizeAttr && typeof f.properties[sizeAttr] === 'number') maxValue = Math.max(maxValue, Math.abs(f.properties[sizeAttr]));
+    }
+    hasPolygons = fc.features.some((f) => /Polygon/.test(f.geometry?.type || ''));
+    map.addSource(id, { type: 'geojson', data: fc });
+    h.sources.push(id);
+    if (hasPolygons && (type === 'GRADUATED' || type === 'PROPORTIONAL' || type === 'POINT')) {
+      pointsId = id + '-pt';
+      map.addSource(pointsId, { type: 'geojson', data: { type: 'FeatureCollection', features: fc.features
+        .filter((f) => /Polygon/.test(f.geometry?.type || ''))
+        .map((f) => ({ type: 'Feature', properties: f.properties, geometry: { type: 'Point', coordinates: centroid(f.geometry) } })) } });
+      h.sources.push(pointsId);
+    }
+    if (temporal && tmin <= tmax) h.time = { attr: '__mc_t', range: timeRange(st.timeline, tmin, tmax) };
+  } else {
+    h.sources.push(id);
+    const attr = got.ds?.data_attributes?.find((a) => a.name === temporal);
+    if (temporal && attr && ['integer', 'float'].includes(attr.data_type)) {
+      const r = timeRange(st.timeline, NaN, NaN);
+      if (!Number.isNaN(r[0]) && !Number.isNaN(r[1])) h.time = { attr: temporal, range: r };
+    } else if (temporal) {
+      h.note = 'Its time slider needs the dataset drawn from GeoJSON (it is too big).';
+    }
+    const sa = got.ds?.data_attributes?.find((a) => a.name === sizeAttr);
+    if (sa?.max != null) maxValue = Math.max(Math.abs(sa.max), Math.abs(sa.min ?? 0)) || 1;
+  }
+  const sl = got.sourceLayer ? { 'source-layer': got.sourceLayer } : {};
+  const op = layer.opacity ?? 1;
+
+  // Colours: the API's classes for a classed layer, else the styles'.
+  const fillColor = classed ? byClass(cd, cd.colors.map(hex), none) : hex(st.fill?.color ?? defaults.fill);
+  const iconColor = st.icon?.color ?? defaults.icon;
+  const strokeColor = hex(st.stroke?.color ?? defaults.stroke);
+  const weight = st.stroke?.weight ?? 1;
+  const add = (spec) => {
+    map.addLayer({ ...spec, source: spec.source || id, ...(spec.source && spec.source !== id ? {} : sl) }, before);
+    h.ids.push(spec.id);
+  };
+  const fillOpacity = (st.fill?.opacity ?? 0.75) * op;
+  const symbolic = type === 'GRADUATED' || type === 'PROPORTIONAL';
+  add({ id: id + '-fill', type: 'fill', filter: polygons, paint: {
+    'fill-color': symbolic ? hex(st.fill?.color ?? defaults.fill) : fillColor,
+    'fill-opacity': symbolic ? fillOpacity * 0.3 : fillOpacity } });
+  // Lines: the icon's lineStyle says dashed, thick or cased.
+  const ls = st.icon?.lineStyle || 'regular';
+  const w = ls === 'thick' || ls === 'dashedThick' ? weight * 3 : weight;
+  if (ls === 'cased') {
+    add({ id: id + '-case', type: 'line', filter: ['any', polygons, lines], paint: { 'line-color': '#ffffff', 'line-width': w + 3, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op } });
+  }
+  add({ id: id + '-line', type: 'line', filter: ['any', polygons, lines], paint: {
+    'line-color': strokeColor,
+    'line-width': w, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op,
+    ...(ls.startsWith('dashed') ? { 'line-dasharray': [3, 2] } : {}) } });
+
+  // Points (and polygons' centroids for graduated and proportional
+  // symbols): the palette's symbol, coloured by class when classed,
+  // sized by class (GRADUATED) or by value (PROPORTIONAL).
+  const symbol = symbols.includes(st.icon?.symbol) ? st.icon.symbol : (type === 'PROPORTIONAL' ? 'propCircle' : 'circle');
+  if (st.icon?.symbol && !symbols.includes(st.icon.symbol)) h.note = `Its icon (${st.icon.symbol}) is drawn as a circle: only the palette's icons are shown here.`;
+  const shadow = st.icon?.dropshadow === 1;
+  const scale = Math.sqrt(st.icon?.size > 0 ? st.icon.size : 1);
+  let image = iconImage(map, symbol, hex(iconColor), shadow);
+  if (classed) {
+    image = byClass(cd, cd.colors.map((c) => iconImage(map, symbol, hex(c), shadow)), iconImage(map, symbol, '#9e9e9e', shadow));
+  }
+  let size = scale;
+  if (type === 'GRADUATED' && classed) size = byClass(cd, cd.counts.map((_, k) => scale * (0.6 + (0.9 * k) / Math.max(cd.counts.length - 1, 1))), scale * 0.4);
+  if (type === 'PROPORTIONAL' && sizeAttr) {
+    size = ['*', scale * 1.6, ['sqrt', ['/', ['max', ['abs', ['to-number', ['get', sizeAttr], 0]], 0], maxValue]]];
+  }
+  const symbolLayout = { 'icon-image': image, 'icon-size': size, 'icon-allow-overlap': true, 'icon-ignore-placement': true };
+  const symbolPaint = { 'icon-opacity': (st.icon?.opacity ?? 1) * op };
+  add({ id: id + '-point', type: 'symbol', filter: points, layout: symbolLayout, paint: symbolPaint });
+  if (pointsId !== id) add({ id: id + '-centroid', type: 'symbol', source: pointsId, layout: symbolLayout, paint: symbolPaint });
+
+  // A temporal layer shows the features of its slider's window.
+  if (h.time) {
+    const [b, e] = h.time.range;
+    const sp = st.slider;
+    let span = null; // null: everything from the timeline's begin
+    if (typeof sp === 'number') span = sp;
+    else if (sp && typeof sp === 'object') {
+      const r = timeRange(sp, b, e);
+      span = Number(sp.period) || (r[1] - r[0]) || null;
+    }
+    h.time.span = span;
+    h.time.setPosition = (pos) => {
+      h.time.pos = pos;
+      const lo = span == null ? b : pos - span;
+      const t = ['to-number', ['get', h.time.attr], NaN];
+      const window = ['all', ['>=', t, lo], ['<=', t, pos]];
+      for (const l of h.ids) {
+        const base = l.endsWith('-fill') ? polygons : l.endsWith('-line') || l.endsWith('-case') ? ['any', polygons, lines] : l.endsWith('-point') ? points : null;
+        map.setFilter(l, base ? ['all', base, window] : window);
+      }
+    };
+    const start = sp && typeof sp === 'object' && sp.end != null ? Math.min(Math.max(timeOf(sp.end), b), e) : e;
+    h.time.setPosition(start);
+  }
+  if (!layer.visible) h.setVisible(false);
+  return h;
+}
+
+/** bindPopups opens the click template's text (or the attributes) of the
+ * topmost clicked feature in a popup, and the hover template's on hover;
+ * handles gives the drawn layers' handles (they change in the editor). */
+export function bindPopups(map, handles) {
+  const hit = (point) => {
+    const byId = new Map();
+    handles().forEach((h) => h.ids.forEach((l) => byId.set(l, h)));
+    const ids = [...byId.keys()].filter((l) => map.getLayer(l) && map.getLayoutProperty(l, 'visibility') !== 'none');
+    const f = ids.length ? map.queryRenderedFeatures(point, { layers: ids })[0] : null;
+    return f && { f, h: byId.get(f.layer.id) };
+  };
+  map.on('click', (e) => {
+    const got = hit(e.point);
+    if (!got) return;
+    const st = got.h.layer.styles || {};
+    const props = Object.fromEntries(Object.entries(got.f.properties).filter(([k]) => !k.startsWith('__mc_')));
+    let content;
+    if (st.click) {
+      const text = template(st.click, props);
+      // A URL becomes a link; anything else (a javascript: call) is text.
+      content = /^https?:\/\//i.test(text) ? el('a', { href: text, rel: 'noopener noreferrer', target: '_blank' }, text) : el('p', { class: 'popup-text' }, text);
+    } else {
+      content = el('table', { class: 'popup' }, el('tbody', {}, Object.entries(props).map(([k, v]) =>
+        el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, String(v))))));
+    }
+    new maplibregl.Popup({ maxWidth: '320px' }).setLngLat(e.lngLat).setDOMContent(el('div', { class: 'popup-body' }, content)).addTo(map);
+  });
+  const tip = new maplibregl.Popup({ closeButton: false, closeOnClick: false, className: 'hover-tip' });
+  map.on('mousemove', (e) => {
+    const got = hit(e.point);
+    const hover = got?.h.layer.styles?.hover;
+    map.getCanvas().style.cursor = got ? 'pointer' : '';
+    if (!hover) {
+      tip.remove();
+      return;
+    }
+    tip.setLngLat(e.lngLat).setDOMContent(el('p', { class: 'popup-text' }, template(hover, got.f.properties))).addTo(map);
+  });
+}
+
+/** fmt writes a class break for people (the exact value is in data-*). */
+const fmt = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? Math.round(v * 100) / 100 : Number(v.toPrecision(4))).toLocaleString('en');
+
+/** dateText writes a time for the slider's label. */
+const dateText = (t) => new Date(t).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+
+/** legendItem is the legend entry of a drawn layer: a visibility checkbox
+ * with its title, its classes (the API's breaks, colours and counts), its
+ * symbol, its note and, for a temporal layer, its time slider. */
+export function legendItem(h, i, onToggle) {
+  const layer = h.layer;
+  const st = layer.styles || {};
+  const cd = classOf(layer);
+  const box = el('input', { type: 'checkbox', id: `layer-${i}-visible`, 'data-layer': i, checked: layer.visible !== false });
+  box.addEventListener('change', () => {
+    h.setVisible(box.checked);
+    onToggle?.(box.checked);
+  });
+  const item = el('li', { class: 'legend-layer', 'data-layer': i },
+    el('label', { for: box.id }, box, ' ', layer.title || layer.source),
+    layer.subtitle && el('p', { class: 'subtitle' }, layer.subtitle));
+  if (cd && cd.counts?.length) {
+    item.append(el('p', { class: 'method' }, `${cd.method} of ${cd.attribute}`));
+    const list = el('ul', { class: 'classes', 'aria-label': `Classes of ${cd.attribute}` });
+    cd.counts.forEach((n, k) => {
+      const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+      sw.style.background = hex(cd.colors[k]);
+      list.append(el('li', { class: 'class', 'data-lo': String(cd.breaks[k]), 'data-hi': String(cd.breaks[k + 1]),
+        'data-color': hex(cd.colors[k]), 'data-count': String(n) }, sw, `${fmt(cd.breaks[k])} – ${fmt(cd.breaks[k + 1])} (${n})`));
+    });
+    item.append(list);
+    if (cd.nulls || cd.outside) item.append(el('p', { class: 'subtitle' }, `${cd.nulls} without a value, ${cd.outside} outside the classes`));
+  } else if (!h.note || h.ids.length) {
+    const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+    sw.style.background = hex(st.fill?.color ?? defaults.fill);
+    const icon = drawSymbol(symbols.includes(st.icon?.symbol) ? st.icon.symbol : 'circle', hex(st.icon?.color ?? defaults.icon), 20);
+    icon.setAttribute('aria-hidden', 'true');
+    item.append(el('p', { class: 'plain' }, sw, icon, ' ', (st.type || 'PRIMITIVE').toLowerCase()));
+  }
+  if (h.note) item.append(el('p', { class: 'note' }, (h.ids.length ? '' : 'This layer cannot be shown. ') + h.note));
+  if (h.time) {
+    const [b, e] = h.time.range;
+    const label = el('span', { class: 'time-label' }, dateText(h.time.pos));
+    const slider = el('input', { type: 'range', id: `layer-${i}-time`, class: 'time-slider', min: String(b), max: String(e),
+      step: String(Math.max(1, Math.round((e - b) / 200))), value: String(h.time.pos), 'aria-valuetext': dateText(h.time.pos) });
+    slider.addEventListener('input', () => {
+      h.time.setPosition(Number(slider.value));
+      label.textContent = dateText(h.time.pos);
+      slider.setAttribute('aria-valuetext', dateText(h.time.pos));
+    });
+    item.append(el('p', { class: 'time' }, el('label', { for: slider.id }, 'Time '), slider, ' ', label,
+      h.time.span ? el('span', { class: 'subtitle' }, ` (window ${Math.round(h.time.span / 3600000 * 10) / 10} h)`) : ''));
+  }
+  return item;
+}
+
+/** foreign tells whether a style's sources load from another site (which
+ * the page's Content-Security-Policy refuses). */
+function foreign(style) {
+  const urls = Object.values(style.sources || {}).flatMap((src) => [src.url, ...(src.tiles || [])]).filter(Boolean);
+  return urls.some((u) => new URL(u.replace(/[{}]/g, ''), location.href).origin !== location.origin);
+}
+
+/** basemapStyle is the style of the basemap a map names, when the server
+ * has it configured (GET /basemaps.json) and it loads from this server,
+ * else the built-in one (a plain background when there is none); note
+ * says why the named one is not shown. */
+export async function basemapStyle(name) {
+  const read = async (url) => {
+    try {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (res.ok) return await res.json();
+    } catch { /* none */ }
+    return null;
+  };
+  let note = null;
+  try {
+    const list = await api('/basemaps.json');
+    const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
+    const style = b && await read(b.style);
+    if (style && !foreign(style)) return { style, note };
+    if (style) note = `The basemap ${b.name} comes from another site, which this page may not load: the built-in basemap is shown.`;
+  } catch { /* the built-in one */ }
+  const style = await read('/basemap/style.json');
+  return { style: style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }, note };
+}
+
+/** newMap makes the MapLibre map of a map document in container; its
+ * basemapNote says when the map's basemap could not be used. */
+export async function newMap(container, doc) {
+  const worker = document.querySelector('meta[name="mc-worker"]');
+  if (worker) maplibregl.setWorkerUrl(worker.content);
+  const e = doc.extent;
+  const basemap = await basemapStyle(doc.basemap);
+  const map = new maplibregl.Map({
+    container,
+    style: basemap.style,
+    bounds: e ? [[Math.max(e[0], -180), Math.max(e[1], -85)], [Math.min(e[2], 180), Math.min(e[3], 85)]] : undefined,
+    fitBoundsOptions: { padding: 20 },
+    // Kept so that the page (and the tests) can read the drawn pixels.
+    canvasContextAttributes: { preserveDrawingBuffer: true },
+    attributionControl: { compact: true },
+    // Symbols appear at once (no fade), as the page's pixels are read.
+    fadeDuration: 0,
+  });
+  map.addControl(new maplibregl.NavigationControl(), 'top-right');
+  map.basemapNote = basemap.note;
+  await new Promise((resolve) => map.once('load', resolve));
+  return map;
+}
+
+/** drawAll draws every layer of a map document, the first layer on top
+ * (the spec's list order), and returns their handles. */
+export async function drawAll(map, doc) {
+  const handles = [];
+  let before;
+  for (const [i, layer] of (doc.layers || []).entries()) {
+    const h = await drawLayer(map, layer, i, before);
+    handles.push(h);
+    if (h.ids.length) before = h.ids[0];
+  }
+  return handles;
+}
+
+/** whenIdle resolves when the map has drawn what it has. */
+export function whenIdle(map) {
+  return new Promise((resolve) => {
+    if (map.loaded() && map.areTilesLoaded()) {
+      map.once('idle', resolve);
+      map.triggerRepaint();
+    } else map.once('idle', resolve);
+  });
+}
