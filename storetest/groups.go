@@ -130,6 +130,7 @@ func testGroups(t *testing.T, open Opener) {
 	})
 	t.Run("DatasetPermissions", func(t *testing.T) {
 		s := open(t)
+		Need(t, s, "Datasets", "Features")
 		owner := MustCreateUser(t, s, "owner", false)
 		perms := []mapcommons.Permission{
 			{Group: mapcommons.GroupEveryone, View: true},
@@ -167,6 +168,7 @@ func testGroups(t *testing.T, open Opener) {
 	})
 	t.Run("DeleteGroup", func(t *testing.T) {
 		s := open(t)
+		Need(t, s, "Datasets", "Features", "Maps")
 		ann := MustCreateUser(t, s, "ann", false)
 		gone := MustCreateGroup(t, s, "gone")
 		stays := MustCreateGroup(t, s, "stays")

@@ -1,0 +1,302 @@
+// Package pgtest gives tests PostgreSQL databases of their own: one
+// private server per test binary (initdb into a temporary directory,
+// trust authentication, no TCP: a Unix socket in that directory), a
+// migrated template database made once, and per test a database cloned
+// from it (CREATE DATABASE … TEMPLATE: a file copy) dropped at the end.
+//
+// The binaries are found through $MAPCOMMONS_PG_BIN, else the newest
+// /usr/lib/postgresql/*/bin. Without them the tests skip, unless
+// MAPCOMMONS_REQUIRE_POSTGIS=1, which makes that a failure (CI sets it).
+//
+// PostgreSQL refuses to run as root: as root, initdb and the server run as
+// the user "postgres" (else "nobody"), owning the temporary directory.
+//
+// The server is a child of the test process that the kernel stops when
+// the process ends however it ends (PR_SET_PDEATHSIG); a package whose
+// tests use it calls Main from TestMain, so that the server also stops and
+// its directory goes when the tests are over.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons/postgres"
+)
+
+// server is the test binary's PostgreSQL, started by the first test that
+// asks for a database.
+var server struct {
+	once    sync.Once
+	err     error  // why there is no server
+	skip    bool   // err means: not installed here
+	dir     string // the temporary directory: data/ and the socket
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	counter atomic.Int64 // names the databases of tests
+}
+
+// templateDB is the migrated database every test's database is cloned from.
+const templateDB = "tmpl"
+
+// Main runs the tests of m and then stops the server, if one was started,
+// and removes its directory. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// URL returns the connection string of a new database for tb, a copy of the
+// migrated template, dropped at the end of tb (after the cleanups tb
+// registers later, such as closing a pool on it). tb is skipped when
+// PostgreSQL is not installed, unless MAPCOMMONS_REQUIRE_POSTGIS=1.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	server.once.Do(start)
+	if server.err != nil {
+		if server.skip && os.Getenv("MAPCOMMONS_REQUIRE_POSTGIS") != "1" {
+			tb.Skipf("no PostgreSQL here (set MAPCOMMONS_PG_BIN, or MAPCOMMONS_REQUIRE_POSTGIS=1 to fail): %v", server.err)
+		}
+		tb.Fatalf("test PostgreSQL: %v", server.err)
+	}
+	name := fmt.Sprintf("t%d", server.counter.Add(1))
+	ctx := context.Background()
+	if err := adminExec(ctx, `CREATE DATABASE `+name+` TEMPLATE `+templateDB+` STRATEGY FILE_COPY`); err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := adminExec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
+			tb.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	return dbURL(name)
+}
+
+// Open opens the store on a new database for tb (see URL), closed at the
+// end of tb.
+func Open(tb testing.TB) *postgres.DB {
+	tb.Helper()
+	return OpenURL(tb, URL(tb))
+}
+
+// OpenURL opens one more store on the database at url (as a second server
+// would), closed at the end of tb.
+func OpenURL(tb testing.TB, url string) *postgres.DB {
+	tb.Helper()
+	db, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// dbURL is the connection string of the database name on the server. The
+// pools stay small: a test binary holds many at once.
+func dbURL(name string) string {
+	return "host=" + server.dir + " user=postgres dbname=" + name + " sslmode=disable pool_max_conns=4"
+}
+
+// adminExec runs one statement on the database "postgres" (CREATE and DROP
+// DATABASE cannot run in the database they name).
+func adminExec(ctx context.Context, sql string) error {
+	conn, err := pgx.Connect(ctx, "host="+server.dir+" user=postgres dbname=postgres sslmode=disable")
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// binDir finds the PostgreSQL binaries.
+func binDir() (string, error) {
+	if dir := os.Getenv("MAPCOMMONS_PG_BIN"); dir != "" {
+		return dir, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	// The newest version: sort by major version number.
+	sort.Slice(dirs, func(i, j int) bool { return pgVersion(dirs[i]) < pgVersion(dirs[j]) })
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Stat(filepath.Join(dirs[i], "postgres")); err == nil {
+			return dirs[i], nil
+		}
+	}
+	return "", errors.New("no /usr/lib/postgresql/*/bin/postgres")
+}
+
+func pgVersion(bin string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(bin)))
+	return n
+}
+
+// runAs is the user PostgreSQL runs as when the tests run as root (nil
+// otherwise).
+func runAs() (*syscall.Credential, error) {
+	if os.Getuid() != 0 {
+		return nil, nil
+	}
+	for _, name := range []string{"postgres", "nobody"} {
+		u, err := user.Lookup(name)
+		if err != nil {
+			continue
+		}
+		uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+		gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		// No supplementary groups (root's would stay otherwise).
+		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
+	}
+	return nil, errors.New("running as root, and no user postgres or nobody to run PostgreSQL as")
+}
+
+// start starts the server and makes the template; it sets server.err when
+// it cannot.
+func start() {
+	bin, err := binDir()
+	if err != nil {
+		server.err, server.skip = err, true
+		return
+	}
+	if server.err = startServer(bin); server.err != nil {
+		stop()
+		return
+	}
+	if server.err = makeTemplate(); server.err != nil {
+		stop()
+	}
+}
+
+func startServer(bin string) error {
+	cred, err := runAs()
+	if err != nil {
+		return err
+	}
+	// A short path: a Unix socket's path is limited to 107 bytes.
+	dir, err := os.MkdirTemp("", "mcpg")
+	if err != nil {
+		return err
+	}
+	server.dir = dir
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust",
+		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	initdb.Env = append(os.Environ(), "LC_ALL=C")
+	initdb.Dir = dir
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	// The server runs in the foreground as our child, not through pg_ctl's
+	// daemon, so that the kernel stops it when this process ends however
+	// it ends. PR_SET_PDEATHSIG fires when the thread that started the
+	// child ends: a goroutine holds its thread for the child's life.
+	logPath := filepath.Join(dir, "postgres.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	readLog := func() string { b, _ := os.ReadFile(logPath); return string(b) }
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir,
+		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "shared_buffers=32MB", "-c", "max_connections=200")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		close(exited)
+		// The thread ends with the goroutine (it stays locked): harmless,
+		// the child is gone.
+	}()
+	if err := <-started; err != nil {
+		return err
+	}
+	server.cmd, server.exited = cmd, exited
+	// Wait until it accepts connections.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, "host="+dir+" user=postgres dbname=postgres sslmode=disable")
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("postgres exited: %s", readLog())
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not answer in 30 s: %v\n%s", err, readLog())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// makeTemplate creates the template database and migrates it.
+func makeTemplate() error {
+	ctx := context.Background()
+	if err := adminExec(ctx, `CREATE DATABASE `+templateDB); err != nil {
+		return err
+	}
+	db, err := postgres.Open(ctx, dbURL(templateDB))
+	if err != nil {
+		return err
+	}
+	// No connection may stay on a template while it is copied.
+	db.Close()
+	return nil
+}
+
+// stop ends the server (a fast shutdown: sessions are cut) and removes its
+// directory.
+func stop() {
+	if server.cmd != nil && server.cmd.Process != nil {
+		server.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-server.exited:
+		case <-time.After(10 * time.Second):
+			server.cmd.Process.Kill()
+			<-server.exited
+		}
+	}
+	if server.dir != "" {
+		os.RemoveAll(server.dir)
+	}
+}
