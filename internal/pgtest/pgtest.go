@@ -101,7 +101,8 @@ func Open(tb testing.TB) *postgres.DB {
 // would), closed at the end of tb.
 func OpenURL(tb testing.TB, url string) *postgres.DB {
 	tb.Helper()
-	db, err := postgres.Open(context.Background(), url)
+	// The pools stay small: a test binary holds many at once.
+	db, err := postgres.Open(context.Background(), url+" pool_max_conns=4")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -109,10 +110,9 @@ func OpenURL(tb testing.TB, url string) *postgres.DB {
 	return db
 }
 
-// dbURL is the connection string of the database name on the server. The
-// pools stay small: a test binary holds many at once.
+// dbURL is the connection string of the database name on the server.
 func dbURL(name string) string {
-	return "host=" + server.dir + " user=postgres dbname=" + name + " sslmode=disable pool_max_conns=4"
+	return "host=" + server.dir + " user=postgres dbname=" + name + " sslmode=disable"
 }
 
 // adminExec runs one statement on the database "postgres" (CREATE and DROP
