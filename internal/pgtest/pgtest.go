@@ -44,7 +44,7 @@ import (
 var server struct {
 	once    sync.Once
 	err     error  // why there is no server
-	skip    bool   // err means: not installed here
+	skip    bool   // err means: PostgreSQL or PostGIS is not installed here
 	dir     string // the temporary directory: data/ and the socket
 	cmd     *exec.Cmd
 	exited  chan struct{}
@@ -70,6 +70,21 @@ func Main(m *testing.M) {
 // PostgreSQL is not installed, unless MAPCOMMONS_REQUIRE_POSTGIS=1.
 func URL(tb testing.TB) string {
 	tb.Helper()
+	ready(tb)
+	return newDatabase(tb, `TEMPLATE `+templateDB+` STRATEGY FILE_COPY`)
+}
+
+// EmptyURL is URL for a database that is not migrated (for tests of
+// migrating).
+func EmptyURL(tb testing.TB) string {
+	tb.Helper()
+	ready(tb)
+	return newDatabase(tb, `TEMPLATE template0`)
+}
+
+// ready starts the server once, or skips or fails tb when it cannot.
+func ready(tb testing.TB) {
+	tb.Helper()
 	server.once.Do(start)
 	if server.err != nil {
 		if server.skip && os.Getenv("MAPCOMMONS_REQUIRE_POSTGIS") != "1" {
@@ -77,9 +92,15 @@ func URL(tb testing.TB) string {
 		}
 		tb.Fatalf("test PostgreSQL: %v", server.err)
 	}
+}
+
+// newDatabase creates a database with the options given (after CREATE
+// DATABASE name), dropped at the end of tb, and returns its URL.
+func newDatabase(tb testing.TB, options string) string {
+	tb.Helper()
 	name := fmt.Sprintf("t%d", server.counter.Add(1))
 	ctx := context.Background()
-	if err := adminExec(ctx, `CREATE DATABASE `+name+` TEMPLATE `+templateDB+` STRATEGY FILE_COPY`); err != nil {
+	if err := adminExec(ctx, `CREATE DATABASE `+name+` `+options); err != nil {
 		tb.Fatalf("create database: %v", err)
 	}
 	tb.Cleanup(func() {
@@ -118,7 +139,7 @@ func dbURL(name string) string {
 // adminExec runs one statement on the database "postgres" (CREATE and DROP
 // DATABASE cannot run in the database they name).
 func adminExec(ctx context.Context, sql string) error {
-	conn, err := pgx.Connect(ctx, "host="+server.dir+" user=postgres dbname=postgres sslmode=disable")
+	conn, err := pgx.Connect(ctx, dbURL("postgres"))
 	if err != nil {
 		return err
 	}
@@ -183,6 +204,7 @@ func start() {
 		return
 	}
 	if server.err = makeTemplate(); server.err != nil {
+		server.skip = errors.Is(server.err, errNoPostGIS)
 		stop()
 	}
 }
@@ -192,12 +214,16 @@ func startServer(bin string) error {
 	if err != nil {
 		return err
 	}
+	sweep()
 	// A short path: a Unix socket's path is limited to 107 bytes.
-	dir, err := os.MkdirTemp("", "mcpg")
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		return err
 	}
 	server.dir = dir
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return err
+	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			return err
@@ -251,7 +277,7 @@ func startServer(bin string) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		conn, err := pgx.Connect(ctx, "host="+dir+" user=postgres dbname=postgres sslmode=disable")
+		conn, err := pgx.Connect(ctx, dbURL("postgres"))
 		cancel()
 		if err == nil {
 			conn.Close(context.Background())
@@ -269,9 +295,24 @@ func startServer(bin string) error {
 	}
 }
 
+// errNoPostGIS says that PostgreSQL is here but PostGIS is not.
+var errNoPostGIS = errors.New("PostgreSQL is installed but PostGIS is not (Debian: postgresql-15-postgis-3)")
+
 // makeTemplate creates the template database and migrates it.
 func makeTemplate() error {
 	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL("postgres"))
+	if err != nil {
+		return err
+	}
+	var postgis bool
+	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'postgis')`).Scan(&postgis)
+	conn.Close(ctx)
+	if err != nil {
+		return err
+	} else if !postgis {
+		return errNoPostGIS
+	}
 	if err := adminExec(ctx, `CREATE DATABASE `+templateDB); err != nil {
 		return err
 	}
@@ -282,6 +323,36 @@ func makeTemplate() error {
 	// No connection may stay on a template while it is copied.
 	db.Close()
 	return nil
+}
+
+// dirPrefix starts the names of the servers' temporary directories;
+// ownerFile in each holds the process id of the test binary it serves.
+const (
+	dirPrefix = "mcpgtest-"
+	ownerFile = "owner.pid"
+)
+
+// sweep removes the directories of servers whose test binary was killed
+// (the kernel stopped their server then, but nothing removed the files).
+func sweep() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			// Being made right now, or not ours: leave it unless old.
+			if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.RemoveAll(dir)
+			}
+			continue
+		}
+		pid, err := strconv.Atoi(string(b))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // stop ends the server (a fast shutdown: sessions are cut) and removes its
