@@ -216,7 +216,7 @@ func startServer(bin string) error {
 	}
 	sweep()
 	// A short path: a Unix socket's path is limited to 107 bytes.
-	dir, err := os.MkdirTemp("", dirPrefix)
+	dir, err := os.MkdirTemp(tempRoot(), dirPrefix)
 	if err != nil {
 		return err
 	}
@@ -332,11 +332,24 @@ const (
 	ownerFile = "owner.pid"
 )
 
+// tempRoot is where the server's directory goes: /dev/shm when it is
+// there with room (a cluster in memory starts in half the time and clones
+// databases faster), else the usual temporary directory. Docker's default
+// /dev/shm (64 MiB) is too small and is passed over.
+func tempRoot() string {
+	var st syscall.Statfs_t
+	if syscall.Statfs("/dev/shm", &st) == nil && st.Bavail*uint64(st.Bsize) >= 1<<30 && syscall.Access("/dev/shm", 2) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
+
 // sweep removes the directories of servers whose test binary was killed
 // (the kernel stopped their server then, but nothing removed the files).
 func sweep() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
-	for _, dir := range dirs {
+	shm, _ := filepath.Glob(filepath.Join("/dev/shm", dirPrefix+"*"))
+	for _, dir := range append(dirs, shm...) {
 		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
 		if err != nil {
 			// Being made right now, or not ours: leave it unless old.
