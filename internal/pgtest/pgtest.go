@@ -19,6 +19,7 @@ package pgtest
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -230,13 +232,8 @@ func startServer(bin string) error {
 		}
 	}
 	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust",
-		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	initdb.Env = append(os.Environ(), "LC_ALL=C")
-	initdb.Dir = dir
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return fmt.Errorf("initdb: %v\n%s", err, out)
+	if err := initCluster(bin, data, cred); err != nil {
+		return err
 	}
 	// The server runs in the foreground as our child, not through pg_ctl's
 	// daemon, so that the kernel stops it when this process ends however
@@ -323,6 +320,67 @@ func makeTemplate() error {
 	// No connection may stay on a template while it is copied.
 	db.Close()
 	return nil
+}
+
+// initdbArgs are the options of the cluster, after initdb -D <dir>.
+var initdbArgs = []string{"-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"}
+
+// initCluster makes the cluster's data directory: a copy of the one an
+// earlier test binary made with the same binaries, kept in the user's
+// cache directory, or else initdb's work (half of the start-up time),
+// then kept there for the next. MAPCOMMONS_PGTEST_CACHE=0 turns the
+// cache off; any trouble with it falls back to initdb.
+func initCluster(bin, data string, cred *syscall.Credential) error {
+	cached := clusterCache(bin)
+	if cached != "" {
+		if _, err := os.Stat(filepath.Join(cached, "PG_VERSION")); err == nil {
+			// cp -a keeps modes and, as root, owners (the cache was made
+			// by the same user for the same user).
+			if exec.Command("cp", "-a", cached, data).Run() == nil {
+				return nil
+			}
+			os.RemoveAll(data)
+		}
+	}
+	initdb := exec.Command(filepath.Join(bin, "initdb"), append([]string{"-D", data}, initdbArgs...)...)
+	initdb.Env = append(os.Environ(), "LC_ALL=C")
+	initdb.Dir = filepath.Dir(data)
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	if cached != "" {
+		// Copied beside, then renamed: a test binary running at the same
+		// time sees the whole copy or none.
+		tmp := fmt.Sprintf("%s.tmp%d", cached, os.Getpid())
+		if exec.Command("cp", "-a", data, tmp).Run() != nil || os.Rename(tmp, cached) != nil {
+			os.RemoveAll(tmp)
+		}
+	}
+	return nil
+}
+
+// clusterCache is where a fresh cluster of the binaries in bin is kept
+// ("" for none): named by the binaries' version and initdb's options.
+func clusterCache(bin string) string {
+	if os.Getenv("MAPCOMMONS_PGTEST_CACHE") == "0" {
+		return ""
+	}
+	root, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	version, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n%d\n", bin, version, strings.Join(initdbArgs, " "), os.Getuid())
+	dir := filepath.Join(root, "mapcommons-pgtest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return filepath.Join(dir, fmt.Sprintf("cluster-%x", h.Sum(nil)[:8]))
 }
 
 // dirPrefix starts the names of the servers' temporary directories;
