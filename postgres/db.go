@@ -42,6 +42,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "database url: %v", err)
 	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		// So that pg_stat_activity says whose connections these are.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "mapcommons"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

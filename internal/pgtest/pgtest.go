@@ -51,6 +51,7 @@ var server struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	counter atomic.Int64 // names the databases of tests
+	main    bool         // Main runs the tests (and stops the server after)
 }
 
 // templateDB is the migrated database every test's database is cloned from.
@@ -61,6 +62,7 @@ const templateDB = "tmpl"
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 func Main(m *testing.M) {
+	server.main = true
 	code := m.Run()
 	stop()
 	os.Exit(code)
@@ -87,6 +89,9 @@ func EmptyURL(tb testing.TB) string {
 // ready starts the server once, or skips or fails tb when it cannot.
 func ready(tb testing.TB) {
 	tb.Helper()
+	if !server.main {
+		tb.Fatal("pgtest: the package's TestMain must call pgtest.Main(m), which stops the server after the tests")
+	}
 	server.once.Do(start)
 	if server.err != nil {
 		if server.skip && os.Getenv("MAPCOMMONS_REQUIRE_POSTGIS") != "1" {
