@@ -1,20 +1,26 @@
 // Package pgtest gives tests PostgreSQL databases of their own: one
-// private server per test binary (initdb into a temporary directory,
-// trust authentication, no TCP: a Unix socket in that directory), a
-// migrated template database made once, and per test a database cloned
-// from it (CREATE DATABASE … TEMPLATE: a file copy) dropped at the end.
+// private server per test binary (a fresh cluster in a temporary
+// directory, in /dev/shm when it has room; trust authentication; no TCP,
+// a Unix socket in that directory), a migrated template database made
+// once, and per test a database cloned from it (CREATE DATABASE …
+// TEMPLATE: a file copy, ~50 ms) dropped at the end. The fresh cluster is
+// initdb's work once per user and PostgreSQL version, then a copy of it
+// kept in the user's cache directory.
 //
 // The binaries are found through $MAPCOMMONS_PG_BIN, else the newest
-// /usr/lib/postgresql/*/bin. Without them the tests skip, unless
-// MAPCOMMONS_REQUIRE_POSTGIS=1, which makes that a failure (CI sets it).
+// /usr/lib/postgresql/*/bin. Without them, or without PostGIS, the tests
+// skip, unless MAPCOMMONS_REQUIRE_POSTGIS=1, which makes that a failure
+// (CI sets it).
 //
 // PostgreSQL refuses to run as root: as root, initdb and the server run as
 // the user "postgres" (else "nobody"), owning the temporary directory.
 //
-// The server is a child of the test process that the kernel stops when
-// the process ends however it ends (PR_SET_PDEATHSIG); a package whose
-// tests use it calls Main from TestMain, so that the server also stops and
-// its directory goes when the tests are over.
+// The server is the test process's child (postgres in the foreground, not
+// pg_ctl's daemon), which the kernel stops when the process ends however
+// it ends (PR_SET_PDEATHSIG). A package whose tests use it calls Main from
+// TestMain, so that the server also stops and its directory goes when the
+// tests are over; the directories of killed test binaries are removed by
+// the next one.
 package pgtest
 
 import (
