@@ -34,7 +34,7 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("Users", testSharedUsers, "Users")
 	part("Groups", testSharedGroups, "Users", "Groups")
 	part("Sessions", testSharedSessions, "Users", "Sessions", "Trust")
-	part("Maps", testSharedMaps, "Users", "Maps")
+	part("Maps", testSharedMaps, "Users", "Groups", "Maps")
 }
 
 func testSharedUsers(t *testing.T, open TwoOpener) {
@@ -170,6 +170,22 @@ func testSharedMaps(t *testing.T, open TwoOpener) {
 	slices.Sort(got.Tags)
 	if len(got.Tags) != n || got.Tags[0] != "t00" || got.Tags[n-1] != fmt.Sprintf("t%02d", n-1) {
 		t.Fatalf("after %d updates through two stores, tags %v", n, got.Tags)
+	}
+	// A group deleted through one store leaves the sharing lists the other
+	// reads.
+	staff := MustCreateGroup(t, a, "staff")
+	every := mapcommons.Permission{Group: mapcommons.GroupEveryone, View: true}
+	if _, err := a.Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error {
+		m.Permissions = []mapcommons.Permission{{Group: fmt.Sprint(staff.ID), View: true, Download: true, Edit: true}, every}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Groups.DeleteGroup(ctx, staff.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Maps.FindMapByID(ctx, m.ID); err != nil || !reflect.DeepEqual(got.Permissions, []mapcommons.Permission{every}) {
+		t.Fatalf("a reads the sharing list after b deleted the group: %+v, %v", got, err)
 	}
 	if err := b.Maps.DeleteMap(ctx, m.ID); err != nil {
 		t.Fatal(err)
