@@ -164,6 +164,10 @@ func adminExec(ctx context.Context, sql string) error {
 // binDir finds the PostgreSQL binaries.
 func binDir() (string, error) {
 	if dir := os.Getenv("MAPCOMMONS_PG_BIN"); dir != "" {
+		// Named on purpose: not finding it there is an error, not a skip.
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err != nil {
+			return "", fmt.Errorf("MAPCOMMONS_PG_BIN=%s: %w", dir, errBadBin)
+		}
 		return dir, nil
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
@@ -209,7 +213,7 @@ func runAs() (*syscall.Credential, error) {
 func start() {
 	bin, err := binDir()
 	if err != nil {
-		server.err, server.skip = err, true
+		server.err, server.skip = err, !errors.Is(err, errBadBin)
 		return
 	}
 	if server.err = startServer(bin); server.err != nil {
@@ -302,6 +306,9 @@ func startServer(bin string) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// errBadBin says that MAPCOMMONS_PG_BIN names no PostgreSQL.
+var errBadBin = errors.New("no postgres there")
 
 // errNoPostGIS says that PostgreSQL is here but PostGIS is not.
 var errNoPostGIS = errors.New("PostgreSQL is installed but PostGIS is not (Debian: postgresql-15-postgis-3)")
