@@ -130,6 +130,7 @@ func testGroups(t *testing.T, open Opener) {
 	})
 	t.Run("DatasetPermissions", func(t *testing.T) {
 		s := open(t)
+		Need(t, s, "Datasets", "Features")
 		owner := MustCreateUser(t, s, "owner", false)
 		perms := []mapcommons.Permission{
 			{Group: mapcommons.GroupEveryone, View: true},
@@ -165,8 +166,37 @@ func testGroups(t *testing.T, open Opener) {
 			t.Fatalf("no permissions given: %+v", got.Permissions)
 		}
 	})
+	t.Run("DeleteGroupFromMaps", func(t *testing.T) {
+		s := open(t)
+		Need(t, s, "Maps")
+		ann := MustCreateUser(t, s, "ann", false)
+		gone, stays := MustCreateGroup(t, s, "gone"), MustCreateGroup(t, s, "stays")
+		g := mapcommons.Permission{Group: strconv.FormatInt(gone.ID, 10), View: true}
+		k := mapcommons.Permission{Group: strconv.FormatInt(stays.ID, 10), View: true, Download: true}
+		every := mapcommons.Permission{Group: mapcommons.GroupEveryone, View: true}
+		lists := [][]mapcommons.Permission{{k, g, every}, {g}, {every, k}, {}}
+		want := [][]mapcommons.Permission{{k, every}, {}, {every, k}, {}}
+		var maps []*mapcommons.Map
+		for _, perms := range lists {
+			m := &mapcommons.Map{OwnerID: ann.ID, Title: "m", Basemap: "b", Projection: mapcommons.ProjectionMercator, Permissions: perms}
+			if err := s.Maps.CreateMap(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			maps = append(maps, m)
+		}
+		if err := s.Groups.DeleteGroup(ctx, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range maps {
+			got, err := s.Maps.FindMapByID(ctx, m.ID)
+			if err != nil || !reflect.DeepEqual(got.Permissions, want[i]) {
+				t.Fatalf("map %d permissions after the group went: %+v, want %+v (%v)", i, got.Permissions, want[i], err)
+			}
+		}
+	})
 	t.Run("DeleteGroup", func(t *testing.T) {
 		s := open(t)
+		Need(t, s, "Datasets", "Features", "Maps")
 		ann := MustCreateUser(t, s, "ann", false)
 		gone := MustCreateGroup(t, s, "gone")
 		stays := MustCreateGroup(t, s, "stays")

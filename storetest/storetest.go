@@ -16,19 +16,57 @@ import (
 // Opener returns the services of a new, empty store, closed by tb.Cleanup.
 type Opener func(tb testing.TB) mapcommons.Services
 
-// Run runs the whole contract.
+// Run runs the whole contract. A part whose services the store does not
+// give (nil in its Services) is skipped, saying which: a store built a
+// service at a time runs the contract from its first one.
 func Run(t *testing.T, open Opener) {
-	t.Run("Users", func(t *testing.T) { testUsers(t, open) })
-	t.Run("Datasets", func(t *testing.T) { testDatasets(t, open) })
-	t.Run("Features", func(t *testing.T) { testFeatures(t, open) })
-	t.Run("Feeds", func(t *testing.T) { testFeeds(t, open) })
-	t.Run("FeatureIDs", func(t *testing.T) { testFeatureIDs(t, open) })
-	t.Run("Maps", func(t *testing.T) { testMaps(t, open) })
-	t.Run("Search", func(t *testing.T) { testSearch(t, open) })
-	t.Run("Groups", func(t *testing.T) { testGroups(t, open) })
-	t.Run("LoginTrust", func(t *testing.T) { testLoginTrust(t, open) })
-	t.Run("Sessions", func(t *testing.T) { testSessions(t, open) })
-	t.Run("QueryOracle", func(t *testing.T) { testQueryOracle(t, open) })
+	// One store tells which services the store gives, so that a part
+	// without them is skipped without opening stores for it.
+	probe := open(t)
+	part := func(name string, fn func(*testing.T, Opener), needs ...string) {
+		t.Run(name, func(t *testing.T) {
+			Need(t, probe, needs...)
+			fn(t, Needing(open, needs...))
+		})
+	}
+	part("Users", testUsers, "Users")
+	part("Datasets", testDatasets, "Users", "Datasets", "Features")
+	part("Features", testFeatures, "Datasets", "Features")
+	part("Feeds", testFeeds, "Datasets", "Features")
+	part("FeatureIDs", testFeatureIDs, "Datasets", "Features")
+	part("Maps", testMaps, "Users", "Maps")
+	part("Search", testSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
+	part("Groups", testGroups, "Users", "Groups")
+	part("LoginTrust", testLoginTrust, "Users", "Trust")
+	part("Sessions", testSessions, "Users", "Sessions")
+	part("QueryOracle", testQueryOracle, "Datasets", "Features")
+}
+
+// Needing wraps open so that the stores it opens skip their test unless
+// they give every service named (fields of mapcommons.Services).
+func Needing(open Opener, needs ...string) Opener {
+	return func(tb testing.TB) mapcommons.Services {
+		tb.Helper()
+		s := open(tb)
+		Need(tb, s, needs...)
+		return s
+	}
+}
+
+// Need skips tb unless s gives every service named (fields of
+// mapcommons.Services, such as "Datasets").
+func Need(tb testing.TB, s mapcommons.Services, needs ...string) {
+	tb.Helper()
+	v := reflect.ValueOf(s)
+	for _, name := range needs {
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			tb.Fatalf("storetest: mapcommons.Services has no field %s", name)
+		}
+		if f.IsNil() {
+			tb.Skipf("the store gives no %s service yet (Services.%s is nil): skipped", name, name)
+		}
+	}
 }
 
 func code(t *testing.T, err error, want string) {

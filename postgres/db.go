@@ -1,0 +1,201 @@
+// Package postgres is the PostgreSQL/PostGIS store of mapcommons: the
+// catalogue in tables any number of servers share (pgx v5, pgxpool), so
+// that servers keep no state another server could contradict.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mapcommons"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLock is the key of the advisory lock under which migrations run,
+// so that servers starting together migrate once ("mapcommons" in ASCII,
+// folded into 63 bits).
+const migrationLock int64 = 0x6d6170636f6d6d6f
+
+// DB is an open store: a pool of connections to one database.
+type DB struct {
+	pool *pgxpool.Pool
+	// Now is the store's clock (tests may replace it before use).
+	Now func() time.Time
+}
+
+// Open connects to the database at url (postgres://… or a key=value
+// connection string; pgxpool's pool_* parameters apply) and brings its
+// schema up to date.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "database url: %v", err)
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		// So that pg_stat_activity says whose connections these are.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "mapcommons"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{pool: pool, Now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes every connection of the pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	return formatError(db.pool.Ping(ctx))
+}
+
+// now is the store's time as the database keeps it: UTC, microseconds.
+func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }
+
+// utc returns t as read from the database: in UTC (pgx gives local time).
+func utc(t time.Time) time.Time { return t.UTC() }
+
+// Services are the services of the store db that exist so far; the others
+// are nil (storetest skips their parts).
+func (db *DB) Services() mapcommons.Services {
+	return mapcommons.Services{
+		Users:    &UserService{db: db},
+		Groups:   &GroupService{db: db},
+		Maps:     &MapService{db: db},
+		Trust:    &LoginTrustService{db: db},
+		Sessions: &SessionService{db: db},
+		Health:   db,
+	}
+}
+
+// tx runs fn in a transaction, committed when fn returns nil and rolled
+// back otherwise.
+func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback(ctx)
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return formatError(tx.Commit(ctx))
+}
+
+// migrate applies every embedded migration not yet applied, in file name
+// order, each in its own transaction, under an advisory lock held on one
+// connection: a second server starting at the same time waits, then finds
+// the work done.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := migrateFile(ctx, conn.Conn(), name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	var done bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)`, name).Scan(&done); err != nil || done {
+		return err
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	// Several statements in one: the simple protocol (no parameters).
+	if _, err := tx.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name) VALUES ($1)`, name); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// PostgreSQL error codes formatError knows.
+const (
+	pgUniqueViolation = "23505"
+	pgForeignKey      = "23503"
+	pgDiskFull        = "53100"
+	pgQueryCanceled   = "57014"
+)
+
+// formatError translates driver errors into domain errors: the one place
+// that knows PostgreSQL's error codes.
+func formatError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found")
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case pgUniqueViolation:
+			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
+		case pgForeignKey:
+			// A row referred to went, in another transaction, between
+			// this one's check and its write.
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found (it was just deleted)")
+		case pgDiskFull:
+			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
+		case pgQueryCanceled:
+			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the store cancelled the statement (statement_timeout)")
+		}
+	}
+	return err
+}
+
+// affected is the count of rows a statement changed.
+func affected(tag pgconn.CommandTag, err error) (int, error) {
+	if err != nil {
+		return 0, formatError(err)
+	}
+	return int(tag.RowsAffected()), nil
+}

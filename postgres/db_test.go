@@ -1,0 +1,88 @@
+package postgres_test
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+	"mapcommons/internal/pgtest"
+	"mapcommons/postgres"
+	"mapcommons/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func open(tb testing.TB) mapcommons.Services { return pgtest.Open(tb).Services() }
+
+// openTwo opens two stores on one database, as two servers would.
+func openTwo(tb testing.TB) (a, b mapcommons.Services) {
+	url := pgtest.URL(tb)
+	return pgtest.OpenURL(tb, url).Services(), pgtest.OpenURL(tb, url).Services()
+}
+
+func TestContract(t *testing.T) { storetest.Run(t, open) }
+
+func TestShared(t *testing.T) { storetest.RunShared(t, openTwo) }
+
+// TestMigrateConcurrently starts several stores at once on a database
+// never migrated: one migrates (under the advisory lock), the others wait
+// and find the work done.
+func TestMigrateConcurrently(t *testing.T) {
+	url := pgtest.EmptyURL(t)
+	ctx := context.Background()
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := postgres.Open(ctx, url)
+			if err == nil {
+				err = db.Ping(ctx)
+				db.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := fs.Glob(postgres.Migrations, "migrations/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("migrations: %v %v", files, err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(files) || filepath.Base(names[0]) != filepath.Base(files[0]) {
+		t.Fatalf("schema_migrations = %v; want one row per file %v", names, files)
+	}
+	// Opening again applies nothing and still works.
+	db := pgtest.OpenURL(t, url)
+	if _, err := db.Services().Users.FindUserByID(ctx, 1); mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		t.Fatalf("after migrating: %v", err)
+	}
+}
+
+func TestOpenBadURL(t *testing.T) {
+	_, err := postgres.Open(context.Background(), "postgres://[::1")
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID {
+		t.Fatalf("a malformed url: %v", err)
+	}
+}

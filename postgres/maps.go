@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+)
+
+// MapService implements mapcommons.MapService on the store.
+type MapService struct{ db *DB }
+
+var _ mapcommons.MapService = (*MapService)(nil)
+
+const mapSelect = `SELECT m.id, coalesce(m.owner_id, 0), coalesce(u.login, ''), m.title, m.basemap, m.description,
+	m.tags, m.extent, m.projection, m.layers, m.permissions, m.created_at, m.updated_at
+	FROM maps m LEFT JOIN users u ON u.id = m.owner_id WHERE m.id = $1`
+
+// findMap reads map id through q; forUpdate locks its row until the end
+// of the transaction q is (so that two servers' updates do not lose one).
+func findMap(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, id int64, forUpdate bool) (*mapcommons.Map, error) {
+	query := mapSelect
+	if forUpdate {
+		query += ` FOR UPDATE OF m`
+	}
+	var m mapcommons.Map
+	var tags, extent, layers, perms []byte
+	err := q.QueryRow(ctx, query, id).Scan(&m.ID, &m.OwnerID, &m.Owner, &m.Title, &m.Basemap, &m.Description,
+		&tags, &extent, &m.Projection, &layers, &perms, &m.CreatedAt, &m.UpdatedAt)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
+	} else if err != nil {
+		return nil, err
+	}
+	if extent != nil {
+		m.Extent = new([4]float64)
+		if err := json.Unmarshal(extent, m.Extent); err != nil {
+			return nil, fmt.Errorf("map %d extent: %w", id, err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		raw  []byte
+		dst  any
+	}{{"tags", tags, &m.Tags}, {"layers", layers, &m.Layers}, {"permissions", perms, &m.Permissions}} {
+		if err := json.Unmarshal(f.raw, f.dst); err != nil {
+			return nil, fmt.Errorf("map %d %s: %w", id, f.name, err)
+		}
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if m.Layers == nil {
+		m.Layers = []mapcommons.Layer{}
+	}
+	if m.Permissions == nil {
+		m.Permissions = []mapcommons.Permission{}
+	}
+	m.CreatedAt, m.UpdatedAt = utc(m.CreatedAt), utc(m.UpdatedAt)
+	return &m, nil
+}
+
+// mapJSON is the stored form of a map's JSON columns.
+type mapJSON struct{ extent, tags, layers, perms []byte }
+
+func encodeMap(m *mapcommons.Map) (mapJSON, error) {
+	var out mapJSON
+	var err error
+	enc := func(v any) []byte {
+		b, e := json.Marshal(v)
+		if e != nil && err == nil {
+			err = e
+		}
+		if string(b) == "null" {
+			return []byte("[]")
+		}
+		return b
+	}
+	if m.Extent != nil {
+		out.extent = enc(m.Extent)
+	}
+	out.tags, out.layers, out.perms = enc(m.Tags), enc(m.Layers), enc(m.Permissions)
+	return out, err
+}
+
+// CreateMap implements mapcommons.MapService.
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
+	j, err := encodeMap(m)
+	if err != nil {
+		return err
+	}
+	var owner *int64
+	if m.OwnerID != 0 {
+		owner = &m.OwnerID
+	}
+	now := s.db.now()
+	err = s.db.pool.QueryRow(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
+		layers, permissions, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
+		owner, m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, now).Scan(&m.ID)
+	if err != nil {
+		return formatError(err)
+	}
+	m.CreatedAt, m.UpdatedAt = now, now
+	return nil
+}
+
+// FindMapByID implements mapcommons.MapService.
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+	return findMap(ctx, s.db.pool, id, false)
+}
+
+// UpdateMap implements mapcommons.MapService. The map's row is locked
+// from its read to the commit: concurrent updates, from any server, apply
+// one after the other.
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+	var m *mapcommons.Map
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if m, err = findMap(ctx, tx, id, true); err != nil {
+			return err
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+		j, err := encodeMap(m)
+		if err != nil {
+			return err
+		}
+		m.UpdatedAt = s.db.now()
+		_, err = tx.Exec(ctx, `UPDATE maps SET title = $1, basemap = $2, description = $3, tags = $4, extent = $5,
+			projection = $6, layers = $7, permissions = $8, updated_at = $9 WHERE id = $10`,
+			m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, m.UpdatedAt, id)
+		return formatError(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// DeleteMap implements mapcommons.MapService.
+func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+	n, err := affected(s.db.pool.Exec(ctx, `DELETE FROM maps WHERE id = $1`, id))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+)
+
+// UserService implements mapcommons.UserService on the store.
+type UserService struct{ db *DB }
+
+var _ mapcommons.UserService = (*UserService)(nil)
+
+// userColumns are the columns scanUser reads from the table users (not
+// aliased): the user's own and their groups, read in the same statement so
+// that authenticating a request costs one query.
+const userColumns = `id, login, email, fullname, password_hash, admin, created_at, updated_at,
+	(SELECT array_agg(group_id ORDER BY group_id) FROM group_members WHERE user_id = users.id)`
+
+// loginKey is the expression of the unique index on logins, which both
+// the index and the lookups must spell the same way.
+const loginKey = `lower(login COLLATE "C")`
+
+func scanUser(row pgx.Row) (*mapcommons.User, error) {
+	var u mapcommons.User
+	if err := row.Scan(&u.ID, &u.Login, &u.Email, &u.Fullname, &u.PasswordHash, &u.Admin, &u.CreatedAt, &u.UpdatedAt, &u.GroupIDs); err != nil {
+		return nil, err
+	}
+	u.CreatedAt, u.UpdatedAt = utc(u.CreatedAt), utc(u.UpdatedAt)
+	if len(u.GroupIDs) == 0 {
+		u.GroupIDs = nil
+	}
+	return &u, nil
+}
+
+func userNotFound(err error, what string) error {
+	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s not found", what)
+	}
+	return err
+}
+
+// FindUserByID implements mapcommons.UserService.
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	return u, userNotFound(formatError(err), strconv.FormatInt(id, 10))
+}
+
+// FindUserByLogin implements mapcommons.UserService.
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE `+loginKey+` = lower($1 COLLATE "C")`, login))
+	return u, userNotFound(formatError(err), login)
+}
+
+// CreateUser implements mapcommons.UserService.
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+	now := s.db.now()
+	err := s.db.pool.QueryRow(ctx,
+		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
+		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now).Scan(&u.ID)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+		return &mapcommons.Error{Code: mapcommons.ECONFLICT, Message: "login: " + u.Login + " is already taken",
+			Fields: map[string][]string{"login": {"has already been taken"}}}
+	} else if err != nil {
+		return err
+	}
+	u.CreatedAt, u.UpdatedAt = now, now
+	return nil
+}
+
+// UpdateUser implements mapcommons.UserService.
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
+	var sets []string
+	var args []any
+	add := func(col string, v any) {
+		args = append(args, v)
+		sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
+	}
+	if upd.Email != nil {
+		add("email", *upd.Email)
+	}
+	if upd.Fullname != nil {
+		add("fullname", *upd.Fullname)
+	}
+	if upd.PasswordHash != nil {
+		add("password_hash", *upd.PasswordHash)
+	}
+	if upd.Admin != nil {
+		add("admin", *upd.Admin)
+	}
+	add("updated_at", s.db.now())
+	args = append(args, id)
+	var u *mapcommons.User
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		var err error
+		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+
+			` WHERE id = $`+strconv.Itoa(len(args))+` RETURNING `+userColumns, args...))
+		return userNotFound(formatError(err), strconv.FormatInt(id, 10))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// DeleteUser implements mapcommons.UserService. Memberships, login trust
+// and sessions go with the user (ON DELETE CASCADE); datasets and maps stay
+// without an owner (ON DELETE SET NULL).
+func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		n, err := affected(tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, id))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", id)
+		}
+		return nil
+	})
+}
