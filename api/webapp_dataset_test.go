@@ -482,3 +482,129 @@ func TestWebDatasetBig(t *testing.T) {
 	t.Logf("pan: %d frames in %.0f ms, the longest %.0f ms; %d tiles asked for in all", len(frames), sum, longest, b.tiles.Load())
 	b.screenshot("dataset-big")
 }
+
+// searchTitles are the titles of the results the search page shows.
+func searchTitles(b *browserTest) []string {
+	b.t.Helper()
+	return eval[[]string](b, `[...document.querySelectorAll('#results li.entry h3')].map(h => h.textContent)`)
+}
+
+// apiTitles are the titles of the entries the API gives at path.
+func apiTitles(t *testing.T, ts *testServer, path string) []string {
+	t.Helper()
+	res := decode[struct {
+		Entries []struct {
+			Title string `json:"title"`
+		} `json:"entries"`
+	}](t, must(t, ts.get(path, ""), 200))
+	out := []string{}
+	for _, e := range res.Entries {
+		out = append(out, e.Title)
+	}
+	return out
+}
+
+// searchAndCompare waits for the search page's results, then checks they
+// are the API's for the URL the page shows, whose query must contain want.
+func searchAndCompare(t *testing.T, b *browserTest, ts *testServer, what string, want ...string) []string {
+	t.Helper()
+	b.wait(what, `/^(Results|No results)/.test(document.getElementById('results-status').textContent)`)
+	p := apiPath(t, b, text(b, "#search-url"))
+	u, err := url.Parse(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if k, v, _ := strings.Cut(w, "="); !strings.Contains(u.Query().Get(k), v) {
+			t.Errorf("%s: the API URL %s lacks %s", what, p, w)
+		}
+	}
+	got, fromAPI := searchTitles(b), apiTitles(t, ts, p)
+	if fmt.Sprint(got) != fmt.Sprint(fromAPI) {
+		t.Errorf("%s: the page shows %q, the API %q", what, got, fromAPI)
+	}
+	return got
+}
+
+// TestWebSearchPage: the search page's type, tag and owner filters and its
+// box give the API's results; maps link to their page.
+func TestWebSearchPage(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
+	must(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}), 201)
+	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Paris+towns&tags=towns,europe", user: "bob", ctype: "text/csv",
+		body: []byte("name,lat,lon\nParis,48.86,2.35\nVersailles,48.80,2.13\n")}), 201)
+	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Lima+towns&tags=towns", user: "alice", ctype: "text/csv",
+		body: []byte("name,lat,lon\nLima,-12.05,-77.04\n")}), 201)
+	mapPath := ts.createMap(t, "alice", "title=Counties+map&basemap=Acetate&tags=counties&extent=-84.3,33.8,-75.4,36.6")
+
+	b := browserOn(t, ts)
+	b.load("search", chromedp.Navigate(b.url+"/app/search"))
+	if got := searchAndCompare(t, b, ts, "everything"); len(got) != 4 {
+		t.Errorf("everything: %q", got)
+	}
+
+	// Type: maps only, linking to their page.
+	setField(b, "#type", "Map")
+	b.load("maps only", chromedp.Click(chromedp.CSS(`#search-form button[type=submit]`)))
+	if got := searchAndCompare(t, b, ts, "maps", "model=Map"); len(got) != 1 || got[0] != "Counties map" {
+		t.Errorf("maps: %q", got)
+	}
+	if href := eval[string](b, `document.querySelector('#results li.entry h3 a').getAttribute('href')`); href != "/app"+mapPath {
+		t.Errorf("the map links to %q, want /app%s", href, mapPath)
+	}
+
+	// Tag: both kinds tagged counties.
+	setField(b, "#type", "")
+	setField(b, "#tag", "counties")
+	b.load("tag", chromedp.Click(chromedp.CSS(`#search-form button[type=submit]`)))
+	if got := searchAndCompare(t, b, ts, "tag", "query=tag:counties"); len(got) != 2 {
+		t.Errorf("tag counties: %q", got)
+	}
+
+	// Owner, with the tag: bob's towns only.
+	setField(b, "#tag", "towns")
+	setField(b, "#owner", "bob")
+	b.load("owner", chromedp.Click(chromedp.CSS(`#search-form button[type=submit]`)))
+	if got := searchAndCompare(t, b, ts, "owner", "query=tag:towns", "query=user:bob"); len(got) != 1 || got[0] != "Paris towns" {
+		t.Errorf("towns of bob: %q", got)
+	}
+	b.screenshot("search-filters")
+
+	// A box typed: around France.
+	setField(b, "#tag", "")
+	setField(b, "#owner", "")
+	b.do("open the area", chromedp.Evaluate[chromedp.Void](`document.getElementById('area').open = true`))
+	for k, v := range map[string]string{"w": "-5", "s": "42", "e": "8", "n": "51"} {
+		setField(b, "#sb-"+k, v)
+	}
+	b.load("box typed", chromedp.Click(chromedp.CSS(`#search-form button[type=submit]`)))
+	if got := searchAndCompare(t, b, ts, "box typed", "bbox=-5,42,8,51"); len(got) != 1 || got[0] != "Paris towns" {
+		t.Errorf("in France: %q", got)
+	}
+
+	// A box drawn on the map: the results are the API's for the box.
+	b.load("anywhere", chromedp.Click(chromedp.ID("search-clear-box")))
+	b.do("open the area", chromedp.Evaluate[chromedp.Void](`document.getElementById('area').open = true`))
+	b.wait("the small map", `document.getElementById('search-map').dataset.state === 'idle'`)
+	click(b, "#search-draw")
+	rect := eval[[]float64](b, `(() => { const r = document.querySelector('#search-map canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	cx, cy := rect[0]+rect[2]/2, rect[1]+rect[3]/2
+	b.load("box drawn", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, chromedp.Do(ctx,
+			chromedp.MouseEvent("mouseMoved", cx-200, cy-100),
+			chromedp.MouseEvent("mousePressed", cx-200, cy-100, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+			chromedp.MouseEvent("mouseMoved", cx-50, cy, chromedp.ButtonLeft),
+			chromedp.MouseEvent("mouseMoved", cx+30, cy+10, chromedp.ButtonLeft),
+			chromedp.MouseEvent("mouseReleased", cx+30, cy+10, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	})
+	got := searchAndCompare(t, b, ts, "box drawn", "bbox=,")
+	box := eval[string](b, `new URLSearchParams(location.search).get('bbox')`)
+	t.Logf("the box drawn: %s: %q", box, got)
+	if len(strings.Split(box, ",")) != 4 {
+		t.Errorf("the box drawn gave bbox %q", box)
+	}
+	b.wait("the box on the map", `document.getElementById('search-map').dataset.state === 'idle'`)
+	b.screenshot("search-box")
+	checkNoProblems(b)
+}
