@@ -28,6 +28,8 @@ const $ = (x) => document.getElementById(x);
 const msg = $('dataset-status');
 const worker = document.querySelector('meta[name="mc-worker"]');
 if (worker) maplibregl.setWorkerUrl(worker.content);
+// The map's workers start now, while the dataset's JSON is on its way.
+maplibregl.prewarm();
 
 /** abs makes a path of this server absolute, as MapLibre's workers need. */
 const abs = (p) => new URL(p, location.href).href;
@@ -81,13 +83,34 @@ const small = () => ds.feature_count <= geojsonMax && new URLSearchParams(locati
 const dataURL = () => abs(featuresPath(`geojson=1&limit=${geojsonMax}&v=${encodeURIComponent(ds.updated_at)}`));
 const tilesURL = () => abs(`/ogc/collections/${ds.id}/tiles/WebMercatorQuad/tilejson.json?v=${encodeURIComponent(ds.updated_at)}`);
 
-/** addLayers draws source src (its source-layer srcLayer for tiles) in a
- * colour, with ids prefix-fill, -line and -point. */
-function addLayers(prefix, src, srcLayer, fill, stroke) {
+/** layersOf are the layers drawing source src (its source-layer srcLayer
+ * for tiles) in a colour, with ids prefix-fill, -line and -point. */
+function layersOf(prefix, src, srcLayer, fill, stroke) {
   const s = srcLayer ? { 'source-layer': srcLayer } : {};
-  map.addLayer({ id: prefix + '-fill', type: 'fill', source: src, ...s, filter: polygons, paint: { 'fill-color': fill, 'fill-opacity': 0.55 } });
-  map.addLayer({ id: prefix + '-line', type: 'line', source: src, ...s, filter: ['any', polygons, lines], paint: { 'line-color': stroke, 'line-width': 1 } });
-  map.addLayer({ id: prefix + '-point', type: 'circle', source: src, ...s, filter: points, paint: { 'circle-color': fill, 'circle-radius': 4, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } });
+  return [
+    { id: prefix + '-fill', type: 'fill', source: src, ...s, filter: polygons, paint: { 'fill-color': fill, 'fill-opacity': 0.55 } },
+    { id: prefix + '-line', type: 'line', source: src, ...s, filter: ['any', polygons, lines], paint: { 'line-color': stroke, 'line-width': 1 } },
+    { id: prefix + '-point', type: 'circle', source: src, ...s, filter: points, paint: { 'circle-color': fill, 'circle-radius': 4, 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } },
+  ];
+}
+
+// The basemap's style is asked for at once, beside the dataset's JSON.
+const basemap = basemapStyle();
+
+/** pageStyle is the basemap with the dataset's source and layers and the
+ * query's (empty until a query runs) in it from the start, so that the
+ * data loads with the basemap rather than after it. */
+async function pageStyle() {
+  const style = structuredClone(await basemap);
+  const tiled = !small();
+  style.sources = {
+    ...style.sources,
+    data: tiled ? { type: 'vector', url: tilesURL() } : { type: 'geojson', data: dataURL() },
+    query: { type: 'geojson', data: { type: 'FeatureCollection', features: [] } },
+  };
+  style.layers = [...style.layers, ...layersOf('data', 'data', tiled ? String(ds.id) : null, '#d9480f', '#7a2906'),
+    ...layersOf('query', 'query', null, '#ae3ec9', '#5f1a70')];
+  return style;
 }
 
 /** showMap draws the features and opens a popup of attributes on click. */
@@ -95,7 +118,7 @@ async function showMap() {
   const container = $('map');
   map = new maplibregl.Map({
     container,
-    style: await basemapStyle(),
+    style: await pageStyle(),
     bounds: ds.extent ? [[ds.extent[0], ds.extent[1]], [ds.extent[2], ds.extent[3]]] : undefined,
     fitBoundsOptions: { padding: 20 },
     // Kept so that the page (and the tests) can read the drawn pixels.
@@ -104,10 +127,6 @@ async function showMap() {
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
   map.on('load', () => {
-    map.addSource('data', small() ? { type: 'geojson', data: dataURL() } : { type: 'vector', url: tilesURL() });
-    addLayers('data', 'data', small() ? null : String(ds.id), '#d9480f', '#7a2906');
-    map.addSource('query', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-    addLayers('query', 'query', null, '#ae3ec9', '#5f1a70');
     showOutline(map, 'qbox', null);
     showOutline(map, 'qcircle', null);
     // The map is drawn: say so (the tests wait for it).
@@ -138,7 +157,7 @@ async function showMap() {
 
 /** whenMapReady runs f once the map's style and sources are added. */
 function whenMapReady(f) {
-  if (map && map.getSource('query')) f();
+  if (map && map.getSource('qcircle')) f();
   else setTimeout(() => whenMapReady(f), 50);
 }
 
@@ -600,9 +619,11 @@ async function main() {
   fillGroupBy();
   table.columns = (ds.data_attributes || []).map((a) => a.name);
   table.total = ds.feature_count;
-  showMap();
+  // The session decides the table's form (a checkbox column for who may
+  // edit); the table's page is asked for before the map takes the thread.
   canEdit = mayEdit(await session());
   showTable();
+  showMap();
   if (canEdit) showOwnerTools();
 }
 
