@@ -16,6 +16,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -447,20 +449,31 @@ func TestWebDatasetBig(t *testing.T) {
 	must(t, w, 201)
 	t.Logf("uploaded %d points in %v", *webPoints, time.Since(start).Round(time.Millisecond))
 	dsPath := strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base), ".json")
+	// The upload's garbage collected, the machine quiet again.
+	runtime.GC()
+	time.Sleep(2 * time.Second)
 	b := browserOn(t, ts)
-	// Warm the browser (its cache of the scripts) on another page.
-	b.load("the home page", chromedp.Navigate(b.url+"/"))
-	start = time.Now()
-	b.load("open the big dataset", chromedp.Navigate(b.url+"/app"+dsPath))
-	b.wait("map and table", `document.getElementById('map')?.dataset.state === 'idle' && document.getElementById('table-status').textContent.startsWith('Rows 1–20 of ')`)
-	ready := time.Since(start)
-	nav := eval[float64](b, `performance.now()`)
-	t.Logf("%d points: interactive (map drawn from %d tiles, table shown) %v after navigation (%.0f ms by the page's clock)", *webPoints, b.tiles.Load(), ready.Round(time.Millisecond), nav)
-	for _, r := range eval[[]string](b, `performance.getEntriesByType('resource').map(e => Math.round(e.startTime) + '+' + Math.round(e.duration) + 'ms ' + e.name.replace(location.origin, ''))`) {
-		t.Logf("  %s", r)
+	// Three loads (the first with the server's caches cold), each after the
+	// home page: from navigation to the map drawn and the table shown.
+	var times []time.Duration
+	for i := range 3 {
+		b.load("the home page", chromedp.Navigate(b.url+"/"))
+		start := time.Now()
+		b.load("open the big dataset", chromedp.Navigate(b.url+"/app"+dsPath))
+		b.wait("map and table", `document.getElementById('map')?.dataset.state === 'idle' && document.getElementById('table-status').textContent.startsWith('Rows 1–20 of ')`)
+		times = append(times, time.Since(start))
+		t.Logf("load %d: %d points interactive (map drawn from tiles, table shown) %v after navigation (%.0f ms by the page's clock)",
+			i+1, *webPoints, times[i].Round(time.Millisecond), eval[float64](b, `performance.now()`))
+		if i == 0 {
+			for _, r := range eval[[]string](b, `performance.getEntriesByType('resource').map(e => Math.round(e.startTime) + '+' + Math.round(e.duration) + 'ms ' + e.name.replace(location.origin, ''))`) {
+				t.Logf("  %s", r)
+			}
+		}
 	}
-	if *webPoints <= 1_000_000 && ready > 2*time.Second {
-		t.Errorf("the page took %v, the target is 2 s", ready)
+	slices.Sort(times)
+	t.Logf("%d points: median %v (min %v, max %v)", *webPoints, times[1].Round(time.Millisecond), times[0].Round(time.Millisecond), times[2].Round(time.Millisecond))
+	if *webPoints <= 1_000_000 && times[1] > 2*time.Second {
+		t.Errorf("the page took %v (median of 3), the target is 2 s", times[1])
 	}
 	// Pan: a mouse drag across the map over about a second while the page
 	// records its frames; the longest frame says whether it stalled.
