@@ -39,7 +39,7 @@ const featuresPath = (q) => `/datasets/${id}/features.json` + (q ? '?' + q : '')
 
 /** qs writes [key, value] pairs as a query string, keeping the brackets of
  * keys readable (keys are encoded by whoever made them). */
-const qs = (pairs) => pairs.map(([k, v]) => k + '=' + encodeURIComponent(v)).join('&');
+const qs = (pairs) => pairs.map(([k, v]) => k + '=' + encodeURIComponent(v).replace(/%2C/g, ',')).join('&');
 
 let ds; // the dataset's JSON
 let map; // the MapLibre map, once made
@@ -129,8 +129,8 @@ async function showMap() {
   map.on('load', () => {
     showOutline(map, 'qbox', null);
     showOutline(map, 'qcircle', null);
-    // The map is drawn: say so (the tests wait for it).
-    map.once('idle', () => { container.dataset.state = 'idle'; });
+    // The map is drawn: say so (the tests wait for it, and time it).
+    map.once('idle', () => { container.dataset.state = 'idle'; performance.mark('mc-map-drawn'); });
   });
   map.on('click', (e) => {
     if (picking) {
@@ -191,6 +191,7 @@ async function showTable() {
     table.columns.map((c) => el('td', {}, f.properties[c] == null ? '' : String(f.properties[c])))));
   $('table').replaceChildren(el('thead', {}, head), el('tbody', {}, body));
   const last = Math.min(table.start + fc.features.length, table.total);
+  if (!performance.getEntriesByName('mc-table').length) performance.mark('mc-table');
   status(tmsg, table.total ? `Rows ${table.start + 1}–${last} of ${table.total}` + (table.sel.length ? ' (the query’s)' : '') : 'No features.');
   $('prev').disabled = table.start === 0;
   $('next').disabled = last >= table.total;
