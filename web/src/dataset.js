@@ -231,6 +231,15 @@ $('pick-point').addEventListener('click', (e) => {
   if (picking && drawer?.active) { drawer.setActive(false); setToggle($('draw-box'), false); }
 });
 
+// Escape leaves drawing and picking.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape') return;
+  if (drawer?.active) drawer.setActive(false);
+  picking = false;
+  setToggle($('draw-box'), false);
+  setToggle($('pick-point'), false);
+});
+
 /** pickPoint takes a clicked point as the radius's centre. */
 function pickPoint(ll) {
   $('near-lat').value = Math.round(ll.lat * 1e5) / 1e5;
@@ -598,6 +607,13 @@ async function showOwnerTools() {
   $('owner').hidden = false;
   $('delete-tools').hidden = false;
   fillMetaForm();
+  // Sharing is the owner's and administrators' (and on an appliance an
+  // editor's, which the API will say when the panel saves).
+  const me = await session();
+  if (!(me.admin || me.login === ds.contributor)) {
+    $('share').textContent = 'Only the owner or an administrator shares this dataset.';
+    return;
+  }
   try {
     await sharePanel($('share'), 'dataset', id, () => reload());
   } catch (e) {

@@ -129,4 +129,11 @@ $('search-draw').addEventListener('click', async (e) => {
   button.setAttribute('aria-pressed', String(on));
 });
 
+// Escape leaves drawing.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !drawer?.active) return;
+  drawer.setActive(false);
+  $('search-draw').setAttribute('aria-pressed', 'false');
+});
+
 run();
