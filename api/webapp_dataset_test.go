@@ -348,6 +348,19 @@ func TestWebDatasetQuery(t *testing.T) {
 	checkNoProblems(b)
 }
 
+// checkLabels fails the test for each visible control of the page without
+// an accessible name (a label, aria-label or aria-labelledby, or a
+// button's text).
+func checkLabels(b *browserTest) {
+	b.t.Helper()
+	for _, c := range eval[[]string](b, `[...document.querySelectorAll('main input:not([type=hidden]), main select, main textarea, main button')]
+		.filter(e => e.offsetParent !== null)
+		.filter(e => !(e.labels?.length || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || (e.tagName === 'BUTTON' && e.textContent.trim())))
+		.map(e => e.outerHTML.slice(0, 120))`) {
+		b.t.Errorf("a control without a name: %s", c)
+	}
+}
+
 // checkNoProblems fails the test on the console errors the pages logged,
 // but for the 401 of GET /session.json that asks whether a visitor is
 // signed in.
@@ -383,6 +396,11 @@ func TestWebDatasetOwner(t *testing.T) {
 	signInViaAPI(b, "alice", "secret1")
 	openDataset(b, dsPath)
 	b.wait("the owner's tools", `!document.getElementById('owner').hidden && document.querySelector('#share .share-save') !== null`)
+
+	// Every control of the page, the owner's too, has a name.
+	click(b, "#add-filter")
+	click(b, "#add-aggregate")
+	checkLabels(b)
 
 	// The title.
 	setField(b, "#meta-title", "NC counties, edited")
@@ -689,5 +707,6 @@ func TestWebSearchPage(t *testing.T) {
 	}
 	b.wait("the box on the map", `document.getElementById('search-map').dataset.state === 'idle'`)
 	b.screenshot("search-box")
+	checkLabels(b)
 	checkNoProblems(b)
 }

@@ -19,6 +19,8 @@ import { sharePanel } from './lib/share.js';
 // bigger ones from vector tiles. A query's matches are drawn up to it too.
 const geojsonMax = 5000;
 const rowsPerPage = 20;
+// The most groups the table and the chart show.
+const maxGroupsShown = 200;
 // The API's largest page (mapcommons.MaxFeatureLimit).
 const maxLimit = 10000;
 
@@ -481,7 +483,11 @@ async function runGroups() {
   $('group-url').href = url;
   $('group-url').textContent = abs(url);
   $('group-url-p').hidden = false;
-  status(gmsg, `${groups.length} group${groups.length === 1 ? '' : 's'}.`);
+  // A grouping by a near-unique attribute is as long as the dataset: the
+  // page shows the first groups, the API URL gives them all.
+  const total = groups.length;
+  groups = groups.slice(0, maxGroupsShown);
+  status(gmsg, `${total} group${total === 1 ? '' : 's'}.` + (total > maxGroupsShown ? ` The first ${maxGroupsShown} are shown.` : ''));
   const keys = [...(by ? [by] : []), 'count', ...aggs.map((a) => `${a.calc}_${a.name}`)];
   $('group-table').replaceChildren(
     el('thead', {}, el('tr', {}, keys.map((k) => el('th', { scope: 'col' }, k)))),
