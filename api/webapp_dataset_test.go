@@ -463,6 +463,30 @@ func TestWebDatasetOwner(t *testing.T) {
 	if got := text(b, "#title"); got != "NC counties, edited" {
 		t.Errorf("bob sees title %q", got)
 	}
+
+	// Given edit through his group, bob gets the editing tools (the page
+	// asks the API), but not the sharing panel.
+	must(t, ts.do(req{method: "PUT", path: dsPath + ".json", user: "alice", ctype: "application/json",
+		body: []byte(fmt.Sprintf(`{"permissions":[{"group_id":%d,"permissions":{"view":true,"download":true,"edit":true}}]}`, group))}), 200)
+	b.mu.Lock()
+	seen := len(b.problems)
+	b.mu.Unlock()
+	openDataset(b, dsPath)
+	b.wait("bob's editing tools", `!document.getElementById('owner').hidden && document.querySelector('#table .row-select') !== null`)
+	if got := text(b, "#share"); !strings.Contains(got, "Only the owner") {
+		t.Errorf("bob, an editor, sees the sharing panel: %q", got)
+	}
+	// The probe's 400 is the answer the page asked for: not a problem.
+	time.Sleep(300 * time.Millisecond)
+	b.mu.Lock()
+	kept := b.problems[:seen]
+	for _, p := range b.problems[seen:] {
+		if !strings.Contains(p, "/features.json") || !strings.Contains(p, "400") {
+			kept = append(kept, p)
+		}
+	}
+	b.problems = kept
+	b.mu.Unlock()
 	checkNoProblems(b)
 }
 

@@ -507,14 +507,24 @@ function fillGroupBy() {
 
 // ---- Owner actions ----
 
-/** mayEdit decides from the API's answers whether the caller may edit the
- * dataset: its owner (contributor), an administrator, or anyone signed in
- * when it is shared with everyone at edit. (Edit given to a group is not
- * known here: the session does not list the caller's groups.) */
-function mayEdit(me) {
+/** mayEdit decides from the API whether the caller may edit the dataset:
+ * its owner (contributor), an administrator, anyone signed in when it is
+ * shared with everyone at edit. When edit is given to groups only (the
+ * session does not list the caller's), the API is asked: a DELETE of
+ * features without ids is refused as unauthorized (403, 404) or, for an
+ * editor, as lacking its ids (400) — it never deletes anything. */
+async function mayEdit(me) {
   if (!me) return false;
   if (me.admin || me.login === ds.contributor) return true;
-  return (ds.permissions || []).some((p) => p.group_id === 'everyone' && p.permissions?.edit);
+  const perms = ds.permissions || [];
+  if (perms.some((p) => p.group_id === 'everyone' && p.permissions?.edit)) return true;
+  if (!perms.some((p) => p.group_id !== 'everyone' && p.permissions?.edit)) return false;
+  try {
+    await api(featuresPath(''), { method: 'DELETE' });
+    return false; // not an answer the API gives
+  } catch (e) {
+    return e.status === 400;
+  }
 }
 
 /** fillMetaForm puts the dataset's metadata in the edit form. */
@@ -644,7 +654,7 @@ async function main() {
   table.total = ds.feature_count;
   // The session decides the table's form (a checkbox column for who may
   // edit); the table's page is asked for before the map takes the thread.
-  canEdit = mayEdit(await session());
+  canEdit = await mayEdit(await session());
   showTable();
   showMap();
   if (canEdit) showOwnerTools();
