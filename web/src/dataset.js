@@ -96,6 +96,8 @@ function layersOf(prefix, src, srcLayer, fill, stroke) {
   ];
 }
 
+// Who is signed in is asked for at once too.
+session();
 // The basemap's style is asked for at once, beside the dataset's JSON.
 const basemap = basemapStyle();
 
@@ -126,6 +128,8 @@ async function showMap() {
     // Kept so that the page (and the tests) can read the drawn pixels.
     canvasContextAttributes: { preserveDrawingBuffer: true },
     attributionControl: { compact: true },
+    // Labels show at once: no 300 ms fade before the map is complete.
+    fadeDuration: 0,
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
   map.on('load', () => {
