@@ -641,6 +641,8 @@ async function showOwnerTools() {
   }
 }
 
+/** main loads the dataset and shows the page: metadata, downloads, the
+ * table's first page (unsorted: no scan of every row), the map. */
 async function main() {
   try {
     ds = await api(`/datasets/${id}.json?include_attributes=1`);
