@@ -1,5 +1,9 @@
 // The search page: the API's search (GET /search.json) with the query,
-// type and page of the address, so that every result page has a link.
+// type, tag, owner, area and page of the address, so that every result
+// page has a link. Tag and owner become the query's tag: and user: terms;
+// the area, drawn on a small map (MapLibre, loaded only when the area is
+// opened) or typed, is the bbox parameter (west,south,east,north).
+import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, entryItem, el, status } from './lib/common.js';
 
@@ -7,31 +11,50 @@ const perPage = 10;
 const params = new URLSearchParams(location.search);
 const q = params.get('q') || '';
 const type = params.get('type') || '';
+const tag = (params.get('tag') || '').trim();
+const owner = (params.get('owner') || '').trim();
+const bbox = (params.get('bbox') || '').trim();
 const page = Math.max(1, Number(params.get('page')) || 1);
+const $ = (x) => document.getElementById(x);
 
-document.getElementById('q').value = q;
-document.getElementById('type').value = type;
+$('q').value = q;
+$('type').value = type;
+$('tag').value = tag;
+$('owner').value = owner;
 
-const list = document.getElementById('results');
-const msg = document.getElementById('results-status');
-const pager = document.getElementById('pager');
+const list = $('results');
+const msg = $('results-status');
+const pager = $('pager');
+
+/** term writes a field's term of the query, quoted when it has a space. */
+const term = (field, v) => field + ':' + (/[\s"]/.test(v) ? '"' + v.replaceAll('"', '') + '"' : v);
+
+/** apiQuery is the API's query: the words typed, then tag: and user: terms. */
+function apiQuery() {
+  return [q.trim(), tag && term('tag', tag), owner && term('user', owner)].filter(Boolean).join(' ');
+}
 
 /** pageHref is the address of another page of these results. */
 function pageHref(n) {
   const p = new URLSearchParams();
-  if (q) p.set('q', q);
-  if (type) p.set('type', type);
+  for (const [k, v] of [['q', q], ['type', type], ['tag', tag], ['owner', owner], ['bbox', bbox]]) if (v) p.set(k, v);
   if (n > 1) p.set('page', String(n));
   const s = p.toString();
   return '/app/search' + (s ? '?' + s : '');
 }
 
+/** run asks the API and shows the results, their count and the pages. */
 async function run() {
   status(msg, 'Searching…');
-  const p = new URLSearchParams({ query: q, limit: String(perPage), page: String(page) });
+  const p = new URLSearchParams({ query: apiQuery(), limit: String(perPage), page: String(page) });
   if (type) p.set('model', type);
+  if (bbox) p.set('bbox', bbox);
+  const path = '/search.json?' + p;
+  $('search-url').href = path;
+  $('search-url').textContent = new URL(path, location.href).href;
+  $('search-url-p').hidden = false;
   try {
-    const res = await api('/search.json?' + p);
+    const res = await api(path);
     list.replaceChildren(...res.entries.map(entryItem));
     const total = res.totalResults || 0;
     const first = (page - 1) * perPage + 1;
@@ -45,5 +68,72 @@ async function run() {
     status(msg, 'The search failed: ' + e.message, true);
   }
 }
+
+// ---- The area ----
+
+const boxInputs = ['w', 's', 'e', 'n'].map((k) => $('sb-' + k));
+const boxText = $('search-box-text');
+if (bbox) {
+  bbox.split(',').forEach((v, i) => { if (boxInputs[i]) boxInputs[i].value = v; });
+  boxText.textContent = 'Within ' + bbox + ' (W, S, E, N).';
+  $('area').open = true;
+}
+
+/** typedBox is the area typed in the four numbers, or '' when incomplete. */
+function typedBox() {
+  const v = boxInputs.map((i) => i.value.trim());
+  return v.every((x) => x !== '' && Number.isFinite(Number(x))) ? v.join(',') : '';
+}
+
+$('search-form').addEventListener('submit', () => { $('bbox').value = typedBox(); });
+$('search-clear-box').addEventListener('click', () => {
+  for (const i of boxInputs) i.value = '';
+  $('bbox').value = '';
+  $('search-form').requestSubmit();
+});
+
+let drawer;
+/** openMap makes the small map of the area (once), with the box drawer. */
+async function openMap() {
+  if (drawer) return;
+  const maplibregl = await import('maplibre-gl');
+  const { basemapStyle, boxDrawer, boxPolygon, showOutline } = await import('./lib/geo.js');
+  const worker = document.querySelector('meta[name="mc-worker"]');
+  if (worker) maplibregl.setWorkerUrl(worker.content);
+  const b = bbox ? bbox.split(',').map(Number) : null;
+  const map = new maplibregl.Map({
+    container: 'search-map', style: await basemapStyle(), center: [0, 20], zoom: 0.5,
+    bounds: b && b.every(Number.isFinite) ? [[b[0], b[1]], [b[2], b[3]]] : undefined,
+    fitBoundsOptions: { padding: 20 },
+    canvasContextAttributes: { preserveDrawingBuffer: true }, attributionControl: { compact: true },
+  });
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  map.on('load', () => {
+    if (b && b.every(Number.isFinite)) showOutline(map, 'sbox', boxPolygon(b));
+    map.once('idle', () => { $('search-map').dataset.state = 'idle'; });
+  });
+  drawer = boxDrawer(map, (box) => {
+    box.forEach((v, i) => { boxInputs[i].value = v; });
+    $('bbox').value = box.join(',');
+    $('search-form').requestSubmit();
+  });
+}
+
+$('area').addEventListener('toggle', () => { if ($('area').open) openMap(); });
+if ($('area').open) openMap();
+$('search-draw').addEventListener('click', async (e) => {
+  const button = e.currentTarget;
+  await openMap();
+  const on = !drawer.active;
+  drawer.setActive(on);
+  button.setAttribute('aria-pressed', String(on));
+});
+
+// Escape leaves drawing.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !drawer?.active) return;
+  drawer.setActive(false);
+  $('search-draw').setAttribute('aria-pressed', 'false');
+});
 
 run();

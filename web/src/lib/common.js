@@ -79,10 +79,20 @@ export function entryID(entry) {
   return { kind: kind.toLowerCase() === 'map' ? 'map' : 'dataset', pk: entry.pk ?? Number(pk) };
 }
 
-/** entryHref is where a search entry opens: the page of its dataset or map. */
+/** entryHref is where a search entry opens: its dataset's or map's page. */
 export function entryHref(entry) {
   const { kind, pk } = entryID(entry);
   return (kind === 'dataset' ? '/app/datasets/' : '/app/maps/') + pk;
+}
+
+/** entryExtent writes a search entry's extent as W, S, E, N: the API
+ * writes a dataset's "s,w,n,e" and a map's "w,s,e,n" (or a list). */
+export function entryExtent(entry) {
+  const v = (Array.isArray(entry.bbox) ? entry.bbox : String(entry.bbox || '').split(',')).map(Number);
+  if (v.length !== 4 || !v.every(Number.isFinite)) return '';
+  const [w, s, e, n] = entryID(entry).kind === 'dataset' && !Array.isArray(entry.bbox) ? [v[1], v[0], v[3], v[2]] : v;
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return `W ${r(w)}, S ${r(s)}, E ${r(e)}, N ${r(n)}`;
 }
 
 /** tagList reads the tags of an entry, a comma-separated string or a list. */
@@ -100,8 +110,8 @@ export function entryItem(entry) {
     el('p', { class: 'meta' },
       el('span', { class: 'kind kind-' + kind }, kind === 'map' ? 'Map' : 'Dataset'),
       owner && el('span', { class: 'owner' }, ' by ' + owner),
-      entry.feature_count != null && el('span', {}, ' · ' + entry.feature_count + ' features'),
-      entry.bbox && el('span', { class: 'extent' }, ' · extent ' + (Array.isArray(entry.bbox) ? entry.bbox.join(', ') : entry.bbox))),
+      kind === 'dataset' && entry.feature_count != null && el('span', {}, ' · ' + entry.feature_count + ' features'),
+      entryExtent(entry) && el('span', { class: 'extent' }, ' · extent ' + entryExtent(entry))),
     entry.description && el('p', { class: 'desc' }, entry.description),
     tagList(entry.tags).length > 0 && el('ul', { class: 'tags', 'aria-label': 'tags' },
       tagList(entry.tags).map((t) => el('li', {}, el('a', { href: '/app/search?q=' + encodeURIComponent('tag:' + t) }, t)))));

@@ -1,0 +1,98 @@
+// The sharing panel of a dataset or a map: everyone and each group at a
+// level (none, view, download, edit), saved as the object's whole sharing
+// list through PUT /datasets/{id}.json or PUT /maps/{id}.json with a JSON
+// body {"permissions": [...]} (spec "Permissions"). Groups are named by
+// their id (their names are shown to administrators, who may read groups).
+
+import { api, el, session, status } from './common.js';
+
+const levels = ['none', 'view', 'download', 'edit'];
+
+/** levelOf is the level a permission entry gives (edit implies download
+ * implies view). */
+export function levelOf(perms = {}) {
+  if (perms.edit) return 'edit';
+  if (perms.download) return 'download';
+  if (perms.view) return 'view';
+  return 'none';
+}
+
+/** flagsOf are the permission flags of a level. */
+export function flagsOf(level) {
+  const i = levels.indexOf(level);
+  return { view: i >= 1, download: i >= 2, edit: i >= 3 };
+}
+
+/** objectPath is the API path of a dataset or a map. */
+const objectPath = (kind, id) => `/${kind === 'map' ? 'maps' : 'datasets'}/${id}.json`;
+
+/** levelSelect is a labelled select of the levels. */
+function levelSelect(label, value) {
+  return el('select', { 'aria-label': label, class: 'share-level' },
+    levels.map((l) => el('option', { value: l, selected: l === value }, l === 'none' ? 'not shared' : l)));
+}
+
+/** sharePanel builds the panel of the dataset or map (kind 'dataset' or
+ * 'map') with that id into container, from the object's current sharing
+ * list (read from the API). onSaved, if given, receives the saved list. */
+export async function sharePanel(container, kind, id, onSaved) {
+  const obj = await api(objectPath(kind, id));
+  const me = await session();
+  const perms = obj.permissions || [];
+  const everyone = perms.find((p) => p.group_id === 'everyone');
+  const everyoneSel = levelSelect('Everyone', levelOf(everyone?.permissions));
+  everyoneSel.id = `share-everyone-${kind}`;
+  const rows = el('tbody', {});
+  const msg = el('p', { role: 'status', 'aria-live': 'polite', class: 'share-status' });
+
+  /** addRow adds a group's row, its name asked for when the caller may read groups. */
+  function addRow(groupID, level) {
+    const name = el('span', { class: 'group-name' });
+    const tr = el('tr', { 'data-group': groupID },
+      el('th', { scope: 'row' }, `Group ${groupID} `, name),
+      el('td', {}, levelSelect(`Level for group ${groupID}`, level)),
+      el('td', {}, el('button', { type: 'button', class: 'secondary', onclick: () => tr.remove() }, 'Remove', el('span', { class: 'visually-hidden' }, ` group ${groupID}`))));
+    rows.append(tr);
+    if (me?.admin) api(`/groups/${groupID}.json`).then((g) => { name.textContent = `(${g.name})`; }, () => {});
+  }
+  for (const p of perms) if (p.group_id !== 'everyone') addRow(p.group_id, levelOf(p.permissions));
+
+  const groupInput = el('input', { type: 'number', min: '1', step: '1', id: `share-group-${kind}`, inputmode: 'numeric' });
+  const add = el('button', {
+    type: 'button', class: 'secondary', onclick: () => {
+      const g = Number(groupInput.value);
+      if (!Number.isInteger(g) || g < 1) return status(msg, 'A group is named by its number (its id).', true);
+      if (rows.querySelector(`tr[data-group="${g}"]`)) return status(msg, `Group ${g} is already in the list.`, true);
+      addRow(g, 'view');
+      groupInput.value = '';
+      status(msg, '');
+    },
+  }, 'Add group');
+  const save = el('button', {
+    type: 'button', class: 'share-save', onclick: async () => {
+      const list = [];
+      if (everyoneSel.value !== 'none') list.push({ group_id: 'everyone', permissions: flagsOf(everyoneSel.value) });
+      for (const tr of rows.querySelectorAll('tr')) {
+        const level = tr.querySelector('select').value;
+        if (level !== 'none') list.push({ group_id: Number(tr.dataset.group), permissions: flagsOf(level) });
+      }
+      status(msg, 'Saving…');
+      try {
+        await api(objectPath(kind, id), { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ permissions: list }) });
+        status(msg, 'Sharing saved.');
+        onSaved?.(list);
+      } catch (e) {
+        status(msg, 'The sharing could not be saved: ' + e.message, true);
+      }
+    },
+  }, 'Save sharing');
+
+  container.replaceChildren(el('div', { class: 'share-panel' },
+    el('p', {}, el('label', { for: everyoneSel.id }, 'Everyone: '), everyoneSel),
+    el('table', { class: 'share-groups' },
+      el('caption', {}, 'Groups'),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Group'), el('th', { scope: 'col' }, 'Level'), el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'Remove')))),
+      rows),
+    el('p', {}, el('label', { for: groupInput.id }, 'Group number '), groupInput, ' ', add),
+    el('p', {}, save), msg));
+}
