@@ -5,6 +5,7 @@ import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, el, session, status } from './lib/common.js';
 import { bindPopups, drawAll, legendItem, newMap, whenIdle } from './lib/layers.js';
+import { sharePanel } from './lib/share.js';
 
 const root = document.getElementById('mapview');
 const id = root.dataset.id;
@@ -17,8 +18,21 @@ async function showFacts(doc) {
   document.getElementById('description').textContent = doc.description || '';
   const me = await session();
   const actions = [el('span', {}, `By ${doc.contributor || 'someone'} · `), el('a', { href: `/maps/${doc.id}.kml` }, 'Download KML')];
-  if (me && (me.admin || me.login === doc.contributor)) actions.push(' · ', el('a', { href: `/app/maps/${doc.id}/edit` }, 'Edit this map'));
+  const owner = me && (me.admin || me.login === doc.contributor);
+  if (owner) actions.push(' · ', el('a', { href: `/app/maps/${doc.id}/edit` }, 'Edit this map'));
   document.getElementById('actions').replaceChildren(...actions);
+  if (owner) showSharing(doc);
+}
+
+/** showSharing gives the owner (and administrators) the sharing panel. */
+async function showSharing(doc) {
+  const panel = document.getElementById('share-panel');
+  panel.hidden = false;
+  try {
+    await sharePanel(panel, 'map', doc.id);
+  } catch (e) {
+    panel.textContent = 'The sharing panel could not be loaded: ' + e.message;
+  }
 }
 
 /** main reads the map (or says it is not found), draws it and its legend. */
