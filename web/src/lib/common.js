@@ -1,5 +1,6 @@
 // What every page shares: calling the API, building DOM nodes (text only,
 // never HTML from data), and the sign-in links of the header.
+import { initHeader } from './header.js';
 
 let current;
 
@@ -35,12 +36,14 @@ export async function requestHeaders(method = 'GET', extra = {}) {
  * "error" member) and the status. */
 export async function apiError(res) {
   let msg = res.status + ' ' + res.statusText;
+  let body = null;
   try {
-    const body = await res.json();
+    body = await res.json();
     if (body.error) msg = body.error;
   } catch { /* not JSON: keep the status */ }
   const err = new Error(msg);
   err.status = res.status;
+  err.body = body; // the whole answer: per-field messages beside "error"
   return err;
 }
 
@@ -113,3 +116,7 @@ export function status(node, text, isError = false) {
   node.textContent = text;
   node.classList.toggle('error', isError);
 }
+
+// Every page has the site header: filled in once this module has run (the
+// header module imports this one back).
+initHeader();

@@ -1,0 +1,270 @@
+package api_test
+
+// The web application's account pages in headless Chromium (see
+// webapp_test.go for the browser): signing up, in and out through the
+// forms, the CSRF token a session's changes need, the upload page (a
+// shapefile watched through its progress bar to its map; a bad file and
+// the API's message), the account page and the groups page. The helpers
+// signUpBrowser, signInBrowser, signOutBrowser and uploadInBrowser are for
+// other browser tests too.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"mapcommons/api"
+)
+
+// newAuthBrowserTest is a browser on a fresh test server (admin, alice and
+// bob, no dataset) with sign-up open.
+func newAuthBrowserTest(t *testing.T) (*browserTest, *testServer) {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	return browserOn(t, ts), ts
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string { return strconv.Quote(s) }
+
+// signedInAs is the JavaScript condition that the header shows login
+// signed in.
+func signedInAs(login string) string {
+	return `document.querySelector('header.site nav ul')?.dataset.signedIn === ` + jsString(login) +
+		` && document.getElementById('who')?.textContent.includes(` + jsString(login) + `)`
+}
+
+// fillForm types values into the fields of the page, by id, replacing
+// what they held.
+func fillForm(b *browserTest, fields ...[2]string) {
+	b.t.Helper()
+	for _, f := range fields {
+		b.do("fill #"+f[0], chromedp.Evaluate[chromedp.Void](`document.getElementById(`+jsString(f[0])+`).value = ''`),
+			chromedp.SendKeys(chromedp.ID(f[0]), f[1]))
+	}
+}
+
+// signUpBrowser signs up a new user through the sign-up form (login,
+// e-mail, password twice), which signs them in, and waits for the home
+// page showing them in the header.
+func signUpBrowser(b *browserTest, login, email, password string) {
+	b.t.Helper()
+	b.load("open the sign-up page", chromedp.Navigate(b.url+"/app/signup"))
+	fillForm(b, [2]string{"login", login}, [2]string{"email", email}, [2]string{"password", password}, [2]string{"password_confirmation", password})
+	b.load("sign up", chromedp.Click(chromedp.ID("signup-submit")))
+	b.wait("signed up and in", `location.pathname === '/' && `+signedInAs(login))
+}
+
+// signInBrowser signs in through the sign-in form and waits until the
+// header shows login (on the home page).
+func signInBrowser(b *browserTest, login, password string) {
+	b.t.Helper()
+	b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin"))
+	fillForm(b, [2]string{"login", login}, [2]string{"password", password})
+	b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
+	b.wait("signed in as "+login, signedInAs(login))
+}
+
+// signOutBrowser signs out with the header's button and waits for the home
+// page of a visitor.
+func signOutBrowser(b *browserTest) {
+	b.t.Helper()
+	b.wait("the sign-out button", `document.getElementById('signout') !== null`)
+	b.load("sign out", chromedp.Click(chromedp.ID("signout")))
+	b.wait("signed out", `location.pathname === '/' && document.querySelector('header.site nav a[href^="/app/signin"]') !== null && document.getElementById('signout') === null`)
+}
+
+// uploadInBrowser uploads files (paths on this machine) with the given
+// title through the upload page's file input, as the signed-in user, and
+// waits for the new dataset's page; it returns the dataset's id. The
+// progress bar's values seen are left in sessionStorage.progressLog.
+func uploadInBrowser(b *browserTest, title string, files ...string) int64 {
+	b.t.Helper()
+	startUpload(b, title, files...)
+	b.wait("the dataset page", `/^\/app\/datasets\/\d+$/.test(location.pathname)`)
+	id, err := strconv.ParseInt(strings.TrimPrefix(eval[string](b, `location.pathname`), "/app/datasets/"), 10, 64)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return id
+}
+
+// startUpload opens the upload page, chooses the files, fills in the
+// title, records the transfer bar's values in sessionStorage.progressLog
+// and sends the form.
+func startUpload(b *browserTest, title string, files ...string) {
+	b.t.Helper()
+	abs := make([]string, len(files))
+	for i, f := range files {
+		p, err := filepath.Abs(f)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		abs[i] = p
+	}
+	b.load("open the upload page", chromedp.Navigate(b.url+"/app/upload"))
+	b.wait("the upload form", `document.getElementById('upload-form') && !document.getElementById('upload-form').hidden`)
+	b.do("choose the files", chromedp.SetUploadFiles(chromedp.ID("files"), abs))
+	b.wait("the files listed", fmt.Sprintf(`document.querySelectorAll('#file-list li').length === %d`, len(files)))
+	if title != "" {
+		fillForm(b, [2]string{"title", title})
+	}
+	b.do("watch the progress bar", chromedp.Evaluate[chromedp.Void](`(() => {
+		sessionStorage.progressLog = '[]';
+		const bar = document.getElementById('transfer');
+		new MutationObserver(() => {
+			const log = JSON.parse(sessionStorage.progressLog);
+			log.push([bar.value, bar.max]);
+			sessionStorage.progressLog = JSON.stringify(log);
+		}).observe(bar, { attributes: true, attributeFilter: ['value', 'max'] });
+	})()`))
+	b.do("send", chromedp.Click(chromedp.ID("upload-submit")))
+}
+
+// throttleUpload makes the browser send its uploads (POST /datasets.json)
+// at most bytesPerSecond, so that a small upload's progress can be watched.
+func throttleUpload(b *browserTest, bytesPerSecond float64) {
+	b.t.Helper()
+	b.do("throttle", func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		_, err := cdp.Call(ctx, t, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			MatchedNetworkConditions: []*network.Conditions{{URLPattern: b.url + "/datasets.json", DownloadThroughput: -1, UploadThroughput: bytesPerSecond}}})
+		return chromedp.Void{}, err
+	})
+}
+
+// evalAsync evaluates a JavaScript expression whose value is a promise,
+// and decodes what it resolves to.
+func evalAsync[T any](b *browserTest, expr string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// statusText is the text of the element with the id.
+func statusText(b *browserTest, id string) string {
+	b.t.Helper()
+	return eval[string](b, `document.getElementById(`+jsString(id)+`).textContent`)
+}
+
+// TestWebAuthInBrowser signs up, out and in through the forms: a wrong
+// password shows the API's message, the right one the login in the
+// header; a page's change without the CSRF token is refused; next= goes
+// only to a path of this site.
+func TestWebAuthInBrowser(t *testing.T) {
+	b, _ := newAuthBrowserTest(t)
+
+	// A visitor's header: sign in and sign up.
+	b.load("home", chromedp.Navigate(b.url+"/"))
+	b.wait("the visitor's header", `document.querySelector('header.site nav a[href^="/app/signin"]') !== null`)
+	if eval[bool](b, `document.getElementById('signout') !== null`) {
+		t.Error("a visitor has a sign-out button")
+	}
+
+	// Sign up: a password too short is the API's message beside its field.
+	b.load("open the sign-up page", chromedp.Navigate(b.url+"/app/signup"))
+	b.screenshot("signup")
+	fillForm(b, [2]string{"login", "carol"}, [2]string{"email", "carol@example.com"}, [2]string{"password", "carol-pw1"}, [2]string{"password_confirmation", "other-pw1"})
+	b.do("sign up with a wrong confirmation", chromedp.Click(chromedp.ID("signup-submit")))
+	b.wait("the API's message", `document.getElementById('signup-status').classList.contains('error')`)
+	if got := statusText(b, "signup-status"); !strings.Contains(got, "password: doesn't match confirmation") {
+		t.Errorf("sign-up status %q", got)
+	}
+	if got := statusText(b, "password-error"); !strings.Contains(got, "doesn't match confirmation") || !eval[bool](b, `document.getElementById('password').getAttribute('aria-invalid') === 'true'`) {
+		t.Errorf("the password field's message %q", got)
+	}
+	b.screenshot("signup-error")
+	signUpBrowser(b, "carol", "carol@example.com", "carol-pw1")
+	b.screenshot("home-signed-in")
+	for _, want := range []string{"Upload", "New map", "Account", "Sign out"} {
+		if !strings.Contains(eval[string](b, `document.querySelector('header.site nav').textContent`), want) {
+			t.Errorf("the header lacks %q", want)
+		}
+	}
+	if eval[bool](b, `document.querySelector('header.site a[href="/app/groups"]') !== null`) {
+		t.Error("a user who is not an administrator has the groups link")
+	}
+
+	// A change without the CSRF token is refused, with it accepted.
+	got := evalAsync[[]any](b, `(async () => {
+		const h = { 'X-Requested-With': 'XMLHttpRequest', 'Content-Type': 'application/json' };
+		const body = JSON.stringify({ user: { fullname: 'Carol C' } });
+		const bare = await fetch('/users/carol.json', { method: 'PUT', headers: h, body });
+		const s = await (await fetch('/session.json', { headers: h })).json();
+		const ok = await fetch('/users/carol.json', { method: 'PUT', headers: { ...h, 'X-CSRF-Token': s.csrf_token }, body });
+		return [bare.status, (await bare.json()).error, ok.status];
+	})()`)
+	if len(got) != 3 || got[0] != float64(403) || !strings.Contains(got[1].(string), "CSRF") || got[2] != float64(200) {
+		t.Errorf("PUT without, then with the CSRF token: %v", got)
+	}
+
+	signOutBrowser(b)
+	if got := evalAsync[int](b, `(async () => (await fetch('/session.json', { headers: { 'X-Requested-With': 'XMLHttpRequest' } })).status)()`); got != 401 {
+		t.Errorf("after signing out GET /session.json = %d", got)
+	}
+
+	// A wrong password: the API's message in the live region, the
+	// password field focused to try again, no navigation.
+	b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next=/app/account"))
+	fillForm(b, [2]string{"login", "carol"}, [2]string{"password", "wrong-pw1"})
+	b.do("sign in with a wrong password", chromedp.Click(chromedp.ID("signin-submit")))
+	b.wait("the refusal", `document.getElementById('signin-status').classList.contains('error')`)
+	if got := statusText(b, "signin-status"); !strings.Contains(got, "invalid login or password") {
+		t.Errorf("sign-in status %q", got)
+	}
+	if eval[string](b, `document.activeElement.id`) != "password" || eval[string](b, `location.pathname`) != "/app/signin" {
+		t.Errorf("after a refusal: focus on %q at %q", eval[string](b, `document.activeElement.id`), eval[string](b, `location.pathname`))
+	}
+	if eval[string](b, `document.getElementById('signin-status').getAttribute('aria-live')`) != "polite" {
+		t.Error("the sign-in status is no live region")
+	}
+	b.screenshot("signin-error")
+	// The right one: to next=.
+	fillForm(b, [2]string{"password", "carol-pw1"})
+	b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
+	b.wait("on the account page", `location.pathname === '/app/account' && `+signedInAs("carol"))
+
+	// next= naming another site goes home.
+	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"} {
+		signOutBrowser(b)
+		b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next="+url.QueryEscape(next)))
+		fillForm(b, [2]string{"login", "carol"}, [2]string{"password", "carol-pw1"})
+		b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
+		b.wait("signed in", signedInAs("carol"))
+		if got := eval[string](b, `location.href`); got != b.url+"/" {
+			t.Errorf("next=%s: at %s", next, got)
+		}
+	}
+	b.checkNoProblems()
+}
+
+// checkNoProblems fails the test on the pages' console errors, but the
+// answers the test asked for (a 401 or 403 a page's request got is logged
+// by the browser as a failed load).
+func (b *browserTest) checkNoProblems() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	expected := regexp.MustCompile(`Failed to load resource: the server responded with a status of (400|401|403|409|415)`)
+	for _, p := range b.problems {
+		if !expected.MatchString(p) {
+			b.t.Errorf("in the browser: %s", p)
+		}
+	}
+}
