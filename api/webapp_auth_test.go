@@ -10,8 +10,12 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -28,8 +32,8 @@ import (
 
 // newAuthBrowserTest is a browser on a fresh test server (admin, alice and
 // bob, no dataset) with sign-up open.
-func newAuthBrowserTest(t *testing.T) (*browserTest, *testServer) {
-	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+func newAuthBrowserTest(t *testing.T, mutate ...func(*api.Config)) (*browserTest, *testServer) {
+	ts := newServer(t, append([]func(*api.Config){func(c *api.Config) { c.BaseURL = "" }}, mutate...)...)
 	return browserOn(t, ts), ts
 }
 
@@ -90,7 +94,7 @@ func signOutBrowser(b *browserTest) {
 func uploadInBrowser(b *browserTest, title string, files ...string) int64 {
 	b.t.Helper()
 	startUpload(b, title, files...)
-	b.wait("the dataset page", `/^\/app\/datasets\/\d+$/.test(location.pathname)`)
+	waitNav(b, "the dataset page", `/^\/app\/datasets\/\d+$/.test(location.pathname)`)
 	id, err := strconv.ParseInt(strings.TrimPrefix(eval[string](b, `location.pathname`), "/app/datasets/"), 10, 64)
 	if err != nil {
 		b.t.Fatal(err)
@@ -116,7 +120,7 @@ func startUpload(b *browserTest, title string, files ...string) {
 	b.do("choose the files", chromedp.SetUploadFiles(chromedp.ID("files"), abs))
 	b.wait("the files listed", fmt.Sprintf(`document.querySelectorAll('#file-list li').length === %d`, len(files)))
 	if title != "" {
-		fillForm(b, [2]string{"title", title})
+		fillForm(b, [2]string{"title-field", title})
 	}
 	b.do("watch the progress bar", chromedp.Evaluate[chromedp.Void](`(() => {
 		sessionStorage.progressLog = '[]';
@@ -155,6 +159,27 @@ func evalAsync[T any](b *browserTest, expr string) T {
 		b.t.Fatalf("%s: %v", expr, err)
 	}
 	return v
+}
+
+// waitNav polls a JavaScript condition until it holds, across the
+// navigations a page makes by itself meanwhile (a redirect to sign in, the
+// new dataset's page): an evaluation cut by one is tried again.
+func waitNav(b *browserTest, what, cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
+			b.t.Fatalf("%s: %s did not hold within a minute (last error %v)", what, cond, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // statusText is the text of the element with the id.
@@ -267,4 +292,97 @@ func (b *browserTest) checkNoProblems() {
 			b.t.Errorf("in the browser: %s", p)
 		}
 	}
+}
+
+// TestWebUploadInBrowser uploads the nc counties shapefile through the
+// upload page's file input, the transfer slowed so that its progress bar
+// is seen moving to its end, lands on the dataset page and sees the
+// counties drawn; then a CSV without coordinates, refused with the API's
+// own message, and a URL registration.
+func TestWebUploadInBrowser(t *testing.T) {
+	// The URL registered below is this machine's.
+	b, ts := newAuthBrowserTest(t, func(c *api.Config) { c.AllowPrivateFetch = true })
+
+	// A visitor is sent to sign in first, and comes back.
+	b.load("the upload page as a visitor", chromedp.Navigate(b.url+"/app/upload"))
+	waitNav(b, "sent to sign in", `location.pathname === '/app/signin' && new URLSearchParams(location.search).get('next') === '/app/upload'`)
+	fillForm(b, [2]string{"login", "alice"}, [2]string{"password", "secret1"})
+	b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
+	b.wait("back on the upload page", `location.pathname === '/app/upload' && `+signedInAs("alice"))
+	b.screenshot("upload")
+
+	// The shapefile, at 40 KB/s: about two seconds of progress.
+	throttleUpload(b, 40<<10)
+	files := ncFiles("dataset")
+	start := time.Now()
+	id := uploadInBrowser(b, "Counties from the browser", files["dataset[shp]"], files["dataset[shx]"], files["dataset[dbf]"], files["dataset[prj]"])
+	took := time.Since(start)
+	throttleUpload(b, -1)
+	log := eval[string](b, `sessionStorage.progressLog`)
+	var seen [][2]float64
+	if err := json.Unmarshal([]byte(log), &seen); err != nil || len(seen) == 0 {
+		t.Fatalf("progress log %q: %v", log, err)
+	}
+	last := seen[len(seen)-1]
+	between := 0
+	for _, v := range seen {
+		if v[0] > 0 && v[0] < v[1] && v[1] > 90000 {
+			between++
+		}
+	}
+	if last[0] != last[1] || last[1] < 90000 || between == 0 {
+		t.Errorf("the transfer bar went %v: want values between 0 and the ~91 KB sent, then its end", seen)
+	}
+	t.Logf("upload of %d KB at 40 KB/s took %v; the transfer bar took %d values, %d between its ends", int(last[1])>>10, took.Round(time.Millisecond), len(seen), between)
+
+	// The dataset page: its title, the counties drawn.
+	b.wait("the map idle", `document.getElementById('map') && document.getElementById('map').dataset.state === 'idle'`)
+	if got := eval[string](b, `document.getElementById('title').textContent`); got != "Counties from the browser" {
+		t.Errorf("dataset %d title %q", id, got)
+	}
+	b.checkMapPixels()
+	b.screenshot("upload-dataset")
+	doc := decode[map[string]any](t, must(t, ts.get("/datasets/"+itoa(id)+".json", ""), 200))
+	if doc["feature_count"] != float64(100) || doc["author"] == nil {
+		t.Errorf("the uploaded dataset: %v features", doc["feature_count"])
+	}
+
+	// A CSV without coordinates: the API's message as it states it.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "no-places.csv")
+	if err := os.WriteFile(bad, []byte("name,value\nAlpha,1\nBeta,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, map[string]string{"dataset[csv]": bad}, nil)
+	apiErr := decode[map[string]any](t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}).Body.Bytes())["error"].(string)
+	startUpload(b, "", bad)
+	b.wait("the refusal", `document.getElementById('upload-status').classList.contains('error')`)
+	if got := statusText(b, "upload-status"); got != "The upload was refused: "+apiErr {
+		t.Errorf("upload status %q, want the API's %q", got, apiErr)
+	}
+	if !eval[bool](b, `document.getElementById('progress').hidden && !document.getElementById('upload-submit').disabled`) {
+		t.Error("after a refusal the form is not usable again")
+	}
+	b.screenshot("upload-error")
+
+	// A URL: registered, then its dataset page.
+	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "name,lat,lon\nRaleigh,35.78,-78.64\nAsheville,35.6,-82.55\n")
+	}))
+	t.Cleanup(feed.Close)
+	b.load("the upload page", chromedp.Navigate(b.url+"/app/upload"))
+	b.wait("the URL form", `!document.getElementById('url-section').hidden`)
+	// A URL the API refuses: its message.
+	fillForm(b, [2]string{"url", "ftp://127.0.0.1/towns.csv"})
+	b.do("register an ftp URL", chromedp.Click(chromedp.ID("url-submit")))
+	b.wait("its refusal", `document.getElementById('url-status').classList.contains('error')`)
+	if got := statusText(b, "url-status"); !strings.HasPrefix(got, "The URL was not registered: ") || !strings.Contains(got, "ftp") {
+		t.Errorf("url status %q", got)
+	}
+	fillForm(b, [2]string{"url", feed.URL + "/towns.csv"}, [2]string{"url-title", "Towns by URL"})
+	b.load("register the URL", chromedp.Click(chromedp.ID("url-submit")))
+	waitNav(b, "the registered dataset's page", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'Towns by URL'`)
+	b.screenshot("upload-url-dataset")
+	b.checkNoProblems()
 }
