@@ -27,8 +27,8 @@ function memberItem(group, user) {
     remove.disabled = true;
     try {
       await api(groupPath(group.id, '/users/' + encodeURIComponent(user.login)), { method: 'DELETE' });
-      say(user.login + ' is no longer a member of ' + group.name + '.');
       await render();
+      say(user.login + ' is no longer a member of ' + group.name + '.');
     } catch (e) {
       remove.disabled = false;
       say('Not removed: ' + e.message, true);
@@ -56,8 +56,8 @@ function groupItem(group) {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ login }),
       });
-      say(login + ' is now a member of ' + group.name + '.');
       await render();
+      say(login + ' is now a member of ' + group.name + '.');
       document.getElementById(inputID)?.focus();
     } catch (e) {
       say('Not added: ' + e.message, true);
@@ -76,8 +76,8 @@ function groupItem(group) {
     del.disabled = true;
     try {
       await api(groupPath(group.id), { method: 'DELETE' });
-      say('The group ' + group.name + ' is deleted.');
       await render();
+      say('The group ' + group.name + ' is deleted.');
     } catch (e) {
       del.disabled = false;
       say('Not deleted: ' + e.message, true);
@@ -127,8 +127,8 @@ async function main() {
     try {
       await api('/groups.json', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
       create.reset();
-      say('The group ' + name + ' is created.');
       await render();
+      say('The group ' + name + ' is created.');
     } catch (e) {
       say('Not created: ' + e.message, true);
       create.elements.name.focus();
