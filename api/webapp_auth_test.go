@@ -384,6 +384,12 @@ func TestWebUploadInBrowser(t *testing.T) {
 	b.load("register the URL", chromedp.Click(chromedp.ID("url-submit")))
 	waitNav(b, "the registered dataset's page", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'Towns by URL'`)
 	b.screenshot("upload-url-dataset")
+
+	// At phone width the upload page and its header fit without scrolling sideways.
+	b.load("the upload page", chromedp.Navigate(b.url+"/app/upload"))
+	b.do("phone width", chromedp.EmulateViewport(390, 844))
+	b.wait("laid out", `!document.getElementById('upload-form').hidden && document.documentElement.scrollWidth <= window.innerWidth`)
+	b.screenshot("upload-phone")
 	b.checkNoProblems()
 }
 

@@ -7,10 +7,11 @@ let current;
 /** session resolves to who is signed in ({login, admin, csrf_token}, as
  * GET /session.json says), or null for a visitor; asked once a page. */
 export function session() {
-  current ??= fetch('/session.json', {
+  // optional=1: a visitor is a 204, not a 401 (an error in the console).
+  current ??= fetch('/session.json?optional=1', {
     credentials: 'same-origin',
     headers: { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
-  }).then((res) => (res.ok ? res.json() : null), () => null);
+  }).then((res) => (res.status === 200 ? res.json() : null), () => null);
   return current;
 }
 
