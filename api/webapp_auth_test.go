@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"mapcommons"
 	"mapcommons/api"
 )
 
@@ -202,7 +203,10 @@ func TestWebAuthInBrowser(t *testing.T) {
 		t.Error("a visitor has a sign-out button")
 	}
 
-	// Sign up: a password too short is the API's message beside its field.
+	b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin"))
+	b.screenshot("signin")
+
+	// Sign up: a confirmation that differs is the API's message beside its field.
 	b.load("open the sign-up page", chromedp.Navigate(b.url+"/app/signup"))
 	b.screenshot("signup")
 	fillForm(b, [2]string{"login", "carol"}, [2]string{"email", "carol@example.com"}, [2]string{"password", "carol-pw1"}, [2]string{"password_confirmation", "other-pw1"})
@@ -365,7 +369,22 @@ func TestWebUploadInBrowser(t *testing.T) {
 	}
 	b.screenshot("upload-error")
 
-	// A URL: registered, then its dataset page.
+	// A file dropped on the zone (a drop event carrying a file made in
+	// the page): uploaded under its own name.
+	b.load("the upload page", chromedp.Navigate(b.url+"/app/upload"))
+	b.wait("the upload form", `!document.getElementById('upload-form').hidden`)
+	b.do("drop a CSV", chromedp.Evaluate[chromedp.Void](`(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(['name,lat,lon\nRaleigh,35.78,-78.64\nAsheville,35.6,-82.55\n'], 'dropped towns.csv', { type: 'text/csv' }));
+		const zone = document.getElementById('dropzone');
+		for (const type of ['dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+	})()`))
+	b.wait("the dropped file listed", `document.getElementById('file-list').textContent.includes('dropped towns.csv')`)
+	b.do("send", chromedp.Click(chromedp.ID("upload-submit")))
+	waitNav(b, "the dropped file's dataset", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'dropped towns'`)
+
+	// URLs: one the API refuses, with its message; one registered, then
+	// its dataset page.
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/csv")
 		fmt.Fprint(w, "name,lat,lon\nRaleigh,35.78,-78.64\nAsheville,35.6,-82.55\n")
@@ -373,7 +392,6 @@ func TestWebUploadInBrowser(t *testing.T) {
 	t.Cleanup(feed.Close)
 	b.load("the upload page", chromedp.Navigate(b.url+"/app/upload"))
 	b.wait("the URL form", `!document.getElementById('url-section').hidden`)
-	// A URL the API refuses: its message.
 	fillForm(b, [2]string{"url", "ftp://127.0.0.1/towns.csv"})
 	b.do("register an ftp URL", chromedp.Click(chromedp.ID("url-submit")))
 	b.wait("its refusal", `document.getElementById('url-status').classList.contains('error')`)
@@ -390,6 +408,20 @@ func TestWebUploadInBrowser(t *testing.T) {
 	b.do("phone width", chromedp.EmulateViewport(390, 844))
 	b.wait("laid out", `!document.getElementById('upload-form').hidden && document.documentElement.scrollWidth <= window.innerWidth`)
 	b.screenshot("upload-phone")
+	b.checkNoProblems()
+}
+
+// TestWebSignupClosedInBrowser: where only administrators create
+// accounts, the sign-up form shows the API's refusal and says why.
+func TestWebSignupClosedInBrowser(t *testing.T) {
+	b, _ := newAuthBrowserTest(t, func(c *api.Config) { c.Mode, c.Signup = mapcommons.ModeAppliance, false })
+	b.load("open the sign-up page", chromedp.Navigate(b.url+"/app/signup"))
+	fillForm(b, [2]string{"login", "dave"}, [2]string{"email", "dave@example.com"}, [2]string{"password", "dave-pw1"}, [2]string{"password_confirmation", "dave-pw1"})
+	b.do("sign up", chromedp.Click(chromedp.ID("signup-submit")))
+	b.wait("refused", `document.getElementById('signup-status').classList.contains('error')`)
+	if got := statusText(b, "signup-status"); got != "The account was not created: authentication required (on this server only an administrator may create accounts)" {
+		t.Errorf("sign-up status %q", got)
+	}
 	b.checkNoProblems()
 }
 
