@@ -270,7 +270,7 @@ func TestWebAuthInBrowser(t *testing.T) {
 	b.wait("on the account page", `location.pathname === '/app/account' && `+signedInAs("carol"))
 
 	// next= naming another site goes home.
-	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"} {
+	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "javascript:alert(1)"} {
 		signOutBrowser(b)
 		b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next="+url.QueryEscape(next)))
 		fillForm(b, [2]string{"login", "carol"}, [2]string{"password", "carol-pw1"})

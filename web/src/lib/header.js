@@ -13,7 +13,13 @@ export function safeNext(raw) {
   if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
   // Control characters (a tab inside "/\t/evil") are dropped by URL parsers.
   if (/[\u0000-\u001f\u007f]/.test(raw)) return '/';
-  return raw;
+  // And what the browser makes of it must still be this site.
+  try {
+    const u = new URL(raw, location.origin);
+    return u.origin === location.origin ? u.pathname + u.search + u.hash : '/';
+  } catch {
+    return '/';
+  }
 }
 
 /** nextParam is the page to go to after signing in: ?next=, checked. */
