@@ -103,6 +103,25 @@ func uploadInBrowser(b *browserTest, title string, files ...string) int64 {
 	return id
 }
 
+// createGroupInBrowser creates a group with members on the groups page,
+// as the signed-in administrator, and returns its id.
+func createGroupInBrowser(b *browserTest, name string, members ...string) string {
+	b.t.Helper()
+	b.load("the groups page", chromedp.Navigate(b.url+"/app/groups"))
+	b.wait("the groups", `!document.getElementById('groups-admin').hidden`)
+	before := eval[int](b, `document.querySelectorAll('#group-list li[data-group]').length`)
+	fillForm(b, [2]string{"group-name", name})
+	b.do("create the group "+name, chromedp.Click(chromedp.ID("group-create-submit")))
+	b.wait("the group listed", fmt.Sprintf(`document.querySelectorAll('#group-list li[data-group]').length === %d`, before+1))
+	id := eval[string](b, `[...document.querySelectorAll('#group-list li[data-group]')].find(li => li.querySelector('h3').textContent === `+jsString(name)+`).dataset.group`)
+	for _, login := range members {
+		fillForm(b, [2]string{"group-" + id + "-login", login})
+		b.do("add "+login+" with the Enter key", chromedp.SendKeys(chromedp.ID("group-"+id+"-login"), "\r"))
+		b.wait("added "+login, `document.getElementById('groups-status').textContent === `+jsString(login+" is now a member of "+name+"."))
+	}
+	return id
+}
+
 // startUpload opens the upload page, chooses the files, fills in the
 // title, records the transfer bar's values in sessionStorage.progressLog
 // and sends the form.
@@ -497,15 +516,10 @@ func TestWebGroupsInBrowser(t *testing.T) {
 		t.Errorf("groups at first: %q", got)
 	}
 
-	fillForm(b, [2]string{"group-name", "Field team"})
-	b.do("create a group", chromedp.Click(chromedp.ID("group-create-submit")))
-	b.wait("the group listed", `document.querySelectorAll('#group-list li[data-group]').length === 1`)
-	id := eval[string](b, `document.querySelector('#group-list li[data-group]').dataset.group`)
-	for _, login := range []string{"alice", "bob", "nobody"} {
-		fillForm(b, [2]string{"group-" + id + "-login", login})
-		b.do("add "+login+" with the Enter key", chromedp.SendKeys(chromedp.ID("group-"+id+"-login"), "\r"))
-		b.wait("added "+login, `document.getElementById('groups-status').textContent.includes(`+jsString(login)+`)`)
-	}
+	id := createGroupInBrowser(b, "Field team", "alice", "bob")
+	fillForm(b, [2]string{"group-" + id + "-login", "nobody"})
+	b.do("add nobody", chromedp.Click(chromedp.CSS(`#group-list li[data-group="`+id+`"] form button`)))
+	b.wait("refused", `document.getElementById('groups-status').classList.contains('error')`)
 	// The unknown login: the API's message.
 	apiErr := decode[map[string]any](t, ts.do(req{method: "POST", path: "/groups/" + id + "/users.json", user: "admin", ctype: form, body: []byte("login=nobody")}).Body.Bytes())["error"].(string)
 	if got := statusText(b, "groups-status"); got != "Not added: "+apiErr {

@@ -24,6 +24,7 @@ const cancel = document.getElementById('upload-cancel');
 
 let files = [];
 let xhr = null;
+let ticking = null; // the timer counting the seconds of processing
 
 /** extension is a file name's extension, lower case ("" for none). */
 function extension(name) {
@@ -89,6 +90,7 @@ function answerError(x) {
 /** done ends an upload that did not make a dataset: the form usable again. */
 function done(text, isError) {
   xhr = null;
+  clearInterval(ticking);
   busy(form, false);
   progress.hidden = true;
   processing.hidden = true;
@@ -127,9 +129,15 @@ form.addEventListener('submit', async (ev) => {
     transferText.textContent = 'Sent all ' + size(transfer.max) + '.';
     processing.hidden = false;
     status(msg, 'Sent. The server is reading and storing the features…');
+    // A big file takes a while: the seconds show that it goes on.
+    const start = Date.now();
+    ticking = setInterval(() => {
+      transferText.textContent = 'Sent all ' + size(transfer.max) + '. Processing for ' + Math.round((Date.now() - start) / 1000) + ' s…';
+    }, 1000);
   });
   xhr.addEventListener('load', () => {
     const x = xhr;
+    clearInterval(ticking);
     if (x.status !== 200 && x.status !== 201) {
       done('The upload was refused: ' + answerError(x), true);
       return;
