@@ -9,6 +9,7 @@ package api_test
 // other browser tests too.
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -388,6 +389,31 @@ func TestWebUploadInBrowser(t *testing.T) {
 	}
 	b.screenshot("upload-error")
 
+	// Other formats through the picker: GeoJSON, KML, a zipped shapefile.
+	zipped := filepath.Join(dir, "nc.zip")
+	zipFiles(t, zipped, files["dataset[shp]"], files["dataset[shx]"], files["dataset[dbf]"], files["dataset[prj]"])
+	others := map[string]int{zipped: 100}
+	for _, f := range []struct {
+		name, content string
+		features      int
+	}{
+		{"points.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-78.6,35.8]},"properties":{"name":"Raleigh"}}]}`, 1},
+		{"points.kml", `<kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>Raleigh</name><Point><coordinates>-78.6,35.8</coordinates></Point></Placemark><Placemark><name>Durham</name><Point><coordinates>-78.9,36.0</coordinates></Point></Placemark></Document></kml>`, 2},
+	} {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte(f.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		others[p] = f.features
+	}
+	for p, want := range others {
+		id := uploadInBrowser(b, "", p)
+		doc := decode[map[string]any](t, must(t, ts.get("/datasets/"+itoa(id)+".json", ""), 200))
+		if doc["feature_count"] != float64(want) {
+			t.Errorf("%s: %v features, want %d", filepath.Base(p), doc["feature_count"], want)
+		}
+	}
+
 	// A file dropped on the zone (a drop event carrying a file made in
 	// the page): uploaded under its own name.
 	b.load("the upload page", chromedp.Navigate(b.url+"/app/upload"))
@@ -570,6 +596,35 @@ func TestWebGroupsInBrowser(t *testing.T) {
 	}
 	b.screenshot("groups-refused")
 	b.checkNoProblems()
+}
+
+// zipFiles writes a zip archive at path holding files under their base names.
+func zipFiles(t *testing.T, path string, files ...string) {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.Create(filepath.Base(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // mustInt parses a decimal id.

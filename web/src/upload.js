@@ -1,11 +1,11 @@
 // The upload page. Files dropped on the zone or chosen with the picker are
 // sent as the API takes them: one multipart part dataset[EXT] a file, EXT
 // its extension (a shapefile's .shp, .shx, .dbf and .prj together), with
-// the title, description and tags. XMLHttpRequest (fetch cannot report an
-// upload's progress) drives the transfer bar; once the last byte is sent
-// the server reads and stores the features before it answers, shown as an
-// indeterminate bar. The API's error is shown as it states it; a new
-// dataset opens on its page. A second form registers a URL.
+// the title, description, tags and a GeoPackage's table. XMLHttpRequest
+// (fetch cannot report an upload's progress) drives the transfer bar; once
+// the last byte is sent the server reads and stores the features before it
+// answers, shown as an indeterminate bar. The API's error is shown as it
+// states it; a new dataset opens on its page. A second form registers a URL.
 import './style.css';
 import { api, el, requestHeaders, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
@@ -114,7 +114,7 @@ form.addEventListener('submit', async (ev) => {
   }
   const data = new FormData();
   for (const f of files) data.append('dataset[' + (extension(f.name) || 'unknown') + ']', f, f.name);
-  for (const [name, id] of [['title', 'title-field'], ['description', 'description'], ['tags', 'tags']]) {
+  for (const [name, id] of [['title', 'title-field'], ['description', 'description'], ['tags', 'tags'], ['layer', 'layer']]) {
     const v = document.getElementById(id).value.trim();
     if (v) data.append(name, v);
   }
