@@ -5,8 +5,8 @@ package api_test
 // forms, the CSRF token a session's changes need, the upload page (a
 // shapefile watched through its progress bar to its map; a bad file and
 // the API's message), the account page and the groups page. The helpers
-// signUpBrowser, signInBrowser, signOutBrowser and uploadInBrowser are for
-// other browser tests too.
+// signUpBrowser, signInBrowser, signOutBrowser, uploadInBrowser,
+// createGroupInBrowser and throttleUpload are for other browser tests too.
 
 import (
 	"archive/zip"

@@ -39,6 +39,7 @@ async function update(login, form, out, user, done) {
   }
 }
 
+/** main fills the page for who is signed in, and wires its two forms. */
 async function main() {
   const s = await requireSession();
   if (!s) return;

@@ -99,6 +99,7 @@ async function render() {
   if (!docs.length) list.replaceChildren(el('li', {}, 'No group yet.'));
 }
 
+/** main shows the administrators' page, or tells anyone else why not. */
 async function main() {
   const s = await requireSession();
   if (!s) return;

@@ -193,6 +193,7 @@ urlForm.addEventListener('submit', async (ev) => {
   }
 });
 
+/** main shows the forms to a signed-in user (a visitor goes to sign in). */
 async function main() {
   if (!(await requireSession())) return;
   status(msg, '');
