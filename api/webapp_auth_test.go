@@ -190,7 +190,8 @@ func waitNav(b *browserTest, what, cond string) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
+		// Loaded: the page's scripts have run (its forms are its own).
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === 'complete' && !!(`+cond+`)`))
 		cancel()
 		if err == nil && ok {
 			return
