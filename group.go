@@ -19,6 +19,13 @@ type UserGroup struct {
 	CreatedAt time.Time
 }
 
+// GroupSummary is a group and how many members it has, as a listing of
+// groups shows it.
+type GroupSummary struct {
+	UserGroup
+	Members int64
+}
+
 // MaxGroupNameLen bounds a group's name in bytes.
 const MaxGroupNameLen = 100
 
@@ -46,6 +53,9 @@ type GroupService interface {
 	CreateGroup(ctx context.Context, g *UserGroup) error
 	// FindGroupByID returns ENOTFOUND when there is no such group.
 	FindGroupByID(ctx context.Context, id int64) (*UserGroup, error)
+	// FindGroups returns every group, ordered by name (ignoring case),
+	// each with its number of members.
+	FindGroups(ctx context.Context) ([]*GroupSummary, error)
 	// FindGroupMembers returns the members of a group ordered by login;
 	// ENOTFOUND when there is no such group.
 	FindGroupMembers(ctx context.Context, id int64) ([]*User, error)

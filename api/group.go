@@ -20,6 +20,15 @@ type groupRef struct {
 	Name string `json:"name"`
 }
 
+// groupListEntry is a group in GET /groups: administrators also see how
+// many members it has.
+type groupListEntry struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"created_at"`
+	Members   *int64 `json:"member_count,omitempty"`
+}
+
 // groupDoc is the JSON of a group with its members (spec "Group").
 type groupDoc struct {
 	ID    int64                `json:"id"`
@@ -109,6 +118,45 @@ func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return s.created(w, r, s.groupLink(r, g.ID), &groupRef{ID: g.ID, Name: g.Name})
+}
+
+// handleGroupList lists groups: GET /groups. Administrators get every
+// group with its number of members; another signed-in user the groups
+// they belong to (those they may share with), without counts; an
+// anonymous caller is asked to sign in. (Not in the original service: the
+// browser application's groups page and sharing panel need it.)
+func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	if me == nil {
+		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+	}
+	if s.svc.Groups == nil {
+		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "groups are not available on this store")
+	}
+	if f := info(r).format; f != "json" && f != "xml" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "groups have no %s form", f)
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	all, err := s.svc.Groups.FindGroups(r.Context())
+	if err != nil {
+		return err
+	}
+	admin := s.policy.CanManageGroups(me) == nil
+	out := []groupListEntry{}
+	for _, g := range all {
+		if !admin && !me.InGroup(g.ID) {
+			continue
+		}
+		e := groupListEntry{ID: g.ID, Name: g.Name, CreatedAt: isoTime(g.CreatedAt)}
+		if admin {
+			e.Members = &g.Members
+		}
+		out = append(out, e)
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	return s.writeJSON(w, r, http.StatusOK, out)
 }
 
 func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {

@@ -283,3 +283,42 @@ func TestPermissionsHosted(t *testing.T) {
 	errorOf(t, ts.get(mapPath+".json", ""), 401, "unauthorized", "")
 	errorOf(t, ts.get(mapPath+".json", "bob"), 404, "not_found", "map")
 }
+
+// TestGroupList checks GET /groups: every group with its member count for
+// an administrator, only one's own groups (no counts) for another user, a
+// 401 for an anonymous caller.
+func TestGroupList(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	empty := decode[[]map[string]any](t, must(t, ts.get("/groups.json", "admin"), 200))
+	if empty == nil || len(empty) != 0 {
+		t.Fatalf("no group yet: %v", empty)
+	}
+	staff := ts.createGroup(t, form, "name=staff")
+	editors := ts.createGroup(t, form, "name=Editors")
+	for _, login := range []string{"alice", "bob"} {
+		must(t, ts.do(req{method: "POST", path: "/groups/" + itoa(staff) + "/users.json", user: "admin", ctype: form, body: []byte("login=" + login)}), 200)
+	}
+	type entry struct {
+		ID        int64  `json:"id"`
+		Name      string `json:"name"`
+		CreatedAt string `json:"created_at"`
+		Members   *int64 `json:"member_count"`
+	}
+	all := decode[[]entry](t, must(t, ts.get("/groups.json", "admin"), 200))
+	if len(all) != 2 || all[0].ID != editors || all[1].ID != staff || all[0].CreatedAt == "" ||
+		all[0].Members == nil || *all[0].Members != 0 || all[1].Members == nil || *all[1].Members != 2 {
+		t.Fatalf("an administrator's list: %+v", all)
+	}
+	mine := decode[[]entry](t, must(t, ts.get("/groups.json", "alice"), 200))
+	if len(mine) != 1 || mine[0].ID != staff || mine[0].Name != "staff" || mine[0].Members != nil {
+		t.Fatalf("alice's groups: %+v", mine)
+	}
+	must(t, ts.do(req{method: "DELETE", path: "/groups/" + itoa(staff) + "/users/bob.json", user: "admin"}), 204)
+	if none := decode[[]entry](t, must(t, ts.get("/groups.json", "bob"), 200)); len(none) != 0 {
+		t.Fatalf("bob left staff: %+v", none)
+	}
+	errorOf(t, ts.get("/groups.json", ""), 401, "unauthorized", "authentication")
+	errorOf(t, ts.get("/groups.csv", "admin"), 404, "not_found", "csv")
+	errorOf(t, ts.do(req{method: "PATCH", path: "/groups.json", user: "admin"}), 405, "method_not_allowed", "PATCH")
+}

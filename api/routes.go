@@ -28,6 +28,7 @@ func (s *Server) routes() {
 	m.Handle("GET /session", s.handle(s.handleSessionGet))
 	m.Handle("DELETE /session", s.handle(s.handleSessionDelete))
 
+	m.Handle("GET /groups", s.handle(s.handleGroupList))
 	m.Handle("POST /groups", s.handle(s.handleGroupCreate))
 	m.Handle("GET /groups/{id}", s.handle(s.handleGroupGet))
 	m.Handle("DELETE /groups/{id}", s.handle(s.handleGroupDelete))

@@ -239,7 +239,9 @@ func (s *Server) sessionJSON(u *mapcommons.User, sess *mapcommons.Session, token
 
 // handleSessionGet says who the caller is: GET /session; with the CSRF
 // token and end of the session when a session authenticated the request
-// (Basic callers need no token). 401 when anonymous.
+// (Basic callers need no token). 401 when anonymous, or 204 with
+// ?optional=1: the pages ask on every load, and a visitor is no error
+// there (nor a red line in the browser's console).
 func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error {
 	if err := sessionFormat(r); err != nil {
 		return err
@@ -250,12 +252,21 @@ func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error 
 	ri := info(r)
 	w.Header().Set("Cache-Control", "no-store")
 	switch {
+	case ri.user == nil && optionalSession(r):
+		return empty(w, http.StatusNoContent)
 	case ri.user == nil:
 		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "not signed in")
 	case ri.session == nil:
 		return s.writeJSON(w, r, http.StatusOK, sessionDoc{Login: ri.user.Login, Admin: ri.user.Admin})
 	}
 	return s.writeJSON(w, r, http.StatusOK, s.sessionJSON(ri.user, ri.session, ri.sessionToken))
+}
+
+// optionalSession reports whether GET /session was asked with optional=1
+// (or true): a visitor then gets a 204 rather than a 401.
+func optionalSession(r *http.Request) bool {
+	v := strings.ToLower(r.URL.Query().Get("optional"))
+	return v == "1" || v == "true"
 }
 
 // handleSessionDelete signs out: DELETE /session ends the session in the

@@ -212,6 +212,16 @@ func TestSession(t *testing.T) {
 		if h := w.Header().Get("WWW-Authenticate"); strings.HasPrefix(h, "Basic") || h == "" {
 			t.Fatalf("WWW-Authenticate %q to a browser", h)
 		}
+		// Asked with optional=1 (the pages do), a visitor is a 204; a
+		// signed-in caller the same 200 as without it.
+		w = b.get("/session?optional=1")
+		if must(t, w, 204); w.Body.Len() != 0 {
+			t.Fatalf("optional=1 when signed out: %q", w.Body)
+		}
+		errorOf(t, b.get("/session?optional=0"), 401, "unauthorized", "not signed in")
+		if doc := decode[map[string]any](t, must(t, ts.mustSignIn("alice").get("/session?optional=1"), 200)); doc["login"] != "alice" || doc["csrf_token"] == "" {
+			t.Fatalf("optional=1 when signed in: %v", doc)
+		}
 		// The dead cookie is anonymous: the private dataset is refused as to anyone.
 		if w := b.get(ds + ".json"); w.Code != anon.Code {
 			t.Fatalf("a signed-out cookie: %d, anonymous %d", w.Code, anon.Code)

@@ -62,6 +62,12 @@ func testGroups(t *testing.T, open Opener) {
 		MustAddMember(t, s, staff, ann)
 		MustAddMember(t, s, staff, ann) // again: no error, one membership
 		MustAddMember(t, s, editors, ann)
+		// The listing: by name ignoring case, with the members counted.
+		all, err := s.Groups.FindGroups(ctx)
+		if err != nil || len(all) != 2 || all[0].Name != "editors" || all[0].Members != 1 ||
+			all[1].ID != staff.ID || all[1].Members != 2 || all[1].CreatedAt.IsZero() {
+			t.Fatalf("FindGroups = %+v, %v", all, err)
+		}
 		members, err = s.Groups.FindGroupMembers(ctx, staff.ID)
 		if err != nil || !reflect.DeepEqual(logins(members), []string{"ann", "bob"}) {
 			t.Fatalf("members = %v, %v", logins(members), err)

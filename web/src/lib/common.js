@@ -1,15 +1,17 @@
 // What every page shares: calling the API, building DOM nodes (text only,
 // never HTML from data), and the sign-in links of the header.
+import { initHeader } from './header.js';
 
 let current;
 
 /** session resolves to who is signed in ({login, admin, csrf_token}, as
  * GET /session.json says), or null for a visitor; asked once a page. */
 export function session() {
-  current ??= fetch('/session.json', {
+  // optional=1: a visitor is a 204, not a 401 (an error in the console).
+  current ??= fetch('/session.json?optional=1', {
     credentials: 'same-origin',
     headers: { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
-  }).then((res) => (res.ok ? res.json() : null), () => null);
+  }).then((res) => (res.status === 200 ? res.json() : null), () => null);
   return current;
 }
 
@@ -35,12 +37,14 @@ export async function requestHeaders(method = 'GET', extra = {}) {
  * "error" member) and the status. */
 export async function apiError(res) {
   let msg = res.status + ' ' + res.statusText;
+  let body = null;
   try {
-    const body = await res.json();
+    body = await res.json();
     if (body.error) msg = body.error;
   } catch { /* not JSON: keep the status */ }
   const err = new Error(msg);
   err.status = res.status;
+  err.body = body; // the whole answer: per-field messages beside "error"
   return err;
 }
 
@@ -122,3 +126,7 @@ export function status(node, text, isError = false) {
   node.textContent = text;
   node.classList.toggle('error', isError);
 }
+
+// Every page has the site header: filled in once this module has run (the
+// header module imports this one back).
+initHeader();

@@ -1,0 +1,83 @@
+// The account page: who is signed in, and two forms that change the
+// account through the API (PUT /users/{login}.json): e-mail and name, and
+// the password (the API asks for the new one twice; it ends the account's
+// other sessions). A visitor is sent to sign in and comes back here.
+import './style.css';
+import { api, el, status } from './lib/common.js';
+import { requireSession } from './lib/header.js';
+import { busy, clearFieldErrors, showFieldErrors } from './lib/forms.js';
+
+const msg = document.getElementById('account-status');
+
+/** fact is a term and its value in the facts list. */
+function fact(term, value) {
+  return [el('dt', {}, term), el('dd', {}, value)];
+}
+
+/** update sends fields of the user to the API from form, saying how it
+ * went in out; it resolves to the user's new document, or null. */
+async function update(login, form, out, user, done) {
+  clearFieldErrors(form);
+  busy(form, true);
+  status(out, 'Saving…');
+  try {
+    const doc = await api('/users/' + encodeURIComponent(login) + '.json', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ user }),
+    });
+    status(out, done);
+    out.classList.add('ok');
+    return doc.User;
+  } catch (e) {
+    out.classList.remove('ok');
+    status(out, 'Not saved: ' + e.message, true);
+    showFieldErrors(form, e)?.focus();
+    return null;
+  } finally {
+    busy(form, false);
+  }
+}
+
+/** main fills the page for who is signed in, and wires its two forms. */
+async function main() {
+  const s = await requireSession();
+  if (!s) return;
+  let user;
+  try {
+    user = (await api('/users/' + encodeURIComponent(s.login) + '.json')).User;
+  } catch (e) {
+    status(msg, 'Your account could not be loaded: ' + e.message, true);
+    return;
+  }
+  status(msg, '');
+  document.getElementById('account').hidden = false;
+  document.getElementById('account-facts').replaceChildren(
+    ...fact('Login', user.login),
+    ...fact('Member since', new Date(user.created_at).toLocaleDateString()),
+    ...(user.admin ? fact('Role', 'Administrator') : []),
+  );
+
+  const profile = document.getElementById('profile-form');
+  profile.elements.email.value = user.email || '';
+  profile.elements.fullname.value = user.fullname || '';
+  profile.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await update(s.login, profile, document.getElementById('profile-status'), {
+      email: profile.elements.email.value.trim(),
+      fullname: profile.elements.fullname.value.trim(),
+    }, 'Saved: your e-mail and name are changed.');
+  });
+
+  const pw = document.getElementById('password-form');
+  pw.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const changed = await update(s.login, pw, document.getElementById('password-status'), {
+      password: pw.elements.password.value,
+      password_confirmation: pw.elements.password_confirmation.value,
+    }, 'Saved: your password is changed. Your other sessions are signed out.');
+    if (changed) pw.reset();
+  });
+}
+
+main();
