@@ -51,6 +51,28 @@ func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons
 	return findGroup(ctx, s.db.pool, id)
 }
 
+// FindGroups implements mapcommons.GroupService: ordered by name folded
+// as SQLite folds it (ASCII only), then by id.
+func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSummary, error) {
+	rows, err := s.db.pool.Query(ctx, `SELECT g.id, g.name, g.created_at,
+		(SELECT count(*) FROM group_members m WHERE m.group_id = g.id)
+		FROM user_groups g ORDER BY lower(g.name COLLATE "C"), g.id`)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	out := []*mapcommons.GroupSummary{}
+	for rows.Next() {
+		var g mapcommons.GroupSummary
+		if err := rows.Scan(&g.ID, &g.Name, &g.CreatedAt, &g.Members); err != nil {
+			return nil, formatError(err)
+		}
+		g.CreatedAt = utc(g.CreatedAt)
+		out = append(out, &g)
+	}
+	return out, formatError(rows.Err())
+}
+
 // FindGroupMembers implements mapcommons.GroupService.
 func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
 	// One snapshot: the group and its members as of the same moment.
