@@ -96,7 +96,7 @@ func signOutBrowser(b *browserTest) {
 func uploadInBrowser(b *browserTest, title string, files ...string) int64 {
 	b.t.Helper()
 	startUpload(b, title, files...)
-	waitNav(b, "the dataset page", `/^\/app\/datasets\/\d+$/.test(location.pathname)`)
+	b.wait("the dataset page", `/^\/app\/datasets\/\d+$/.test(location.pathname)`)
 	id, err := strconv.ParseInt(strings.TrimPrefix(eval[string](b, `location.pathname`), "/app/datasets/"), 10, 64)
 	if err != nil {
 		b.t.Fatal(err)
@@ -180,28 +180,6 @@ func evalAsync[T any](b *browserTest, expr string) T {
 		b.t.Fatalf("%s: %v", expr, err)
 	}
 	return v
-}
-
-// waitNav polls a JavaScript condition until it holds, across the
-// navigations a page makes by itself meanwhile (a redirect to sign in, the
-// new dataset's page): an evaluation cut by one is tried again.
-func waitNav(b *browserTest, what, cond string) {
-	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
-		// Loaded: the page's scripts have run (its forms are its own).
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === 'complete' && !!(`+cond+`)`))
-		cancel()
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
-			b.t.Fatalf("%s: %s did not hold within a minute (last error %v)", what, cond, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // statusText is the text of the element with the id.
@@ -330,7 +308,7 @@ func TestWebUploadInBrowser(t *testing.T) {
 
 	// A visitor is sent to sign in first, and comes back.
 	b.load("the upload page as a visitor", chromedp.Navigate(b.url+"/app/upload"))
-	waitNav(b, "sent to sign in", `location.pathname === '/app/signin' && new URLSearchParams(location.search).get('next') === '/app/upload'`)
+	b.wait("sent to sign in", `location.pathname === '/app/signin' && new URLSearchParams(location.search).get('next') === '/app/upload'`)
 	fillForm(b, [2]string{"login", "alice"}, [2]string{"password", "secret1"})
 	b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
 	b.wait("back on the upload page", `location.pathname === '/app/upload' && `+signedInAs("alice"))
@@ -427,7 +405,7 @@ func TestWebUploadInBrowser(t *testing.T) {
 	})()`))
 	b.wait("the dropped file listed", `document.getElementById('file-list').textContent.includes('dropped towns.csv')`)
 	b.do("send", chromedp.Click(chromedp.ID("upload-submit")))
-	waitNav(b, "the dropped file's dataset", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'dropped towns'`)
+	b.wait("the dropped file's dataset", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'dropped towns'`)
 
 	// URLs: one the API refuses, with its message; one registered, then
 	// its dataset page.
@@ -446,7 +424,7 @@ func TestWebUploadInBrowser(t *testing.T) {
 	}
 	fillForm(b, [2]string{"url", feed.URL + "/towns.csv"}, [2]string{"url-title", "Towns by URL"})
 	b.load("register the URL", chromedp.Click(chromedp.ID("url-submit")))
-	waitNav(b, "the registered dataset's page", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'Towns by URL'`)
+	b.wait("the registered dataset's page", `/^\/app\/datasets\/\d+$/.test(location.pathname) && document.getElementById('title').textContent === 'Towns by URL'`)
 	b.screenshot("upload-url-dataset")
 
 	// At phone width the upload page and its header fit without scrolling sideways.
@@ -479,10 +457,10 @@ func TestWebAccountInBrowser(t *testing.T) {
 
 	// A visitor is sent to sign in, and comes back here.
 	b.load("the account page as a visitor", chromedp.Navigate(b.url+"/app/account"))
-	waitNav(b, "sent to sign in", `location.pathname === '/app/signin' && location.search === '?next=%2Fapp%2Faccount'`)
+	b.wait("sent to sign in", `location.pathname === '/app/signin' && location.search === '?next=%2Fapp%2Faccount'`)
 	fillForm(b, [2]string{"login", "bob"}, [2]string{"password", "secret1"})
 	b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
-	waitNav(b, "the account page", `location.pathname === '/app/account' && !document.getElementById('account').hidden`)
+	b.wait("the account page", `location.pathname === '/app/account' && !document.getElementById('account').hidden`)
 	if got := eval[string](b, `document.getElementById('email').value`); got != "bob@example.com" {
 		t.Errorf("the e-mail field holds %q", got)
 	}

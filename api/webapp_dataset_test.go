@@ -133,26 +133,6 @@ func waitMapQuery(b *browserTest) {
 	b.wait("the query drawn", `document.getElementById('map').dataset.state === 'idle' && document.getElementById('map').dataset.query !== undefined`)
 }
 
-// waitAcross is wait for a condition checked across a navigation: a poll
-// that loses its page (the old document's context gone) polls again.
-func waitAcross(b *browserTest, what, cond string) {
-	b.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ctx, cancel := context.WithDeadline(b.ctx, deadline)
-		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(time.Until(deadline))))
-		cancel()
-		if err == nil {
-			return
-		}
-		if !strings.Contains(err.Error(), "context") || time.Now().After(deadline) {
-			b.screenshot("failed-" + strings.ReplaceAll(what, " ", "-"))
-			b.t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // apiPath is the path and query of an absolute URL of the browser's server.
 func apiPath(t *testing.T, b *browserTest, abs string) string {
 	t.Helper()
@@ -529,7 +509,7 @@ func TestWebDatasetBig(t *testing.T) {
 		b.load("the home page", chromedp.Navigate(b.url+"/"))
 		start = time.Now()
 		b.load("open the big dataset", chromedp.Navigate(b.url+"/app"+dsPath))
-		waitAcross(b, "map and table", `location.pathname === '/app`+dsPath+`' && document.getElementById('map')?.dataset.state === 'idle' && document.getElementById('table-status').textContent.startsWith('Rows 1–20 of ')`)
+		b.wait("map and table", `location.pathname === '/app`+dsPath+`' && document.getElementById('map')?.dataset.state === 'idle' && document.getElementById('table-status').textContent.startsWith('Rows 1–20 of ')`)
 		times = append(times, time.Since(start))
 		marks := eval[[]float64](b, `['mc-table', 'mc-map-drawn'].map(n => performance.getEntriesByName(n)[0]?.startTime ?? -1)`)
 		t.Logf("load %d: %d points: the table shown at %.0f ms, the map drawn (from tiles) at %.0f ms by the page's clock; %v by the test's",

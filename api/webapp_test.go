@@ -255,22 +255,26 @@ func eval[T any](b *browserTest, expr string) T {
 	return v
 }
 
-// wait polls a JavaScript condition until it holds. A poll that began
-// in a page being replaced (its context gone) starts again in the new one.
+// wait polls a JavaScript condition until it holds, within a minute, in
+// a loaded page (its scripts have run). It polls on across navigations,
+// the page's own (a redirect to sign in, a form sent) included: an
+// evaluation lost with its page, or failing in a page not yet ready, is
+// tried again.
 func (b *browserTest) wait(what, cond string) {
 	b.t.Helper()
-	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
-		err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(60*time.Second)))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === 'complete' && !!(`+cond+`)`))
 		cancel()
-		if err == nil {
+		if err == nil && ok {
 			return
 		}
-		if attempt < 3 && strings.Contains(err.Error(), "Cannot find context") {
-			continue
+		if time.Now().After(deadline) {
+			b.screenshot("failed-" + what)
+			b.t.Fatalf("%s: %s did not hold within a minute (last error %v)", what, cond, err)
 		}
-		b.screenshot("failed-" + what)
-		b.t.Fatalf("%s: %v", what, err)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
