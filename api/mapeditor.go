@@ -58,18 +58,8 @@ func (s *Server) handleLayerPreview(w http.ResponseWriter, r *http.Request) erro
 	if f := info(r).format; f != "json" {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "a layer preview has no %s form", f)
 	}
-	q, err := s.parseRequest(r)
+	l, lookup, err := s.layerFromRequest(r)
 	if err != nil {
-		return err
-	}
-	defer q.Cleanup()
-	lookup := s.lookupFor(r)
-	n := layerNode(q.Params)
-	l, err := layerParams(n, nil, lookup)
-	if err != nil {
-		return err
-	}
-	if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
 		return err
 	}
 	layers := []mapcommons.Layer{l}

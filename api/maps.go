@@ -590,23 +590,34 @@ func layerNode(p Params) pnode {
 	return rootNode(p)
 }
 
-func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.mapToEdit(r)
-	if err != nil {
-		return err
-	}
+// layerFromRequest reads and checks the layer a request's body describes
+// (as POST /maps/{id}/layers takes it), and the lookup of datasets with
+// the caller's rights it was checked with.
+func (s *Server) layerFromRequest(r *http.Request) (mapcommons.Layer, layerContext, error) {
 	q, err := s.parseRequest(r)
 	if err != nil {
-		return err
+		return mapcommons.Layer{}, nil, err
 	}
 	defer q.Cleanup()
 	lookup := s.lookupFor(r)
 	n := layerNode(q.Params)
 	l, err := layerParams(n, nil, lookup)
 	if err != nil {
-		return err
+		return mapcommons.Layer{}, nil, err
 	}
 	if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+		return mapcommons.Layer{}, nil, err
+	}
+	return l, lookup, nil
+}
+
+func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mapToEdit(r)
+	if err != nil {
+		return err
+	}
+	l, _, err := s.layerFromRequest(r)
+	if err != nil {
 		return err
 	}
 	index := 0

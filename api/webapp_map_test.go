@@ -9,16 +9,11 @@ package api_test
 // layers and saving through the API.
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -130,24 +125,6 @@ func redrawn(b *browserTest) {
 	b.wait("the map idle again", `window.mcIdle === true`)
 }
 
-// canvasImage reads the map's canvas and keeps it as name.png.
-func canvasImage(b *browserTest, name string) image.Image {
-	b.t.Helper()
-	url := eval[string](b, `document.querySelector('#map canvas').toDataURL('image/png')`)
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), raw, 0o644); err != nil {
-		b.t.Error(err)
-	}
-	return img
-}
-
 // colorPixels counts the pixels of img within 3 of each colour (#rrggbb).
 func colorPixels(img image.Image, colors []string) map[string]int {
 	type rgb struct{ r, g, b int }
@@ -178,19 +155,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// browserProblems fails the test on the console errors the pages logged.
-func browserProblems(b *browserTest) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
-		// A visitor's GET /session.json is a 401: no one signed in.
-		if strings.Contains(p, "/session.json") && strings.Contains(p, "401") {
-			continue
-		}
-		b.t.Errorf("in the browser: %s", p)
-	}
 }
 
 // TestWebMapPage draws a choropleth map of the counties and checks its
@@ -285,7 +249,7 @@ func TestWebMapPage(t *testing.T) {
 	if drawn < 4 {
 		t.Errorf("from the tiles, %d of the 5 legend colours cover 300 pixels or more: %v", drawn, px)
 	}
-	browserProblems(b)
+	checkNoProblems(b)
 
 	// A map naming a configured basemap of another site: the built-in one,
 	// said so (the page's policy refuses other sites' tiles).
@@ -302,7 +266,7 @@ func TestWebMapPage(t *testing.T) {
 		t.Errorf("osm map status %q", got)
 	}
 	b3.checkBasemapDrawn()
-	browserProblems(b3)
+	checkNoProblems(b3)
 
 	// A private map (an appliance's): "not found", as the API answers.
 	priv := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Mode = mapcommons.ModeAppliance })
@@ -407,7 +371,7 @@ func TestWebMapLayerTypes(t *testing.T) {
 	b.do("phone width", chromedp.EmulateViewport(390, 844))
 	b.wait("the page laid out", `document.documentElement.scrollWidth <= window.innerWidth`)
 	b.screenshot("map-phone")
-	browserProblems(b)
+	checkNoProblems(b)
 }
 
 // TestMapEditorRoutes checks what the editor reads beside the map routes:
@@ -624,7 +588,7 @@ func TestWebMapEditor(t *testing.T) {
 		t.Errorf("map page legend %v", got)
 	}
 	b.screenshot("editor-result-map")
-	browserProblems(b)
+	checkNoProblems(b)
 }
 
 // checkBasemapDrawn checks the built-in basemap is drawn: the map's canvas

@@ -431,18 +431,7 @@ const nameColumn = `[...document.querySelectorAll('#table thead th')].findIndex(
 // (outside the state at this zoom) are not orange.
 func (b *browserTest) checkMapPixels() {
 	b.t.Helper()
-	url := eval[string](b, `document.querySelector('#map canvas').toDataURL('image/png')`)
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(b.artefacts, "map-canvas.png"), raw, 0o644); err != nil {
-		b.t.Error(err)
-	}
+	img := canvasImage(b, "map-canvas")
 	orange := func(x, y int) bool {
 		r, g, bl, _ := img.At(x, y).RGBA()
 		return r>>8 > g>>8+40 && r>>8 > bl>>8+60
@@ -466,4 +455,22 @@ func (b *browserTest) checkMapPixels() {
 		}
 	}
 	b.t.Logf("the counties fill %.1f%% of the %dx%d map", 100*share, bounds.Dx(), bounds.Dy())
+}
+
+// canvasImage reads the map's canvas and keeps it as name.png.
+func canvasImage(b *browserTest, name string) image.Image {
+	b.t.Helper()
+	url := eval[string](b, `document.querySelector('#map canvas').toDataURL('image/png')`)
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), raw, 0o644); err != nil {
+		b.t.Error(err)
+	}
+	return img
 }
