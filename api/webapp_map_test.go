@@ -9,7 +9,6 @@ package api_test
 // layers and saving through the API.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -17,7 +16,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -435,31 +433,6 @@ func TestMapEditorRoutes(t *testing.T) {
 	errorOf(t, preview("alice", bad), 400, "invalid", "not numeric")
 }
 
-// signIn opens a session for login (password secret1) in the browser, from
-// the page it is on, as the sign-in form does (POST /session.json).
-func signIn(b *browserTest, login string) {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch('/session.json', {method: 'POST', credentials: 'same-origin',
-		headers: {'X-Requested-With': 'XMLHttpRequest', 'Content-Type': 'application/x-www-form-urlencoded'},
-		body: new URLSearchParams({login: '`+login+`', password: 'secret1'})}).then(r => r.status)`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if got != 200 && got != 201 {
-		b.t.Fatalf("sign-in as %s: %v", login, got)
-	}
-}
-
-// setValue sets a form control's value and sends its change event, as a
-// person choosing a value does.
-func setValue(b *browserTest, id, value string) {
-	b.t.Helper()
-	b.do("set "+id, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const c = document.getElementById(%q); c.value = %q;
-		c.dispatchEvent(new Event('change', {bubbles: true})); })()`, id, value)))
-}
-
 // editorIdle waits until the editor has previewed and drawn its last change.
 func editorIdle(b *browserTest) {
 	b.t.Helper()
@@ -474,7 +447,7 @@ func TestWebMapEditor(t *testing.T) {
 	places := strings.TrimPrefix(ts.createCSV("?title=Towns&tags=towns", "name,pop,lat,lon\na,10,35.5,-80\nb,20,35.9,-79\n"), "/datasets/")
 	b.do("the editor", chromedp.Navigate(b.url+"/app/editor"))
 	b.wait("signed out", `document.getElementById('editor-status').textContent.includes('Sign in')`)
-	signIn(b, "alice")
+	signInViaAPI(b, "alice", "secret1")
 	b.do("the editor", chromedp.Navigate(b.url+"/app/editor"))
 	b.wait("the form", `!document.getElementById('editor').hidden && document.getElementById('map-basemap').options.length > 0`)
 	b.screenshot("editor-new")
@@ -495,32 +468,32 @@ func TestWebMapEditor(t *testing.T) {
 	b.do("add", chromedp.Click(chromedp.CSS(`#add-results button[data-dataset="`+ds+`"]`)))
 	b.wait("the layer added", `document.querySelectorAll('#legend li.legend-layer').length === 1 && document.getElementById('style-attribute') !== null`)
 	editorIdle(b)
-	setValue(b, "style-type", "CHOROPLETH")
+	setField(b, "#style-type", "CHOROPLETH")
 	editorIdle(b)
-	setValue(b, "style-attribute", "BIR74")
+	setField(b, "#style-attribute", "BIR74")
 	editorIdle(b)
 	b.wait("classes", `document.querySelectorAll('#legend li.class').length === 5`)
 	// The ramp and the number of classes.
 	b.do("pick White-Red", chromedp.Click(chromedp.CSS(`input[name=ramp][value="White-Red"]`)))
 	editorIdle(b)
-	setValue(b, "style-classes", "4")
+	setField(b, "#style-classes", "4")
 	editorIdle(b)
 	b.wait("four red classes", `document.querySelectorAll('#legend li.class').length === 4 && document.querySelector('#legend li.class').dataset.color === '#fee5d9'`)
-	setValue(b, "style-method", "Quantile")
+	setField(b, "#style-method", "Quantile")
 	editorIdle(b)
-	setValue(b, "style-fill-opacity", "1")
+	setField(b, "#style-fill-opacity", "1")
 	editorIdle(b)
 	// Manual breaks, previewed, then back to quantiles.
-	setValue(b, "style-method", "Manual")
+	setField(b, "#style-method", "Manual")
 	editorIdle(b)
-	setValue(b, "style-breaks", "0, 2000, 5000, 30000")
+	setField(b, "#style-breaks", "0, 2000, 5000, 30000")
 	editorIdle(b)
 	if got := fmt.Sprint(legendClasses(b, 0)); !strings.HasPrefix(got, "[{0 2000 #fee0d2 ") || !strings.Contains(got, "{5000 30000 #de2d26 ") {
 		t.Errorf("manual classes %s", got)
 	}
-	setValue(b, "style-method", "Quantile")
+	setField(b, "#style-method", "Quantile")
 	editorIdle(b)
-	setValue(b, "style-classes", "4")
+	setField(b, "#style-classes", "4")
 	editorIdle(b)
 	b.wait("quantiles", `document.querySelector('#legend li.class').dataset.count === '25'`)
 	// Every control of the editor has a label.

@@ -27,7 +27,7 @@ async function showFacts(doc) {
 /** showSharing gives the owner (and administrators) the sharing panel. */
 async function showSharing(doc) {
   const panel = document.getElementById('share-panel');
-  panel.hidden = false;
+  document.getElementById('share-section').hidden = false;
   try {
     await sharePanel(panel, 'map', doc.id);
   } catch (e) {
