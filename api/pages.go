@@ -14,19 +14,37 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"mapcommons"
+	"mapcommons/basemap"
 	"mapcommons/web"
 )
 
 // pageCSP is the Content-Security-Policy of the pages: everything from this
-// server only; MapLibre's worker from here or a blob: it makes, images also
-// from data: and blob: URLs; no framing.
-const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-	"font-src 'self'; connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; object-src 'none'; " +
-	"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+// server only, but the tiles of the configured basemaps (their origins, in
+// img-src and connect-src: MapLibre fetches raster tiles); MapLibre's
+// worker from here or a blob: it makes, images also from data: and blob:
+// URLs; no framing.
+func pageCSP(basemaps []basemap.Raster) string {
+	tiles := ""
+	seen := map[string]bool{}
+	for _, b := range basemaps {
+		u, err := url.Parse(b.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(u.Host, "{}; ,'\"") {
+			continue // not a place a browser fetches from
+		}
+		if o := u.Scheme + "://" + u.Host; !seen[o] {
+			seen[o] = true
+			tiles += " " + o
+		}
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:" + tiles + "; " +
+		"font-src 'self'; connect-src 'self'" + tiles + "; worker-src 'self' blob:; child-src 'self' blob:; object-src 'none'; " +
+		"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+}
 
 // appPage is one page of the application: its path (a {id} wildcard, when
 // it has one, is the page's dataset or map), its template and bundle, and
@@ -90,7 +108,7 @@ func (s *Server) page(ap appPage) handlerFunc {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		// The page names its assets by hash: it is asked again each time.
 		h.Set("Cache-Control", "no-cache")
-		setPageSecurity(h)
+		setPageSecurity(h, s.csp)
 		_, err := w.Write(b.Bytes())
 		return err
 	}
@@ -98,8 +116,8 @@ func (s *Server) page(ap appPage) handlerFunc {
 
 // setPageSecurity sets the headers that keep a page to this server's own
 // content and out of other sites' frames.
-func setPageSecurity(h http.Header) {
-	h.Set("Content-Security-Policy", pageCSP)
+func setPageSecurity(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")

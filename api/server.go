@@ -122,6 +122,7 @@ type Server struct {
 	lastSweep atomic.Int64
 	// assets are the browser application's pages and files.
 	assets *web.Assets
+	csp    string // the pages' Content-Security-Policy (pageCSP)
 }
 
 // NewServer returns the API handler.
@@ -191,6 +192,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		panic("web: the embedded templates do not parse: " + err.Error())
 	}
 	s.assets = assets
+	s.csp = pageCSP(cfg.Basemaps)
 	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
 	s.routes()
 	return s

@@ -12,9 +12,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/cdproto/input"
@@ -249,21 +254,37 @@ func TestWebMapPage(t *testing.T) {
 	}
 	checkNoProblems(b)
 
-	// A map naming a configured basemap of another site: the built-in one,
-	// said so (the page's policy refuses other sites' tiles).
-	osm, err := basemap.ParseRaster("osm=https://tiles.elsewhere.example/{z}/{x}/{y}.png")
+	// A map naming a configured basemap of another site (here another
+	// port): the page's policy lets its tiles in, and they are drawn.
+	var tileHits atomic.Int64
+	tiles := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tileHits.Add(1)
+		img := image.NewRGBA(image.Rect(0, 0, 256, 256))
+		draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{0x7b, 0x2d, 0x8e, 0xff}}, image.Point{}, draw.Src)
+		w.Header().Set("Content-Type", "image/png")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		png.Encode(w, img)
+	}))
+	t.Cleanup(tiles.Close)
+	other, err := basemap.ParseRaster("other=" + tiles.URL + "/{z}/{x}/{y}.png")
 	if err != nil {
 		t.Fatal(err)
 	}
-	withOSM := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Basemaps = []basemap.Raster{osm} })
-	om := postMap(t, withOSM, "alice", map[string]any{"title": "On OSM", "basemap": "osm"})
-	b3 := browserOn(t, withOSM)
-	b3.do("a map on osm", chromedp.Navigate(b3.url+"/app"+om))
-	waitMap(b3)
-	if got := eval[string](b3, `document.getElementById('map-status').textContent`); !strings.Contains(got, "The basemap osm comes from another site") {
-		t.Errorf("osm map status %q", got)
+	withOther := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Basemaps = []basemap.Raster{other} })
+	if csp := withOther.get("/", "").Header().Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data: blob: "+tiles.URL+";") ||
+		!strings.Contains(csp, "connect-src 'self' "+tiles.URL+";") {
+		t.Errorf("the policy does not let the basemap's tiles in: %s", csp)
 	}
-	b3.checkBasemapDrawn()
+	om := postMap(t, withOther, "alice", map[string]any{"title": "On other tiles", "basemap": "other"})
+	b3 := browserOn(t, withOther)
+	b3.do("a map on other tiles", chromedp.Navigate(b3.url+"/app"+om))
+	waitMap(b3)
+	if got := eval[string](b3, `document.getElementById('map-status').textContent`); got != "" {
+		t.Errorf("map status %q", got)
+	}
+	if px := colorPixels(canvasImage(b3, "basemap-other-canvas"), []string{"#7b2d8e"}); px["#7b2d8e"] < 10000 || tileHits.Load() == 0 {
+		t.Errorf("the other site's tiles: %d requests, %d pixels of their colour", tileHits.Load(), px["#7b2d8e"])
+	}
 	checkNoProblems(b3)
 
 	// A private map (an appliance's): "not found", as the API answers.

@@ -49,7 +49,7 @@ func TestPageRoutes(t *testing.T) {
 		if !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 			t.Errorf("%s: Content-Type %q", p, h.Get("Content-Type"))
 		}
-		for _, want := range []string{"default-src 'self'", "script-src 'self';", "frame-ancestors 'none'", "worker-src 'self' blob:"} {
+		for _, want := range []string{"default-src 'self'", "script-src 'self';", "frame-ancestors 'none'", "worker-src 'self' blob:", "img-src 'self' data: blob:;", "connect-src 'self';"} {
 			if !strings.Contains(h.Get("Content-Security-Policy"), want) {
 				t.Errorf("%s: CSP %q lacks %q", p, h.Get("Content-Security-Policy"), want)
 			}
@@ -135,6 +135,9 @@ type browserTest struct {
 	tiles     atomic.Int64 // vector tiles the server was asked for
 }
 
+// parallelBrowsers are the tests that have asked to run in parallel.
+var parallelBrowsers sync.Map
+
 func newBrowserTest(t *testing.T) *browserTest {
 	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
 	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
@@ -145,6 +148,12 @@ func newBrowserTest(t *testing.T) *browserTest {
 // browserOn starts a headless Chromium on test server ts (made with
 // BaseURL ""), which is served over HTTP at b.url.
 func browserOn(t *testing.T, ts *testServer) *browserTest {
+	// Browser tests wait on pages more than they compute: they run beside
+	// the others, each with its own Chromium (a test with two browsers
+	// asks once).
+	if _, asked := parallelBrowsers.LoadOrStore(t, true); !asked {
+		t.Parallel()
+	}
 	required := os.Getenv("MAPCOMMONS_REQUIRE_BROWSER") == "1"
 	skip := func(format string, args ...any) {
 		t.Helper()

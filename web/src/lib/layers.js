@@ -465,17 +465,10 @@ export function legendItem(h, i, onToggle) {
   return item;
 }
 
-/** foreign tells whether a style's sources load from another site (which
- * the page's Content-Security-Policy refuses). */
-function foreign(style) {
-  const urls = Object.values(style.sources || {}).flatMap((src) => [src.url, ...(src.tiles || [])]).filter(Boolean);
-  return urls.some((u) => new URL(u.replace(/[{}]/g, ''), location.href).origin !== location.origin);
-}
-
 /** basemapStyle is the style of the basemap a map names, when the server
- * has it configured (GET /basemaps.json) and it loads from this server,
- * else the built-in one (a plain background when there is none); note
- * says why the named one is not shown. */
+ * has it configured (GET /basemaps.json: the page's policy lets its tiles
+ * load from their site), else the built-in one (a plain background when
+ * there is none); note says why the named one is not shown. */
 export async function basemapStyle(name) {
   const read = async (url) => {
     try {
@@ -489,8 +482,8 @@ export async function basemapStyle(name) {
     const list = await api('/basemaps.json');
     const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
     const style = b && await read(b.style);
-    if (style && !foreign(style)) return { style, note };
-    if (style) note = `The basemap ${b.name} comes from another site, which this page may not load: the built-in basemap is shown.`;
+    if (style) return { style, note };
+    if (b) note = `The basemap ${b.name} could not be read: the built-in basemap is shown.`;
   } catch { /* the built-in one */ }
   const style = await read('/basemap/style.json');
   return { style: style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }, note };
