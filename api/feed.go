@@ -229,6 +229,14 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 	if err := s.checkCSRF(r); err != nil {
 		return err // nor for a link followed by a signed-in browser
 	}
+	if r.Method == http.MethodGet {
+		// Nor for any page's request at all, this server's own included (a
+		// map's url: layer names any URL here): browsers say where their
+		// requests come from, API clients send no Sec-Fetch-Site.
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "none" {
+			return mapcommons.Errorf(mapcommons.EFORBIDDEN, "a refetch by GET is not made from a page: POST /datasets/{id}/fetch")
+		}
+	}
 	ds, err := s.datasetToEdit(r)
 	if err != nil {
 		return err

@@ -152,6 +152,20 @@ func TestDatasetFromURL(t *testing.T) {
 		if len(feats) != 3 || feats[2]["height"] != 30.0 {
 			t.Fatalf("features after refetch: %v", feats)
 		}
+		// A page's GET (a map's url: layer naming this URL, say) refetches
+		// nothing, even with the owner's saved Basic credentials and from
+		// this server's own pages; a typed address (none) still does.
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon,height\nx,1,2,10\n"})
+		for site, msg := range map[string]string{"same-origin": "not made from a page", "same-site": "cross-site", "cross-site": "cross-site"} {
+			errorOf(t, ts.do(req{method: "GET", path: feedPath + "/fetch.json", user: "alice", header: map[string]string{"Sec-Fetch-Site": site}}),
+				403, "forbidden", msg)
+		}
+		if doc := datasetDoc(t, ts, feedPath, "alice"); doc["feature_count"] != 3.0 {
+			t.Fatalf("a page's GET refetched: %v features", doc["feature_count"])
+		}
+		must(t, ts.do(req{method: "GET", path: feedPath + "/fetch.json", user: "alice", header: map[string]string{"Sec-Fetch-Site": "none"}}), 200)
+		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon,height\nx,1,2,10\ny,3,4,20\nz,5,6,30\n"})
+		must(t, ts.do(req{method: "GET", path: feedPath + "/fetch.json", user: "alice"}), 200)
 	})
 	t.Run("ErrRefetchFailsKeepsData", func(t *testing.T) {
 		rm.set("/stations.csv", remotePage{status: 503, body: "down"})

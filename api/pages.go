@@ -32,10 +32,10 @@ func pageCSP(basemaps []basemap.Raster) string {
 	tiles := ""
 	seen := map[string]bool{}
 	for _, b := range basemaps {
-		u, err := url.Parse(b.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(u.Host, "{}; ,'\"") {
-			continue // not a place a browser fetches from
+		if _, err := basemap.ParseRaster(b.Name + "=" + b.URL); err != nil {
+			continue // not a plain http(s) host: never a source of the policy
 		}
+		u, _ := url.Parse(b.URL)
 		if o := u.Scheme + "://" + u.Host; !seen[o] {
 			seen[o] = true
 			tiles += " " + o

@@ -141,6 +141,9 @@ func gunzip(t *testing.T, b []byte) []byte {
 
 func TestParseRasters(t *testing.T) {
 	got, err := ParseRasters(" osm=https://tile.openstreetmap.org/{z}/{x}/{y}.png,topo=http://10.0.0.5:8080/t/{z}/{x}/{y}.jpg?key=1 ")
+	if _, err := ParseRaster("v6=http://[::1]:8080/{z}/{x}/{y}.png"); err != nil {
+		t.Errorf("an IPv6 host: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +164,10 @@ func TestParseRasters(t *testing.T) {
 		"osm=/tiles/{z}/{x}/{y}":                         "http or https",
 		"osm=https://a/{z}/{x}.png":                      "no {y}",
 		"a=https://a/{z}/{x}/{y} A=http://b/{z}/{x}/{y}": "twice",
+		// Hosts go into the pages' policy: no wildcard, no odd names.
+		"any=https://*/{z}/{x}/{y}.png":         "not a plain host",
+		"any=https://*.example.org/{z}/{x}/{y}": "not a plain host",
+		"x=https://a_b.example/{z}/{x}/{y}":     "not a plain host",
 	} {
 		if _, err := ParseRasters(spec); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", spec, err, msg)

@@ -43,6 +43,12 @@ func ParseRaster(spec string) (Raster, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Raster{}, fmt.Errorf("basemap %s: %q is not an http or https URL", name, tmpl)
 	}
+	// The host goes into the pages' Content-Security-Policy as a source:
+	// a name of letters, digits and hyphens, or an address, never a
+	// wildcard.
+	if !tileHost.MatchString(u.Hostname()) {
+		return Raster{}, fmt.Errorf("basemap %s: the host %q of %q is not a plain host name or address", name, u.Hostname(), tmpl)
+	}
 	for _, p := range []string{"{z}", "{x}", "{y}"} {
 		if !strings.Contains(tmpl, p) {
 			return Raster{}, fmt.Errorf("basemap %s: the template %q has no %s", name, tmpl, p)
@@ -74,6 +80,11 @@ func ParseRasters(s string) ([]Raster, error) {
 	}
 	return out, nil
 }
+
+// tileHost is a host a tile template may name: DNS labels of letters,
+// digits and hyphens, an IPv4 address, or an IPv6 one (as url.Hostname
+// gives it, without brackets).
+var tileHost = regexp.MustCompile(`^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$`)
 
 // Find returns the raster basemap of rasters named name (any case), nil
 // for the built-in one: for an empty name, "builtin" or a name not

@@ -199,7 +199,10 @@ async function sourceFor(map, id, layer) {
     }
     if (u.origin !== location.origin) return { note: `It comes from another site (${u.host}), which this page may not load.` };
     try {
-      const res = await fetch(u.href, { credentials: 'same-origin', headers: { Accept: 'application/geo+json, application/json' } });
+      // A url: layer is public data: read without the visitor's session or
+      // saved logins (a map's author chooses the URL, not its viewer), and
+      // as a script, so that a 401 opens no login prompt.
+      const res = await fetch(u.href, { credentials: 'omit', headers: { Accept: 'application/geo+json, application/json', 'X-Requested-With': 'XMLHttpRequest' } });
       const fc = await res.json();
       if (!res.ok || fc?.type !== 'FeatureCollection') throw new Error();
       return { data: fc };
