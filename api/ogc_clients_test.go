@@ -6,6 +6,7 @@ package api_test
 // conditions.
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -113,6 +114,31 @@ func qgisPython(t *testing.T) string {
 	return ""
 }
 
+// runQGIS runs one of the QGIS scripts headless in a home of its own (QGIS
+// keeps a profile and an authentication database there: runs sharing one
+// race to create it, and a fresh install warns on stdout), and returns the
+// last line it printed, the script's JSON answer.
+func runQGIS(t *testing.T, py string, args ...string) []byte {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(py, args...)
+	cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen", "HOME="+home,
+		"XDG_RUNTIME_DIR="+filepath.Join(home, "run"), "XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	if err := os.Mkdir(filepath.Join(home, "run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("qgis: %v\n%s", err, out)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	if other := lines[:len(lines)-1]; len(other) > 0 {
+		t.Logf("qgis also said: %s", bytes.Join(other, []byte("\n")))
+	}
+	return lines[len(lines)-1]
+}
+
 func TestOGCWithQGIS(t *testing.T) {
 	t.Parallel()
 	py := qgisPython(t)
@@ -126,12 +152,7 @@ func TestOGCWithQGIS(t *testing.T) {
 			if mode == mapcommons.ModeAppliance {
 				args = append(args, "alice", "secret1")
 			}
-			cmd := exec.Command(py, args...)
-			cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen", "XDG_RUNTIME_DIR="+t.TempDir())
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("qgis: %v\n%s", err, out)
-			}
+			out := runQGIS(t, py, args...)
 			var got struct {
 				Valid       bool
 				Error       string
@@ -240,12 +261,7 @@ func TestTilesWithQGIS(t *testing.T) {
 		ts.handler.ServeHTTP(w, r)
 	})
 	template := listen(t, counting) + "/collections/" + id + "/tiles/WebMercatorQuad/{z}/{y}/{x}"
-	cmd := exec.Command(py, "testdata/tiles_qgis.py", template)
-	cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen", "XDG_RUNTIME_DIR="+t.TempDir())
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("qgis: %v\n%s", err, out)
-	}
+	out := runQGIS(t, py, "testdata/tiles_qgis.py", template)
 	var got struct {
 		Valid          bool
 		MinZoom        int `json:"min_zoom"`
