@@ -79,12 +79,13 @@ func utc(t time.Time) time.Time { return t.UTC() }
 // are nil (storetest skips their parts).
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:    &UserService{db: db},
-		Groups:   &GroupService{db: db},
-		Maps:     &MapService{db: db},
-		Trust:    &LoginTrustService{db: db},
-		Sessions: &SessionService{db: db},
-		Health:   db,
+		Users:      &UserService{db: db},
+		Groups:     &GroupService{db: db},
+		Maps:       &MapService{db: db},
+		Trust:      &LoginTrustService{db: db},
+		Sessions:   &SessionService{db: db},
+		FeedClaims: &FeedClaimService{db: db},
+		Health:     db,
 	}
 }
 
