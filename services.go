@@ -19,6 +19,9 @@ type Services struct {
 	Groups   GroupService
 	// Trust remembers where users logged in from, for the login limiter.
 	Trust LoginTrustService
+	// LoginLimits keeps the limiter's buckets of failed logins (nil: the
+	// server keeps them in its memory).
+	LoginLimits LoginLimitService
 	// Sessions keeps the sessions of signed-in browsers.
 	Sessions SessionService
 	// FeedClaims hands the feeds due for a refresh to the servers that

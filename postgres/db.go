@@ -30,6 +30,8 @@ const migrationLock int64 = 0x6d6170636f6d6d6f
 // DB is an open store: a pool of connections to one database.
 type DB struct {
 	pool *pgxpool.Pool
+	// limits is the login limiter's service (its last sweep is per store).
+	limits *LoginLimitService
 	// Now is the store's clock (tests may replace it before use).
 	Now func() time.Time
 }
@@ -51,6 +53,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{pool: pool, Now: time.Now}
+	db.limits = &LoginLimitService{db: db}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -79,13 +82,14 @@ func utc(t time.Time) time.Time { return t.UTC() }
 // are nil (storetest skips their parts).
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:      &UserService{db: db},
-		Groups:     &GroupService{db: db},
-		Maps:       &MapService{db: db},
-		Trust:      &LoginTrustService{db: db},
-		Sessions:   &SessionService{db: db},
-		FeedClaims: &FeedClaimService{db: db},
-		Health:     db,
+		Users:       &UserService{db: db},
+		Groups:      &GroupService{db: db},
+		Maps:        &MapService{db: db},
+		Trust:       &LoginTrustService{db: db},
+		LoginLimits: db.limits,
+		Sessions:    &SessionService{db: db},
+		FeedClaims:  &FeedClaimService{db: db},
+		Health:      db,
 	}
 }
 

@@ -36,7 +36,10 @@ type DB struct {
 	read  *sql.DB // many connections, query-only
 	segs  *segments
 	cat   catalog
-	Now   func() time.Time
+	// limits are the login limiter's buckets: in memory, as one process
+	// at a time serves an embedded store (data/LOCK).
+	limits *mapcommons.MemoryLoginLimits
+	Now    func() time.Time
 }
 
 // Open opens (creating when missing) the database file at path and brings
@@ -69,7 +72,7 @@ func Open(path string) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, write: w, segs: segs, Now: time.Now}
+	db := &DB{path: path, write: w, segs: segs, limits: mapcommons.NewMemoryLoginLimits(), Now: time.Now}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -218,15 +221,16 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // Services are the services of the store db, all of them.
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:      NewUserService(db),
-		Datasets:   NewDatasetService(db),
-		Features:   NewFeatureService(db),
-		Maps:       NewMapService(db),
-		Search:     NewSearchService(db),
-		Groups:     NewGroupService(db),
-		Trust:      NewLoginTrustService(db),
-		Sessions:   NewSessionService(db),
-		FeedClaims: NewFeedClaimService(db),
-		Health:     db,
+		Users:       NewUserService(db),
+		Datasets:    NewDatasetService(db),
+		Features:    NewFeatureService(db),
+		Maps:        NewMapService(db),
+		Search:      NewSearchService(db),
+		Groups:      NewGroupService(db),
+		Trust:       NewLoginTrustService(db),
+		LoginLimits: db.limits,
+		Sessions:    NewSessionService(db),
+		FeedClaims:  NewFeedClaimService(db),
+		Health:      db,
 	}
 }

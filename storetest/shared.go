@@ -35,6 +35,7 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("Groups", testSharedGroups, "Users", "Groups")
 	part("Sessions", testSharedSessions, "Users", "Sessions", "Trust")
 	part("Maps", testSharedMaps, "Users", "Groups", "Maps")
+	part("LoginLimits", testSharedLoginLimits, "LoginLimits")
 	part("FeedClaims", testSharedFeedClaims, "Datasets", "Features", "FeedClaims")
 }
 

@@ -40,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 	part("Groups", testGroups, "Users", "Groups")
 	part("LoginTrust", testLoginTrust, "Users", "Trust")
 	part("Sessions", testSessions, "Users", "Sessions")
+	part("LoginLimits", testLoginLimits, "LoginLimits")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 }
 
