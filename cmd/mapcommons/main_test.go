@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-
 )
 
 const realData = "../../testdata/real/"
