@@ -82,6 +82,8 @@ func (db *DB) Services() mapcommons.Services {
 		Users:    &UserService{db: db},
 		Groups:   &GroupService{db: db},
 		Maps:     &MapService{db: db},
+		Datasets: &DatasetService{db: db},
+		Features: &FeatureService{db: db},
 		Trust:    &LoginTrustService{db: db},
 		Sessions: &SessionService{db: db},
 		Health:   db,

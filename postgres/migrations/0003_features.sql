@@ -1,0 +1,12 @@
+-- The features of datasets: one table per dataset and generation, named
+-- features_<dataset id>_<generation> (numbers only, never a user's
+-- words), which datasets.features points to. A write of a dataset's
+-- features (append, delete, replace) fills a new generation and swaps the
+-- pointer in the transaction that drops the old one. next_id is above
+-- every feature id the dataset ever gave (ids are never given again).
+ALTER TABLE datasets ADD COLUMN features text NOT NULL DEFAULT '';
+ALTER TABLE datasets ADD COLUMN next_id bigint NOT NULL DEFAULT 1;
+
+-- The generations of feature tables, so that a new table never has the
+-- name of one a reader may still be reading.
+CREATE SEQUENCE feature_generations;
