@@ -337,12 +337,15 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if old != "" {
 		bump = 1
 	}
-	if _, err := g.tx.Exec(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
+	n, err := affected(g.tx.Exec(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
 		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END WHERE id = $13`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id); err != nil {
-		return formatError(err)
+		sum.GeometryMask, statsJSON, bump, now, g.id))
+	if err != nil {
+		return err
+	} else if n == 0 {
+		return datasetNotFound(g.id)
 	}
 	return dropTable(ctx, g.tx, old)
 }

@@ -87,6 +87,11 @@ func TestGenerations(t *testing.T) {
 		func() error { return s.Features.DeleteFeatures(ctx, ds.ID, []int64{0, 3}) },
 		func() error { return s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv"}, wrong()) },
 		func() error { return s.Datasets.CreateDataset(ctx, &mapcommons.Dataset{Type: "csv"}, failing()) },
+		func() error {
+			// Text columns hold no NUL byte (features' strings do).
+			bad := &mapcommons.Dataset{Type: "csv", Metadata: mapcommons.Metadata{Title: "a\x00b"}}
+			return s.Datasets.CreateDataset(ctx, bad, storetest.SampleSource(1))
+		},
 	} {
 		if err := write(); mapcommons.ErrorCode(err) != mapcommons.EINVALID {
 			t.Fatalf("failed write %d: %v, want EINVALID", i, err)
