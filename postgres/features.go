@@ -15,7 +15,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
-	"mapcommons/spatial"
+	"mapcommons/segment"
 )
 
 // The features of a dataset live in a table of their own, one generation
@@ -157,43 +157,24 @@ func (c *copySource) Next() bool {
 func (c *copySource) Values() ([]any, error) { return c.row, nil }
 func (c *copySource) Err() error             { return c.err }
 
-// add checks feature f, adds it to the summary, gives it its position and
-// id (f.ID when not zero, else the next id) and appends its row to row.
+// add checks feature f and adds it to the summary as the segment writer
+// does (segment.CheckFeature), gives it its position and id (f.ID when
+// not zero, else the next id) and appends its row to row.
 func (g *generation) add(f *mapcommons.Feature, row []any) ([]any, error) {
 	if err := g.sum.CheckValues(f.Values); err != nil {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
 	}
+	r, ok, err := segment.CheckFeature(g.sum, int(g.n), f)
+	if err != nil {
+		return nil, err
+	}
 	var box [4]any
+	if ok {
+		box = [4]any{r.MinX, r.MinY, r.MaxX, r.MaxY}
+	}
 	var geom any
 	if len(f.Geometry) > 0 {
-		r, ok := wkb.Rect{}, false
-		if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
-			r, ok = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true
-			if err := g.sum.AddPoint(x, y, f.Values); err != nil {
-				return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
-			}
-		} else {
-			dg, err := wkb.Decode(f.Geometry)
-			if err != nil {
-				return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
-			}
-			if r, ok = spatial.IndexBounds(dg); ok {
-				// Arcs bulge beyond the vertices: their box is checked too.
-				err = mapcommons.CheckBounds(r)
-			}
-			if err == nil {
-				err = g.sum.Add(&dg, f.Values)
-			}
-			if err != nil {
-				return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
-			}
-		}
-		if ok {
-			box = [4]any{r.MinX, r.MinY, r.MaxX, r.MaxY}
-		}
 		geom = f.Geometry
-	} else if err := g.sum.Add(nil, f.Values); err != nil {
-		return nil, err
 	}
 	id := f.ID
 	if id == 0 {
