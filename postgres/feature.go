@@ -39,25 +39,33 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 	return out, err
 }
 
-// AddFeatures implements mapcommons.FeatureService: a new generation holds
-// the old rows (copied in SQL) and the new ones (COPY), under the
-// dataset's write lock. The old features keep their ids; the new get the
-// next ids.
+// AddFeatures implements mapcommons.FeatureService: the new features are
+// appended to the dataset's table in place (COPY), under the dataset's
+// write lock, in the transaction that updates its row; readers see the
+// features before or after. The old features keep their ids; the new get
+// the next ids.
 func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
 	var added int64
-	err := s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockFeatures(ctx, tx, datasetID); err != nil {
+			return err
+		}
+		old, err := findDataset(ctx, tx, datasetID, true)
+		if err != nil {
+			return err
+		}
 		if a, ok := src.(mapcommons.AppendAware); ok {
 			a.AppendingTo(old.FeatureCount) // under the dataset's write lock
 		}
-		if err := g.copyRows(ctx, old.table, nil); err != nil {
+		g, err := appendTo(ctx, tx, old)
+		if err != nil {
 			return err
 		}
-		n := g.n
 		if err := g.load(ctx, src, nil); err != nil {
 			return err
 		}
-		added = g.n - n
-		return nil
+		added = g.n - old.FeatureCount
+		return s.swap(ctx, g, old)
 	})
 	return added, err
 }
@@ -95,13 +103,18 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *d
 		if err := fill(old, g); err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		sum, err := g.finish(ctx)
-		if err != nil {
-			return err
-		}
-		return g.point(ctx, sum, old.table, s.db.now())
+		return s.swap(ctx, g, old)
 	})
+}
+
+// swap finishes generation g and points dataset old's row at it.
+func (s *FeatureService) swap(ctx context.Context, g *generation, old *datasetRow) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sum, err := g.finish(ctx)
+	if err != nil {
+		return err
+	}
+	return g.point(ctx, sum, old.table, s.db.now())
 }

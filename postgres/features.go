@@ -34,11 +34,14 @@ import (
 // Column and table names are made of numbers only and quoted with
 // pgx.Identifier; values always go as parameters.
 //
-// A write of the features (create, append, delete, replace) fills a new
-// table in the transaction that points the dataset's row at it and drops
-// the old one, under the dataset's advisory lock (lockFeatures): readers
-// see the old features or the new, a failure leaves the old ones, and
-// the DROP waits for the old table's readers to finish.
+// A write of the features (create, delete, replace) fills a new table in
+// the transaction that points the dataset's row at it and drops the old
+// one, under the dataset's advisory lock (lockFeatures): readers see the
+// old features or the new, a failure leaves the old ones, and the DROP
+// waits for the old table's readers to finish. An append adds rows to the
+// current table in place, in the transaction that updates the row:
+// readers, whose snapshot holds the row and the table together, see the
+// features before it or after.
 
 // featuresLock namespaces the advisory locks of datasets' features (the
 // first key of pg_advisory_xact_lock(int, int)): "mc" in ASCII.
@@ -79,16 +82,20 @@ func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
 	return formatError(err)
 }
 
-// generation is a new features table being filled in a transaction.
+// generation is a features table being filled in a transaction: a new
+// one, or the current one appended to (existing).
 type generation struct {
-	tx     pgx.Tx
-	id     int64 // the dataset's
-	attrs  []mapcommons.Attribute
-	table  string
-	n      int64 // rows so far; the next position
-	lastID int64 // the id of the last row (0: none)
-	nextID int64 // the id the next new row gets
-	sum    *mapcommons.SummaryBuilder
+	tx    pgx.Tx
+	id    int64 // the dataset's
+	attrs []mapcommons.Attribute
+	table string
+	n     int64 // rows so far; the next position
+	// existing: the dataset's current table, appended to in place
+	// (readers of an older snapshot do not see the new rows)
+	existing bool
+	lastID   int64 // the id of the last row (0: none)
+	nextID   int64 // the id the next new row gets
+	sum      *mapcommons.SummaryBuilder
 }
 
 // newGeneration creates a new, empty features table for dataset id.
@@ -205,6 +212,14 @@ func (g *generation) load(ctx context.Context, src mapcommons.FeatureSource, mat
 	return formatError(err)
 }
 
+// appendTo returns the current table of dataset old as a generation to
+// append to, in place: its rows, added to the summary, stay.
+func appendTo(ctx context.Context, tx pgx.Tx, old *datasetRow) (*generation, error) {
+	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
+		nextID: old.nextID, sum: mapcommons.NewSummaryBuilder(old.Attributes, false)}
+	return g, g.summarize(ctx)
+}
+
 // copyRows fills the table with the rows of table old in position order,
 // but those at the positions skip, renumbered from 0; then adds them to
 // the summary.
@@ -217,6 +232,12 @@ func (g *generation) copyRows(ctx context.Context, old string, skip []int64) err
 		SELECT row_number() OVER (ORDER BY pos) - 1, `+cols+` FROM `+ident(old)+` WHERE pos <> ALL($1)`, skip); err != nil {
 		return formatError(err)
 	}
+	return g.summarize(ctx)
+}
+
+// summarize adds the rows the table holds to the summary, in position
+// order, and counts them.
+func (g *generation) summarize(ctx context.Context) error {
 	sel := "geom, fid"
 	for i := range g.attrs {
 		sel += ", " + attrColumn(i)
@@ -266,7 +287,7 @@ func featureValues(cols []any, out []any) []any {
 	return out
 }
 
-// finish indexes the table and returns the summary of its features.
+// finish indexes a new table and returns the summary of its features.
 func (g *generation) finish(ctx context.Context) (*mapcommons.Summary, error) {
 	t := ident(g.table)
 	for _, stmt := range []string{
@@ -275,6 +296,9 @@ func (g *generation) finish(ctx context.Context) (*mapcommons.Summary, error) {
 		`CREATE INDEX ON ` + t + ` USING gist (box)`,
 		`ANALYZE ` + t,
 	} {
+		if g.existing {
+			break // indexed already
+		}
 		if _, err := g.tx.Exec(ctx, stmt); err != nil {
 			return nil, formatError(err)
 		}
@@ -303,8 +327,8 @@ func (g *generation) finish(ctx context.Context) (*mapcommons.Summary, error) {
 }
 
 // point points the dataset's row at the generation with its summary and
-// drops the table it pointed to (old; "" at creation, which leaves the
-// version alone). The DROP waits for the old table's readers.
+// drops the table it pointed to (old, when another; "" at creation, which
+// leaves the version alone). The DROP waits for the old table's readers.
 func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old string, now time.Time) error {
 	statsJSON, err := json.Marshal(sum.Stats)
 	if err != nil {
@@ -327,6 +351,9 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 		return err
 	} else if n == 0 {
 		return datasetNotFound(g.id)
+	}
+	if old == g.table {
+		return nil
 	}
 	return dropTable(ctx, g.tx, old)
 }

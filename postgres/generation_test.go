@@ -37,8 +37,9 @@ func featureTables(t *testing.T, conn *pgx.Conn) []string {
 	return names
 }
 
-// TestGenerations checks that every write of features leaves one table,
-// a new one, and that a failed write leaves the old one and nothing else.
+// TestGenerations checks that every write of features but an append
+// leaves one table, a new one, and that a failed write leaves the old one
+// as it was and nothing else.
 func TestGenerations(t *testing.T) {
 	ctx := context.Background()
 	s, conn := inspect(t)
@@ -50,8 +51,14 @@ func TestGenerations(t *testing.T) {
 	if len(tables) != 1 {
 		t.Fatalf("after create: tables %v", tables)
 	}
+	// An append is made in place.
+	if _, err := s.Features.AddFeatures(ctx, ds.ID, storetest.SampleSource(2)); err != nil {
+		t.Fatal(err)
+	}
+	if now := featureTables(t, conn); !slices.Equal(now, tables) {
+		t.Fatalf("after append: tables %v, before %v", now, tables)
+	}
 	writes := []func() error{
-		func() error { _, err := s.Features.AddFeatures(ctx, ds.ID, storetest.SampleSource(2)); return err },
 		func() error { return s.Features.DeleteFeatures(ctx, ds.ID, []int64{1}) },
 		func() error { _, err := s.Datasets.ReplaceFeatures(ctx, ds.ID, storetest.SampleSource(3)); return err },
 	}
@@ -102,6 +109,10 @@ func TestGenerations(t *testing.T) {
 		after, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
 		if err != nil || after.Version != before.Version || after.FeatureCount != 3 {
 			t.Fatalf("failed write %d changed the dataset: %+v, %v", i, after, err)
+		}
+		var rows int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{tables[0]}.Sanitize()).Scan(&rows); err != nil || rows != 3 {
+			t.Fatalf("failed write %d: the table holds %d rows (%v), want 3", i, rows, err)
 		}
 	}
 	var n int

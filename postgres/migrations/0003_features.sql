@@ -1,9 +1,10 @@
 -- The features of datasets: one table per dataset and generation, named
 -- features_<dataset id>_<generation> (numbers only, never a user's
--- words), which datasets.features points to. A write of a dataset's
--- features (append, delete, replace) fills a new generation and swaps the
--- pointer in the transaction that drops the old one. next_id is above
--- every feature id the dataset ever gave (ids are never given again).
+-- words), which datasets.features points to. Replacing or deleting
+-- features fills a new generation and swaps the pointer in the
+-- transaction that drops the old one (an append adds rows in place).
+-- next_id is above every feature id the dataset ever gave (ids are never
+-- given again). postgres/features.go describes the tables' columns.
 ALTER TABLE datasets ADD COLUMN features text NOT NULL DEFAULT '';
 ALTER TABLE datasets ADD COLUMN next_id bigint NOT NULL DEFAULT 1;
 
