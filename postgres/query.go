@@ -38,7 +38,9 @@ import (
 //     rows that pass the exact tests, streaming (SQL's order already).
 //   - Where (a CQL2 expression) is evaluated in Go, per prefiltered row,
 //     by the segment engine's own evaluator (segment.Where): it is not
-//     translated to SQL.
+//     translated to SQL. Its top-level spatial condition, if any, gives
+//     the box prefilter more boxes (segment.WhereBoxes), as it gives the
+//     segment engine's index search.
 //   - Groups are computed in Go over the rows SQL and the exact tests
 //     select, in position order, with the segment engine's accumulation
 //     (segment.GroupSet): sums of floats add in the same order.
@@ -99,6 +101,9 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	if q.Where != nil {
 		p.where = segment.CompileWhere(attrs, q.Where)
+		if rs := segment.WhereBoxes(q.Where); rs != nil {
+			p.conds = append(p.conds, p.boxes(rs)) // the index serves it too
+		}
 	}
 	p.order = "pos"
 	if q.Descending {

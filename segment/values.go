@@ -11,6 +11,8 @@ import (
 	"math"
 
 	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 )
 
 // Where is a FeatureQuery.Where expression compiled against a dataset's
@@ -28,6 +30,18 @@ func CompileWhere(attrs []mapcommons.Attribute, e *mapcommons.Expr) *Where {
 // mapcommons.Feature.Values) and geometry.
 func (w *Where) Match(values []any, geom []byte) bool {
 	return w.n.match(&valueCells{values: values, g: geom}) == triTrue
+}
+
+// WhereBoxes returns the boxes the engine's index searches with for e:
+// every feature for which e is true has an index box (spatial.IndexBounds)
+// that meets one of them. Nil when e has no top-level spatial condition
+// (then every feature may match).
+func WhereBoxes(e *mapcommons.Expr) []wkb.Rect {
+	bbox, boxes, _ := whereIndex(e)
+	if bbox != nil {
+		return spatial.BBoxRects(bbox.W, bbox.S, bbox.E, bbox.N)
+	}
+	return boxes
 }
 
 // valueCells reads a feature's values.
