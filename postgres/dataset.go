@@ -191,21 +191,31 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 }
 
 // DeleteDataset implements mapcommons.DatasetService: the row and the
-// features' table go in one transaction (the DROP waits for the readers
-// of the table to finish).
+// features' table go in one transaction, under the dataset's write lock
+// (the DROP waits for the readers of the table to finish).
 func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
+		// The table first: the DROP waits for its readers without
+		// holding the row's lock.
 		var table string
-		if err := tx.QueryRow(ctx, `DELETE FROM datasets WHERE id = $1 RETURNING features`, id).Scan(&table); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT features FROM datasets WHERE id = $1`, id).Scan(&table); err != nil {
 			if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 				return datasetNotFound(id)
 			}
 			return err
 		}
-		return dropTable(ctx, tx, table)
+		if err := dropTable(ctx, tx, table); err != nil {
+			return err
+		}
+		if n, err := affected(tx.Exec(ctx, `DELETE FROM datasets WHERE id = $1`, id)); err != nil {
+			return err
+		} else if n == 0 {
+			return datasetNotFound(id)
+		}
+		return nil
 	})
 }
 
@@ -341,7 +351,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
-		old, err := findDataset(ctx, tx, id, true)
+		old, err := findDataset(ctx, tx, id, false) // the lock keeps its features as they are
 		if err != nil {
 			return err
 		}
@@ -366,11 +376,12 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 			return err
 		}
 		now := s.db.now()
-		if _, err := tx.Exec(ctx, `UPDATE datasets SET attributes = $1, state = $2, last_fetch_error = '',
-			fetched_at = $3, updated_at = $3 WHERE id = $4`, attrJSON, mapcommons.StateComplete, now, id); err != nil {
-			return formatError(err)
+		if err := g.point(ctx, sum, old.table, now); err != nil {
+			return err
 		}
-		return g.point(ctx, sum, old.table, now)
+		_, err = tx.Exec(ctx, `UPDATE datasets SET attributes = $1, state = $2, last_fetch_error = '',
+			fetched_at = $3 WHERE id = $4`, attrJSON, mapcommons.StateComplete, now, id)
+		return formatError(err)
 	})
 	if err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 		if err := lockFeatures(ctx, tx, datasetID); err != nil {
 			return err
 		}
-		old, err := findDataset(ctx, tx, datasetID, true)
+		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *d
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
-		old, err := findDataset(ctx, tx, id, true)
+		old, err := findDataset(ctx, tx, id, false) // the lock keeps its features as they are
 		if err != nil {
 			return err
 		}

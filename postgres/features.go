@@ -328,11 +328,18 @@ func (g *generation) finish(ctx context.Context) (*mapcommons.Summary, error) {
 
 // point points the dataset's row at the generation with its summary and
 // drops the table it pointed to (old, when another; "" at creation, which
-// leaves the version alone). The DROP waits for the old table's readers.
+// leaves the version alone). The DROP comes first: it waits for the old
+// table's readers without holding the row's lock, so that metadata
+// updates go on meanwhile.
 func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old string, now time.Time) error {
 	statsJSON, err := json.Marshal(sum.Stats)
 	if err != nil {
 		return err
+	}
+	if old != g.table {
+		if err := dropTable(ctx, g.tx, old); err != nil {
+			return err
+		}
 	}
 	var ext [4]any
 	if e := sum.Extent; e != nil {
@@ -352,10 +359,7 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	} else if n == 0 {
 		return datasetNotFound(g.id)
 	}
-	if old == g.table {
-		return nil
-	}
-	return dropTable(ctx, g.tx, old)
+	return nil
 }
 
 // pgUndefinedTable is the error of a statement on a table that is gone.

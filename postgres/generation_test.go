@@ -145,9 +145,10 @@ func waiting(t *testing.T, conn *pgx.Conn, n int) {
 }
 
 // TestReadDuringReplace checks the generations' reading rule: a reader of
-// the old table reads it to the end while a replace waits to drop it; a
-// reader that found the old table's name before the swap and waited
-// behind the DROP reads the row again and then the new table.
+// the old table reads it to the end while a replace waits to drop it
+// (metadata updates go on meanwhile); a reader that found the old table's
+// name before the swap and waited behind the DROP reads the row again and
+// then the new table.
 func TestReadDuringReplace(t *testing.T) {
 	ctx := context.Background()
 	s, conn := inspect(t)
@@ -182,6 +183,13 @@ func TestReadDuringReplace(t *testing.T) {
 		replaced <- err
 	}()
 	waiting(t, conn, 1) // the replace, to drop the old table
+	// Metadata can change meanwhile: the replace holds no row lock yet.
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	title := "renamed"
+	if _, err := s.Datasets.UpdateDataset(tctx, ds.ID, mapcommons.MetadataUpdate{Title: &title}); err != nil {
+		t.Fatalf("updating the metadata while a replace waits: %v", err)
+	}
+	cancel()
 	second := make(chan []int64, 1)
 	go func() {
 		var ids []int64
@@ -201,5 +209,9 @@ func TestReadDuringReplace(t *testing.T) {
 	}
 	if ids := <-second; !slices.Equal(ids, []int64{1, 6}) {
 		t.Fatalf("the second reader read ids %v, want the new features' [1 6]", ids)
+	}
+	got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+	if err != nil || got.Title != title || got.Version != 3 || got.FeatureCount != 2 {
+		t.Fatalf("after the update and the replace: %+v, %v", got, err)
 	}
 }
