@@ -184,12 +184,23 @@ func (p *plan) exact() bool { return p.bbox == nil && p.near == nil && p.where =
 // query is the SQL of the plan, selecting sel; paged in SQL when exact.
 func (p *plan) query(sel string, paged bool) string {
 	s := `SELECT ` + sel + ` FROM ` + ident(p.ds.table)
+	offset := max(p.q.Offset, 0)
+	if paged && len(p.conds) == 0 && p.q.Sort == "" {
+		// No condition: the page is a range of positions (0 to count-1
+		// in the snapshot the row was read in), found through the key.
+		if p.q.Descending {
+			p.conds = append(p.conds, "pos < "+p.arg(p.ds.FeatureCount-min(offset, p.ds.FeatureCount)))
+		} else {
+			p.conds = append(p.conds, "pos >= "+p.arg(offset))
+		}
+		offset = 0
+	}
 	if len(p.conds) > 0 {
 		s += ` WHERE ` + strings.Join(p.conds, " AND ")
 	}
 	s += ` ORDER BY ` + p.order
 	if paged {
-		s += ` OFFSET ` + p.arg(max(p.q.Offset, 0))
+		s += ` OFFSET ` + p.arg(offset)
 		if p.q.Limit >= 0 {
 			s += ` LIMIT ` + p.arg(p.q.Limit)
 		}
