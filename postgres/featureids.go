@@ -9,8 +9,8 @@ package postgres
 // maphashes) and their id, 24 bytes a row; the new rows are looked up by
 // binary search. Rows are not compared byte by byte after a hash match:
 // a false match needs a 128-bit collision. Old tables of more than
-// maxMatchedRows features are not matched (every row gets a fresh id),
-// which bounds the memory of a refetch.
+// mapcommons.MaxMatchedRows features are not matched (every row gets a
+// fresh id), as in the embedded store: the index then takes at most 96 MiB.
 
 import (
 	"context"
@@ -24,9 +24,6 @@ import (
 
 	"mapcommons"
 )
-
-// maxMatchedRows is the most old features a refetch matches rows against.
-const maxMatchedRows = 2 << 20
 
 // idMatcher finds, for a new row, the id of the old row identical to it.
 type idMatcher struct {
@@ -45,7 +42,7 @@ type rowKey struct {
 // rows, of attributes attrs, cannot match them (other attributes, none,
 // or too many).
 func newIDMatcher(ctx context.Context, tx pgx.Tx, old *datasetRow, attrs []mapcommons.Attribute) (*idMatcher, error) {
-	if old.table == "" || old.FeatureCount == 0 || old.FeatureCount > maxMatchedRows || !slices.Equal(old.Attributes, attrs) {
+	if old.table == "" || old.FeatureCount == 0 || old.FeatureCount > mapcommons.MaxMatchedRows || !slices.Equal(old.Attributes, attrs) {
 		return nil, nil
 	}
 	m := &idMatcher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}

@@ -33,9 +33,10 @@ import (
 //   - SQL orders: by position, or by the sort attribute (nulls last in
 //     both directions, NaN first ascending, ties by position ascending),
 //     the order Go's comparisons give.
-//   - Paging: in SQL (OFFSET, LIMIT) when SQL's answer is exact, that is
-//     with no spatial condition and no Where; otherwise in Go, over the
-//     rows that pass the exact tests, streaming (SQL's order already).
+//   - Paging: in SQL (OFFSET, LIMIT; without any condition or sort, a
+//     range of positions) when SQL's answer is exact, that is with no
+//     spatial condition and no Where; otherwise in Go, over the rows that
+//     pass the exact tests, streaming (in SQL's order already).
 //   - Where (a CQL2 expression) is evaluated in Go, per prefiltered row,
 //     by the segment engine's own evaluator (segment.Where): it is not
 //     translated to SQL. Its top-level spatial condition, if any, gives
@@ -43,7 +44,10 @@ import (
 //     segment engine's index search.
 //   - Groups are computed in Go over the rows SQL and the exact tests
 //     select, in position order, with the segment engine's accumulation
-//     (segment.GroupSet): sums of floats add in the same order.
+//     (segment.GroupSet), not by GROUP BY: its aggregates have no exact
+//     SQL equivalent (an integer sum turns float on overflow, float sums
+//     depend on the order of addition, min and max meet NaN as Go's < does,
+//     -0 groups with 0). Memory grows with the groups, not the rows.
 
 // plan is a FeatureQuery compiled against one dataset's table.
 type plan struct {
