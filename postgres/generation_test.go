@@ -115,9 +115,25 @@ func TestGenerations(t *testing.T) {
 			t.Fatalf("failed write %d: the table holds %d rows (%v), want 3", i, rows, err)
 		}
 	}
+	// A request that ends in the middle of a load (the client went away)
+	// leaves nothing either.
+	cctx, cancel := context.WithCancel(ctx)
+	src := &cancelling{SliceSource: storetest.SampleSource(10000), at: 5000, cancel: cancel}
+	if err := s.Datasets.CreateDataset(cctx, &mapcommons.Dataset{Type: "csv"}, src); err == nil {
+		t.Fatal("a create whose context ended in the middle succeeded")
+	}
+	src = &cancelling{SliceSource: storetest.SampleSource(10000), at: 5000, cancel: cancel}
+	cctx, cancel = context.WithCancel(ctx)
+	src.cancel = cancel
+	if _, err := s.Datasets.ReplaceFeatures(cctx, ds.ID, src); err == nil {
+		t.Fatal("a replace whose context ended in the middle succeeded")
+	}
+	if now := featureTables(t, conn); !slices.Equal(now, tables) {
+		t.Fatalf("after cancelled writes: tables %v, before %v", now, tables)
+	}
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM datasets`).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("datasets after a failed create: %d, %v", n, err)
+		t.Fatalf("datasets after failed creates: %d, %v", n, err)
 	}
 	if err := s.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
 		t.Fatal(err)
@@ -125,6 +141,21 @@ func TestGenerations(t *testing.T) {
 	if now := featureTables(t, conn); len(now) != 0 {
 		t.Fatalf("after delete: tables %v", now)
 	}
+}
+
+// cancelling is a source that cancels its request's context when it has
+// given at features.
+type cancelling struct {
+	*storetest.SliceSource
+	at, n  int
+	cancel func()
+}
+
+func (c *cancelling) Next() (*mapcommons.Feature, error) {
+	if c.n++; c.n == c.at {
+		c.cancel()
+	}
+	return c.SliceSource.Next()
 }
 
 // waiting waits until n sessions wait for a lock.
