@@ -77,6 +77,12 @@ type FeatureService interface {
 	DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error
 }
 
+// MaxMatchedRows is the most features a dataset may have for
+// ReplaceFeatures to match new rows with its old ones (keeping their ids):
+// above it every new row gets a fresh id. Every store uses this bound, so
+// that all give the same ids; it bounds the memory of a refetch.
+const MaxMatchedRows = 4 << 20
+
 // AppendAware is a FeatureSource that wants to know how many features a
 // dataset holds when an append of its features starts: AddFeatures calls
 // AppendingTo under the store's write lock on the dataset, before the first

@@ -88,6 +88,8 @@ func (db *DB) Services() mapcommons.Services {
 		Users:       &UserService{db: db},
 		Groups:      &GroupService{db: db},
 		Maps:        &MapService{db: db},
+		Datasets:    &DatasetService{db: db},
+		Features:    &FeatureService{db: db},
 		Trust:       &LoginTrustService{db: db},
 		LoginLimits: db.limits,
 		Sessions:    &SessionService{db: db},
@@ -177,6 +179,7 @@ const (
 	pgForeignKey      = "23503"
 	pgDiskFull        = "53100"
 	pgQueryCanceled   = "57014"
+	pgBadText         = "22021" // a NUL byte or invalid UTF-8 in text
 )
 
 // formatError translates driver errors into domain errors: the one place
@@ -199,6 +202,9 @@ func formatError(err error) error {
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found (it was just deleted)")
 		case pgDiskFull:
 			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
+		case pgBadText:
+			// PostgreSQL's text holds neither (features' strings are bytea).
+			return mapcommons.Errorf(mapcommons.EINVALID, "text with a NUL byte or invalid UTF-8")
 		case pgQueryCanceled:
 			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the store cancelled the statement (statement_timeout)")
 		}

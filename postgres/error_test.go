@@ -27,6 +27,7 @@ func TestFormatError(t *testing.T) {
 		{&pgconn.PgError{Code: "23503"}, mapcommons.ENOTFOUND},
 		{&pgconn.PgError{Code: "53100"}, mapcommons.EFULL},
 		{&pgconn.PgError{Code: "57014"}, mapcommons.ETIMEOUT},
+		{&pgconn.PgError{Code: "22021"}, mapcommons.EINVALID},
 		{&pgconn.PgError{Code: "42P01"}, mapcommons.EINTERNAL},
 		{other, mapcommons.EINTERNAL},
 	} {

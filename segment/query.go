@@ -29,6 +29,7 @@ type plan struct {
 	sortCol  int                // -1: by position
 	onlyPts  bool               // every geometry is a single point: the index box is the point
 	geomScan bool               // a spatial test needs the geometry
+	cells    segCells           // where reads the row through it
 }
 
 // filter is one compiled attribute condition.
@@ -183,7 +184,11 @@ func (p *plan) matchValues(pos int) bool {
 			return false
 		}
 	}
-	return p.where == nil || p.where.match(s, pos) == triTrue
+	if p.where == nil {
+		return true
+	}
+	p.cells.s, p.cells.pos = s, pos
+	return p.where.match(&p.cells) == triTrue
 }
 
 // matchOp applies an operation given the comparison of the value with each
@@ -531,14 +536,21 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	if err != nil {
 		return nil, err
 	}
-	if len(gcols) == 0 && len(groups) == 0 { // everything in one (empty) group
+	return finishGroups(groups, s.attrs, acols, q), nil
+}
+
+// finishGroups turns the accumulated groups into the answer: ordered by
+// their values (nulls last; reversed when q.Descending), paged by
+// q.Offset and q.Limit; acols are the aggregates' columns.
+func finishGroups(groups map[string]*groupAcc, attrs []mapcommons.Attribute, acols []int, q *mapcommons.FeatureQuery) []mapcommons.Group {
+	if len(q.GroupBy) == 0 && len(groups) == 0 { // everything in one (empty) group
 		groups[""] = &groupAcc{aggs: make([]aggAcc, len(acols))}
 	}
 	out := make([]mapcommons.Group, 0, len(groups))
 	for _, g := range groups {
 		row := mapcommons.Group{Values: g.values, Count: g.count, Aggregates: make([]any, len(acols))}
 		for i, c := range acols {
-			row.Aggregates[i] = g.aggs[i].result(q.Aggregates[i].Calc, s.attrs[c].Type)
+			row.Aggregates[i] = g.aggs[i].result(q.Aggregates[i].Calc, attrs[c].Type)
 		}
 		out = append(out, row)
 	}
@@ -555,13 +567,13 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	})
 	offset := max(q.Offset, 0)
 	if offset >= int64(len(out)) {
-		return []mapcommons.Group{}, nil
+		return []mapcommons.Group{}
 	}
 	out = out[offset:]
 	if q.Limit >= 0 && int64(len(out)) > q.Limit {
 		out = out[:q.Limit]
 	}
-	return out, nil
+	return out
 }
 
 // appendKey appends a type-tagged encoding of attribute col of pos.

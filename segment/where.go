@@ -74,7 +74,10 @@ type whereNode struct {
 }
 
 // compileWhere compiles a validated expression against the segment.
-func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
+func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode { return compileWhere(s.attrs, e) }
+
+// compileWhere compiles a validated expression against attributes attrs.
+func compileWhere(attrs []mapcommons.Attribute, e *mapcommons.Expr) whereNode {
 	switch e.Op {
 	case mapcommons.ExprTrue:
 		return whereNode{kind: wTrue}
@@ -83,7 +86,7 @@ func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 	case mapcommons.ExprAnd, mapcommons.ExprOr, mapcommons.ExprNot:
 		n := whereNode{kind: map[string]int{mapcommons.ExprAnd: wAnd, mapcommons.ExprOr: wOr, mapcommons.ExprNot: wNot}[e.Op]}
 		for _, a := range e.Args {
-			n.kids = append(n.kids, s.compileWhere(a))
+			n.kids = append(n.kids, compileWhere(attrs, a))
 		}
 		return n
 	case mapcommons.ExprIntersects:
@@ -93,11 +96,11 @@ func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode {
 		rects, nears := literalParts(e.Geometry)
 		return whereNode{kind: wGeom, rects: rects, nears: nears}
 	}
-	n := whereNode{col: mapcommons.AttrIndex(s.attrs, e.Property)}
+	n := whereNode{col: mapcommons.AttrIndex(attrs, e.Property)}
 	if n.col < 0 { // Validate let only the geometry's IS NULL through
 		return whereNode{kind: wNoGeometry}
 	}
-	t := s.attrs[n.col].Type
+	t := attrs[n.col].Type
 	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
 	n.isBool = t == mapcommons.AttrBoolean
 	for _, v := range e.Values {
@@ -238,13 +241,45 @@ func (p *plan) compileWhere(e *mapcommons.Expr) {
 	}
 }
 
-// match evaluates the node for feature pos.
-func (n *whereNode) match(s *Segment, pos int) tri {
+// cells reads one feature's values and geometry for whereNode.match: in
+// a segment (segCells) or in a feature's values (valueCells).
+type cells interface {
+	null(col int) bool
+	num(col int) float64 // numbers; booleans as 0 and 1
+	str(col int) []byte  // strings, dates
+	geom() []byte
+}
+
+// segCells reads feature pos of a segment.
+type segCells struct {
+	s   *Segment
+	pos int
+}
+
+func (c *segCells) null(col int) bool { return c.s.IsNull(col, c.pos) }
+
+func (c *segCells) num(col int) float64 {
+	if c.s.cols[col].typ == mapcommons.AttrBoolean {
+		return float64(c.s.cols[col].data[c.pos])
+	}
+	v, _ := c.s.Float(col, c.pos)
+	return v
+}
+
+func (c *segCells) str(col int) []byte {
+	b, _ := c.s.Bytes(col, c.pos)
+	return b
+}
+
+func (c *segCells) geom() []byte { return c.s.Geometry(c.pos) }
+
+// match evaluates the node for the feature c reads.
+func (n *whereNode) match(c cells) tri {
 	switch n.kind {
 	case wAnd:
 		out := triTrue
 		for i := range n.kids {
-			switch n.kids[i].match(s, pos) {
+			switch n.kids[i].match(c) {
 			case triFalse:
 				return triFalse
 			case triUnknown:
@@ -255,7 +290,7 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 	case wOr:
 		out := triFalse
 		for i := range n.kids {
-			switch n.kids[i].match(s, pos) {
+			switch n.kids[i].match(c) {
 			case triTrue:
 				return triTrue
 			case triUnknown:
@@ -264,7 +299,7 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 		}
 		return out
 	case wNot:
-		switch n.kids[0].match(s, pos) {
+		switch n.kids[0].match(c) {
 		case triTrue:
 			return triFalse
 		case triFalse:
@@ -272,21 +307,21 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 		}
 		return triUnknown
 	case wIsNull:
-		return truth(s.IsNull(n.col, pos))
+		return truth(c.null(n.col))
 	case wNoGeometry:
-		return truth(len(s.Geometry(pos)) == 0)
+		return truth(len(c.geom()) == 0)
 	case wTrue:
 		return triTrue
 	case wFalse:
 		return triFalse
 	case wBBox, wGeom:
-		return n.matchGeometry(s.Geometry(pos))
+		return n.matchGeometry(c.geom())
 	}
-	if s.IsNull(n.col, pos) {
+	if c.null(n.col) {
 		return triUnknown
 	}
 	if n.isStr {
-		v, _ := s.Bytes(n.col, pos)
+		v := c.str(n.col)
 		switch n.kind {
 		case wCompare:
 			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))
@@ -306,12 +341,7 @@ func (n *whereNode) match(s *Segment, pos int) tri {
 		}
 		return triFalse
 	}
-	var v float64
-	if n.isBool {
-		v = float64(s.cols[n.col].data[pos])
-	} else {
-		v, _ = s.Float(n.col, pos)
-	}
+	v := c.num(n.col)
 	switch n.kind {
 	case wCompare:
 		return truth(compared(n.op, cmp.Compare(v, n.nums[0])))

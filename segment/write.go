@@ -244,39 +244,19 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 	} else if id <= w.lastID || id == math.MaxInt64 { // the next id must exist
 		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
 	}
+	box, ok, err := CheckFeature(w.sum, w.n, f)
+	if err != nil {
+		return err
+	}
+	if ok {
+		w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
+		w.items.write(w.scratch)
+		w.nItems++
+		w.extent = w.extent.Extend(box)
+	}
 	if len(f.Geometry) > 0 {
-		box, ok := wkb.Rect{}, false
-		if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
-			box, ok = wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true
-			if err := w.sum.AddPoint(x, y, f.Values); err != nil {
-				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
-			}
-		} else {
-			g, err := wkb.Decode(f.Geometry)
-			if err != nil {
-				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
-			}
-			if box, ok = spatial.IndexBounds(g); ok {
-				// Arcs bulge beyond the vertices: their box is checked too.
-				err = mapcommons.CheckBounds(box)
-			}
-			if err == nil {
-				err = w.sum.Add(&g, f.Values)
-			}
-			if err != nil {
-				return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
-			}
-		}
-		if ok {
-			w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
-			w.items.write(w.scratch)
-			w.nItems++
-			w.extent = w.extent.Extend(box)
-		}
 		w.geom.write(f.Geometry)
 		w.geomSize += uint64(len(f.Geometry))
-	} else if err := w.sum.Add(nil, f.Values); err != nil {
-		return err
 	}
 	w.geomOff.u64(w.geomSize)
 	for i, v := range f.Values {
@@ -292,6 +272,39 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 	}
 	w.n++
 	return nil
+}
+
+// CheckFeature checks feature n (its values having passed
+// sum.CheckValues) and adds it to the summary sum: its geometry must be
+// stored WKB with finite coordinates, and its index box too (arcs bulge
+// beyond the vertices). It returns the box the index keeps for it
+// (spatial.IndexBounds; ok false when it has none: no geometry, or an
+// empty one). Every store checks features through it, so that all refuse
+// and summarise alike.
+func CheckFeature(sum *mapcommons.SummaryBuilder, n int, f *mapcommons.Feature) (box wkb.Rect, ok bool, err error) {
+	if len(f.Geometry) == 0 {
+		return wkb.Rect{}, false, sum.Add(nil, f.Values)
+	}
+	if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
+		if err := sum.AddPoint(x, y, f.Values); err != nil {
+			return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
+		}
+		return wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true, nil
+	}
+	g, err := wkb.Decode(f.Geometry)
+	if err != nil {
+		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
+	}
+	if box, ok = spatial.IndexBounds(g); ok {
+		err = mapcommons.CheckBounds(box)
+	}
+	if err == nil {
+		err = sum.Add(&g, f.Values)
+	}
+	if err != nil {
+		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
+	}
+	return box, ok, nil
 }
 
 // flushNulls writes the null bits of the current eight rows.

@@ -21,8 +21,8 @@ package sqlite
 // and a position, sorted), one pass over the old segment; each row is then
 // looked up by binary search. Measured (BenchmarkRefetchIDs, 1,000,000
 // rows, on a shared 2-core machine): 0.25-0.3 µs a row in order, 1-1.25 µs
-// with the index (its building included). Old segments of
-// more than maxMatchedRows features are not matched (every row gets a
+// with the index (its building included). Old segments of more than
+// mapcommons.MaxMatchedRows features are not matched (every row gets a
 // fresh id), to bound the memory of a refetch at 64 MiB.
 
 import (
@@ -37,9 +37,6 @@ import (
 	"mapcommons"
 	"mapcommons/segment"
 )
-
-// maxMatchedRows is the most old features a refetch matches rows against.
-const maxMatchedRows = 4 << 20
 
 // idMatcher finds, for a new row, the old row identical to it.
 type idMatcher struct {
@@ -63,7 +60,7 @@ type rowKey struct {
 // newIDMatcher returns a matcher of rows of attributes attrs with those
 // of old; nil when they cannot match (other attributes, or too many rows).
 func newIDMatcher(ctx context.Context, old *segment.Segment, attrs []mapcommons.Attribute) *idMatcher {
-	if old.Len() == 0 || old.Len() > maxMatchedRows || !slices.Equal(old.Attributes(), attrs) {
+	if old.Len() == 0 || old.Len() > mapcommons.MaxMatchedRows || !slices.Equal(old.Attributes(), attrs) {
 		return nil
 	}
 	m := &idMatcher{ctx: ctx, old: old}

@@ -35,6 +35,7 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("Groups", testSharedGroups, "Users", "Groups")
 	part("Sessions", testSharedSessions, "Users", "Sessions", "Trust")
 	part("Maps", testSharedMaps, "Users", "Groups", "Maps")
+	part("Datasets", testSharedDatasets, "Datasets", "Features")
 	part("LoginLimits", testSharedLoginLimits, "LoginLimits")
 	part("FeedClaims", testSharedFeedClaims, "Datasets", "Features", "FeedClaims")
 }
@@ -193,5 +194,144 @@ func testSharedMaps(t *testing.T, open TwoOpener) {
 		t.Fatal(err)
 	}
 	_, err = a.Maps.FindMapByID(ctx, m.ID)
+	code(t, err, mapcommons.ENOTFOUND)
+}
+
+// sharedFeatures reads every feature of a dataset through s: positions,
+// ids, values and geometry.
+func sharedFeatures(t *testing.T, s mapcommons.Services, id int64) []mapcommons.Feature {
+	t.Helper()
+	var out []mapcommons.Feature
+	err := s.Features.ScanFeatures(context.Background(), id, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+		out = append(out, mapcommons.Feature{Position: f.Position, ID: f.ID, Values: slices.Clone(f.Values), Geometry: slices.Clone(f.Geometry)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameEverywhere checks that both stores read the same dataset (version,
+// count) and the same features, and that these are want's ids in order;
+// it returns the features.
+func sameEverywhere(t *testing.T, a, b mapcommons.Services, id, version int64, wantIDs []int64) []mapcommons.Feature {
+	t.Helper()
+	ctx := context.Background()
+	var feats [2][]mapcommons.Feature
+	for k, s := range []mapcommons.Services{a, b} {
+		ds, err := s.Datasets.FindDatasetByID(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.Version != version || ds.FeatureCount != int64(len(wantIDs)) {
+			t.Fatalf("store %d reads version %d, %d features; want version %d, %d features", k, ds.Version, ds.FeatureCount, version, len(wantIDs))
+		}
+		feats[k] = sharedFeatures(t, s, id)
+		var ids []int64
+		for i, f := range feats[k] {
+			if f.Position != int64(i) {
+				t.Fatalf("store %d: feature %d at position %d", k, i, f.Position)
+			}
+			ids = append(ids, f.ID)
+		}
+		if !slices.Equal(ids, wantIDs) {
+			t.Fatalf("store %d reads ids %v; want %v", k, ids, wantIDs)
+		}
+	}
+	if !reflect.DeepEqual(feats[0], feats[1]) {
+		t.Fatalf("the stores read different features:\n%v\n%v", feats[0], feats[1])
+	}
+	return feats[0]
+}
+
+func testSharedDatasets(t *testing.T, open TwoOpener) {
+	ctx := context.Background()
+	a, b := open(t)
+	ds := &mapcommons.Dataset{Type: "csv", Metadata: mapcommons.Metadata{Title: "shared"}}
+	if err := a.Datasets.CreateDataset(ctx, ds, SampleSource(5)); err != nil {
+		t.Fatal(err)
+	}
+	feats := sameEverywhere(t, a, b, ds.ID, 1, []int64{1, 2, 3, 4, 5})
+	if feats[4].Values[2] != "namee" {
+		t.Fatalf("feature 4 reads %v", feats[4].Values)
+	}
+	// Appended through b: a reads them at once, with the next ids.
+	if n, err := b.Features.AddFeatures(ctx, ds.ID, SampleSource(2)); err != nil || n != 2 {
+		t.Fatalf("b appends: %d, %v", n, err)
+	}
+	sameEverywhere(t, a, b, ds.ID, 2, []int64{1, 2, 3, 4, 5, 6, 7})
+	// Deleted through a: b reads the others, moved down, their ids kept.
+	if err := a.Features.DeleteFeatures(ctx, ds.ID, []int64{0, 6}); err != nil {
+		t.Fatal(err)
+	}
+	sameEverywhere(t, a, b, ds.ID, 3, []int64{2, 3, 4, 5, 6})
+	// Replaced through b: identical rows keep their ids; ids deleted are
+	// not given again.
+	src := SampleSource(5)
+	src.Features = src.Features[1:] // the rows of ids 2…5, then a new one
+	src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(99), nil, "new", true}})
+	if _, err := b.Datasets.ReplaceFeatures(ctx, ds.ID, src); err != nil {
+		t.Fatal(err)
+	}
+	feats = sameEverywhere(t, a, b, ds.ID, 4, []int64{2, 3, 4, 5, 8})
+	if feats[4].Values[2] != "new" || feats[4].Geometry != nil {
+		t.Fatalf("the new row reads %+v", feats[4])
+	}
+	// A query through a sees what b wrote.
+	q := &mapcommons.FeatureQuery{Limit: -1, BBox: &mapcommons.BBox{W: 1.5, S: -10, E: 10, N: 10}, Sort: "n", Descending: true}
+	var got []int64
+	if err := a.Features.ScanFeatures(ctx, ds.ID, q, func(f *mapcommons.Feature) error { got = append(got, f.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []int64{5, 4, 3}) {
+		t.Fatalf("a's query after b's replace: ids %v, want [5 4 3]", got)
+	}
+	// Appends through both stores at once come one after the other: each
+	// learns the count the one before left, and none is lost.
+	const n = 8
+	var wg sync.WaitGroup
+	told := make(chan int64, n)
+	errs := make(chan error, n)
+	for i := range n {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := &appendAware{SliceSource: SampleSource(1), existing: -1}
+			_, err := s.Features.AddFeatures(ctx, ds.ID, src)
+			told <- src.existing
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(told)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var counts []int64
+	for c := range told {
+		counts = append(counts, c)
+	}
+	slices.Sort(counts)
+	for i, c := range counts {
+		if c != int64(5+i) {
+			t.Fatalf("concurrent appends learned counts %v; want 5 to %d, each once", counts, 5+n-1)
+		}
+	}
+	sameEverywhere(t, a, b, ds.ID, 4+n, []int64{2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	// Deleted through a: gone for b.
+	if err := a.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Datasets.FindDatasetByID(ctx, ds.ID)
+	code(t, err, mapcommons.ENOTFOUND)
+	err = b.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(*mapcommons.Feature) error { return nil })
 	code(t, err, mapcommons.ENOTFOUND)
 }

@@ -1,0 +1,120 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+)
+
+// FeatureService implements mapcommons.FeatureService on the store.
+type FeatureService struct{ db *DB }
+
+var _ mapcommons.FeatureService = (*FeatureService)(nil)
+
+// ScanFeatures implements mapcommons.FeatureService (query.go says what
+// SQL answers and what Go does).
+func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return s.db.read(ctx, datasetID, func(tx pgx.Tx, ds *datasetRow) error {
+		p, err := compile(ds, q)
+		if err != nil {
+			return err
+		}
+		return p.scan(ctx, tx, fn)
+	})
+}
+
+// GroupFeatures implements mapcommons.FeatureService.
+func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+	var out []mapcommons.Group
+	err := s.db.read(ctx, datasetID, func(tx pgx.Tx, ds *datasetRow) error {
+		p, err := compile(ds, q)
+		if err != nil {
+			return err
+		}
+		out, err = p.groups(ctx, tx)
+		return err
+	})
+	return out, err
+}
+
+// AddFeatures implements mapcommons.FeatureService: the new features are
+// appended to the dataset's table in place (COPY), under the dataset's
+// write lock, in the transaction that updates its row; readers see the
+// features before or after. The old features keep their ids; the new get
+// the next ids.
+func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
+	var added int64
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockFeatures(ctx, tx, datasetID); err != nil {
+			return err
+		}
+		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
+		if err != nil {
+			return err
+		}
+		if a, ok := src.(mapcommons.AppendAware); ok {
+			a.AppendingTo(old.FeatureCount) // under the dataset's write lock
+		}
+		g, err := appendTo(ctx, tx, old)
+		if err != nil {
+			return err
+		}
+		if err := g.load(ctx, src, nil); err != nil {
+			return err
+		}
+		added = g.n - old.FeatureCount
+		return s.swap(ctx, g, old)
+	})
+	return added, err
+}
+
+// DeleteFeatures implements mapcommons.FeatureService. The features left
+// keep their ids; the ids of those deleted are not given again.
+func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
+	return s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+		for _, p := range positions {
+			if p < 0 || p >= old.FeatureCount {
+				return mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, old.FeatureCount)
+			}
+		}
+		return g.copyRows(ctx, old.table, positions)
+	})
+}
+
+// rewrite fills a new generation of a dataset's features with fill, from
+// the old, and swaps it in, in one transaction under the dataset's write
+// lock. The new generation gives ids from the old one's next id on.
+func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *datasetRow, g *generation) error) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockFeatures(ctx, tx, id); err != nil {
+			return err
+		}
+		old, err := findDataset(ctx, tx, id, false) // the lock keeps its features as they are
+		if err != nil {
+			return err
+		}
+		g, err := newGeneration(ctx, tx, id, old.Attributes)
+		if err != nil {
+			return err
+		}
+		g.nextID = old.nextID
+		if err := fill(old, g); err != nil {
+			return err
+		}
+		return s.swap(ctx, g, old)
+	})
+}
+
+// swap finishes generation g and points dataset old's row at it.
+func (s *FeatureService) swap(ctx context.Context, g *generation, old *datasetRow) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sum, err := g.finish(ctx)
+	if err != nil {
+		return err
+	}
+	return g.point(ctx, sum, old.table, s.db.now())
+}

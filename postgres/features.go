@@ -1,0 +1,395 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/segment"
+)
+
+// The features of a dataset live in a table of their own, one generation
+// after another: features_<dataset id>_<generation>. Its columns:
+//
+//	pos   bigint   the feature's position (0-based; the order of features)
+//	fid   bigint   its stable id
+//	geom  bytea    its geometry as WKB, as mapcommons.Feature carries it
+//	minx … maxy    the box spatial.IndexBounds gives it (NULL without one)
+//	box   geometry that box as a PostGIS envelope (generated), GiST-indexed
+//	a0 …           one typed column per attribute, by index: bigint,
+//	               double precision, boolean, or bytea for strings and
+//	               dates (compared byte by byte as the segment engine
+//	               does, whatever the bytes)
+//
+// Column and table names are made of numbers only and quoted with
+// pgx.Identifier; values always go as parameters.
+//
+// A write of the features (create, delete, replace) fills a new table in
+// the transaction that points the dataset's row at it and drops the old
+// one, under the dataset's advisory lock (lockFeatures): readers see the
+// old features or the new, a failure leaves the old ones, and the DROP
+// waits for the old table's readers to finish. An append adds rows to the
+// current table in place, in the transaction that updates the row:
+// readers, whose snapshot holds the row and the table together, see the
+// features before it or after.
+
+// featuresLock namespaces the advisory locks of datasets' features (the
+// first key of pg_advisory_xact_lock(int, int)): "mc" in ASCII.
+const featuresLock int32 = 0x6d63
+
+// lockFeatures takes dataset id's write lock until the end of tx: the
+// writes of one dataset's features, from any server, come one at a time.
+func lockFeatures(ctx context.Context, tx pgx.Tx, id int64) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, featuresLock, int32(id))
+	return formatError(err)
+}
+
+// ident quotes a table or column name.
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// attrColumn is the column of attribute i.
+func attrColumn(i int) string { return ident("a" + strconv.Itoa(i)) }
+
+// sqlType is the column type of an attribute type.
+func sqlType(t mapcommons.AttrType) string {
+	switch t {
+	case mapcommons.AttrInteger:
+		return "bigint"
+	case mapcommons.AttrFloat:
+		return "double precision"
+	case mapcommons.AttrBoolean:
+		return "boolean"
+	}
+	return "bytea"
+}
+
+// dropTable drops a features table ("" is none).
+func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
+	if table == "" {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table))
+	return formatError(err)
+}
+
+// generation is a features table being filled in a transaction: a new
+// one, or the current one appended to (existing).
+type generation struct {
+	tx    pgx.Tx
+	id    int64 // the dataset's
+	attrs []mapcommons.Attribute
+	table string
+	n     int64 // rows so far; the next position
+	// existing: the dataset's current table, appended to in place
+	// (readers of an older snapshot do not see the new rows)
+	existing bool
+	lastID   int64 // the id of the last row (0: none)
+	nextID   int64 // the id the next new row gets
+	sum      *mapcommons.SummaryBuilder
+}
+
+// newGeneration creates a new, empty features table for dataset id.
+func newGeneration(ctx context.Context, tx pgx.Tx, id int64, attrs []mapcommons.Attribute) (*generation, error) {
+	var gen int64
+	if err := tx.QueryRow(ctx, `SELECT nextval('feature_generations')`).Scan(&gen); err != nil {
+		return nil, formatError(err)
+	}
+	g := &generation{tx: tx, id: id, attrs: attrs, table: fmt.Sprintf("features_%d_%d", id, gen),
+		nextID: 1, sum: mapcommons.NewSummaryBuilder(attrs, false)}
+	var b strings.Builder
+	b.WriteString(`CREATE TABLE ` + ident(g.table) + ` (pos bigint NOT NULL, fid bigint NOT NULL, geom bytea,
+		minx double precision, miny double precision, maxx double precision, maxy double precision,
+		box geometry GENERATED ALWAYS AS (ST_MakeEnvelope(minx, miny, maxx, maxy)) STORED`)
+	for i, a := range attrs {
+		b.WriteString(", " + attrColumn(i) + " " + sqlType(a.Type))
+	}
+	b.WriteString(")")
+	if _, err := tx.Exec(ctx, b.String()); err != nil {
+		return nil, formatError(err)
+	}
+	return g, nil
+}
+
+// columns are the columns a generation is filled through, in order.
+func (g *generation) columns() []string {
+	cols := []string{"pos", "fid", "geom", "minx", "miny", "maxx", "maxy"}
+	for i := range g.attrs {
+		cols = append(cols, "a"+strconv.Itoa(i))
+	}
+	return cols
+}
+
+// copySource feeds the rows of a FeatureSource to CopyFrom, checking each
+// feature as the segment writer does and adding it to the summary.
+type copySource struct {
+	ctx   context.Context
+	g     *generation
+	src   mapcommons.FeatureSource
+	match *idMatcher
+	row   []any
+	err   error
+}
+
+func (c *copySource) Next() bool {
+	if c.g.n%4096 == 0 {
+		if c.err = c.ctx.Err(); c.err != nil {
+			return false
+		}
+	}
+	f, err := c.src.Next()
+	if errors.Is(err, mapcommons.EOF) {
+		return false
+	} else if err != nil {
+		c.err = err
+		return false
+	}
+	f.ID = 0 // the store gives the ids, whatever the source says
+	if c.match != nil {
+		f.ID = c.match.id(f, c.g.lastID)
+	}
+	c.row, c.err = c.g.add(f, c.row[:0])
+	return c.err == nil
+}
+
+func (c *copySource) Values() ([]any, error) { return c.row, nil }
+func (c *copySource) Err() error             { return c.err }
+
+// add checks feature f and adds it to the summary as the segment writer
+// does (segment.CheckFeature), gives it its position and id (f.ID when
+// not zero, else the next id) and appends its row to row.
+func (g *generation) add(f *mapcommons.Feature, row []any) ([]any, error) {
+	if err := g.sum.CheckValues(f.Values); err != nil {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
+	}
+	r, ok, err := segment.CheckFeature(g.sum, int(g.n), f)
+	if err != nil {
+		return nil, err
+	}
+	var box [4]any
+	if ok {
+		box = [4]any{r.MinX, r.MinY, r.MaxX, r.MaxY}
+	}
+	var geom any
+	if len(f.Geometry) > 0 {
+		geom = f.Geometry
+	}
+	id := f.ID
+	if id == 0 {
+		id = g.nextID
+	} else if id <= g.lastID || id == math.MaxInt64 {
+		return nil, fmt.Errorf("postgres: feature %d has id %d, not above the previous %d", g.n, id, g.lastID)
+	}
+	row = append(row, g.n, id, geom, box[0], box[1], box[2], box[3])
+	for _, v := range f.Values {
+		if s, ok := v.(string); ok {
+			v = []byte(s)
+		}
+		row = append(row, v)
+	}
+	g.lastID, g.nextID = id, max(g.nextID, id+1)
+	g.n++
+	return row, nil
+}
+
+// load copies the features of src into the table (binary COPY, streaming).
+// match, when not nil, gives new rows identical to old ones their ids.
+func (g *generation) load(ctx context.Context, src mapcommons.FeatureSource, match *idMatcher) error {
+	cs := &copySource{ctx: ctx, g: g, src: src, match: match}
+	_, err := g.tx.CopyFrom(ctx, pgx.Identifier{g.table}, g.columns(), cs)
+	if cs.err != nil {
+		return cs.err // the source's or a check's, rather than COPY's report of it
+	}
+	return formatError(err)
+}
+
+// appendTo returns the current table of dataset old as a generation to
+// append to, in place: its rows, added to the summary, stay.
+func appendTo(ctx context.Context, tx pgx.Tx, old *datasetRow) (*generation, error) {
+	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
+		nextID: old.nextID, sum: mapcommons.NewSummaryBuilder(old.Attributes, false)}
+	return g, g.summarize(ctx)
+}
+
+// copyRows fills the table with the rows of table old in position order,
+// but those at the positions skip, renumbered from 0; then adds them to
+// the summary.
+func (g *generation) copyRows(ctx context.Context, old string, skip []int64) error {
+	if skip == nil {
+		skip = []int64{} // not NULL, which <> ALL would make match nothing
+	}
+	cols := strings.Join(g.columns()[1:], ", ")
+	if _, err := g.tx.Exec(ctx, `INSERT INTO `+ident(g.table)+` (pos, `+cols+`)
+		SELECT row_number() OVER (ORDER BY pos) - 1, `+cols+` FROM `+ident(old)+` WHERE pos <> ALL($1)`, skip); err != nil {
+		return formatError(err)
+	}
+	return g.summarize(ctx)
+}
+
+// summarize adds the rows the table holds to the summary, in position
+// order, and counts them.
+func (g *generation) summarize(ctx context.Context) error {
+	sel := "geom, fid"
+	for i := range g.attrs {
+		sel += ", " + attrColumn(i)
+	}
+	rows, err := g.tx.Query(ctx, `SELECT `+sel+` FROM `+ident(g.table)+` ORDER BY pos`)
+	if err != nil {
+		return formatError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		geom, _ := vals[0].([]byte)
+		values := featureValues(vals[2:], nil)
+		if x, y, isPoint := wkb.StoredPoint(geom); isPoint {
+			err = g.sum.AddPoint(x, y, values)
+		} else if len(geom) > 0 {
+			dg, derr := wkb.Decode(geom)
+			if derr != nil {
+				return derr
+			}
+			err = g.sum.Add(&dg, values)
+		} else {
+			err = g.sum.Add(nil, values)
+		}
+		if err != nil {
+			return err
+		}
+		g.lastID = vals[1].(int64)
+		g.n++
+	}
+	return formatError(rows.Err())
+}
+
+// featureValues turns the attribute columns of a row into a Feature's
+// values (bytea back to strings), reusing out.
+func featureValues(cols []any, out []any) []any {
+	out = out[:0]
+	for _, v := range cols {
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// finish indexes a new table and returns the summary of its features.
+func (g *generation) finish(ctx context.Context) (*mapcommons.Summary, error) {
+	t := ident(g.table)
+	for _, stmt := range []string{
+		`ALTER TABLE ` + t + ` ADD PRIMARY KEY (pos)`,
+		`CREATE UNIQUE INDEX ON ` + t + ` (fid)`,
+		`CREATE INDEX ON ` + t + ` USING gist (box)`,
+		`ANALYZE ` + t,
+	} {
+		if g.existing {
+			break // indexed already
+		}
+		if _, err := g.tx.Exec(ctx, stmt); err != nil {
+			return nil, formatError(err)
+		}
+	}
+	// The medians: a radix selection over the column, as the segment
+	// writer does over its spooled column (non-null, finite values).
+	return g.sum.Summary(func(i int, n int64) (float64, error) {
+		return mapcommons.MedianOfKeys(n, func(fn func(key uint64)) error {
+			rows, err := g.tx.Query(ctx, `SELECT `+attrColumn(i)+`::double precision FROM `+t+` WHERE `+attrColumn(i)+` IS NOT NULL`)
+			if err != nil {
+				return formatError(err)
+			}
+			defer rows.Close()
+			var v float64
+			for rows.Next() {
+				if err := rows.Scan(&v); err != nil {
+					return err
+				}
+				if !math.IsNaN(v) && !math.IsInf(v, 0) {
+					fn(mapcommons.OrderKey(v))
+				}
+			}
+			return formatError(rows.Err())
+		})
+	})
+}
+
+// point points the dataset's row at the generation with its summary and
+// drops the table it pointed to (old, when another; "" at creation, which
+// leaves the version alone). The DROP comes first: it waits for the old
+// table's readers without holding the row's lock, so that metadata
+// updates go on meanwhile.
+func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old string, now time.Time) error {
+	statsJSON, err := json.Marshal(sum.Stats)
+	if err != nil {
+		return err
+	}
+	if old != g.table {
+		if err := dropTable(ctx, g.tx, old); err != nil {
+			return err
+		}
+	}
+	var ext [4]any
+	if e := sum.Extent; e != nil {
+		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
+	}
+	bump := 0
+	if old != "" {
+		bump = 1
+	}
+	n, err := affected(g.tx.Exec(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
+		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
+		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END WHERE id = $13`,
+		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
+		sum.GeometryMask, statsJSON, bump, now, g.id))
+	if err != nil {
+		return err
+	} else if n == 0 {
+		return datasetNotFound(g.id)
+	}
+	return nil
+}
+
+// pgUndefinedTable is the error of a statement on a table that is gone.
+const pgUndefinedTable = "42P01"
+
+// read runs fn in a read-only, repeatable-read transaction with dataset
+// id's row (its snapshot: the row and the table it points to agree). A
+// writer that swapped the table in and dropped the old one meanwhile makes
+// fn fail with undefined_table: the row is read again and fn retried once.
+func (db *DB) read(ctx context.Context, id int64, fn func(tx pgx.Tx, ds *datasetRow) error) error {
+	for try := 0; ; try++ {
+		err := func() error {
+			tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+			if err != nil {
+				return formatError(err)
+			}
+			defer tx.Rollback(ctx)
+			ds, err := findDataset(ctx, tx, id, false)
+			if err != nil {
+				return err
+			}
+			if err := fn(tx, ds); err != nil {
+				return err
+			}
+			return formatError(tx.Commit(ctx))
+		}()
+		var pe *pgconn.PgError
+		if try == 0 && errors.As(err, &pe) && pe.Code == pgUndefinedTable {
+			continue
+		}
+		return err
+	}
+}
