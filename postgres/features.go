@@ -78,7 +78,8 @@ func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
 	if table == "" {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table))
+	// CASCADE: the dataset's view over it (views.go) goes with it.
+	_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table)+` CASCADE`)
 	return formatError(err)
 }
 
@@ -358,6 +359,9 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 		return err
 	} else if n == 0 {
 		return datasetNotFound(g.id)
+	}
+	if old != g.table {
+		return writeView(ctx, g.tx, g.id, g.table, g.attrs)
 	}
 	return nil
 }
