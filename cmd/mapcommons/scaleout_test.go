@@ -374,3 +374,13 @@ func countFailed(ds []*scaleDataset) int {
 	}
 	return n
 }
+
+// TestComposeHAProxyConfig: the load balancer's configuration of the
+// README's compose file (examples/postgres) is one haproxy accepts.
+func TestComposeHAProxyConfig(t *testing.T) {
+	bin := haproxyPath(t)
+	out, err := exec.Command(bin, "-c", "-f", "../../examples/postgres/haproxy.cfg").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Configuration file is valid") {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
+	}
+}
