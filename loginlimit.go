@@ -11,7 +11,8 @@ import (
 // as through one. Each limit is a bucket of Capacity tokens refilling one
 // every Per, kept as the time the bucket is full again (the generic cell
 // rate algorithm): at now it holds Capacity - max(0, full-now)/Per tokens.
-// Keys are opaque strings chosen by the caller ("addr:…", "login:…").
+// Keys are opaque strings chosen by the caller ("addr:…", "login:…"),
+// valid UTF-8 without NUL bytes (a store may keep them as text).
 type LoginLimitService interface {
 	// LoginLimits returns, for each of keys in order, when its bucket is
 	// full again; the zero time for a bucket that is full (never spent,

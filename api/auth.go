@@ -307,10 +307,20 @@ func newAuthLimiter(limits mapcommons.LoginLimitService, now func() time.Time) *
 }
 
 // The limiter's buckets in the store: by client address, by login, by
-// trusted (login, address) pair.
-func addrLimit(c loginClient) string               { return "addr:" + c.addr }
-func loginLimit(login string) string               { return "login:" + loginKey(login) }
-func pairLimit(login string, c loginClient) string { return "pair:" + trustKey(login, c.addr) }
+// trusted (address, login) pair. A login is any bytes a client sends: it
+// goes into a key as the hex SHA-256 of its loginKey, so that keys are
+// short ASCII whatever it is (a store's text may hold neither NUL nor
+// invalid UTF-8); an address never contains a space.
+func addrLimit(c loginClient) string { return "addr:" + c.addr }
+func loginLimit(login string) string { return "login:" + loginHash(login) }
+func pairLimit(login string, c loginClient) string {
+	return "pair:" + c.addr + " " + loginHash(login)
+}
+
+func loginHash(login string) string {
+	h := sha256.Sum256([]byte(loginKey(login)))
+	return hex.EncodeToString(h[:])
+}
 
 // loginKey is the key of a login's bucket: case-insensitive (as logins
 // are), and bounded (a login longer than any real one is cut).

@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"mapcommons"
 )
@@ -147,5 +149,27 @@ func TestClientIP(t *testing.T) {
 				t.Errorf("without trusted proxies, %s %v: %s, want %s", c.peer, c.headers, got, c.wantAll)
 			}
 		}
+	}
+}
+
+// TestLimiterKeys: the keys of the limiter's buckets are short ASCII
+// whatever login a client sends (a NUL byte, bytes that are not UTF-8, a
+// very long one: PostgreSQL's text holds neither of the first two), the
+// same for logins that differ only in case, distinct for others.
+func TestLimiterKeys(t *testing.T) {
+	t.Parallel()
+	c := loginClient{addr: "2001:db8:1:2::/64", net: "2001:db8:1::/48"}
+	for _, login := range []string{"ann", "a\x00b", "\xff\xfe", strings.Repeat("x", 5000)} {
+		for _, k := range []string{loginLimit(login), pairLimit(login, c), addrLimit(c)} {
+			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || len(k) > 100 {
+				t.Errorf("login %.20q: key %q", login, k)
+			}
+		}
+	}
+	if loginLimit("Ann") != loginLimit("aNN") || pairLimit("Ann", c) != pairLimit("ann", c) {
+		t.Error("logins that differ in case have different buckets")
+	}
+	if loginLimit("ann") == loginLimit("bob") || pairLimit("ann", c) == pairLimit("ann", client("other")) {
+		t.Error("different logins or clients share a bucket")
 	}
 }
