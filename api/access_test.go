@@ -8,9 +8,7 @@ package api_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -102,8 +100,7 @@ type matrixFixture struct {
 	scratch  int64    // a group for the group routes
 	datasets []*mapcommons.Dataset
 	maps     []*mapcommons.Map
-	n        int     // a counter for unique names
-	raw      *sql.DB // the store's file, read-only, for counting rows
+	n        int // a counter for unique names
 }
 
 func (f *matrixFixture) perms(setting int) []mapcommons.Permission {
@@ -151,12 +148,6 @@ func (f *matrixFixture) newMap(t *testing.T, setting int, ds *mapcommons.Dataset
 func newMatrixFixture(t *testing.T, mode mapcommons.Mode) *matrixFixture {
 	ts := newServer(t, func(c *api.Config) { c.Mode = mode })
 	f := &matrixFixture{ts: ts, mode: mode, users: map[string]*mapcommons.User{}, svc: ts.svc}
-	raw, err := sql.Open("sqlite", "file:"+filepath.Join(filepath.Dir(ts.tmp), "mapcommons.db")+"?_pragma=query_only(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { raw.Close() })
-	f.raw = raw
 	ctx := context.Background()
 	hash, _ := mapcommons.HashPassword("secret1", bcrypt.MinCost)
 	for _, r := range matrixRoles[1:] {
@@ -220,8 +211,8 @@ func (f *matrixFixture) state(t *testing.T, setting int) state {
 	}
 	st.owner = *owner
 	c := &st.counts
-	if err := f.raw.QueryRow(`SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM user_groups),
-		(SELECT count(*) FROM datasets), (SELECT count(*) FROM maps)`).Scan(&c[0], &c[1], &c[2], &c[3]); err != nil {
+	if err := f.ts.store.queryRow(t, `SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM user_groups),
+		(SELECT count(*) FROM datasets), (SELECT count(*) FROM maps)`, &c[0], &c[1], &c[2], &c[3]); err != nil {
 		t.Fatal(err)
 	}
 	return st

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -42,13 +43,15 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password string) (*mapcommons.User, error) {
 	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
-	st := s.limiter.state(login, c)
+	st, err := s.limiter.state(r.Context(), login, c)
+	if err != nil {
+		return nil, err
+	}
 	if st.addrWait > 0 {
 		return nil, tooManyLogins(st.addrWait)
 	}
 	if len(login) > 100 || len(password) > mapcommons.MaxPasswordLen {
-		s.limiter.fail(login, c, st.trusted)
-		return nil, bad
+		return nil, s.failedLogin(r, login, c, st.trusted, bad)
 	}
 	u, err := s.svc.Users.FindUserByLogin(r.Context(), login)
 	if err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
@@ -70,18 +73,25 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 	if u == nil {
 		// Spend the time a real check would, so timing does not tell which logins exist.
 		mapcommons.CheckPassword(s.auth.dummyHash, password)
-		s.limiter.fail(login, c, st.trusted)
-		return nil, bad
+		return nil, s.failedLogin(r, login, c, st.trusted, bad)
 	}
 	if !s.auth.ok(u, password) {
 		if !mapcommons.CheckPassword(u.PasswordHash, password) {
-			s.limiter.fail(login, c, st.trusted)
-			return nil, bad
+			return nil, s.failedLogin(r, login, c, st.trusted, bad)
 		}
 		s.auth.remember(u, password)
 	}
 	s.trustClient(w, r, u, login, c)
 	return u, nil
+}
+
+// failedLogin counts a failed login against the limits, and returns the
+// error to answer with: bad, or the store's when it could not count it.
+func (s *Server) failedLogin(r *http.Request, login string, c loginClient, trusted bool, bad error) error {
+	if err := s.limiter.fail(context.WithoutCancel(r.Context()), login, c, trusted); err != nil {
+		return err
+	}
+	return bad
 }
 
 // hasCredentials reports whether r carries credentials other than the
@@ -275,49 +285,32 @@ const (
 	// trustRenew is how long before its end a trusted client's entry in
 	// the store is renewed by a login from it.
 	trustRenew = trustTTL - 24*time.Hour
-	// limiterEntries bounds each table of the limiter; beyond it, entries
-	// that no longer matter (full buckets, expired trust) are dropped.
+	// limiterEntries bounds the trusted clients the limiter knows; beyond
+	// it, those whose trust is over are dropped (all of them, if need be).
 	limiterEntries = 100000
 )
 
 // authLimiter counts failed logins per login, per client address and per
-// trusted client of a login.
+// trusted client of a login, in buckets the store keeps (so that every
+// server sharing it counts the same), and knows which clients are trusted
+// for which logins (what this server knows of the store's trust).
 type authLimiter struct {
+	limits mapcommons.LoginLimitService
+	now    func() time.Time
+
 	mu      sync.Mutex
-	now     func() time.Time
-	logins  map[string]*bucket
-	addrs   map[string]*bucket
-	pairs   map[string]*bucket
-	trusted map[string]time.Time // login + "\x00" + key → until when (what this server knows of the store's trust)
+	trusted map[string]time.Time // login + "\x00" + key → until when
 }
 
-// bucket is a token bucket: tokens at the time at, refilling at perMinute.
-type bucket struct {
-	tokens float64
-	at     time.Time
+func newAuthLimiter(limits mapcommons.LoginLimitService, now func() time.Time) *authLimiter {
+	return &authLimiter{limits: limits, now: now, trusted: map[string]time.Time{}}
 }
 
-func newAuthLimiter(now func() time.Time) *authLimiter {
-	return &authLimiter{now: now, logins: map[string]*bucket{}, addrs: map[string]*bucket{}, pairs: map[string]*bucket{}, trusted: map[string]time.Time{}}
-}
-
-// level returns the tokens of the bucket at key (full when absent) at now.
-func level(m map[string]*bucket, key string, capacity float64, now time.Time) float64 {
-	b, ok := m[key]
-	if !ok {
-		return capacity
-	}
-	return min(capacity, b.tokens+now.Sub(b.at).Minutes()*capacity)
-}
-
-// wait is how long until the bucket at key holds a whole token.
-func wait(m map[string]*bucket, key string, capacity float64, now time.Time) time.Duration {
-	t := level(m, key, capacity, now)
-	if t >= 1 {
-		return 0
-	}
-	return time.Duration((1 - t) / capacity * float64(time.Minute))
-}
+// The limiter's buckets in the store: by client address, by login, by
+// trusted (login, address) pair.
+func addrLimit(c loginClient) string               { return "addr:" + c.addr }
+func loginLimit(login string) string               { return "login:" + loginKey(login) }
+func pairLimit(login string, c loginClient) string { return "pair:" + trustKey(login, c.addr) }
 
 // loginKey is the key of a login's bucket: case-insensitive (as logins
 // are), and bounded (a login longer than any real one is cut).
@@ -346,41 +339,37 @@ func (st limitState) wait() time.Duration {
 }
 
 // state returns the limits that bear on an attempt at login by c.
-func (l *authLimiter) state(login string, c loginClient) limitState {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+func (l *authLimiter) state(ctx context.Context, login string, c loginClient) (limitState, error) {
+	full, err := l.limits.LoginLimits(ctx, []string{addrLimit(c), loginLimit(login), pairLimit(login, c)})
+	if err != nil {
+		return limitState{}, err
+	}
 	now := l.now()
 	st := limitState{
-		addrWait:  wait(l.addrs, c.addr, addrFailures, now),
-		loginWait: wait(l.logins, loginKey(login), loginFailures, now),
-		pairWait:  wait(l.pairs, trustKey(login, c.addr), pairFailures, now),
+		addrWait:  mapcommons.LoginWait(full[0], now, time.Minute/addrFailures, addrFailures),
+		loginWait: mapcommons.LoginWait(full[1], now, time.Minute/loginFailures, loginFailures),
+		pairWait:  mapcommons.LoginWait(full[2], now, time.Minute/pairFailures, pairFailures),
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, k := range c.keys() {
 		if until, ok := l.trusted[trustKey(login, k)]; ok && now.Before(until) {
 			st.trusted = true
 		}
 	}
-	return st
+	return st, nil
 }
 
 // fail takes a token from the address's bucket, and from the trusted
 // client's or else the login's.
-func (l *authLimiter) fail(login string, c loginClient, trusted bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	take := func(m map[string]*bucket, key string, capacity float64) {
-		if len(m) >= limiterEntries {
-			prune(m, capacity, now)
-		}
-		m[key] = &bucket{tokens: max(0, level(m, key, capacity, now)-1), at: now}
-	}
-	take(l.addrs, c.addr, addrFailures)
+func (l *authLimiter) fail(ctx context.Context, login string, c loginClient, trusted bool) error {
+	spends := []mapcommons.LoginSpend{{Key: addrLimit(c), Per: time.Minute / addrFailures, Capacity: addrFailures}}
 	if trusted {
-		take(l.pairs, trustKey(login, c.addr), pairFailures)
+		spends = append(spends, mapcommons.LoginSpend{Key: pairLimit(login, c), Per: time.Minute / pairFailures, Capacity: pairFailures})
 	} else {
-		take(l.logins, loginKey(login), loginFailures)
+		spends = append(spends, mapcommons.LoginSpend{Key: loginLimit(login), Per: time.Minute / loginFailures, Capacity: loginFailures})
 	}
+	return l.limits.SpendLoginTokens(ctx, l.now(), spends)
 }
 
 // succeed trusts c for login here, and returns the keys the store should
@@ -420,19 +409,6 @@ func (l *authLimiter) rememberLocked(tk string, now time.Time) {
 		}
 	}
 	l.trusted[tk] = now.Add(trustTTL)
-}
-
-// prune drops the buckets that have filled up again (they count as absent);
-// if that is not enough, all of them.
-func prune(m map[string]*bucket, capacity float64, now time.Time) {
-	for k := range m {
-		if level(m, k, capacity, now) >= capacity {
-			delete(m, k)
-		}
-	}
-	if len(m) >= limiterEntries {
-		clear(m)
-	}
 }
 
 // retryAfterError is an error whose answer says when to try again.

@@ -15,7 +15,7 @@ func TestDatasetList(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	clock := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	ts.db.Now = func() time.Time { clock = clock.Add(time.Minute); return clock }
+	ts.store.setNow(func() time.Time { clock = clock.Add(time.Minute); return clock })
 	share := `{"permissions":[{"group_id":"everyone","permissions":{"view":true}}]}`
 	var public []string
 	for _, title := range []string{"First", "Second", "Third"} {

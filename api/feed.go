@@ -278,31 +278,36 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 	return nil, err
 }
 
-// RefreshFeeds refetches every feed last fetched longer than maxAge ago,
-// one after the other; cmd calls it periodically (--refresh-interval).
+// RefreshFeeds refetches, one after the other, every feed last fetched
+// maxAge or longer ago; cmd calls it periodically (--refresh-interval).
+// Each feed is claimed in the store first, for longer than a refresh can
+// take, so that of several servers sharing the store one refreshes it; a
+// feed whose refresh failed is tried again once its claim is over.
 func (s *Server) RefreshFeeds(ctx context.Context, maxAge time.Duration) {
-	const page = 100
-	for offset := 0; ; offset += page {
-		feeds, _, err := s.svc.Datasets.FindDatasets(ctx, mapcommons.DatasetFilter{Feeds: true, Offset: offset, Limit: page})
+	lease := 2 * s.cfg.FetchTimeout
+	if lease < 10*time.Minute {
+		lease = 10 * time.Minute
+	}
+	for ctx.Err() == nil {
+		id, err := s.svc.FeedClaims.ClaimDueFeed(ctx, maxAge, lease)
+		if err != nil || id == 0 {
+			if err != nil && ctx.Err() == nil {
+				s.logger.Error("claiming a feed to refresh", "err", err)
+			}
+			return
+		}
+		ds, err := s.svc.Datasets.FindDatasetByID(ctx, id)
 		if err != nil {
-			s.logger.Error("listing feeds to refresh", "err", err)
+			if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+				continue // deleted since
+			}
+			s.logger.Error("reading a feed to refresh", "dataset", id, "err", err)
 			return
 		}
-		for _, ds := range feeds {
-			if ctx.Err() != nil {
-				return
-			}
-			if time.Since(ds.FetchedAt) < maxAge {
-				continue
-			}
-			if _, err := s.refetch(ctx, ds); err != nil {
-				s.logger.LogAttrs(ctx, slog.LevelWarn, "refreshing a feed failed", slog.Int64("dataset", ds.ID), slog.String("err", err.Error()))
-			} else {
-				s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", ds.ID))
-			}
-		}
-		if len(feeds) < page {
-			return
+		if _, err := s.refetch(ctx, ds); err != nil {
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "refreshing a feed failed", slog.Int64("dataset", ds.ID), slog.String("err", err.Error()))
+		} else {
+			s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", ds.ID))
 		}
 	}
 }

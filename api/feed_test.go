@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -341,4 +343,38 @@ func TestFeedAppliance(t *testing.T) {
 		body: []byte(`{"permissions":[{"group_id":` + itoa(g) + `,"permissions":{"edit":true}}]}`)}), 200)
 	must(t, ts.do(req{method: "PUT", path: path + "/fetch.json", user: "bob"}), 200)
 	must(t, ts.do(req{method: "POST", path: link, user: "bob"}), http.StatusOK)
+}
+
+// TestRefreshFeedsTwoServers: two servers sharing a store refresh each
+// due feed once between them, not once each; a feed whose refresh failed
+// is not fetched again by the next round while its claim holds.
+func TestRefreshFeedsTwoServers(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, allowPrivate)
+	rm := newRemote(t)
+	paths := []string{"/a.csv", "/b.csv", "/c.csv", "/d.csv", "/e.csv"}
+	for _, p := range paths {
+		rm.set(p, remotePage{ctype: "text/csv", body: "name,lat,lon\nx,1,2\n"})
+		must(t, ts.do(req{method: "POST", path: "/datasets.json?url=" + url.QueryEscape(rm.URL+p), user: "alice"}), http.StatusCreated)
+	}
+	rm.set("/e.csv", remotePage{status: 500, body: "down"})
+	other := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)
+	var wg sync.WaitGroup
+	for _, s := range []*api.Server{ts.handler.(*api.Server), other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.RefreshFeeds(t.Context(), 0)
+		}()
+	}
+	wg.Wait()
+	for _, p := range paths {
+		if n := rm.count(p); n != 2 {
+			t.Errorf("%s fetched %d times: once to register, then once by one of the two servers", p, n)
+		}
+	}
+	other.RefreshFeeds(t.Context(), 0)
+	if n := rm.count("/e.csv"); n != 2 {
+		t.Errorf("the failed feed fetched again at once: %d fetches", n)
+	}
 }

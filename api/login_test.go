@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -63,6 +65,28 @@ func TestAuthRateLimit(t *testing.T) {
 	}
 	errorOf(t, try("bob", "secret1", "[2001:db8:1:2::ffff]"), 429, "too_many_requests", "")
 	must(t, try("bob", "secret1", "[2001:db8:1:3::1]"), 200)
+}
+
+// TestAuthRateLimitTwoServers: the failures counted by one server hold
+// the login at the other (servers sharing a store behind a load balancer
+// limit a password guessed through both as through one).
+func TestAuthRateLimitTwoServers(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ts := newServer(t, func(c *api.Config) { c.Now = func() time.Time { return now } })
+	other := &testServer{t: t, svc: ts.svc, cfg: ts.cfg, handler: api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)}
+	for i := range 5 {
+		s := ts
+		if i%2 == 1 {
+			s = other
+		}
+		errorOf(t, s.loginTry("alice", "wrong"+strconv.Itoa(i), "198.51.100.1", nil), 401, "unauthorized", "invalid")
+	}
+	for _, s := range []*testServer{ts, other} {
+		errorOf(t, s.loginTry("alice", "wrong", "198.51.100.7", nil), 429, "too_many_requests", "try again")
+	}
+	now = now.Add(12 * time.Second)
+	must(t, other.loginTry("alice", "secret1", "203.0.113.2", nil), 200)
 }
 
 // TestLoginGuessing: someone guesses alice's password once a second, each

@@ -167,6 +167,10 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 	if cfg.FormMemory == 0 {
 		cfg.FormMemory = max(16<<20, 4*cfg.MaxForm)
 	}
+	limits := svc.LoginLimits
+	if limits == nil {
+		limits = mapcommons.NewMemoryLoginLimits()
+	}
 	s := &Server{
 		logger:  logger,
 		cfg:     cfg,
@@ -174,7 +178,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		svc:     svc,
 		mux:     http.NewServeMux(),
 		auth:    newAuthCache(cfg.BcryptCost),
-		limiter: newAuthLimiter(cfg.Now),
+		limiter: newAuthLimiter(limits, cfg.Now),
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)

@@ -21,8 +21,6 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/internal/sqlitetest"
-	"mapcommons/sqlite"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -35,7 +33,7 @@ type testServer struct {
 	t       testing.TB
 	handler http.Handler
 	svc     mapcommons.Services // the store's services
-	db      *sqlite.DB          // the store, when it is the embedded one
+	store   *testStore
 	tmp     string
 	cfg     api.Config
 }
@@ -48,8 +46,8 @@ func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
 // newServerAt is newServer with its store and spool in dir.
 func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testServer {
 	t.Helper()
-	db := sqlitetest.Open(t, filepath.Join(dir, "mapcommons.db"))
-	db.Now = func() time.Time { return time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC) }
+	store := openTestStore(t, dir)
+	store.setNow(func() time.Time { return time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC) })
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
@@ -59,7 +57,7 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	ts := &testServer{t: t, svc: db.Services(), db: db, tmp: tmp, cfg: cfg}
+	ts := &testServer{t: t, svc: store.services(), store: store, tmp: tmp, cfg: cfg}
 	users := ts.svc.Users
 	ts.restart()
 	for _, u := range []struct {

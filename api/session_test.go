@@ -6,17 +6,14 @@ package api_test
 
 import (
 	"crypto/tls"
-	"database/sql"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"mapcommons"
 	"mapcommons/api"
-	"mapcommons/sqlite"
 )
 
 const formType = "application/x-www-form-urlencoded"
@@ -113,10 +110,10 @@ func TestSession(t *testing.T) {
 		}
 		// The store holds the token's hash, not the token.
 		var n int
-		if err := sqlRead(t, filepath.Join(dir, "mapcommons.db"), `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(c.Value)+`'`, &n); err != nil || n != 1 {
+		if err := ts.store.queryRow(t, `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(c.Value)+`'`, &n); err != nil || n != 1 {
 			t.Fatalf("sessions by hash: %d, %v", n, err)
 		}
-		if err := sqlRead(t, filepath.Join(dir, "mapcommons.db"), `SELECT count(*) FROM sessions WHERE token_hash = '`+c.Value+`'`, &n); err != nil || n != 0 {
+		if err := ts.store.queryRow(t, `SELECT count(*) FROM sessions WHERE token_hash = '`+c.Value+`'`, &n); err != nil || n != 0 {
 			t.Fatalf("the token itself is stored: %d, %v", n, err)
 		}
 	})
@@ -241,7 +238,7 @@ func TestSession(t *testing.T) {
 			t.Fatalf("an expired cookie: %d", w.Code)
 		}
 		var n int
-		if err := sqlRead(t, filepath.Join(dir, "mapcommons.db"), `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(b.cookie.Value)+`'`, &n); err != nil || n != 0 {
+		if err := ts.store.queryRow(t, `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(b.cookie.Value)+`'`, &n); err != nil || n != 0 {
 			t.Fatalf("the expired session is still stored: %d, %v", n, err)
 		}
 	})
@@ -250,7 +247,7 @@ func TestSession(t *testing.T) {
 		b := ts.mustSignIn("alice")
 		stored := func(c *http.Cookie) int {
 			var n int
-			if err := sqlRead(t, filepath.Join(dir, "mapcommons.db"), `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(c.Value)+`'`, &n); err != nil {
+			if err := ts.store.queryRow(t, `SELECT count(*) FROM sessions WHERE token_hash = '`+mapcommons.HashSessionToken(c.Value)+`'`, &n); err != nil {
 				t.Fatal(err)
 			}
 			return n
@@ -270,13 +267,8 @@ func TestSession(t *testing.T) {
 	})
 	t.Run("Restart", func(t *testing.T) {
 		b := ts.mustSignIn("alice")
-		ts.db.Close()
-		db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		parent.Cleanup(func() { db.Close() }) // the later cases use it
-		ts.db, ts.svc = db, db.Services()
+		ts.store.reopen(parent) // the later cases use it
+		ts.svc = ts.store.services()
 		ts.restart()
 		me := decode[map[string]any](t, must(t, b.get("/session"), 200))
 		if me["login"] != "alice" || me["csrf_token"] != b.csrf {
@@ -334,16 +326,4 @@ func TestSession(t *testing.T) {
 			t.Fatalf("JSON sign-in: %v", doc)
 		}
 	})
-}
-
-// sqlRead runs one query on the store's file (read-only) and scans its
-// row into dst.
-func sqlRead(t *testing.T, path, query string, dst ...any) error {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.QueryRow(query).Scan(dst...)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"time"
 
@@ -30,8 +31,12 @@ const migrationLock int64 = 0x6d6170636f6d6d6f
 // DB is an open store: a pool of connections to one database.
 type DB struct {
 	pool *pgxpool.Pool
+	// limits is the login limiter's service (its last sweep is per store).
+	limits *LoginLimitService
 	// Now is the store's clock (tests may replace it before use).
 	Now func() time.Time
+	// Applied are the migrations (file names) this Open applied.
+	Applied []string
 }
 
 // Open connects to the database at url (postgres://… or a key=value
@@ -51,6 +56,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{pool: pool, Now: time.Now}
+	db.limits = &LoginLimitService{db: db}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
@@ -79,14 +85,16 @@ func utc(t time.Time) time.Time { return t.UTC() }
 // are nil (storetest skips their parts).
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:    &UserService{db: db},
-		Groups:   &GroupService{db: db},
-		Maps:     &MapService{db: db},
-		Datasets: &DatasetService{db: db},
-		Features: &FeatureService{db: db},
-		Trust:    &LoginTrustService{db: db},
-		Sessions: &SessionService{db: db},
-		Health:   db,
+		Users:       &UserService{db: db},
+		Groups:      &GroupService{db: db},
+		Maps:        &MapService{db: db},
+		Datasets:    &DatasetService{db: db},
+		Features:    &FeatureService{db: db},
+		Trust:       &LoginTrustService{db: db},
+		LoginLimits: db.limits,
+		Sessions:    &SessionService{db: db},
+		FeedClaims:  &FeedClaimService{db: db},
+		Health:      db,
 	}
 }
 
@@ -128,35 +136,41 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := migrateFile(ctx, conn.Conn(), name); err != nil {
+		applied, err := migrateFile(ctx, conn.Conn(), name)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if applied {
+			db.Applied = append(db.Applied, path.Base(name))
 		}
 	}
 	return nil
 }
 
-func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
+// migrateFile applies one migration unless it was, and reports whether it
+// applied it.
+func migrateFile(ctx context.Context, conn *pgx.Conn, name string) (bool, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback(ctx)
 	var done bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)`, name).Scan(&done); err != nil || done {
-		return err
+		return false, err
 	}
 	body, err := fs.ReadFile(migrations, name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Several statements in one: the simple protocol (no parameters).
 	if _, err := tx.Exec(ctx, string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (name) VALUES ($1)`, name); err != nil {
-		return err
+		return false, err
 	}
-	return tx.Commit(ctx)
+	return true, tx.Commit(ctx)
 }
 
 // PostgreSQL error codes formatError knows.

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,7 +37,12 @@ type DB struct {
 	read  *sql.DB // many connections, query-only
 	segs  *segments
 	cat   catalog
-	Now   func() time.Time
+	// limits are the login limiter's buckets: in memory, as one process
+	// at a time serves an embedded store (data/LOCK).
+	limits *mapcommons.MemoryLoginLimits
+	Now    func() time.Time
+	// Applied are the migrations (file names) this Open applied.
+	Applied []string
 }
 
 // Open opens (creating when missing) the database file at path and brings
@@ -69,7 +75,7 @@ func Open(path string) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, write: w, segs: segs, Now: time.Now}
+	db := &DB{path: path, write: w, segs: segs, limits: mapcommons.NewMemoryLoginLimits(), Now: time.Now}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -146,8 +152,12 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := db.migrateFile(ctx, name); err != nil {
+		applied, err := db.migrateFile(ctx, name)
+		if err != nil {
 			return err
+		}
+		if applied {
+			db.Applied = append(db.Applied, path.Base(name))
 		}
 	}
 	return nil
@@ -162,34 +172,36 @@ var migrationHooks = map[string]func(ctx context.Context, tx *sql.Tx) error{
 	"migrations/0008_normal_urls.sql": normalURLs,
 }
 
-func (db *DB) migrateFile(ctx context.Context, name string) error {
+// migrateFile applies one migration unless it was, and reports whether it
+// applied it.
+func (db *DB) migrateFile(ctx context.Context, name string) (bool, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
-		return err
+		return false, err
 	} else if n > 0 {
-		return nil
+		return false, nil
 	}
 	body, err := fs.ReadFile(migrations, name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return false, fmt.Errorf("%s: %w", name, err)
 	}
 	if hook := migrationHooks[name]; hook != nil {
 		if err := hook(ctx, tx); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return false, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name) VALUES (?)`, name); err != nil {
-		return err
+		return false, err
 	}
-	return tx.Commit()
+	return true, tx.Commit()
 }
 
 // formatError translates driver errors into domain errors: the one place
@@ -218,14 +230,16 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // Services are the services of the store db, all of them.
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:    NewUserService(db),
-		Datasets: NewDatasetService(db),
-		Features: NewFeatureService(db),
-		Maps:     NewMapService(db),
-		Search:   NewSearchService(db),
-		Groups:   NewGroupService(db),
-		Trust:    NewLoginTrustService(db),
-		Sessions: NewSessionService(db),
-		Health:   db,
+		Users:       NewUserService(db),
+		Datasets:    NewDatasetService(db),
+		Features:    NewFeatureService(db),
+		Maps:        NewMapService(db),
+		Search:      NewSearchService(db),
+		Groups:      NewGroupService(db),
+		Trust:       NewLoginTrustService(db),
+		LoginLimits: db.limits,
+		Sessions:    NewSessionService(db),
+		FeedClaims:  NewFeedClaimService(db),
+		Health:      db,
 	}
 }

@@ -36,6 +36,8 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("Sessions", testSharedSessions, "Users", "Sessions", "Trust")
 	part("Maps", testSharedMaps, "Users", "Groups", "Maps")
 	part("Datasets", testSharedDatasets, "Datasets", "Features")
+	part("LoginLimits", testSharedLoginLimits, "LoginLimits")
+	part("FeedClaims", testSharedFeedClaims, "Datasets", "Features", "FeedClaims")
 }
 
 func testSharedUsers(t *testing.T, open TwoOpener) {

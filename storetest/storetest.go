@@ -33,12 +33,14 @@ func Run(t *testing.T, open Opener) {
 	part("Datasets", testDatasets, "Users", "Datasets", "Features")
 	part("Features", testFeatures, "Datasets", "Features")
 	part("Feeds", testFeeds, "Datasets", "Features")
+	part("FeedClaims", testFeedClaims, "Datasets", "Features", "FeedClaims")
 	part("FeatureIDs", testFeatureIDs, "Datasets", "Features")
 	part("Maps", testMaps, "Users", "Maps")
 	part("Search", testSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
 	part("Groups", testGroups, "Users", "Groups")
 	part("LoginTrust", testLoginTrust, "Users", "Trust")
 	part("Sessions", testSessions, "Users", "Sessions")
+	part("LoginLimits", testLoginLimits, "LoginLimits")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 }
 

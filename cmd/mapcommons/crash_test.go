@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mapcommons/internal/pgtest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// The PostgreSQL store's tests start a private server (pgtest), which
+	// Main stops when the tests are over.
+	pgtest.Main(m)
 }
 
 // spawn starts this test binary as "mapcommons serve" on data and returns

@@ -67,23 +67,29 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		return nil
 	}
 
-	lock, err := lockData(st.data, "mapcommons import")
-	if errors.Is(err, errLocked) {
-		return fmt.Errorf("%w: while the server runs, import through it: mapcommons import --url http://<its address> --user LOGIN FILE…", err)
-	} else if err != nil {
-		return err
+	if !isPostgresURL(*st.databaseURL) {
+		// One process at a time opens the embedded store.
+		lock, err := lockData(st.data, "mapcommons import")
+		if errors.Is(err, errLocked) {
+			return fmt.Errorf("%w: while the server runs, import through it: mapcommons import --url http://<its address> --user LOGIN FILE…", err)
+		} else if err != nil {
+			return err
+		}
+		defer lock.Close()
 	}
-	defer lock.Close()
 	cfg, err := st.apiConfig()
 	if err != nil {
 		return err
 	}
-	db, err := openStore(st.data)
+	db, err := openStore(ctx, st.data, *st.databaseURL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	svc := db.Services()
+	if missing := missingServices(db.svc); len(missing) > 0 {
+		return fmt.Errorf("%s cannot import yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
+	}
+	svc := db.svc
 	me, err := svc.Users.FindUserByLogin(ctx, *owner)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return fmt.Errorf("there is no user %q to own the datasets: name one with --owner, or create it with mapcommons user create", *owner)

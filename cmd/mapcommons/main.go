@@ -29,7 +29,6 @@ import (
 	"mapcommons"
 	"mapcommons/api"
 	"mapcommons/basemap"
-	"mapcommons/sqlite"
 )
 
 func main() {
@@ -55,6 +54,8 @@ const usage = `usage:
                                            files straight into the store (server
                                            stopped), or with --url URL --user LOGIN
                                            sent to a running server
+  mapcommons migrate [--database-url URL]  bring the store's schema up to date (the
+                                           server does too when it starts)
   mapcommons version                       the module version and VCS revision
   mapcommons health [--addr ADDR]          exit 0 when the server at ADDR answers
                                            /healthz (container health checks)
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return benchSlow(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "import":
 		return importFiles(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "health":
@@ -102,6 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 // settings are the server's flags, each also MAPCOMMONS_<NAME>.
 type settings struct {
 	addr, data, baseURL, mode string
+	databaseURL               *string
 	defaultShare              string
 	signup                    bool
 	maxUpload                 int64
@@ -253,7 +257,8 @@ func parseCount(s string) (int64, error) {
 func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error) {
 	st := &settings{}
 	fs.StringVar(&st.addr, "addr", envDefault(getenv, "addr", "127.0.0.1:8080"), "address to listen on (MAPCOMMONS_ADDR)")
-	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store, and of the server's temporary files (MAPCOMMONS_DATA)")
+	st.databaseURL = databaseURLFlag(fs, getenv)
 	fs.StringVar(&st.baseURL, "base-url", envDefault(getenv, "base-url", ""), "absolute root URL for links; default: from the request's Host (MAPCOMMONS_BASE_URL)")
 	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
 	fs.StringVar(&st.defaultShare, "default-share", envDefault(getenv, "default-share", ""),
@@ -351,10 +356,6 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	return st, nil
 }
 
-func openStore(dataDir string) (*sqlite.DB, error) {
-	return sqlite.Open(filepath.Join(dataDir, "mapcommons.db"))
-}
-
 // apiConfig is the API's configuration from the flags (the temporary
 // directory is the caller's; the default sharing list is still to be
 // checked against the store's groups).
@@ -433,12 +434,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("%w: stop that server first, or give this one another --data", err)
 	}
 	defer lock.Close()
-	db, err := openStore(st.data)
+	db, err := openStore(ctx, st.data, *st.databaseURL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	svc := db.Services()
+	if missing := missingServices(db.svc); len(missing) > 0 {
+		return fmt.Errorf("%s cannot serve yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
+	}
+	svc := db.svc
 	if pw := getenv("MAPCOMMONS_ADMIN_PASSWORD"); pw != "" {
 		if err := ensureAdmin(ctx, svc.Users, "admin", "", pw, cfg.BcryptCost); err != nil {
 			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
@@ -467,7 +471,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	lock.say("mapcommons serve on " + ln.Addr().String())
-	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "mode", mode)
+	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "store", db.where, "mode", mode)
 	logs.flush() // tests and scripts wait for this line
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -640,12 +644,13 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	admin := fs.Bool("admin", false, "make the user an administrator")
 	email := fs.String("email", "", "e-mail address (default LOGIN@localhost)")
 	data := fs.String("data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	dbURL := databaseURLFlag(fs, getenv)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, "usage: mapcommons user create [--admin] [--email E] [--data DIR] LOGIN\n")
+		fmt.Fprint(stderr, "usage: mapcommons user create [--admin] [--email E] [--data DIR | --database-url URL] LOGIN\n")
 		return errors.New("need one LOGIN")
 	}
 	login := pos[0]
@@ -653,16 +658,18 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	// The server keeps users in memory (its login cache): change them through
-	// it while it runs.
-	lock, err := lockData(*data, "mapcommons user create")
-	if errors.Is(err, errLocked) {
-		return fmt.Errorf("%w: while the server runs, create users through its API (POST /users.json as an administrator), or stop it first", err)
-	} else if err != nil {
-		return err
+	if !isPostgresURL(*dbURL) {
+		// One process at a time opens the embedded store: while the
+		// server runs, users are created through it.
+		lock, err := lockData(*data, "mapcommons user create")
+		if errors.Is(err, errLocked) {
+			return fmt.Errorf("%w: while the server runs, create users through its API (POST /users.json as an administrator), or stop it first", err)
+		} else if err != nil {
+			return err
+		}
+		defer lock.Close()
 	}
-	defer lock.Close()
-	db, err := openStore(*data)
+	db, err := openStore(ctx, *data, *dbURL)
 	if err != nil {
 		return err
 	}
@@ -671,7 +678,7 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	if err := ensureUser(ctx, sqlite.NewUserService(db), login, *email, password, *admin, cost); err != nil {
+	if err := ensureUser(ctx, db.svc.Users, login, *email, password, *admin, cost); err != nil {
 		var e *mapcommons.Error
 		if errors.As(err, &e) {
 			return errors.New(e.Message)

@@ -20,8 +20,6 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-
-	"mapcommons/sqlite"
 )
 
 const realData = "../../testdata/real/"
@@ -658,11 +656,11 @@ func TestBcryptCost(t *testing.T) {
 	if err := run(context.Background(), []string{"user", "create", "--data", data, "carol"}, env, strings.NewReader("pw-123456\n"), io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	db, err := openStore(data)
+	db, err := openStore(context.Background(), data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := sqlite.NewUserService(db).FindUserByLogin(context.Background(), "carol")
+	u, err := db.svc.Users.FindUserByLogin(context.Background(), "carol")
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -136,7 +137,7 @@ func Open(tb testing.TB) *postgres.DB {
 func OpenURL(tb testing.TB, url string) *postgres.DB {
 	tb.Helper()
 	// The pools stay small: a test binary holds many at once.
-	db, err := postgres.Open(context.Background(), url+" pool_max_conns=4")
+	db, err := postgres.Open(context.Background(), url+"&pool_max_conns=4")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -146,7 +147,8 @@ func OpenURL(tb testing.TB, url string) *postgres.DB {
 
 // dbURL is the connection string of the database name on the server.
 func dbURL(name string) string {
-	return "host=" + server.dir + " user=postgres dbname=" + name + " sslmode=disable"
+	// A URL, as users give --database-url; the socket's directory is the host.
+	return "postgres:///" + name + "?host=" + url.QueryEscape(server.dir) + "&user=postgres&sslmode=disable"
 }
 
 // adminExec runs one statement on the database "postgres" (CREATE and DROP

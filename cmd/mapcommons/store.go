@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/postgres"
+	"mapcommons/sqlite"
+)
+
+// store is an open store: the embedded one in the data directory, or
+// PostgreSQL at --database-url.
+type store struct {
+	svc     mapcommons.Services
+	closer  io.Closer
+	applied []string // the migrations opening it applied
+	where   string   // for messages and the log: never a password
+	shared  bool     // several servers may share it (PostgreSQL)
+}
+
+func (s *store) Close() error { return s.closer.Close() }
+
+// databaseURLFlag adds --database-url (MAPCOMMONS_DATABASE_URL) to fs.
+func databaseURLFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	return fs.String("database-url", envDefault(getenv, "database-url", ""),
+		"postgres://user:password@host/dbname runs on PostgreSQL with PostGIS instead of the embedded store in --data (MAPCOMMONS_DATABASE_URL)")
+}
+
+// isPostgresURL reports whether a --database-url names PostgreSQL.
+func isPostgresURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+}
+
+// openStore opens the store: PostgreSQL when databaseURL is a postgres://
+// URL, else the embedded store in dataDir. Any other databaseURL is an
+// error, so that a mistyped URL never runs a server on an empty embedded
+// store.
+func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error) {
+	switch {
+	case databaseURL == "":
+		db, err := sqlite.Open(filepath.Join(dataDir, "mapcommons.db"))
+		if err != nil {
+			return nil, err
+		}
+		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "the embedded store in " + dataDir}, nil
+	case isPostgresURL(databaseURL):
+		db, err := postgres.Open(ctx, databaseURL)
+		if err != nil {
+			// pgx's errors name the host, user and database, never the password.
+			msg := err.Error()
+			if mapcommons.ErrorCode(err) != mapcommons.EINTERNAL {
+				msg = mapcommons.ErrorMessage(err)
+			}
+			return nil, fmt.Errorf("--database-url %s: %s", redactURL(databaseURL), msg)
+		}
+		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "PostgreSQL at " + redactURL(databaseURL), shared: true}, nil
+	}
+	return nil, fmt.Errorf("--database-url: %q is not a postgres:// URL (leave it empty for the embedded store in --data)", redactURL(databaseURL))
+}
+
+// redactURL is a database URL without its password and parameters.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(a database URL that cannot be read)"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// missingServices names the services the store does not give (a store
+// still being built); the server needs all of them.
+func missingServices(svc mapcommons.Services) []string {
+	var out []string
+	v := reflect.ValueOf(svc)
+	for i := range v.NumField() {
+		if v.Field(i).IsNil() {
+			out = append(out, v.Type().Field(i).Name)
+		}
+	}
+	return out
+}
+
+// migrate opens the store, which brings its schema up to date (under an
+// advisory lock on PostgreSQL, so that servers starting at once migrate
+// once), and says what it applied.
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	dbURL := databaseURLFlag(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("migrate takes no arguments: %q", fs.Args())
+	}
+	if !isPostgresURL(*dbURL) {
+		lock, err := lockData(*data, "mapcommons migrate")
+		if err != nil {
+			return fmt.Errorf("%w: a running server has migrated its store already", err)
+		}
+		defer lock.Close()
+	}
+	st, err := openStore(ctx, *data, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if len(st.applied) == 0 {
+		fmt.Fprintf(stdout, "%s is up to date\n", st.where)
+	} else {
+		fmt.Fprintf(stdout, "%s: applied %s\n", st.where, strings.Join(st.applied, ", "))
+	}
+	return nil
+}

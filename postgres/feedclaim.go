@@ -1,0 +1,32 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+)
+
+// FeedClaimService implements mapcommons.FeedClaimService.
+type FeedClaimService struct{ db *DB }
+
+// ClaimDueFeed implements mapcommons.FeedClaimService. The due feed is
+// locked FOR UPDATE SKIP LOCKED: servers claiming at the same moment take
+// different feeds instead of waiting for each other, and the claim is
+// written before the lock goes. The claim is not a change of the dataset:
+// its version stays.
+func (s *FeedClaimService) ClaimDueFeed(ctx context.Context, maxAge, lease time.Duration) (int64, error) {
+	now := s.db.now()
+	var id int64
+	err := s.db.pool.QueryRow(ctx, `UPDATE datasets SET claimed_until = $1 WHERE id = (
+		SELECT id FROM datasets WHERE data_type = $2 AND fetched_at <= $3 AND (claimed_until IS NULL OR claimed_until <= $4)
+		ORDER BY fetched_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id`,
+		now.Add(lease), mapcommons.DataTypeFeed, now.Add(-maxAge), now).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return id, formatError(err)
+}
