@@ -94,6 +94,7 @@ func (db *DB) Services() mapcommons.Services {
 		LoginLimits: db.limits,
 		Sessions:    &SessionService{db: db},
 		FeedClaims:  &FeedClaimService{db: db},
+		Search:      &SearchService{db: db},
 		Health:      db,
 	}
 }
@@ -144,7 +145,17 @@ func (db *DB) migrate(ctx context.Context) error {
 			db.Applied = append(db.Applied, path.Base(name))
 		}
 	}
-	return nil
+	// The search entries that are missing (of objects older than search,
+	// or written by a server without it), still under the lock.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := fillSearchDocs(ctx, tx); err != nil {
+		return fmt.Errorf("search entries: %w", err)
+	}
+	return tx.Commit(ctx)
 }
 
 // migrateFile applies one migration unless it was, and reports whether it

@@ -359,7 +359,8 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	} else if n == 0 {
 		return datasetNotFound(g.id)
 	}
-	return nil
+	// Its search entry and those of the maps that show it follow.
+	return datasetChanged(ctx, g.tx, g.id)
 }
 
 // pgUndefinedTable is the error of a statement on a table that is gone.
