@@ -179,8 +179,7 @@ func datasetChanged(ctx context.Context, tx pgx.Tx, id int64) error {
 	return refreshMapDocs(ctx, tx, mapsShowingDataset, id)
 }
 
-// docColumns are the columns of search_docs a write gives, in the order
-// of upsertDoc's parameters.
+// upsertDoc writes a row of search_docs, new or not.
 const upsertDoc = `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, words, shared,
 	groups, feature_count, minx, miny, maxx, maxy, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8::tsvector, $9, $10, $11, $12, $13, $14, $15, $16, $17)
@@ -190,9 +189,10 @@ const upsertDoc = `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title
 	maxx = EXCLUDED.maxx, maxy = EXCLUDED.maxy, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`
 
 // writeDatasetDoc rewrites the search entry of dataset id from its row as
-// it is in tx (none when it is gone).
+// it is in tx (none when it is gone), with the row locked (the writes
+// that call it hold the lock already; fillSearchDocs does not).
 func writeDatasetDoc(ctx context.Context, tx pgx.Tx, id int64) error {
-	r, err := findDataset(ctx, tx, id, false)
+	r, err := findDataset(ctx, tx, id, true)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, 2*id)
 		return formatError(err)
@@ -263,15 +263,16 @@ func writeMapDocs(ctx context.Context, tx pgx.Tx, ids []int64) error {
 // datasets its layers name, from the rows as they are in tx, with the
 // map's row locked.
 func writeMapDoc(ctx context.Context, tx pgx.Tx, id int64) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM search_map_datasets WHERE map_id = $1`, id); err != nil {
-		return formatError(err)
-	}
+	// The map's row first: whoever else writes its entry waits here.
 	m, err := findMap(ctx, tx, id, true)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, 2*id+1)
-		return formatError(err)
+		return formatError(err) // its search_map_datasets rows went with it
 	} else if err != nil {
 		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM search_map_datasets WHERE map_id = $1`, id); err != nil {
+		return formatError(err)
 	}
 	var owner *mapcommons.User
 	if m.OwnerID != 0 {

@@ -29,8 +29,7 @@ CREATE TABLE search_docs (
 		THEN box(point(CASE WHEN minx <= maxx THEN minx ELSE -180 END, miny), point(CASE WHEN minx <= maxx THEN maxx ELSE 180 END, maxy))
 		END) STORED,
 	created_at    timestamptz      NOT NULL,
-	updated_at    timestamptz      NOT NULL,
-	UNIQUE (kind, obj_id)
+	updated_at    timestamptz      NOT NULL
 );
 CREATE INDEX search_docs_words ON search_docs USING gin (words);
 CREATE INDEX search_docs_bounds ON search_docs USING gist (bounds);
