@@ -59,7 +59,7 @@ const (
 
 // searchWords splits s into words as the embedded store's FTS5 tokenizer
 // (unicode61 with remove_diacritics 2) does: runs of letters and digits,
-// lowercased, without their diacritics (a letter whose canonical
+// lowercased, without their diacritics (a Latin letter whose canonical
 // decomposition is a base and combining marks becomes the base; a
 // combining mark alone is dropped). Both the documents and the queries are
 // split here, so that PostgreSQL's own parser and dictionaries never
@@ -89,10 +89,12 @@ func searchWords(s string) []string {
 	return words
 }
 
-// baseRunes is r without its diacritics: the runes of its canonical
-// decomposition that are not combining marks, when it has one.
+// baseRunes is r without its diacritics: for a Latin letter, the runes
+// of its canonical decomposition that are not combining marks (SQLite's
+// table of diacritics covers the Latin letters only: its Greek and
+// Cyrillic letters keep theirs, and so they do here).
 func baseRunes(r rune) []rune {
-	if r < utf8.RuneSelf {
+	if r < utf8.RuneSelf || !unicode.Is(unicode.Latin, r) {
 		return []rune{r}
 	}
 	d := norm.NFD.String(string(r))
