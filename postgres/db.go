@@ -116,7 +116,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // migrate applies every embedded migration not yet applied, in file name
 // order, each in its own transaction, under an advisory lock held on one
 // connection: a second server starting at the same time waits, then finds
-// the work done.
+// the work done. Then, under the same lock, it writes the search entries
+// that are missing (fillSearchDocs): on the first open after migration
+// 0005, those of every dataset and map.
 func (db *DB) migrate(ctx context.Context) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {

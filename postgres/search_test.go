@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -178,5 +179,28 @@ func TestSearchExistingData(t *testing.T) {
 	res, total = storetest.MustSearch(t, s2, "")
 	if total != 1 || res[0].Model != mapcommons.ModelMap || res[0].ID != m.ID {
 		t.Fatalf("after an open: %+v", res)
+	}
+}
+
+// TestSearchLongText: a description longer than a tsvector holds is
+// stored whole, and its first words are found.
+func TestSearchLongText(t *testing.T) {
+	s := open(t)
+	var b strings.Builder
+	for i := range 400000 {
+		fmt.Fprintf(&b, "w%d ", i) // 400000 distinct words, 3 MB
+	}
+	ds := storetest.MustCreateDataset(t, s, 0, "Long", b.String(), "")
+	for _, q := range []string{"w0", "w1000", "long"} {
+		res, _ := storetest.MustSearch(t, s, q)
+		if len(res) != 1 || res[0].ID != ds.ID || *res[0].Description != b.String() {
+			t.Fatalf("search %q: %d results", q, len(res))
+		}
+	}
+	long := strings.Repeat("x", 3000)
+	ds2 := storetest.MustCreateDataset(t, s, 0, "Longest word "+long, "", "")
+	res, _ := storetest.MustSearch(t, s, "longest")
+	if len(res) != 1 || res[0].ID != ds2.ID {
+		t.Fatalf("a title with a word too long for the index: %+v", res)
 	}
 }

@@ -51,10 +51,10 @@ var fieldWeights = map[string]string{
 
 // Limits of PostgreSQL's tsvector.
 const (
-	maxLexemeBytes  = 2046    // a longer word is not indexed
-	maxPosition     = 16383   // later words take this position
-	maxPositions    = 256     // positions kept per word
-	maxLexemesBytes = 1 << 19 // words past this many bytes of distinct words are not indexed
+	maxLexemeBytes = 2046    // a longer word is not indexed
+	maxPosition    = 16383   // later words take this position
+	maxPositions   = 256     // positions kept per word
+	maxVectorBytes = 3 << 18 // what the words may take of a tsvector's 1 MB; later new words are not indexed
 )
 
 // searchWords splits s into words as the embedded store's FTS5 tokenizer
@@ -140,16 +140,19 @@ func searchVector(title, description, tags string) string {
 			}
 			l := lexemes[w]
 			if l == nil {
-				if size+len(w) > maxLexemesBytes {
+				// A word takes its bytes, an entry (4) and a count of
+				// positions (2), aligned (at most 3).
+				if size+len(w)+9 > maxVectorBytes {
 					continue
 				}
-				size += len(w)
+				size += len(w) + 9
 				l = &lexeme{}
 				lexemes[w] = l
 				order = append(order, w)
 			}
 			if len(l.positions) < maxPositions {
 				l.positions = append(l.positions, strconv.Itoa(min(pos, maxPosition))+f.weight)
+				size += 2
 			}
 		}
 		pos++ // the gap
