@@ -32,6 +32,8 @@ var searchQueries = []string{
 	"oeuvre", "œuvre", "aero", "ærø", "sao", "paulo_zona", "zona", "paulo", "uber", "ελλαδα", "москва", "моск",
 	"it", "it's", "s", "o'clock", "clock", "dvorak", "under", "score", "1st", "st", "ǆemal", "dzemal", `"x y"`,
 	`"cafe zurich"`, `"zurich cafe"`, `title:"über über"`, "description:cafe", "tag:cafe", "é", "a", "counties u",
+	"tag:wat*", "tag:wat", "tags:new*", "tag:new", `tag:"new york"`, "tag:york", "tag:rio", "tag:río", "tag:été",
+	"tag:ete", "tag:a-b", "tag:a", "tag:b", "description:soundings", "soundings c", `description:"soundings c"`, "river",
 	"jose", "josé", "jose\u0301", "наити", "найти", "llibre", "ŀlibre", "ijssel", "ĳssel", "fish", "ﬁsh", "½", "1", "2", "²",
 }
 
@@ -43,7 +45,8 @@ func TestSearchLikeSQLite(t *testing.T) {
 	lite := sqlitetest.Open(t, filepath.Join(t.TempDir(), "mapcommons.db")).Services()
 	for _, s := range []mapcommons.Services{pg, lite} {
 		for i, title := range searchTitles {
-			storetest.MustCreateDataset(t, s, 0, title, "", "", float64(i), float64(i))
+			tags := []string{"water, new york", "Río, ÉTÉ", "a-b, c"}[i%3]
+			storetest.MustCreateDataset(t, s, 0, title, "Soundings "+string([]rune(title)[:1]), tags, float64(i), float64(i))
 		}
 	}
 	for _, q := range searchQueries {
