@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestSearchLikeSQLite(t *testing.T) {
 			want, wantTotal := storetest.MustSearch(t, lite, q, opt)
 			g, w := titles(got), titles(want)
 			if sort == mapcommons.SortRelevance {
-				g, w = sorted(g), sorted(w)
+				g, w = slices.Sorted(slices.Values(g)), slices.Sorted(slices.Values(w))
 			}
 			if !reflect.DeepEqual(g, w) || gotTotal != wantTotal {
 				t.Errorf("query %q, sort %s: PostgreSQL finds %q (%d), SQLite %q (%d)", q, sort, g, gotTotal, w, wantTotal)
@@ -71,18 +72,6 @@ func titles(res []*mapcommons.SearchResult) []string {
 		out = append(out, r.Title)
 	}
 	return out
-}
-
-func sorted(s []string) []string {
-	s = append([]string{}, s...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s
 }
 
 // TestSearchRanking checks the relevance order the contract checks only
