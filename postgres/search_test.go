@@ -23,7 +23,7 @@ var searchTitles = []string{
 	"Café Zürich", "naïve résumé", "e-mail x.y@z.com and www.example.org/path", "ÅNGSTRÖM 2024-06-01",
 	"Straße", "ΑΘΗΝΑ Αθήνα", "東京 地図", "C++ & C# 3.14", "U.S.A. counties", "œuvre Ærø", "São Paulo_zona",
 	"über-Über", "Ελλάδα", "Москва реки", "it's o'clock", "Dvořák", "under_score", "1st 2nd 3rd", "ǅemal",
-	"Jose\u0301 decomposed", "Найти путь", "Ŀlibre ĳssel", "ﬁsh ½ ²",
+	"Jose\u0301 decomposed", "Найти путь", "Ŀlibre ĳssel", "ﬁsh ½ ²", "e\u0301x", "ab\ue000cd", "x\u200dy", "q\u0489r",
 }
 
 // searchQueries are queries over searchTitles.
@@ -35,7 +35,7 @@ var searchQueries = []string{
 	`"cafe zurich"`, `"zurich cafe"`, `title:"über über"`, "description:cafe", "tag:cafe", "é", "a", "counties u",
 	"tag:wat*", "tag:wat", "tags:new*", "tag:new", `tag:"new york"`, "tag:york", "tag:rio", "tag:río", "tag:été",
 	"tag:ete", "tag:a-b", "tag:a", "tag:b", "description:soundings", "soundings c", `description:"soundings c"`, "river",
-	"jose", "josé", "jose\u0301", "наити", "найти", "llibre", "ŀlibre", "ijssel", "ĳssel", "fish", "ﬁsh", "½", "1", "2", "²",
+	"jose", "josé", "jose\u0301", "наити", "найти", "llibre", "ŀlibre", "ijssel", "ĳssel", "fish", "ﬁsh", "½", "1", "2", "²", "ex", "e", "ab", "cd", "ab\ue000cd", "xy", "y", "qr", "q",
 }
 
 // TestSearchLikeSQLite searches the same objects on both stores: the same

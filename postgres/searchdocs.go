@@ -58,8 +58,8 @@ const (
 )
 
 // searchWords splits s into words as the embedded store's FTS5 tokenizer
-// (unicode61 with remove_diacritics 2) does: runs of letters and digits,
-// lowercased, without their diacritics (a Latin letter whose canonical
+// (unicode61 with remove_diacritics 2) does: runs of letters, digits and
+// private use characters (its categories L*, N* and Co), lowercased, without their diacritics (a Latin letter whose canonical
 // decomposition is a base and combining marks becomes the base; a
 // combining mark alone is dropped). Both the documents and the queries are
 // split here, so that PostgreSQL's own parser and dictionaries never
@@ -77,7 +77,7 @@ func searchWords(s string) []string {
 		if unicode.Is(unicode.Mn, r) {
 			continue // a diacritic of the word it is in
 		}
-		if !unicode.IsLetter(r) && !unicode.IsNumber(r) {
+		if !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r) {
 			flush()
 			continue
 		}
