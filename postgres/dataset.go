@@ -180,6 +180,10 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 		} else if n == 0 {
 			return datasetNotFound(id)
 		}
+		// The maps that show it follow its sharing list.
+		if err := datasetChanged(ctx, tx, id); err != nil {
+			return err
+		}
 		r, err := findDataset(ctx, tx, id, false)
 		if err != nil {
 			return err
@@ -215,7 +219,8 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 		} else if n == 0 {
 			return datasetNotFound(id)
 		}
-		return nil
+		// The maps that showed it show it no more.
+		return datasetChanged(ctx, tx, id)
 	})
 }
 
@@ -327,14 +332,17 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 		message = strings.ToValidUTF8(message[:2000], "")
 	}
 	message = strings.ToValidUTF8(strings.ReplaceAll(message, "\x00", ""), "")
-	n, err := affected(s.db.pool.Exec(ctx, `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3,
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		n, err := affected(tx.Exec(ctx, `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3,
 		version = version + 1 WHERE id = $4`, mapcommons.StateFetchFailed, message, s.db.now(), id))
-	if err != nil {
-		return err
-	} else if n == 0 {
-		return datasetNotFound(id)
-	}
-	return nil
+		if err != nil {
+			return err
+		} else if n == 0 {
+			return datasetNotFound(id)
+		}
+		// Its search entry shows the new time.
+		return writeDatasetDoc(ctx, tx, id)
+	})
 }
 
 // ReplaceFeatures implements mapcommons.DatasetService: a new generation

@@ -94,6 +94,7 @@ func (db *DB) Services() mapcommons.Services {
 		LoginLimits: db.limits,
 		Sessions:    &SessionService{db: db},
 		FeedClaims:  &FeedClaimService{db: db},
+		Search:      &SearchService{db: db},
 		Health:      db,
 	}
 }
@@ -115,7 +116,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // migrate applies every embedded migration not yet applied, in file name
 // order, each in its own transaction, under an advisory lock held on one
 // connection: a second server starting at the same time waits, then finds
-// the work done.
+// the work done. Then, under the same lock, it writes the search entries
+// that are missing (fillSearchDocs): on the first open after migration
+// 0005, those of every dataset and map.
 func (db *DB) migrate(ctx context.Context) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
@@ -144,7 +147,17 @@ func (db *DB) migrate(ctx context.Context) error {
 			db.Applied = append(db.Applied, path.Base(name))
 		}
 	}
-	return nil
+	// The search entries that are missing (of objects older than search,
+	// or written by a server without it), still under the lock.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if err := fillSearchDocs(ctx, tx); err != nil {
+		return fmt.Errorf("search entries: %w", err)
+	}
+	return tx.Commit(ctx)
 }
 
 // migrateFile applies one migration unless it was, and reports whether it

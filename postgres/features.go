@@ -361,9 +361,12 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 		return datasetNotFound(g.id)
 	}
 	if old != g.table {
-		return writeView(ctx, g.tx, g.id, g.table, g.attrs)
+		if err := writeView(ctx, g.tx, g.id, g.table, g.attrs); err != nil {
+			return err
+		}
 	}
-	return nil
+	// Its search entry and those of the maps that show it follow.
+	return datasetChanged(ctx, g.tx, g.id)
 }
 
 // pgUndefinedTable is the error of a statement on a table that is gone.

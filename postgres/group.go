@@ -118,7 +118,11 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO group_members (group_id, user_id, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID, s.db.now())
-		return formatError(err)
+		if err != nil {
+			return formatError(err)
+		}
+		// What the user may see, their private maps' entries may show.
+		return refreshMapDocs(ctx, tx, mapsOwnedBy, userID)
 	})
 }
 
@@ -135,7 +139,7 @@ func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID in
 		if n == 0 {
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d is not a member of group %d", userID, groupID)
 		}
-		return nil
+		return refreshMapDocs(ctx, tx, mapsOwnedBy, userID)
 	})
 }
 
@@ -155,6 +159,20 @@ const namesGroup = `permissions @> jsonb_build_array(jsonb_build_object('group_i
 // object keeps an entry for a group that is gone.
 func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		g := strconv.FormatInt(id, 10)
+		// The search entries that may change: those of the datasets whose
+		// sharing lists name it, and of the maps of its members, whose
+		// sharing list names it or that show one of those datasets.
+		datasets, err := selectIDs(ctx, tx, `SELECT id FROM datasets WHERE `+namesGroup, g)
+		if err != nil {
+			return err
+		}
+		maps, err := selectIDs(ctx, tx, `SELECT id FROM maps WHERE `+namesGroup+`
+			OR owner_id IN (SELECT user_id FROM group_members WHERE group_id = $2)
+			OR id IN (SELECT map_id FROM search_map_datasets WHERE dataset_id = ANY($3))`, g, id, datasets)
+		if err != nil {
+			return err
+		}
 		n, err := affected(tx.Exec(ctx, `DELETE FROM user_groups WHERE id = $1`, id))
 		if err != nil {
 			return err
@@ -162,12 +180,16 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 		if n == 0 {
 			return groupNotFound(id)
 		}
-		g := strconv.FormatInt(id, 10)
 		for _, table := range []string{"datasets", "maps"} {
 			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup+` WHERE `+namesGroup, g); err != nil {
 				return formatError(err)
 			}
 		}
-		return nil
+		for _, ds := range datasets {
+			if err := writeDatasetDoc(ctx, tx, ds); err != nil {
+				return err
+			}
+		}
+		return writeMapDocs(ctx, tx, maps)
 	})
 }

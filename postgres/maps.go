@@ -99,13 +99,20 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 		owner = &m.OwnerID
 	}
 	now := s.db.now()
-	err = s.db.pool.QueryRow(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
+	var id int64
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
 		layers, permissions, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
-		owner, m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, now).Scan(&m.ID)
+			owner, m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, now).Scan(&id)
+		if err != nil {
+			return formatError(err)
+		}
+		return writeMapDoc(ctx, tx, id)
+	})
 	if err != nil {
-		return formatError(err)
+		return err
 	}
-	m.CreatedAt, m.UpdatedAt = now, now
+	m.ID, m.CreatedAt, m.UpdatedAt = id, now, now
 	return nil
 }
 
@@ -135,7 +142,10 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 		_, err = tx.Exec(ctx, `UPDATE maps SET title = $1, basemap = $2, description = $3, tags = $4, extent = $5,
 			projection = $6, layers = $7, permissions = $8, updated_at = $9 WHERE id = $10`,
 			m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, m.UpdatedAt, id)
-		return formatError(err)
+		if err != nil {
+			return formatError(err)
+		}
+		return writeMapDoc(ctx, tx, id)
 	})
 	if err != nil {
 		return nil, err
@@ -145,12 +155,15 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 
 // DeleteMap implements mapcommons.MapService.
 func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
-	n, err := affected(s.db.pool.Exec(ctx, `DELETE FROM maps WHERE id = $1`, id))
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
-	}
-	return nil
+	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		n, err := affected(tx.Exec(ctx, `DELETE FROM maps WHERE id = $1`, id))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d not found", id)
+		}
+		// Its entry goes with it.
+		return writeMapDoc(ctx, tx, id)
+	})
 }

@@ -100,7 +100,14 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 		var err error
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+
 			` WHERE id = $`+strconv.Itoa(len(args))+` RETURNING `+userColumns, args...))
-		return userNotFound(formatError(err), strconv.FormatInt(id, 10))
+		if err != nil {
+			return userNotFound(formatError(err), strconv.FormatInt(id, 10))
+		}
+		// What an administrator may see, their private maps' entries may show.
+		if upd.Admin != nil {
+			return refreshMapDocs(ctx, tx, mapsOwnedBy, id)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -113,6 +120,15 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // without an owner (ON DELETE SET NULL).
 func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		// Their objects' search entries lose their owner.
+		maps, err := selectIDs(ctx, tx, mapsOwnedBy, id)
+		if err != nil {
+			return err
+		}
+		datasets, err := selectIDs(ctx, tx, `SELECT id FROM datasets WHERE owner_id = $1`, id)
+		if err != nil {
+			return err
+		}
 		n, err := affected(tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, id))
 		if err != nil {
 			return err
@@ -120,6 +136,11 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 		if n == 0 {
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", id)
 		}
-		return nil
+		for _, ds := range datasets {
+			if err := writeDatasetDoc(ctx, tx, ds); err != nil {
+				return err
+			}
+		}
+		return writeMapDocs(ctx, tx, maps)
 	})
 }

@@ -102,7 +102,10 @@ func testFeedClaims(t *testing.T, open Opener) {
 	t.Run("Lease", func(t *testing.T) {
 		s := open(t)
 		a := mustCreateFeed(t, s, "a", 2)
-		if id := claim(t, s, 0, 20*time.Millisecond); id != a.ID {
+		// The lease is long enough for the steps below on a loaded machine
+		// (with the race detector, a write may take tens of milliseconds).
+		const lease = 500 * time.Millisecond
+		if id := claim(t, s, 0, lease); id != a.ID {
 			t.Fatalf("claimed %d, want %d", id, a.ID)
 		}
 		if id := claim(t, s, 0, time.Hour); id != 0 {
@@ -116,7 +119,7 @@ func testFeedClaims(t *testing.T, open Opener) {
 		if id := claim(t, s, 0, time.Hour); id != 0 {
 			t.Fatalf("claimed %d after a failed refresh while the lease holds", id)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(lease + 50*time.Millisecond)
 		if id := claim(t, s, 0, time.Hour); id != a.ID {
 			t.Fatalf("after the lease: claimed %d, want %d", id, a.ID)
 		}

@@ -38,6 +38,7 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("Datasets", testSharedDatasets, "Datasets", "Features")
 	part("LoginLimits", testSharedLoginLimits, "LoginLimits")
 	part("FeedClaims", testSharedFeedClaims, "Datasets", "Features", "FeedClaims")
+	part("Search", testSharedSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
 }
 
 func testSharedUsers(t *testing.T, open TwoOpener) {

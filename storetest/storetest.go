@@ -1,5 +1,8 @@
 // Package storetest is the contract every mapcommons store must pass:
-// storetest.Run(t, open) runs it against a fresh store from open.
+// storetest.Run(t, open) runs it against a fresh store from open. It
+// holds every store to the embedded store's results, with one allowance:
+// a search service that implements RelevanceApprox may order a relevance
+// sort of words its own way (the same results, in any order).
 package storetest
 
 import (
