@@ -200,6 +200,13 @@ func throughput(u string, c int, d time.Duration) (float64, string, error) {
 		v, _ := strconv.ParseFloat(string(m[1]), 64)
 		return v, "wrk -t2", nil
 	}
+	return throughputAcross([]string{u}, c, d)
+}
+
+// throughputAcross runs c concurrent Go clients for d, each sending its
+// requests to the URLs in turn (servers behind a client-side balancer),
+// and returns requests per second.
+func throughputAcross(urls []string, c int, d time.Duration) (float64, string, error) {
 	var n atomic.Int64
 	var firstErr atomic.Value
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -209,8 +216,8 @@ func throughput(u string, c int, d time.Duration) (float64, string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				if _, err := get(u); err != nil {
+			for k := i; ctx.Err() == nil; k++ {
+				if _, err := get(urls[k%len(urls)]); err != nil {
 					if ctx.Err() == nil {
 						firstErr.CompareAndSwap(nil, err)
 					}
@@ -260,6 +267,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seconds := fs.Int("seconds", 10, "duration of each throughput run")
 	reqs := fs.Int("requests", 2000, "requests per latency measurement")
 	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
+	dbURL := fs.String("database-url", "", "run the servers on this PostgreSQL database (a scratch one: the bench leaves its dataset there) instead of a fresh embedded store; adds the throughput of two servers")
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -296,7 +304,15 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	store := filepath.Join(work, "store")
 	serve := func(cache string) (*child, error) {
-		return startChild("serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache)
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache}
+		if *dbURL != "" {
+			args = append(args, "--database-url", *dbURL)
+		}
+		return startChild(args...)
+	}
+	if *dbURL != "" {
+		out("store: %s", redactURL(*dbURL))
+		store = filepath.Join(work, "spool1") // the servers' temporary files only
 	}
 	srv, err := serve("32MiB")
 	if err != nil {
@@ -443,6 +459,31 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out("- mapcommons, response cache on (a repeated query), c=16: %.0f req/s = %.0f%% of the floor", cached, 100*cached/floor)
 	out("- mapcommons, response cache off (every query run), c=16: %.0f req/s = %.0f%% of the floor", uncached, 100*uncached/floor)
 	out("- mapcommons, response cache off, c=1: %.0f req/s", uncached1)
+	if *dbURL == "" {
+		return nil
+	}
+	// Two servers on the one database against one, the same Go client
+	// sending its requests to them in turn, the response cache off.
+	srv.stop()
+	var two []*child
+	for _, spool := range []string{"spool1", "spool2"} {
+		store = filepath.Join(work, spool)
+		c, err := serve("0")
+		if err != nil {
+			return err
+		}
+		defer c.stop()
+		two = append(two, c)
+	}
+	one, _, err := throughputAcross([]string{two[0].base + dsPath + encodeQuery(queries[0].query)}, 16, dur)
+	if err != nil {
+		return err
+	}
+	both, _, err := throughputAcross([]string{two[0].base + dsPath + encodeQuery(queries[0].query), two[1].base + dsPath + encodeQuery(queries[0].query)}, 16, dur)
+	if err != nil {
+		return err
+	}
+	out("- one server (Go client), response cache off, c=16: %.0f req/s; two servers on the one database: %.0f req/s (%.2f×)", one, both, both/one)
 	return nil
 }
 

@@ -65,11 +65,17 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 	return nil, fmt.Errorf("--database-url: %q is not a postgres:// URL (leave it empty for the embedded store in --data)", redactURL(databaseURL))
 }
 
-// redactURL is a database URL without its password and parameters.
+// redactURL is a database URL without its password and parameters (but
+// for the socket directory of a URL without a host).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	if err != nil {
 		return "(a database URL that cannot be read)"
+	}
+	if u.Host == "" {
+		if dir := u.Query().Get("host"); dir != "" {
+			return u.Scheme + "://" + u.Path + " (socket in " + dir + ")"
+		}
 	}
 	return u.Scheme + "://" + u.Host + u.Path
 }

@@ -145,3 +145,17 @@ func (a *addrSink) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestRedactURL: what the log and the errors show of a database URL.
+func TestRedactURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"postgres://ann:s3cret@db.example.org:5433/maps?sslmode=require": "postgres://db.example.org:5433/maps",
+		"postgres:///maps?host=/run/postgresql&password=s3cret":          "postgres:///maps (socket in /run/postgresql)",
+		"postgresql://ann@db/maps":                                       "postgresql://db/maps",
+		"postgres://%zz":                                                 "(a database URL that cannot be read)",
+	} {
+		if got := redactURL(raw); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
