@@ -224,34 +224,17 @@ func (p *plan) selectAll() string {
 // matchGeometry applies the exact spatial tests, as the segment engine
 // does, to a feature the box prefilter found.
 func (p *plan) matchGeometry(geom []byte) bool {
-	if p.bbox == nil && p.near == nil {
+	exact := spatial.Exact{BBox: p.bbox, Near: p.near}
+	if exact.None() {
 		return true
 	}
 	if p.onlyPts {
 		if x, y, ok := wkb.StoredPoint(geom); ok {
-			if p.bbox != nil && !inAny(x, y, p.bbox) {
-				return false
-			}
-			return p.near == nil || p.near.MatchPoint(x, y)
+			return exact.MatchPoint(x, y)
 		}
 	}
 	g, err := wkb.Decode(geom)
-	if err != nil {
-		return false
-	}
-	if p.bbox != nil && !spatial.IntersectsRects(g, p.bbox) {
-		return false
-	}
-	return p.near == nil || p.near.Match(g)
-}
-
-func inAny(x, y float64, rs []wkb.Rect) bool {
-	for _, r := range rs {
-		if x >= r.MinX && x <= r.MaxX && y >= r.MinY && y <= r.MaxY {
-			return true
-		}
-	}
-	return false
+	return err == nil && exact.Match(g)
 }
 
 // match applies the tests left to Go to a row read by the prefilter.

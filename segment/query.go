@@ -212,33 +212,15 @@ func matchOp(op string, n int, compare func(k int) int) bool {
 // matchGeometry applies the exact spatial tests to a feature found through
 // the index with box.
 func (p *plan) matchGeometry(pos int, box wkb.Rect) bool {
-	if p.bbox == nil && p.near == nil { // the index serves Where, tested per row
+	exact := spatial.Exact{BBox: p.bbox, Near: p.near}
+	if exact.None() { // the index serves Where, tested per row
 		return true
 	}
 	if p.onlyPts {
-		x, y := box.MinX, box.MinY
-		if p.bbox != nil && !inAny(x, y, p.bbox) {
-			return false
-		}
-		return p.near == nil || p.near.MatchPoint(x, y)
+		return exact.MatchPoint(box.MinX, box.MinY)
 	}
 	g, err := wkb.Decode(p.s.Geometry(pos))
-	if err != nil {
-		return false
-	}
-	if p.bbox != nil && !spatial.IntersectsRects(g, p.bbox) {
-		return false
-	}
-	return p.near == nil || p.near.Match(g)
-}
-
-func inAny(x, y float64, rs []wkb.Rect) bool {
-	for _, r := range rs {
-		if x >= r.MinX && x <= r.MaxX && y >= r.MinY && y <= r.MaxY {
-			return true
-		}
-	}
-	return false
+	return err == nil && exact.Match(g)
 }
 
 // inOrder calls fn with each feature the query selects in position order

@@ -364,7 +364,7 @@ func (n *whereNode) match(c cells) tri {
 // with an empty or unreadable one) is UNKNOWN.
 func (n *whereNode) matchGeometry(b []byte) tri {
 	if x, y, ok := wkb.StoredPoint(b); ok { // no decoding for points
-		if inAny(x, y, n.rects) {
+		if spatial.InAnyRect(x, y, n.rects) {
 			return triTrue
 		}
 		for _, q := range n.nears {

@@ -559,6 +559,37 @@ func BBoxRects(w, s, e, n float64) []wkb.Rect {
 	return []wkb.Rect{{MinX: w, MinY: s, MaxX: 180, MaxY: n}, {MinX: -180, MinY: s, MaxX: e, MaxY: n}}
 }
 
+// Exact is the exact spatial test of a feature query, after an index has
+// found the candidates: the bbox parameter's boxes (nil: none) and the
+// buffer query (nil: none). Both stores' engines test with it.
+type Exact struct {
+	BBox []wkb.Rect
+	Near *Near
+}
+
+// None reports whether the query has no spatial test.
+func (e Exact) None() bool { return e.BBox == nil && e.Near == nil }
+
+// MatchPoint is the test of a point.
+func (e Exact) MatchPoint(x, y float64) bool {
+	if e.BBox != nil && !inAny(x, y, e.BBox) {
+		return false
+	}
+	return e.Near == nil || e.Near.MatchPoint(x, y)
+}
+
+// Match is the test of a geometry.
+func (e Exact) Match(g wkb.Geom) bool {
+	if e.BBox != nil && !IntersectsRects(g, e.BBox) {
+		return false
+	}
+	return e.Near == nil || e.Near.Match(g)
+}
+
+// InAnyRect reports whether a point is in one of the boxes (edges
+// included).
+func InAnyRect(x, y float64, boxes []wkb.Rect) bool { return inAny(x, y, boxes) }
+
 // IntersectsRects reports whether g meets any of the boxes (edges included).
 func IntersectsRects(g wkb.Geom, boxes []wkb.Rect) bool {
 	for _, b := range boxes {
