@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mapcommons/internal/pgtest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"mapcommons/internal/pgtest"
 )
 
 // TestMain lets the test binary act as the mapcommons binary, so that the
@@ -36,7 +37,16 @@ func TestMain(m *testing.M) {
 // the process and its base URL.
 func spawn(t *testing.T, data string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", data)
+	cmd, addr := spawnServe(t, "--data", data)
+	return cmd, "http://" + addr
+}
+
+// spawnServe starts this test binary as "mapcommons serve" on a port of
+// its choosing with more flags, and returns the process and the address it
+// listens on; when it does not start, the test fails with what it said.
+func spawnServe(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "MAPCOMMONS_TEST_AS_MAIN=1", "MAPCOMMONS_ADMIN_PASSWORD=e2e-secret", "MAPCOMMONS_BCRYPT_COST="+fastBcrypt)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -46,20 +56,30 @@ func spawn(t *testing.T, data string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if i := strings.Index(sc.Text(), "msg=listening addr="); i >= 0 {
 				addr <- strings.Fields(sc.Text()[i+len("msg=listening addr="):])[0]
 			}
+			select {
+			case lines <- sc.Text():
+			default:
+			}
 		}
+		close(lines)
 	}()
 	select {
 	case a := <-addr:
-		return cmd, "http://" + a
+		return cmd, a
 	case <-time.After(2 * time.Minute): // a bound on a hang, not a measure: CI machines are loaded
 		cmd.Process.Kill()
-		t.Fatal("the server did not start")
+		var said []string
+		for l := range lines {
+			said = append(said, l)
+		}
+		t.Fatalf("the server did not start:\n%s", strings.Join(said, "\n"))
 	}
 	return nil, ""
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,43 +52,9 @@ func freePort(t *testing.T) int {
 // temporary files), and returns the process and its address.
 func spawnOnDatabase(t *testing.T, url string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database-url", url)
-	cmd.Env = append(os.Environ(), "MAPCOMMONS_TEST_AS_MAIN=1", "MAPCOMMONS_ADMIN_PASSWORD=e2e-secret", "MAPCOMMONS_BCRYPT_COST="+fastBcrypt)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, addr := spawnServe(t, "--data", t.TempDir(), "--database-url", url)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := make(chan string, 1)
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "msg=listening addr="); i >= 0 {
-				addr <- strings.Fields(sc.Text()[i+len("msg=listening addr="):])[0]
-			}
-			select {
-			case lines <- sc.Text():
-			default:
-			}
-		}
-		close(lines)
-	}()
-	select {
-	case a := <-addr:
-		return cmd, a
-	case <-time.After(2 * time.Minute): // a bound on a hang, not a measure
-		cmd.Process.Kill()
-		var said []string
-		for l := range lines {
-			said = append(said, l)
-		}
-		t.Fatalf("the server did not start:\n%s", strings.Join(said, "\n"))
-	}
-	return nil, ""
+	return cmd, addr
 }
 
 // startHAProxy starts haproxy in front of the servers at addrs and returns
