@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +28,10 @@ var migrations embed.FS
 // so that servers starting together migrate once ("mapcommons" in ASCII,
 // folded into 63 bits).
 const migrationLock int64 = 0x6d6170636f6d6d6f
+
+// defaultMaxConns is the size of a server's pool of connections unless the
+// database URL sets pool_max_conns.
+const defaultMaxConns = 16
 
 // DB is an open store: a pool of connections to one database.
 type DB struct {
@@ -46,6 +51,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "database url: %v", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgxpool's default, max(4, CPUs), is a few slow downloads (a
+		// scan holds its connection while the client reads): more, unless
+		// the URL says.
+		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		// So that pg_stat_activity says whose connections these are.

@@ -86,3 +86,24 @@ func TestOpenBadURL(t *testing.T) {
 		t.Fatalf("a malformed url: %v", err)
 	}
 }
+
+// TestPoolSize: a server's pool holds 16 connections unless the URL says
+// otherwise (pgxpool's own default is max(4, CPUs), which a few slow
+// downloads fill).
+func TestPoolSize(t *testing.T) {
+	url := pgtest.URL(t)
+	for _, c := range []struct {
+		url  string
+		want int32
+	}{{url, 16}, {url + "&pool_max_conns=3", 3}} {
+		db, err := postgres.Open(context.Background(), c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := postgres.MaxConns(db)
+		db.Close()
+		if got != c.want {
+			t.Errorf("%s: %d connections, want %d", c.url, got, c.want)
+		}
+	}
+}

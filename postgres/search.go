@@ -189,6 +189,15 @@ func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}
+	for _, t := range f.Terms {
+		for _, w := range searchWords(t.Text) {
+			if len(w) > maxLexemeBytes {
+				// No entry has the word (searchVector skips it, and a
+				// tsquery cannot hold it): nothing matches.
+				return []*mapcommons.SearchResult{}, 0, nil
+			}
+		}
+	}
 	q := buildSearch(&f)
 	where := "true"
 	if len(q.where) > 0 {

@@ -195,4 +195,13 @@ func TestSearchLongText(t *testing.T) {
 	if len(res) != 1 || res[0].ID != ds2.ID {
 		t.Fatalf("a title with a word too long for the index: %+v", res)
 	}
+	// Searching for such a word finds nothing (a tsquery cannot hold it:
+	// it was an error). The API's queries are shorter (1,000 bytes at
+	// most), the store's terms are not.
+	for _, terms := range [][]mapcommons.SearchTerm{{{Text: long}}, {{Text: "longest"}, {Text: long, Prefix: true}}, {{Text: "longest " + long}}} {
+		res, total := storetest.MustSearch(t, s, "", func(f *mapcommons.SearchFilter) { f.Terms = terms })
+		if len(res) != 0 || total != 0 {
+			t.Fatalf("search for a %d-byte word: %d results", len(long), total)
+		}
+	}
 }

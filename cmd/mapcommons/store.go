@@ -28,10 +28,25 @@ type store struct {
 func (s *store) Close() error { return s.closer.Close() }
 
 // databaseURLFlag adds --database-url (MAPCOMMONS_DATABASE_URL) to fs.
+// Its value holds a password: the usage text shows it redacted.
 func databaseURLFlag(fs *flag.FlagSet, getenv func(string) string) *string {
-	return fs.String("database-url", envDefault(getenv, "database-url", ""),
+	v := &secretURL{s: envDefault(getenv, "database-url", "")}
+	fs.Var(v, "database-url",
 		"postgres://user:password@host/dbname runs on PostgreSQL with PostGIS instead of the embedded store in --data (MAPCOMMONS_DATABASE_URL)")
+	return &v.s
 }
+
+// secretURL is a flag value that never prints its password.
+type secretURL struct{ s string }
+
+func (u *secretURL) String() string {
+	if u == nil || u.s == "" {
+		return ""
+	}
+	return redactURL(u.s)
+}
+
+func (u *secretURL) Set(v string) error { u.s = v; return nil }
 
 // isPostgresURL reports whether a --database-url names PostgreSQL.
 func isPostgresURL(u string) bool {
@@ -62,7 +77,8 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 		}
 		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "PostgreSQL at " + redactURL(databaseURL), shared: true}, nil
 	}
-	return nil, fmt.Errorf("--database-url: %q is not a postgres:// URL (leave it empty for the embedded store in --data)", redactURL(databaseURL))
+	// Not echoed: it may hold a password where no URL parser finds one.
+	return nil, fmt.Errorf("--database-url is not a postgres:// URL (leave it empty for the embedded store in --data)")
 }
 
 // redactURL is a database URL without its password and parameters (but
@@ -71,6 +87,9 @@ func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(a database URL that cannot be read)"
+	}
+	if !isPostgresURL(raw) {
+		return "(a database URL that is not postgres://)"
 	}
 	if u.Host == "" {
 		if dir := u.Query().Get("host"); dir != "" {

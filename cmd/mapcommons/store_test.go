@@ -57,6 +57,14 @@ func TestDatabaseURL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a postgres:// URL") || strings.Contains(err.Error(), "pw@") {
 		t.Fatalf("a mistyped URL: %v", err)
 	}
+	// The usage text shows the environment's URL without its password.
+	var usage bytes.Buffer
+	run(ctx, []string{"serve", "--no-such-flag"}, func(k string) string {
+		return map[string]string{"MAPCOMMONS_DATABASE_URL": "postgres://ann:s3cret-pw@db.example.org/maps"}[k]
+	}, nil, io.Discard, &usage)
+	if !strings.Contains(usage.String(), "-database-url") || strings.Contains(usage.String(), "s3cret-pw") {
+		t.Fatalf("usage with MAPCOMMONS_DATABASE_URL set:\n%s", usage.String())
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +161,8 @@ func TestRedactURL(t *testing.T) {
 		"postgres:///maps?host=/run/postgresql&password=s3cret":          "postgres:///maps (socket in /run/postgresql)",
 		"postgresql://ann@db/maps":                                       "postgresql://db/maps",
 		"postgres://%zz":                                                 "(a database URL that cannot be read)",
+		"host=db user=x password=s3cret dbname=m":                        "(a database URL that is not postgres://)",
+		"postgres:/u:s3cret@h/db":                                        "(a database URL that is not postgres://)",
 	} {
 		if got := redactURL(raw); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", raw, got, want)
