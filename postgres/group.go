@@ -167,9 +167,7 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		maps, err := selectIDs(ctx, tx, `SELECT id FROM maps WHERE `+namesGroup+`
-			OR owner_id IN (SELECT user_id FROM group_members WHERE group_id = $2)
-			OR id IN (SELECT map_id FROM search_map_datasets WHERE dataset_id = ANY($3))`, g, id, datasets)
+		members, err := selectIDs(ctx, tx, `SELECT user_id FROM group_members WHERE group_id = $1`, id)
 		if err != nil {
 			return err
 		}
@@ -180,10 +178,21 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 		if n == 0 {
 			return groupNotFound(id)
 		}
-		for _, table := range []string{"datasets", "maps"} {
-			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup+` WHERE `+namesGroup, g); err != nil {
-				return formatError(err)
-			}
+		// The datasets' rows, then the lock of maps' entries, then the
+		// maps' rows (lockMapDocs says why in this order).
+		if _, err := tx.Exec(ctx, `UPDATE datasets SET permissions = `+withoutGroup+` WHERE `+namesGroup, g); err != nil {
+			return formatError(err)
+		}
+		if err := lockMapDocs(ctx, tx); err != nil {
+			return err
+		}
+		maps, err := selectIDs(ctx, tx, `SELECT id FROM maps WHERE `+namesGroup+`
+			OR owner_id = ANY($2) OR id IN (SELECT map_id FROM search_map_datasets WHERE dataset_id = ANY($3))`, g, members, datasets)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE maps SET permissions = `+withoutGroup+` WHERE `+namesGroup, g); err != nil {
+			return formatError(err)
 		}
 		for _, ds := range datasets {
 			if err := writeDatasetDoc(ctx, tx, ds); err != nil {

@@ -127,6 +127,9 @@ func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map
 func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
 	var m *mapcommons.Map
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
+			return err
+		}
 		var err error
 		if m, err = findMap(ctx, tx, id, true); err != nil {
 			return err
@@ -156,6 +159,9 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 // DeleteMap implements mapcommons.MapService.
 func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
+			return err
+		}
 		n, err := affected(tx.Exec(ctx, `DELETE FROM maps WHERE id = $1`, id))
 		if err != nil {
 			return err

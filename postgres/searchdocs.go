@@ -229,9 +229,34 @@ func nonNil(ids []int64) []int64 {
 	return ids
 }
 
+// mapDocsLock is the key of the advisory lock under which a transaction
+// writes maps' search entries ("mapdocs" in ASCII). A map's entry reads
+// the datasets its layers show; a dataset's change rewrites the entries of
+// the maps that show it. Without one order between them, a layer added
+// while its dataset is made private could keep the dataset's count and
+// extent in the map's entry: the map's writer read the dataset before
+// the change committed, the dataset's writer looked for its maps before
+// the layer was there. Under the lock one waits for the other, and reads
+// what the other committed.
+//
+// The rule that keeps it free of deadlocks: a transaction takes the lock
+// before it locks any row of maps (a map's write, a group's or a user's
+// deletion, which change maps' rows, and before looking for the maps that
+// show a dataset), and holding it takes no lock on a dataset's row.
+const mapDocsLock int64 = 0x6d6170646f6373
+
+// lockMapDocs takes mapDocsLock until the end of tx (again, if tx has it).
+func lockMapDocs(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, mapDocsLock)
+	return formatError(err)
+}
+
 // refreshMapDocs rewrites the search entries of the maps the query (with
 // args) selects by id.
 func refreshMapDocs(ctx context.Context, tx pgx.Tx, query string, args ...any) error {
+	if err := lockMapDocs(ctx, tx); err != nil {
+		return err
+	}
 	ids, err := selectIDs(ctx, tx, query, args...)
 	if err != nil {
 		return err
@@ -268,6 +293,9 @@ func writeMapDocs(ctx context.Context, tx pgx.Tx, ids []int64) error {
 // datasets its layers name, from the rows as they are in tx, with the
 // map's row locked.
 func writeMapDoc(ctx context.Context, tx pgx.Tx, id int64) error {
+	if err := lockMapDocs(ctx, tx); err != nil {
+		return err
+	}
 	// The map's row first: whoever else writes its entry waits here.
 	m, err := findMap(ctx, tx, id, true)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {

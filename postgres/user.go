@@ -120,6 +120,15 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // without an owner (ON DELETE SET NULL).
 func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
+		// Their datasets' rows (which the deletion changes: owner_id), then
+		// the lock of maps' entries, then the maps' rows (lockMapDocs says
+		// why in this order).
+		if _, err := tx.Exec(ctx, `SELECT id FROM datasets WHERE owner_id = $1 ORDER BY id FOR UPDATE`, id); err != nil {
+			return formatError(err)
+		}
+		if err := lockMapDocs(ctx, tx); err != nil {
+			return err
+		}
 		// Their objects' search entries lose their owner.
 		maps, err := selectIDs(ctx, tx, mapsOwnedBy, id)
 		if err != nil {
