@@ -203,6 +203,7 @@ const (
 	pgForeignKey      = "23503"
 	pgDiskFull        = "53100"
 	pgQueryCanceled   = "57014"
+	pgLockTimeout     = "55P03" // lock_not_available: lock_timeout passed
 	pgBadText         = "22021" // a NUL byte or invalid UTF-8 in text
 )
 
@@ -229,6 +230,8 @@ func formatError(err error) error {
 		case pgBadText:
 			// PostgreSQL's text holds neither (features' strings are bytea).
 			return mapcommons.Errorf(mapcommons.EINVALID, "text with a NUL byte or invalid UTF-8")
+		case pgLockTimeout:
+			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the dataset's features are being read longer than a write may wait: try again")
 		case pgQueryCanceled:
 			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the store cancelled the statement (statement_timeout)")
 		}

@@ -78,10 +78,24 @@ func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
 	if table == "" {
 		return nil
 	}
+	// The DROP waits for the table's readers, and every new reader of it
+	// waits behind the DROP: a reader that does not end (a client that
+	// stops reading a download) must not hold them all, so the wait is
+	// bounded and the write fails (ETIMEOUT) past it.
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(dropLockTimeout.Milliseconds(), 10)); err != nil {
+		return formatError(err)
+	}
 	// CASCADE: the dataset's view over it (views.go) goes with it.
-	_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table)+` CASCADE`)
+	if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table)+` CASCADE`); err != nil {
+		return formatError(err)
+	}
+	_, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', '0', true)`)
 	return formatError(err)
 }
+
+// dropLockTimeout bounds how long dropping a features table waits for its
+// readers (tests shorten it).
+var dropLockTimeout = 10 * time.Second
 
 // generation is a features table being filled in a transaction: a new
 // one, or the current one appended to (existing).
