@@ -251,6 +251,22 @@ type DatasetService interface {
 	RecordFetchError(ctx context.Context, id int64, message string) error
 }
 
+// PrepareCreate checks a new dataset's attributes against MaxAttributes
+// and fills the defaults of its state and data type: what every store's
+// CreateDataset does first.
+func (ds *Dataset) PrepareCreate(attrs []Attribute) error {
+	if len(attrs) > MaxAttributes {
+		return Errorf(EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), MaxAttributes)
+	}
+	if ds.State == "" {
+		ds.State = StateComplete
+	}
+	if ds.DataType == "" {
+		ds.DataType = DataTypeDataset
+	}
+	return nil
+}
+
 // MaxAttributes bounds the number of attribute columns of a dataset.
 const MaxAttributes = 1000
 

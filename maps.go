@@ -2,6 +2,7 @@ package mapcommons
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,18 @@ func (l Layer) DatasetID() (int64, bool) {
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
 	return id, err == nil && id > 0
+}
+
+// DatasetIDs returns the ids of the datasets the map's layers name
+// (finder:<id> sources), each once, in the order of the layers.
+func (m *Map) DatasetIDs() []int64 {
+	var ids []int64
+	for _, l := range m.Layers {
+		if id, ok := l.DatasetID(); ok && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // Layer types (Styles.Type).

@@ -1,6 +1,7 @@
 package mapcommons_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,5 +47,15 @@ func TestFeatureQueryValidateLimits(t *testing.T) {
 				t.Fatalf("err %v, want EINVALID starting %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestMapDatasetIDs: the datasets a map's layers name, each once, in
+// layer order; other sources are not datasets.
+func TestMapDatasetIDs(t *testing.T) {
+	m := &mapcommons.Map{Layers: []mapcommons.Layer{{Source: "finder:7"}, {Source: "url:http://x/y.kml"}, {Source: "finder:3"},
+		{Source: "finder:7"}, {Source: "finder:0"}, {Source: "finder:x"}}}
+	if got := m.DatasetIDs(); !slices.Equal(got, []int64{7, 3}) {
+		t.Fatalf("DatasetIDs = %v, want [7 3]", got)
 	}
 }

@@ -229,14 +229,8 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 // a failure at any point leaves nothing behind.
 func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) error {
 	attrs := src.Attributes()
-	if len(attrs) > mapcommons.MaxAttributes {
-		return mapcommons.Errorf(mapcommons.EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), mapcommons.MaxAttributes)
-	}
-	if ds.State == "" {
-		ds.State = mapcommons.StateComplete
-	}
-	if ds.DataType == "" {
-		ds.DataType = mapcommons.DataTypeDataset
+	if err := ds.PrepareCreate(attrs); err != nil {
+		return err
 	}
 	if ds.Permissions == nil {
 		ds.Permissions = []mapcommons.Permission{}

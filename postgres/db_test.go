@@ -25,6 +25,18 @@ func openTwo(tb testing.TB) (a, b mapcommons.Services) {
 	return pgtest.OpenURL(tb, url).Services(), pgtest.OpenURL(tb, url).Services()
 }
 
+// rawConn is a connection of the test's own to the database at url, for
+// reading and writing tables as they are, closed at the end of the test.
+func rawConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 func TestContract(t *testing.T) { storetest.Run(t, open) }
 
 func TestShared(t *testing.T) { storetest.RunShared(t, openTwo) }
@@ -60,11 +72,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("migrations: %v %v", files, err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	rows, _ := conn.Query(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {

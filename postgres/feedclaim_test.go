@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/internal/pgtest"
 )
@@ -21,11 +19,7 @@ func TestClaimDueFeedsOnTable(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	a, b := pgtest.OpenURL(t, url).Services(), pgtest.OpenURL(t, url).Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	insert := func(dataType string, fetched time.Time) int64 {
 		t.Helper()
 		var id int64

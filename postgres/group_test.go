@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/internal/pgtest"
 	"mapcommons/storetest"
@@ -22,11 +20,7 @@ func TestDeleteGroupDatasets(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	s := pgtest.OpenURL(t, url).Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	gone, stays := storetest.MustCreateGroup(t, s, "gone"), storetest.MustCreateGroup(t, s, "stays")
 	g := mapcommons.Permission{Group: strconv.FormatInt(gone.ID, 10), View: true}
 	k := mapcommons.Permission{Group: strconv.FormatInt(stays.ID, 10), View: true, Download: true, Edit: true}

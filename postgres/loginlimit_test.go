@@ -18,11 +18,7 @@ func TestLoginLimitsSweep(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	s := pgtest.OpenURL(t, url).Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	rows := func() (keys []string) {
 		t.Helper()
 		r, _ := conn.Query(ctx, `SELECT key FROM login_limits ORDER BY key`)

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/internal/pgtest"
 	"mapcommons/storetest"
@@ -21,11 +19,7 @@ func TestMapDocsRace(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	a, b := pgtest.OpenURL(t, url).Services(), pgtest.OpenURL(t, url).Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	ann := storetest.MustCreateUser(t, a, "ann", false)
 	everyone := []mapcommons.Permission{{Group: mapcommons.GroupEveryone, View: true}}
 	private := []mapcommons.Permission{}

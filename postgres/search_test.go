@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/internal/pgtest"
 	"mapcommons/internal/sqlitetest"
@@ -132,11 +130,7 @@ func TestSearchExistingData(t *testing.T) {
 	}
 
 	// The database as it was before migration 0005.
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	if _, err := conn.Exec(ctx, `DROP TABLE search_docs, search_map_datasets;
 		DELETE FROM schema_migrations WHERE name = 'migrations/0005_search.sql'`); err != nil {
 		t.Fatal(err)

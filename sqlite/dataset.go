@@ -210,14 +210,8 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 // behind (an unreferenced segment is removed at the next start).
 func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) error {
 	attrs := src.Attributes()
-	if len(attrs) > mapcommons.MaxAttributes {
-		return mapcommons.Errorf(mapcommons.EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), mapcommons.MaxAttributes)
-	}
-	if ds.State == "" {
-		ds.State = mapcommons.StateComplete
-	}
-	if ds.DataType == "" {
-		ds.DataType = mapcommons.DataTypeDataset
+	if err := ds.PrepareCreate(attrs); err != nil {
+		return err
 	}
 	name, sum, err := s.db.segs.write(ctx, attrs, src, 1, nil)
 	if err != nil {

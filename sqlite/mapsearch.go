@@ -151,14 +151,7 @@ func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
 		owner = u
 	}
 	datasets := map[int64]*mapcommons.Dataset{}
-	for _, l := range m.Layers {
-		dsID, ok := l.DatasetID()
-		if !ok {
-			continue
-		}
-		if _, seen := datasets[dsID]; seen {
-			continue
-		}
+	for _, dsID := range m.DatasetIDs() {
 		ds, err := layerDataset(ctx, tx, dsID)
 		if err != nil {
 			return err
