@@ -12,7 +12,9 @@ import (
 )
 
 // TestReplaceWhileReadingStalls: a reader that does not end (a client that
-// stopped reading its download) holds the features table; a replace waits
+// stopped reading its download, too big for the socket's buffers to hold
+// the rest: the transaction's COMMIT waits behind its rows) holds the
+// features table; a replace waits
 // for it only so long, then fails with ETIMEOUT, and the readers that
 // came meanwhile are not held behind it; once the reader ends, a replace
 // goes through.
@@ -21,7 +23,8 @@ func TestReplaceWhileReadingStalls(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.Open(t).Services()
 	ds := &mapcommons.Dataset{Type: "csv"}
-	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(50)); err != nil {
+	const big = 20000 // features: megabytes of rows
+	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(big)); err != nil {
 		t.Fatal(err)
 	}
 	reading, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
@@ -57,8 +60,8 @@ func TestReplaceWhileReadingStalls(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the replace waits for the stalled reader without end")
 	}
-	if n != 50 {
-		t.Fatalf("a reader meanwhile read %d features, want the 50 the replace left", n)
+	if n != big {
+		t.Fatalf("a reader meanwhile read %d features, want the %d the replace left", n, big)
 	}
 	t.Logf("a reader meanwhile waited %v", waited.Round(time.Millisecond))
 	close(release)

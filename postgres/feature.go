@@ -16,7 +16,7 @@ var _ mapcommons.FeatureService = (*FeatureService)(nil)
 // ScanFeatures implements mapcommons.FeatureService (query.go says what
 // SQL answers and what Go does).
 func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
-	return s.db.read(ctx, datasetID, func(tx pgx.Tx, ds *datasetRow) error {
+	return s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)
 		if err != nil {
 			return err
@@ -28,7 +28,7 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 // GroupFeatures implements mapcommons.FeatureService.
 func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
 	var out []mapcommons.Group
-	err := s.db.read(ctx, datasetID, func(tx pgx.Tx, ds *datasetRow) error {
+	err := s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)
 		if err != nil {
 			return err

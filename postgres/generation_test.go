@@ -184,7 +184,11 @@ func TestReadDuringReplace(t *testing.T) {
 	ctx := context.Background()
 	s, conn := inspect(t)
 	ds := &mapcommons.Dataset{Type: "csv"}
-	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(5)); err != nil {
+	// Megabytes of rows: more than the socket's buffers hold, so that the
+	// first reader's transaction (its COMMIT after its rows) stays open
+	// while it stalls.
+	const big = 20000
+	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(big)); err != nil {
 		t.Fatal(err)
 	}
 	all := &mapcommons.FeatureQuery{Limit: -1}
@@ -232,14 +236,14 @@ func TestReadDuringReplace(t *testing.T) {
 	}()
 	waiting(t, conn, 2) // and the second reader, behind it
 	close(release)
-	if ids := <-first; !slices.Equal(ids, []int64{1, 2, 3, 4, 5}) {
-		t.Fatalf("the first reader read ids %v", ids)
+	if ids := <-first; len(ids) != big || ids[0] != 1 || ids[big-1] != big {
+		t.Fatalf("the first reader read %d ids, from %d to %d", len(ids), ids[0], ids[len(ids)-1])
 	}
 	if err := <-replaced; err != nil {
 		t.Fatal(err)
 	}
-	if ids := <-second; !slices.Equal(ids, []int64{1, 6}) {
-		t.Fatalf("the second reader read ids %v, want the new features' [1 6]", ids)
+	if ids := <-second; !slices.Equal(ids, []int64{1, big + 1}) {
+		t.Fatalf("the second reader read ids %v, want the new features' [1 %d]", ids, big+1)
 	}
 	got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
 	if err != nil || got.Title != title || got.Version != 3 || got.FeatureCount != 2 {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/format/wkb"
 	"mapcommons/segment"
@@ -80,6 +78,18 @@ func (p *plan) boxes(rs []wkb.Rect) string {
 	return "(" + strings.Join(or, " OR ") + ")"
 }
 
+// pointBoxes is the exact condition that a point lies in one of rs, edges
+// included, as spatial.InAnyRect has it; the box column's && serves it
+// through the index.
+func (p *plan) pointBoxes(rs []wkb.Rect) string {
+	var or []string
+	for _, r := range rs {
+		w, s, e, n := p.arg(r.MinX), p.arg(r.MinY), p.arg(r.MaxX), p.arg(r.MaxY)
+		or = append(or, fmt.Sprintf("(box && ST_MakeEnvelope(%s, %s, %s, %s) AND minx >= %[1]s AND minx <= %[3]s AND miny >= %[2]s AND miny <= %[4]s)", w, s, e, n))
+	}
+	return "(" + strings.Join(or, " OR ") + ")"
+}
+
 // compile checks q against the dataset and plans it.
 func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	attrs := ds.Attributes
@@ -88,8 +98,17 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	p := &plan{ds: ds, q: q, onlyPts: ds.GeometryMask == 1<<wkb.Point}
 	if b := q.BBox; b != nil {
-		p.bbox = spatial.BBoxRects(b.W, b.S, b.E, b.N)
-		p.conds = append(p.conds, p.boxes(p.bbox))
+		rs := spatial.BBoxRects(b.W, b.S, b.E, b.N)
+		if p.onlyPts {
+			// A point's index box is the point itself (segment.CheckFeature,
+			// spatial.IndexBounds), so SQL's test of it against the boxes,
+			// edges included, is Go's exact test: nothing is left for Go,
+			// and the page can be cut in SQL.
+			p.conds = append(p.conds, p.pointBoxes(rs))
+		} else {
+			p.bbox = rs
+			p.conds = append(p.conds, p.boxes(rs))
+		}
 	}
 	if n := q.Near; n != nil {
 		p.near = &spatial.Near{Kind: n.Kind, XY: n.XY, Radius: n.Radius, Metric: spatial.NewMetric(n.Units), Contained: n.Contained}
@@ -243,7 +262,7 @@ func (p *plan) match(geom []byte, values []any) bool {
 }
 
 // scan streams the features of the plan to fn.
-func (p *plan) scan(ctx context.Context, tx pgx.Tx, fn func(*mapcommons.Feature) error) error {
+func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Feature) error) error {
 	q := p.q
 	if q.Limit == 0 {
 		return nil
@@ -298,7 +317,7 @@ func (p *plan) scan(ctx context.Context, tx pgx.Tx, fn func(*mapcommons.Feature)
 // groups answers a grouped query: the rows selected (SQL's prefilter and
 // Go's exact tests), in position order, grouped and aggregated in Go as
 // the segment engine does.
-func (p *plan) groups(ctx context.Context, tx pgx.Tx) ([]mapcommons.Group, error) {
+func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, error) {
 	p.order = "pos"
 	gs := segment.NewGroupSet(p.ds.Attributes, p.q)
 	sel := "geom"
