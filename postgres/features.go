@@ -386,6 +386,21 @@ func (q *committingQuerier) commit(ctx context.Context) error {
 	return err
 }
 
+// scanQueried scans what a query of dataset id's features needs of its
+// row (compile): its count, geometry kinds, attributes and table.
+func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
+	ds := &mapcommons.Dataset{ID: id}
+	r := &datasetRow{Dataset: ds}
+	var attrs []byte
+	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(attrs, &ds.Attributes); err != nil {
+		return nil, fmt.Errorf("dataset %d attributes: %w", id, err)
+	}
+	return r, nil
+}
+
 // read calls fn with dataset id's row in a read-only, repeatable-read
 // transaction, where the row and its features table agree: two round
 // trips, the BEGIN with the row's SELECT, and fn's one query with the
@@ -410,12 +425,12 @@ func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds 
 	defer conn.Release() // a connection left in a transaction is closed, not reused
 	var b pgx.Batch
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`)
-	b.Queue(`SELECT `+datasetColumns+datasetFrom+` WHERE d.id = $1`, id)
+	b.Queue(`SELECT feature_count, geometry_mask, attributes, features, next_id FROM datasets WHERE id = $1`, id)
 	br := conn.SendBatch(ctx, &b)
 	_, err = br.Exec()
 	var ds *datasetRow
 	if err == nil {
-		ds, err = scanDataset(br.QueryRow())
+		ds, err = scanQueried(br.QueryRow(), id)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
