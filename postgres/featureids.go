@@ -57,8 +57,9 @@ func newIDMatcher(ctx context.Context, tx pgx.Tx, old *datasetRow, attrs []mapco
 	defer rows.Close()
 	m.keys = make([]rowKey, 0, old.FeatureCount)
 	var values []any
+	rr := newRowReader(rows)
 	for rows.Next() {
-		vals, err := rows.Values()
+		vals, err := rr.values()
 		if err != nil {
 			return nil, err
 		}

@@ -238,13 +238,15 @@ func (g *generation) summarize(ctx context.Context) error {
 		return formatError(err)
 	}
 	defer rows.Close()
+	rr := newRowReader(rows)
+	var values []any
 	for rows.Next() {
-		vals, err := rows.Values()
+		vals, err := rr.values()
 		if err != nil {
 			return err
 		}
 		geom, _ := vals[0].([]byte)
-		values := featureValues(vals[2:], nil)
+		values = featureValues(vals[2:], values)
 		if x, y, isPoint := wkb.StoredPoint(geom); isPoint {
 			err = g.sum.AddPoint(x, y, values)
 		} else if len(geom) > 0 {

@@ -282,9 +282,10 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 		offset = 0 // SQL skipped them
 	}
 	f := &mapcommons.Feature{}
+	rr, geoms := newRowReader(rows), &arena{}
 	skipped, sent := int64(0), int64(0)
 	for rows.Next() {
-		vals, err := rows.Values()
+		vals, err := rr.values()
 		if err != nil {
 			return err
 		}
@@ -297,7 +298,7 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 			skipped++
 			continue
 		}
-		f.Position, f.ID, f.Geometry, f.Row = vals[0].(int64), vals[1].(int64), geom, nil
+		f.Position, f.ID, f.Geometry, f.Row = vals[0].(int64), vals[1].(int64), geoms.copy(geom), nil
 		if q.WithDistance && p.near != nil {
 			f.Distance = math.NaN()
 			if g, err := wkb.Decode(geom); err == nil {
@@ -330,8 +331,9 @@ func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, 
 	}
 	defer rows.Close()
 	var values []any
+	rr := newRowReader(rows)
 	for rows.Next() {
-		vals, err := rows.Values()
+		vals, err := rr.values()
 		if err != nil {
 			return nil, err
 		}
