@@ -15,3 +15,14 @@ func SetDropLockTimeout(tb interface{ Cleanup(func()) }, d time.Duration) {
 	dropLockTimeout = d
 	tb.Cleanup(func() { dropLockTimeout = old })
 }
+
+// SetCopyChunk sets the bytes of rows a load puts in Hilbert order at
+// once, for one test.
+func SetCopyChunk(tb interface{ Cleanup(func()) }, n int) {
+	old := copyChunk
+	copyChunk = n
+	tb.Cleanup(func() { copyChunk = old })
+}
+
+// Hilbert is the place of (x, y) on the loads' Hilbert curve.
+func Hilbert(x, y float64) uint64 { return hilbert(x, y) }
