@@ -42,6 +42,9 @@ type DB struct {
 	Now func() time.Time
 	// Applied are the migrations (file names) this Open applied.
 	Applied []string
+	// hints are the datasets' rows as reads last found them (read.go):
+	// a guess, checked in every read's snapshot.
+	hints rowHints
 }
 
 // Open connects to the database at url (postgres://… or a key=value

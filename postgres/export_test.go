@@ -26,3 +26,7 @@ func SetCopyChunk(tb interface{ Cleanup(func()) }, n int) {
 
 // Hilbert is the place of (x, y) on the loads' Hilbert curve.
 func Hilbert(x, y float64) uint64 { return hilbert(x, y) }
+
+// HintedReads is the number of reads db answered in one round trip, with
+// the dataset's row as an earlier read found it.
+func HintedReads(db *DB) int64 { return db.hints.hinted.Load() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -350,108 +347,3 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 
 // pgUndefinedTable is the error of a statement on a table that is gone.
 const pgUndefinedTable = "42P01"
-
-// rowsQuerier is what a read's function queries through.
-type rowsQuerier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// committingQuerier runs one query and the COMMIT of its transaction
-// together: the COMMIT goes in the query's round trip, after its rows.
-type committingQuerier struct {
-	conn *pgxpool.Conn
-	br   pgx.BatchResults // nil until the query
-}
-
-func (q *committingQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if q.br != nil {
-		return nil, errors.New("postgres: a read runs one query")
-	}
-	var b pgx.Batch
-	b.Queue(sql, args...)
-	b.Queue(`COMMIT`)
-	q.br = q.conn.SendBatch(ctx, &b)
-	return q.br.Query()
-}
-
-// commit ends the transaction: the COMMIT's result, read after the
-// query's rows (or sent now, when fn ran no query).
-func (q *committingQuerier) commit(ctx context.Context) error {
-	if q.br == nil {
-		_, err := q.conn.Exec(ctx, `COMMIT`)
-		return err
-	}
-	_, err := q.br.Exec()
-	if cerr := q.br.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// scanQueried scans what a query of dataset id's features needs of its
-// row (compile): its count, geometry kinds, attributes and table.
-func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
-	ds := &mapcommons.Dataset{ID: id}
-	r := &datasetRow{Dataset: ds}
-	var attrs []byte
-	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(attrs, &ds.Attributes); err != nil {
-		return nil, fmt.Errorf("dataset %d attributes: %w", id, err)
-	}
-	return r, nil
-}
-
-// read calls fn with dataset id's row in a read-only, repeatable-read
-// transaction, where the row and its features table agree: two round
-// trips, the BEGIN with the row's SELECT, and fn's one query with the
-// COMMIT. A reader that finds the table dropped (a replace swapped it out
-// between the two) tries once more.
-func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
-	for try := 0; ; try++ {
-		err := db.readOnce(ctx, id, fn)
-		var pe *pgconn.PgError
-		if try == 0 && errors.As(err, &pe) && pe.Code == pgUndefinedTable {
-			continue
-		}
-		return err
-	}
-}
-
-func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return formatError(err)
-	}
-	defer conn.Release() // a connection left in a transaction is closed, not reused
-	var b pgx.Batch
-	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`)
-	b.Queue(`SELECT feature_count, geometry_mask, attributes, features, next_id FROM datasets WHERE id = $1`, id)
-	br := conn.SendBatch(ctx, &b)
-	_, err = br.Exec()
-	var ds *datasetRow
-	if err == nil {
-		ds, err = scanQueried(br.QueryRow(), id)
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		q := &committingQuerier{conn: conn}
-		err = fn(q, ds)
-		if cerr := q.commit(ctx); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			return nil
-		}
-	}
-	if conn.Conn().PgConn().TxStatus() != 'I' && !conn.Conn().IsClosed() {
-		conn.Exec(ctx, `ROLLBACK`) // the connection goes back idle
-	}
-	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND && ds == nil {
-		return datasetNotFound(id)
-	}
-	return err
-}

@@ -1,0 +1,274 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mapcommons"
+)
+
+// A read of a dataset's features (ScanFeatures, GroupFeatures) runs in a
+// read-only, repeatable-read transaction in which the dataset's row and
+// the features table it points to agree. Its statements go in as few
+// round trips as can be:
+//
+//   - With a hint (the row as the last read on this server found it),
+//     one: BEGIN, the row's SELECT, the query compiled against the hint,
+//     and COMMIT go together. The row read in the transaction is compared
+//     with the hint before the query's rows are used: when they differ
+//     (another write came, from any server), the answer is dropped and
+//     the read runs again without the hint. The hint is only a guess,
+//     never an answer.
+//   - Without, two: BEGIN with the row's SELECT, then the query with
+//     COMMIT.
+
+// rowsQuerier is what a read's function queries through: it runs one
+// query.
+type rowsQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// rowHints keeps the rows reads found, by dataset id (a bounded number).
+type rowHints struct {
+	mu     sync.Mutex
+	rows   map[int64]*datasetRow
+	hinted atomic.Int64 // reads answered with the hint (for the tests)
+}
+
+const maxRowHints = 4096
+
+func (h *rowHints) get(id int64) *datasetRow {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rows[id]
+}
+
+func (h *rowHints) put(r *datasetRow) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.rows == nil {
+		h.rows = map[int64]*datasetRow{}
+	}
+	if len(h.rows) >= maxRowHints {
+		for k := range h.rows { // any one goes
+			delete(h.rows, k)
+			break
+		}
+	}
+	h.rows[r.ID] = r
+}
+
+func (h *rowHints) drop(id int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.rows, id)
+}
+
+// sameQueried reports whether two rows compile every query alike.
+func sameQueried(a, b *datasetRow) bool {
+	return a.table == b.table && a.FeatureCount == b.FeatureCount && a.GeometryMask == b.GeometryMask &&
+		reflect.DeepEqual(a.Attributes, b.Attributes)
+}
+
+// errStaleHint is the answer of a hinted read whose hint no longer holds.
+var errStaleHint = errors.New("postgres: the dataset changed since the hint")
+
+const (
+	beginRead     = `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`
+	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id FROM datasets WHERE id = $1`
+)
+
+// scanQueried scans what a query of dataset id's features needs of its
+// row (compile): its count, geometry kinds, attributes and table.
+func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
+	ds := &mapcommons.Dataset{ID: id}
+	r := &datasetRow{Dataset: ds}
+	var attrs []byte
+	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(attrs, &ds.Attributes); err != nil {
+		return nil, fmt.Errorf("dataset %d attributes: %w", id, err)
+	}
+	return r, nil
+}
+
+// read calls fn with dataset id's row in the read's transaction (see
+// above). A reader that finds the table dropped (a replace swapped it out
+// between the row and the query) tries once more.
+func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	if hint := db.hints.get(id); hint != nil {
+		err := db.readHinted(ctx, hint, fn)
+		if !errors.Is(err, errStaleHint) {
+			db.hints.hinted.Add(1)
+			return err
+		}
+		db.hints.drop(id)
+	}
+	for try := 0; ; try++ {
+		err := db.readOnce(ctx, id, fn)
+		var pe *pgconn.PgError
+		if try == 0 && errors.As(err, &pe) && pe.Code == pgUndefinedTable {
+			continue
+		}
+		return err
+	}
+}
+
+// hintedQuerier sends BEGIN, the row's SELECT, fn's query and COMMIT in
+// one batch, and gives fn the query's rows only if the row is the hint.
+type hintedQuerier struct {
+	conn *pgxpool.Conn
+	hint *datasetRow
+	br   pgx.BatchResults
+}
+
+func (q *hintedQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if q.br != nil {
+		return nil, errors.New("postgres: a read runs one query")
+	}
+	var b pgx.Batch
+	b.Queue(beginRead)
+	b.Queue(selectQueried, q.hint.ID)
+	b.Queue(sql, args...)
+	b.Queue(`COMMIT`)
+	q.br = q.conn.SendBatch(ctx, &b)
+	// Any failure before the query's rows (a missing row too) leaves the
+	// answer to the read without the hint.
+	if _, err := q.br.Exec(); err != nil {
+		return nil, errStaleHint
+	}
+	row, err := scanQueried(q.br.QueryRow(), q.hint.ID)
+	if err != nil || !sameQueried(row, q.hint) {
+		return nil, errStaleHint
+	}
+	rows, err := q.br.Query()
+	if err != nil {
+		return nil, errStaleHint
+	}
+	return rows, nil
+}
+
+// readHinted is a read in one round trip, with the hint's row; it fails
+// with errStaleHint when the hint does not hold (or fn ran no query, so
+// that nothing was checked), and nothing fn did then counts.
+func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return formatError(err)
+	}
+	defer conn.Release() // a connection left in a transaction is closed, not reused
+	q := &hintedQuerier{conn: conn, hint: hint}
+	err = fn(q, hint)
+	if q.br == nil {
+		return errStaleHint
+	}
+	if errors.Is(err, errStaleHint) {
+		q.br.Close()
+		endRead(conn)
+		return errStaleHint
+	}
+	_, cerr := q.br.Exec() // the COMMIT
+	if cerr2 := q.br.Close(); cerr == nil {
+		cerr = cerr2
+	}
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		endRead(conn)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == pgUndefinedTable {
+			return errStaleHint // the hint's table went before the snapshot: no row came
+		}
+	}
+	return formatError(err)
+}
+
+// committingQuerier runs one query and the COMMIT of its transaction
+// together: the COMMIT goes in the query's round trip, after its rows.
+type committingQuerier struct {
+	conn *pgxpool.Conn
+	br   pgx.BatchResults // nil until the query
+}
+
+func (q *committingQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if q.br != nil {
+		return nil, errors.New("postgres: a read runs one query")
+	}
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	b.Queue(`COMMIT`)
+	q.br = q.conn.SendBatch(ctx, &b)
+	return q.br.Query()
+}
+
+// commit ends the transaction: the COMMIT's result, read after the
+// query's rows (or sent now, when fn ran no query).
+func (q *committingQuerier) commit(ctx context.Context) error {
+	if q.br == nil {
+		_, err := q.conn.Exec(ctx, `COMMIT`)
+		return err
+	}
+	_, err := q.br.Exec()
+	if cerr := q.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// endRead rolls back what is left of a read's transaction, so that the
+// connection goes back to the pool idle (else Release closes it).
+func endRead(conn *pgxpool.Conn) {
+	if !conn.Conn().IsClosed() && conn.Conn().PgConn().TxStatus() != 'I' {
+		conn.Exec(context.Background(), `ROLLBACK`)
+	}
+}
+
+// readOnce is a read in two round trips; the row it finds becomes the
+// dataset's hint.
+func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return formatError(err)
+	}
+	defer conn.Release() // a connection left in a transaction is closed, not reused
+	var b pgx.Batch
+	b.Queue(beginRead)
+	b.Queue(selectQueried, id)
+	br := conn.SendBatch(ctx, &b)
+	_, err = br.Exec()
+	var ds *datasetRow
+	if err == nil {
+		ds, err = scanQueried(br.QueryRow(), id)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		q := &committingQuerier{conn: conn}
+		err = fn(q, ds)
+		if cerr := q.commit(ctx); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			db.hints.put(ds)
+			return nil
+		}
+	}
+	endRead(conn)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND && ds == nil {
+		db.hints.drop(id)
+		return datasetNotFound(id)
+	}
+	return err
+}
