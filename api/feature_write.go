@@ -106,6 +106,9 @@ type jsonFeatures struct {
 	n      int
 	f      mapcommons.Feature
 	inList bool // inside the array of features
+	// name, when set, is how errors name the feature converted instead
+	// of "feature N" ("updates[2]").
+	name   string
 	single []byte
 	done   bool
 }
@@ -199,7 +202,11 @@ func (j *jsonFeatures) Next() (*mapcommons.Feature, error) {
 // against its attribute's type.
 func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 	fail := func(format string, args ...any) error {
-		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %s", j.n, fmt.Sprintf(format, args...))
+		where := fmt.Sprintf("feature %d", j.n)
+		if j.name != "" {
+			where = j.name
+		}
+		return mapcommons.Errorf(mapcommons.EINVALID, "%s: %s", where, fmt.Sprintf(format, args...))
 	}
 	var props map[string]json.RawMessage
 	if t, ok := obj["type"]; ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {
