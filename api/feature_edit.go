@@ -26,9 +26,9 @@ import (
 // version of the dataset leaves every cached answer of the old behind.
 
 // editBody authorizes an edit of the {id} dataset, then opens its JSON
-// body, spooled by ParseRequest within the upload limit, as feature
-// create does. The caller must call cleanup.
-func (s *Server) editBody(r *http.Request) (ds *mapcommons.Dataset, body *os.File, cleanup func(), err error) {
+// body, spooled by ParseRequest within the upload limit; empty is the
+// message of a request without one. The caller must call cleanup.
+func (s *Server) editBody(r *http.Request, empty string) (ds *mapcommons.Dataset, body *os.File, cleanup func(), err error) {
 	if ds, err = s.datasetToEdit(r); err != nil {
 		return nil, nil, nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Server) editBody(r *http.Request) (ds *mapcommons.Dataset, body *os.Fil
 	}
 	if q.Body == nil {
 		q.Cleanup()
-		return nil, nil, nil, mapcommons.Errorf(mapcommons.EINVALID, "no body: send the feature(s) as JSON")
+		return nil, nil, nil, mapcommons.Errorf(mapcommons.EINVALID, "%s", empty)
 	}
 	f, err := os.Open(q.Body.Path)
 	if err != nil {
@@ -107,7 +107,7 @@ func isGeoJSONFeature(obj map[string]json.RawMessage) bool {
 // position. 200 with the feature as a GeoJSON Feature; 404 when the
 // dataset has no such feature.
 func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) error {
-	ds, body, cleanup, err := s.editBody(r)
+	ds, body, cleanup, err := s.editBody(r, "no feature: send one feature as JSON")
 	if err != nil {
 		return err
 	}
@@ -171,13 +171,22 @@ type editResult struct {
 // applied all or nothing. 200 with addResults, updateResults and
 // deleteResults; a bad item is a 400 (or 422) naming it, nothing applied.
 func (s *Server) handleEdits(w http.ResponseWriter, r *http.Request) error {
-	ds, body, cleanup, err := s.editBody(r)
+	ds, body, cleanup, err := s.editBody(r, `no edits: send {"adds": [...], "updates": [...], "deletes": [...]} as JSON`)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	e, err := s.readEdits(body, ds.Attributes)
-	if err != nil {
+	if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
+		// A body that is not JSON at all is told as such, rather than by
+		// what the reader met before the fault.
+		if _, serr := body.Seek(0, io.SeekStart); serr == nil {
+			if jerr := wellFormedJSON(body); jerr != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", jerr)
+			}
+		}
+		return err
+	} else if err != nil {
 		return err
 	}
 	res, err := s.svc.Features.ApplyEdits(r.Context(), ds.ID, e)
@@ -292,4 +301,33 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: one object, and nothing after it")
 	}
 	return e, nil
+}
+
+// wellFormedJSON checks, streaming, that r holds one JSON value.
+func wellFormedJSON(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	depth, values := 0, 0
+	for {
+		t, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			switch {
+			case depth > 0:
+				return io.ErrUnexpectedEOF
+			case values != 1:
+				return fmt.Errorf("%d values, not one", values)
+			}
+			return nil
+		} else if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			values++
+		}
+	}
 }
