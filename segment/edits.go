@@ -13,7 +13,7 @@ import (
 // and no id named twice. Errors are EINVALID and name the item
 // ("updates[2]: ..."). Whether the ids are the dataset's is the store's
 // to check, through EditTargets.
-func CheckEdits(attrs []mapcommons.Attribute, e *Edits) error {
+func CheckEdits(attrs []mapcommons.Attribute, e *mapcommons.Edits) error {
 	sum := mapcommons.NewSummaryBuilder(attrs, false)
 	check := func(list string, i int, f *mapcommons.Feature) error {
 		fail := func(err error) error {
@@ -60,9 +60,6 @@ func CheckEdits(attrs []mapcommons.Attribute, e *Edits) error {
 	}
 	return nil
 }
-
-// Edits is mapcommons.Edits.
-type Edits = mapcommons.Edits
 
 // MissingFeature is the error of an edit naming an id the dataset does not
 // hold: the same in every store.
