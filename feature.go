@@ -75,6 +75,39 @@ type FeatureService interface {
 	// The ids of those removed are never given again. EINVALID when a
 	// position does not exist, ENOTFOUND when the dataset does not.
 	DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error
+	// ApplyEdits applies a batch of edits to the dataset's features, all
+	// or nothing (ArcGIS applyEdits): e.Updates replace the attributes and
+	// geometry of the features with their ids (Feature.ID), which keep
+	// their ids and positions; e.Deletes remove the features with those
+	// ids, later features moving down as in DeleteFeatures, their ids never
+	// given again; e.Adds are appended after the features left, with ids
+	// the dataset never gave (their own ignored), as in AddFeatures. Every
+	// added or updated feature is checked as a created one is. The
+	// dataset's summary (count, extent, stats) follows and its version
+	// grows. EINVALID, naming the item ("updates[2]: ..."), and nothing
+	// changed, when a feature is bad, an id is not in the dataset or is
+	// named twice (updated twice, updated and deleted, deleted twice);
+	// ETOOLARGE when the dataset would hold more than e.MaxFeatures
+	// features; ENOTFOUND when there is no such dataset.
+	ApplyEdits(ctx context.Context, datasetID int64, e *Edits) (*EditResult, error)
+}
+
+// Edits is a batch of changes to a dataset's features (FeatureService.ApplyEdits).
+type Edits struct {
+	Adds    []Feature // ids ignored
+	Updates []Feature // each names the feature it replaces by Feature.ID
+	Deletes []int64   // stable ids
+	// MaxFeatures, when above zero, is the most features the dataset may
+	// hold after the edit (checked under the store's write lock): ETOOLARGE
+	// past it.
+	MaxFeatures int64
+}
+
+// EditResult says what ApplyEdits did: the ids the adds got (in the
+// order of Edits.Adds), and the dataset's feature count after.
+type EditResult struct {
+	AddIDs       []int64
+	FeatureCount int64
 }
 
 // MaxMatchedRows is the most features a dataset may have for

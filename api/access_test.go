@@ -424,6 +424,21 @@ func matrixRoutes() []matrixRoute {
 		m := c.f.newMap(t, c.setting, c.ds, nil)
 		return req{method: "DELETE", path: "/maps/" + itoa(m.ID) + ".json"}
 	}
+	// PUT a feature: the dataset's first, by its stable id.
+	putFeature := func(t *testing.T, c *matrixCase) req {
+		var fid int64
+		err := c.f.svc.Features.ScanFeatures(ctx, c.ds.ID, &mapcommons.FeatureQuery{Limit: 1}, func(f *mapcommons.Feature) error {
+			fid = f.ID
+			return nil
+		})
+		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+			fid = 1 // a dataset that does not exist: refused before the feature is looked for
+		} else if err != nil || fid == 0 {
+			t.Fatalf("no feature to PUT: %v", err)
+		}
+		return req{method: "PUT", path: "/datasets/" + itoa(c.ds.ID) + "/features/" + itoa(fid) + ".json", ctype: jsonType,
+			body: []byte(`{"n": 7, "x": 2.5, "label": "put", "flag": false, "geometry": {"type": "Point", "coordinates": [3, 4]}}`)}
+	}
 	dsView := func(c *matrixCase) bool { return c.rights(true).view }
 	mapView := func(c *matrixCase) bool { return c.rights(false).view }
 	feature := `[{"n": 9, "x": 1.5, "label": "new", "flag": true, "geometry": {"type": "Point", "coordinates": [1, 2]}}]`
@@ -442,6 +457,8 @@ func matrixRoutes() []matrixRoute {
 		{name: "PUT overlay permissions form", request: send("PUT", "/overlays/{ds}.json", form,
 			"permissions[][group_id]=everyone&permissions[][permissions][edit]=True"), want: shareDS, after: restoreDS},
 		{name: "POST features", request: send("POST", "/datasets/{ds}/features.json", jsonType, feature), want: editDS(201)},
+		{name: "PUT feature", request: putFeature, want: editDS(200)},
+		{name: "POST edits", request: send("POST", "/datasets/{ds}/edits.json", jsonType, `{"adds": `+feature+`}`), want: editDS(200)},
 		{name: "DELETE features", request: send("DELETE", "/datasets/{ds}/features.json?ids=0", "", ""), want: editDS(204), after: topUp},
 		{name: "DELETE features spec form", request: send("DELETE", "/datasets/{ds}/features/x.json?ids=1", "", ""), want: editDS(204), after: topUp},
 		{name: "DELETE maps features", request: send("DELETE", "/maps/{ds}/features/x.json?ids=0", "", ""), want: editDS(204), after: topUp},

@@ -8,12 +8,10 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 
 	"mapcommons"
-	"mapcommons/format"
 	"mapcommons/format/geojson"
 )
 
@@ -22,28 +20,11 @@ import (
 // FeatureCollection, or one Feature. Every feature is checked against the
 // dataset's attributes; one bad feature and nothing is added.
 func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.datasetToEdit(r)
+	ds, f, cleanup, err := s.editBody(r, "no features: send a JSON array of features or a GeoJSON FeatureCollection")
 	if err != nil {
 		return err
 	}
-	// Only a body declared JSON is read as features: text/plain (what a
-	// page of any site may post without asking) never is.
-	if mt, _ := parseContentType(r.Header.Get("Content-Type")); hasBody(r) && !isJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
-		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
-	}
-	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
-	if err != nil {
-		return err
-	}
-	defer q.Cleanup()
-	if q.Body == nil {
-		return mapcommons.Errorf(mapcommons.EINVALID, "no features: send a JSON array of features or a GeoJSON FeatureCollection")
-	}
-	f, err := os.Open(q.Body.Path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+	defer cleanup()
 	src, err := newJSONFeatures(f, ds.Attributes)
 	if err != nil {
 		return err
@@ -106,6 +87,9 @@ type jsonFeatures struct {
 	n      int
 	f      mapcommons.Feature
 	inList bool // inside the array of features
+	// name, when set, is how errors name the feature converted instead
+	// of "feature N" ("updates[2]").
+	name   string
 	single []byte
 	done   bool
 }
@@ -199,7 +183,11 @@ func (j *jsonFeatures) Next() (*mapcommons.Feature, error) {
 // against its attribute's type.
 func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 	fail := func(format string, args ...any) error {
-		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %s", j.n, fmt.Sprintf(format, args...))
+		where := fmt.Sprintf("feature %d", j.n)
+		if j.name != "" {
+			where = j.name
+		}
+		return mapcommons.Errorf(mapcommons.EINVALID, "%s: %s", where, fmt.Sprintf(format, args...))
 	}
 	var props map[string]json.RawMessage
 	if t, ok := obj["type"]; ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {

@@ -51,6 +51,10 @@ func (s *Server) routes() {
 	// The spec's delete example: an ignored segment after features/, and /maps.
 	m.Handle("DELETE /datasets/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
+	// Editing in place: one feature by its stable id, or a batch of
+	// adds, updates and deletes all or nothing (ArcGIS applyEdits).
+	m.Handle("PUT /datasets/{id}/features/{fid}", s.handle(s.handleFeatureUpdate))
+	m.Handle("POST /datasets/{id}/edits", s.handle(s.handleEdits))
 
 	m.Handle("POST /maps", s.handle(s.bounded(s.handleMapCreate)))
 	m.Handle("GET /maps/{id}", s.handle(s.bounded(s.handleMapGet)))
@@ -76,7 +80,7 @@ func (s *Server) routes() {
 	s.ogcRoutes(m)
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

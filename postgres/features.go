@@ -165,8 +165,21 @@ func (g *generation) add(f *mapcommons.Feature, buf []byte) (_ []byte, key uint6
 	} else if id <= g.lastID || id == math.MaxInt64 {
 		return nil, 0, fmt.Errorf("postgres: feature %d has id %d, not above the previous %d", g.n, id, g.lastID)
 	}
-	buf = binary.BigEndian.AppendUint16(buf, uint16(7+len(g.attrs)))
-	buf = appendInt8(buf, g.n)
+	if buf, key, err = encodeRow(buf, g.n, id, f, r, ok); err != nil {
+		return nil, 0, err
+	}
+	g.lastID, g.nextID = id, max(g.nextID, id+1)
+	g.n++
+	return buf, key, nil
+}
+
+// encodeRow appends the row of feature f, at position pos with id id, to
+// buf as binary COPY data (the columns of generation.columns); r is its
+// index box (ok false without one). key is the box centre's place on the
+// Hilbert curve.
+func encodeRow(buf []byte, pos, id int64, f *mapcommons.Feature, r wkb.Rect, ok bool) (_ []byte, key uint64, err error) {
+	buf = binary.BigEndian.AppendUint16(buf, uint16(7+len(f.Values)))
+	buf = appendInt8(buf, pos)
 	buf = appendInt8(buf, id)
 	if len(f.Geometry) > 0 {
 		buf = appendBytes(buf, f.Geometry)
@@ -189,8 +202,6 @@ func (g *generation) add(f *mapcommons.Feature, buf []byte) (_ []byte, key uint6
 			return nil, 0, err
 		}
 	}
-	g.lastID, g.nextID = id, max(g.nextID, id+1)
-	g.n++
 	return buf, key, nil
 }
 

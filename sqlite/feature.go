@@ -114,6 +114,67 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 	})
 }
 
+// ApplyEdits implements mapcommons.FeatureService: a new segment holds
+// the old features, updated ones in their place and deleted ones left
+// out, then the added ones with the next ids, and replaces the old one as
+// any write does.
+func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+	res := &mapcommons.EditResult{}
+	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
+		if err := segment.CheckEdits(old.Attributes(), e); err != nil {
+			return err
+		}
+		updated := make(map[int]*mapcommons.Feature, len(e.Updates))
+		for i := range e.Updates {
+			pos, ok := old.Position(e.Updates[i].ID)
+			if !ok {
+				return segment.MissingFeature("updates", i, e.Updates[i].ID)
+			}
+			updated[pos] = &e.Updates[i]
+		}
+		gone := make(map[int]bool, len(e.Deletes))
+		for i, id := range e.Deletes {
+			pos, ok := old.Position(id)
+			if !ok {
+				return segment.MissingFeature("deletes", i, id)
+			}
+			gone[pos] = true
+		}
+		if n := int64(old.Len()-len(gone)) + int64(len(e.Adds)); e.MaxFeatures > 0 && n > e.MaxFeatures {
+			return segment.TooManyFeatures(e.MaxFeatures)
+		}
+		f := &mapcommons.Feature{}
+		for pos := 0; pos < old.Len(); pos++ {
+			if gone[pos] {
+				continue
+			}
+			if u := updated[pos]; u != nil {
+				if err := w.Add(&mapcommons.Feature{ID: u.ID, Values: u.Values, Geometry: u.Geometry}); err != nil {
+					return err
+				}
+				continue
+			}
+			old.Read(pos, f)
+			if err := w.Add(f); err != nil {
+				return err
+			}
+		}
+		for i := range e.Adds {
+			a := mapcommons.Feature{Values: e.Adds[i].Values, Geometry: e.Adds[i].Geometry} // the next id
+			if err := w.Add(&a); err != nil {
+				return err
+			}
+			res.AddIDs = append(res.AddIDs, w.LastID())
+		}
+		res.FeatureCount = int64(old.Len()-len(gone)) + int64(len(e.Adds))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // rewrite replaces a dataset's segment by the one fill writes from the
 // old, and the row's summary with the new segment's, atomically. The new
 // segment gives ids from the old one's next id on, never an old id again.

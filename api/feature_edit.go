@@ -1,0 +1,333 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format"
+	"mapcommons/format/geojson"
+	"mapcommons/segment"
+)
+
+// Editing features in place: PUT /datasets/{id}/features/{fid} replaces
+// one feature, and POST /datasets/{id}/edits applies adds, updates and
+// deletes together, all or nothing (the shape of ArcGIS applyEdits). Both
+// are authorized before the body is read, take JSON bodies as feature
+// create does (size bounded by ParseRequest, the dataset by
+// --max-features), and go through FeatureService.ApplyEdits, whose new
+// version of the dataset leaves every cached answer of the old behind.
+
+// editBody authorizes an edit of the {id} dataset, then opens its JSON
+// body, spooled by ParseRequest within the upload limit; empty is the
+// message of a request without one. The caller must call cleanup.
+func (s *Server) editBody(r *http.Request, empty string) (ds *mapcommons.Dataset, body *os.File, cleanup func(), err error) {
+	if ds, err = s.datasetToEdit(r); err != nil {
+		return nil, nil, nil, err
+	}
+	// Only a body declared JSON is read: text/plain (what a page of any
+	// site may post without asking) never is.
+	if mt, _ := parseContentType(r.Header.Get("Content-Type")); hasBody(r) && !isJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
+		return nil, nil, nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
+	}
+	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if q.Body == nil {
+		q.Cleanup()
+		return nil, nil, nil, mapcommons.Errorf(mapcommons.EINVALID, "%s", empty)
+	}
+	f, err := os.Open(q.Body.Path)
+	if err != nil {
+		q.Cleanup()
+		return nil, nil, nil, err
+	}
+	return ds, f, func() { f.Close(); q.Cleanup() }, nil
+}
+
+// maxFeatures is the bound ApplyEdits keeps a dataset to (0: none).
+func (s *Server) maxFeatures() int64 { return max(s.cfg.MaxFeatures, 0) }
+
+// featureID reads the {fid} path segment: a stable feature id.
+func featureID(r *http.Request) (int64, error) {
+	v := r.PathValue("fid")
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id < 1 {
+		return 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "no feature %q: feature ids are integers from 1", v)
+	}
+	return id, nil
+}
+
+// editedFeature converts one feature object of an edit, named name in
+// errors: a flat object (attributes next to "geometry") or a GeoJSON
+// Feature. Its "id" member (a GeoJSON Feature's, or a flat object's when
+// the dataset has no attribute of that name) is returned apart, 0 when
+// absent.
+func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name string) (mapcommons.Feature, int64, error) {
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		return mapcommons.Feature{}, 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: expected a feature object", name)
+	}
+	var id int64
+	if rawID, ok := obj["id"]; ok && (isGeoJSONFeature(obj) || mapcommons.AttrIndex(attrs, "id") < 0) {
+		delete(obj, "id")
+		if !bytes.Equal(bytes.TrimSpace(rawID), []byte("null")) {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(rawID)), 10, 64)
+			if err != nil || n < 1 {
+				return mapcommons.Feature{}, 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: id: %s is not a feature id (an integer from 1)", name, rawID)
+			}
+			id = n
+		}
+	}
+	j := &jsonFeatures{attrs: attrs, name: name}
+	if err := j.convert(obj); err != nil {
+		return mapcommons.Feature{}, 0, err
+	}
+	return j.f, id, nil
+}
+
+func isGeoJSONFeature(obj map[string]json.RawMessage) bool {
+	t, ok := obj["type"]
+	return ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`))
+}
+
+// handleFeatureUpdate answers PUT /datasets/{id}/features/{fid}: the body,
+// one feature as feature create takes it, replaces the attributes and
+// geometry of the feature with stable id fid, which keeps its id and
+// position. 200 with the feature as a GeoJSON Feature; 404 when the
+// dataset has no such feature.
+func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) error {
+	ds, body, cleanup, err := s.editBody(r, "no feature: send one feature as JSON")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	fid, err := featureID(r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(body)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: one feature object, and nothing after it")
+	}
+	f, id, err := editedFeature(raw, ds.Attributes, "feature")
+	if err != nil {
+		return err
+	}
+	if id != 0 && id != fid {
+		return mapcommons.Errorf(mapcommons.EINVALID, "feature: id %d is not the feature %d of the path", id, fid)
+	}
+	f.ID = fid
+	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()})
+	switch {
+	case err == nil:
+	case mapcommons.ErrorMessage(err) == mapcommons.ErrorMessage(segment.MissingFeature("updates", 0, fid)):
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
+	case mapcommons.ErrorCode(err) == mapcommons.EINVALID:
+		// The store names the item as in a batch: here it is the body.
+		return mapcommons.Errorf(mapcommons.EINVALID, "feature: %s", strings.TrimPrefix(mapcommons.ErrorMessage(err), "updates[0]: "))
+	default:
+		return err
+	}
+	// The feature as it is now stored.
+	var out []byte
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Limit: 1, IDs: []int64{fid}}, func(g *mapcommons.Feature) error {
+		var err error
+		out, err = geojson.AppendFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, g, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid) // deleted meanwhile
+	}
+	return s.writeJSON(w, r, http.StatusOK, json.RawMessage(out))
+}
+
+// editResult is one item of an applyEdits answer, as ArcGIS clients read it.
+type editResult struct {
+	ID       int64 `json:"id"`
+	ObjectID int64 `json:"objectId"`
+	Success  bool  `json:"success"`
+}
+
+// handleEdits answers POST /datasets/{id}/edits: {"adds": [features],
+// "updates": [features with "id"], "deletes": [ids]}, any member missing,
+// applied all or nothing. 200 with addResults, updateResults and
+// deleteResults; a bad item is a 400 (or 422) naming it, nothing applied.
+func (s *Server) handleEdits(w http.ResponseWriter, r *http.Request) error {
+	ds, body, cleanup, err := s.editBody(r, `no edits: send {"adds": [...], "updates": [...], "deletes": [...]} as JSON`)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	e, err := s.readEdits(body, ds.Attributes)
+	if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
+		// A body that is not JSON at all is told as such, rather than by
+		// what the reader met before the fault.
+		if _, serr := body.Seek(0, io.SeekStart); serr == nil {
+			if jerr := wellFormedJSON(body); jerr != nil {
+				return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", jerr)
+			}
+		}
+		return err
+	} else if err != nil {
+		return err
+	}
+	res, err := s.svc.Features.ApplyEdits(r.Context(), ds.ID, e)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Adds    []editResult `json:"addResults"`
+		Updates []editResult `json:"updateResults"`
+		Deletes []editResult `json:"deleteResults"`
+	}{[]editResult{}, []editResult{}, []editResult{}}
+	for _, id := range res.AddIDs {
+		out.Adds = append(out.Adds, editResult{id, id, true})
+	}
+	for _, f := range e.Updates {
+		out.Updates = append(out.Updates, editResult{f.ID, f.ID, true})
+	}
+	for _, id := range e.Deletes {
+		out.Deletes = append(out.Deletes, editResult{id, id, true})
+	}
+	return s.writeJSON(w, r, http.StatusOK, out)
+}
+
+// readEdits reads an edits body, streaming, and stops with ETOOLARGE as
+// soon as it holds more features than the dataset may.
+func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapcommons.Edits, error) {
+	e := &mapcommons.Edits{MaxFeatures: s.maxFeatures()}
+	dec := json.NewDecoder(body)
+	dec.UseNumber()
+	bad := func(err error) error {
+		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", err)
+	}
+	if t, err := dec.Token(); err != nil {
+		return nil, bad(err)
+	} else if t != json.Delim('{') {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, `expected an object: {"adds": [...], "updates": [...], "deletes": [...]}`)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		key, _ := kt.(string)
+		if seen[key] {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "adds", "updates", "deletes":
+		case "rollbackOnFailure": // ArcGIS's: edits here are always all or nothing
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, bad(err)
+			}
+			if b, ok := v.(bool); !ok || !b {
+				return nil, invalid("rollbackOnFailure", "edits are applied all or nothing: only true is accepted")
+			}
+			continue
+		default:
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%q: not a member of an edit (adds, updates, deletes)", key)
+		}
+		if t, err := dec.Token(); err != nil {
+			return nil, bad(err)
+		} else if t == nil {
+			continue // null: none
+		} else if t != json.Delim('[') {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: expected an array", key)
+		}
+		for i := 0; dec.More(); i++ {
+			name := fmt.Sprintf("%s[%d]", key, i)
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: %v", name, err)
+			}
+			if key == "deletes" {
+				id, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+				if err != nil || id < 1 {
+					return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: %s is not a feature id (an integer from 1)", name, raw)
+				}
+				e.Deletes = append(e.Deletes, id)
+				continue
+			}
+			// A dataset holds at most MaxFeatures: more adds, or more
+			// updates, than that can never apply; refused before they
+			// are all held in memory.
+			if n := int64(max(len(e.Adds), len(e.Updates))); e.MaxFeatures > 0 && n >= e.MaxFeatures {
+				return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", e.MaxFeatures)
+			}
+			f, id, err := editedFeature(raw, attrs, name)
+			if err != nil {
+				return nil, err
+			}
+			if key == "adds" {
+				e.Adds = append(e.Adds, f) // an id given is not the store's to take
+				continue
+			}
+			if id == 0 {
+				return nil, mapcommons.Errorf(mapcommons.EINVALID, `%s: no "id": an update names the feature it replaces by its id`, name)
+			}
+			f.ID = id
+			e.Updates = append(e.Updates, f)
+		}
+		if _, err := dec.Token(); err != nil { // the array's end
+			return nil, bad(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the object's end
+		return nil, bad(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: one object, and nothing after it")
+	}
+	return e, nil
+}
+
+// wellFormedJSON checks, streaming, that r holds one JSON value.
+func wellFormedJSON(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	depth, values := 0, 0
+	for {
+		t, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			switch {
+			case depth > 0:
+				return io.ErrUnexpectedEOF
+			case values != 1:
+				return fmt.Errorf("%d values, not one", values)
+			}
+			return nil
+		} else if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			values++
+		}
+	}
+}

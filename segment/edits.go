@@ -1,0 +1,74 @@
+package segment
+
+import (
+	"fmt"
+	"strings"
+
+	"mapcommons"
+)
+
+// CheckEdits checks a batch of edits before a store applies it, alike in
+// every store: each added or updated feature as a created one is
+// (SummaryBuilder.CheckValues, CheckFeature), each update naming an id,
+// and no id named twice. Errors are EINVALID and name the item
+// ("updates[2]: ..."). Whether the ids are the dataset's is the store's
+// to check, through EditTargets.
+func CheckEdits(attrs []mapcommons.Attribute, e *mapcommons.Edits) error {
+	sum := mapcommons.NewSummaryBuilder(attrs, false)
+	check := func(list string, i int, f *mapcommons.Feature) error {
+		fail := func(err error) error {
+			msg := mapcommons.ErrorMessage(err)
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("feature %d: ", i))
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: %s", list, i, msg)
+		}
+		if err := sum.CheckValues(f.Values); err != nil {
+			return fail(err)
+		}
+		if _, _, err := CheckFeature(sum, i, f); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	for i := range e.Adds {
+		if err := check("adds", i, &e.Adds[i]); err != nil {
+			return err
+		}
+	}
+	named := map[int64]string{}
+	name := func(list string, i int, id int64) error {
+		if id <= 0 {
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: %d is not a feature id (ids start from 1)", list, i, id)
+		}
+		if prev, ok := named[id]; ok {
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: feature %d is named twice (first in %s)", list, i, id, prev)
+		}
+		named[id] = fmt.Sprintf("%s[%d]", list, i)
+		return nil
+	}
+	for i := range e.Updates {
+		if err := name("updates", i, e.Updates[i].ID); err != nil {
+			return err
+		}
+		if err := check("updates", i, &e.Updates[i]); err != nil {
+			return err
+		}
+	}
+	for i, id := range e.Deletes {
+		if err := name("deletes", i, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MissingFeature is the error of an edit naming an id the dataset does not
+// hold: the same in every store.
+func MissingFeature(list string, i int, id int64) error {
+	return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: there is no feature %d in this dataset", list, i, id)
+}
+
+// TooManyFeatures is the error of an edit that would leave a dataset with
+// more than max features.
+func TooManyFeatures(max int64) error {
+	return mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", max)
+}
