@@ -402,6 +402,10 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := w.buildIndex(); err != nil {
 		return nil, err
 	}
+	perms, err := w.buildPerms()
+	if err != nil {
+		return nil, err
+	}
 
 	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels, NextID: w.nextID}
 	// Medians need whole columns: read back from their spooled sections.
@@ -456,6 +460,11 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		}
 	}
 	secs = append(secs, w.tree[:]...)
+	for _, s := range perms {
+		if s != nil {
+			secs = append(secs, s)
+		}
+	}
 	for _, s := range secs {
 		if err := s.rewind(); err != nil {
 			return nil, err

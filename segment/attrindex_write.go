@@ -1,0 +1,249 @@
+package segment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"mapcommons"
+)
+
+// Attribute indexes. Each column gets a section "cN.perm": the n positions
+// as uint32s, ordered as the engine orders by that column (compareAt,
+// ascending): the non-null values by value (integers as integers, floats by
+// cmp.Compare: NaN first, -0 equal to 0; booleans false before true;
+// strings byte-wise), ties by position; then the null positions, ascending.
+// Filters (matchValues) compare with cmp.Compare over float64 and
+// bytes.Compare, both monotone in that order, so the rows an equality or a
+// range selects are a run of the permutation, found by binary search.
+//
+// The writer builds them at Finish from the spooled columns, one column at
+// a time, in memory: 24 bytes per feature for numbers and booleans (keys
+// and positions, twice, for a radix sort), plus a string column's bytes and
+// offsets. Segments of more than maxIndexFeatures features, and string
+// columns of more than maxIndexStringBytes bytes, get no index (queries
+// scan them, as in files written before indexes).
+
+const (
+	maxIndexFeatures    = 1 << 22 // 96 MiB at most for the sort
+	maxIndexStringBytes = 1 << 26
+)
+
+// permName is the section of column i's permutation.
+func permName(i int) string { return "c" + strconv.Itoa(i) + ".perm" }
+
+// buildPerms writes the permutation of every column to a temporary
+// section, returned in column order (nil entries for columns without).
+func (w *Writer) buildPerms() ([]*section, error) {
+	if w.n == 0 || w.n > maxIndexFeatures {
+		return nil, nil
+	}
+	out := make([]*section, len(w.cols))
+	keys, keys2 := make([]uint64, 0, w.n), make([]uint64, w.n)
+	pos, pos2 := make([]uint32, 0, w.n), make([]uint32, w.n)
+	bits := make([]byte, (w.n+7)/8) // the column's nulls
+	for i, c := range w.cols {
+		if (c.typ == mapcommons.AttrString || c.typ == mapcommons.AttrDate) && c.bytes > maxIndexStringBytes {
+			continue
+		}
+		if err := w.readNulls(c, bits); err != nil {
+			return nil, err
+		}
+		isNull := func(p int) bool { return bits[p/8]&(1<<(p%8)) != 0 }
+		keys, pos = keys[:0], pos[:0]
+		keys2, pos2 = keys2[:cap(keys2)], pos2[:cap(pos2)]
+		var strs []byte
+		var offs []uint64
+		switch c.typ {
+		case mapcommons.AttrInteger, mapcommons.AttrFloat, mapcommons.AttrBoolean:
+			if err := c.data.rewind(); err != nil {
+				return nil, err
+			}
+			r := bufio.NewReaderSize(c.data.f, 64<<10)
+			var b [8]byte
+			for p := 0; p < w.n; p++ {
+				var k uint64
+				if c.typ == mapcommons.AttrBoolean {
+					x, err := r.ReadByte()
+					if err != nil {
+						return nil, err
+					}
+					if x == 2 {
+						bits[p/8] |= 1 << (p % 8)
+						continue
+					}
+					k = uint64(x)
+				} else {
+					if _, err := io.ReadFull(r, b[:]); err != nil {
+						return nil, err
+					}
+					if isNull(p) {
+						continue
+					}
+					u := binary.LittleEndian.Uint64(b[:])
+					if c.typ == mapcommons.AttrInteger {
+						k = u ^ 1<<63
+					} else {
+						k = floatKey(math.Float64frombits(u))
+					}
+				}
+				keys = append(keys, k)
+				pos = append(pos, uint32(p))
+			}
+		default:
+			var err error
+			if strs, offs, err = w.readStrings(c); err != nil {
+				return nil, err
+			}
+			for p := 0; p < w.n; p++ {
+				if isNull(p) {
+					continue
+				}
+				keys = append(keys, prefixKey(strs[offs[p]:offs[p+1]]))
+				pos = append(pos, uint32(p))
+			}
+		}
+		keys, pos, keys2, pos2 = radixSort(keys, pos, keys2[:len(keys)], pos2[:len(pos)])
+		if offs != nil {
+			sortTies(keys, pos, func(a, b uint32) int {
+				return bytes.Compare(strs[offs[a]:offs[a+1]], strs[offs[b]:offs[b+1]])
+			}, func(p uint32) uint64 { return offs[p+1] - offs[p] })
+		}
+		s, err := w.temp("perm")
+		if err != nil {
+			return nil, err
+		}
+		s.name = permName(i)
+		var b [4]byte
+		for _, p := range pos {
+			binary.LittleEndian.PutUint32(b[:], p)
+			s.write(b[:])
+		}
+		for p := 0; p < w.n && len(pos) < w.n; p++ {
+			if isNull(p) {
+				binary.LittleEndian.PutUint32(b[:], uint32(p))
+				s.write(b[:])
+			}
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// readNulls reads a column's null bitmap back into bits (all clear when
+// it has none; a boolean's nulls are in its data).
+func (w *Writer) readNulls(c *column, bits []byte) error {
+	clear(bits)
+	if c.nul == nil || c.typ == mapcommons.AttrBoolean {
+		return nil
+	}
+	if err := c.nul.rewind(); err != nil {
+		return err
+	}
+	_, err := io.ReadFull(c.nul.f, bits)
+	return err
+}
+
+// readStrings reads a string column's bytes and end offsets back (the
+// offsets with their leading 0).
+func (w *Writer) readStrings(c *column) ([]byte, []uint64, error) {
+	if err := c.data.rewind(); err != nil {
+		return nil, nil, err
+	}
+	strs := make([]byte, c.bytes)
+	if _, err := io.ReadFull(c.data.f, strs); err != nil {
+		return nil, nil, err
+	}
+	if err := c.off.rewind(); err != nil {
+		return nil, nil, err
+	}
+	r := bufio.NewReaderSize(c.off.f, 64<<10)
+	offs := make([]uint64, w.n+1)
+	var b [8]byte
+	for i := range offs {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, nil, err
+		}
+		offs[i] = binary.LittleEndian.Uint64(b[:])
+		if offs[i] > c.bytes || (i > 0 && offs[i] < offs[i-1]) {
+			return nil, nil, io.ErrUnexpectedEOF
+		}
+	}
+	return strs, offs, nil
+}
+
+// floatKey maps a float to a key that orders as cmp.Compare: every NaN
+// first, -0 as 0.
+func floatKey(x float64) uint64 {
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case x == 0:
+		return 1 << 63
+	}
+	u := math.Float64bits(x)
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | 1<<63
+}
+
+// prefixKey is the first 8 bytes of a string, big endian, zero padded:
+// monotone in bytes.Compare (equal keys still need the whole strings).
+func prefixKey(b []byte) uint64 {
+	var k [8]byte
+	copy(k[:], b)
+	return binary.BigEndian.Uint64(k[:])
+}
+
+// radixSort sorts keys, and pos along, stably (ties keep their order of
+// position), a byte at a time from the lowest; the second pair are
+// buffers of the same length. It returns the sorted pair and the buffers.
+func radixSort(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32) ([]uint64, []uint32, []uint64, []uint32) {
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(count[:])
+		for _, k := range keys {
+			count[byte(k>>shift)]++
+		}
+		if len(keys) == 0 || count[byte(keys[0]>>shift)] == len(keys) {
+			continue // every key has this byte: the pass would not move them
+		}
+		sum := 0
+		for d := range count {
+			sum, count[d] = sum+count[d], sum
+		}
+		for i, k := range keys {
+			d := byte(k >> shift)
+			keys2[count[d]], pos2[count[d]] = k, pos[i]
+			count[d]++
+		}
+		keys, keys2, pos, pos2 = keys2, keys, pos2, pos
+	}
+	return keys, pos, keys2, pos2
+}
+
+// sortTies sorts each run of equal prefix keys by compare, stably, unless
+// its strings are evidently equal (all of one length of at most 8 bytes).
+func sortTies(keys []uint64, pos []uint32, compare func(a, b uint32) int, length func(p uint32) uint64) {
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		if j-i > 1 {
+			l, same := length(pos[i]), true
+			for k := i + 1; k < j && same; k++ {
+				same = length(pos[k]) == l
+			}
+			if !same || l > 8 {
+				slices.SortStableFunc(pos[i:j], compare)
+			}
+		}
+		i = j
+	}
+}
