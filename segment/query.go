@@ -360,6 +360,10 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		limit = math.MaxInt64
 	}
 	offset := max(q.Offset, 0)
+	end := offset + limit // the rank past the page
+	if end < offset {
+		end = math.MaxInt64
+	}
 	row := &rowView{s: s}
 	emit := func(pos int, f *mapcommons.Feature) error {
 		if q.Lazy {
@@ -433,7 +437,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 				runs = p.spans
 			} else if p.selective() {
 				// The walk reads about need/selectivity rows.
-				need := min(offset+limit, int64(s.n))
+				need := min(end, int64(s.n))
 				useWalk = need*int64(s.n) < int64(p.spanCount)*int64(max(p.spanCount, 1))
 			}
 			if useWalk {
@@ -468,7 +472,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if offset >= int64(len(found)) {
 		return nil
 	}
-	found = smallest(found, min(offset+limit, int64(len(found))), p.compareAt)
+	found = smallest(found, min(end, int64(len(found))), p.compareAt)
 	found = found[offset:]
 	if int64(len(found)) > limit {
 		found = found[:limit]
