@@ -170,6 +170,9 @@ func (p *plan) planIndex() {
 		return
 	}
 	for col := range p.s.cols {
+		if !slices.ContainsFunc(p.filters, func(f filter) bool { return f.col == col }) {
+			continue // not filtered: its index is not even checked
+		}
 		ix := p.s.attrIndex(col)
 		if ix == nil {
 			continue

@@ -2,12 +2,16 @@ package segment
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"mapcommons"
@@ -191,6 +195,12 @@ func sameNaN(a, b []answer) bool {
 // attribute indexes and forced to scan.
 func writeTwice(t *testing.T, feats []mapcommons.Feature) (indexed, scan *Segment) {
 	t.Helper()
+	indexed, scan, _ = writeTwiceAt(t, feats)
+	return indexed, scan
+}
+
+func writeTwiceAt(t *testing.T, feats []mapcommons.Feature) (indexed, scan *Segment, path string) {
+	t.Helper()
 	dir := t.TempDir()
 	w, err := NewWriter(dir, indexAttrs)
 	if err != nil {
@@ -201,7 +211,7 @@ func writeTwice(t *testing.T, feats []mapcommons.Feature) (indexed, scan *Segmen
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(dir, "x.seg")
+	path = filepath.Join(dir, "x.seg")
 	if _, err := w.Finish(path); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +224,7 @@ func writeTwice(t *testing.T, feats []mapcommons.Feature) (indexed, scan *Segmen
 	}
 	t.Cleanup(func() { scan.Close() })
 	scan.noAttrIndex = true
-	return indexed, scan
+	return indexed, scan, path
 }
 
 func FuzzAttrIndex(f *testing.F) {
@@ -235,4 +245,123 @@ func FuzzAttrIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rewriteFooter rewrites a segment file with its header changed by edit
+// (the sections left where they are).
+func rewriteFooter(t *testing.T, path string, edit func(h *header, data []byte)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := len(data)
+	hl := int(binary.LittleEndian.Uint64(data[size-16:]))
+	var h header
+	if err := json.Unmarshal(data[size-16-hl:size-16], &h); err != nil {
+		t.Fatal(err)
+	}
+	body := data[:size-16-hl]
+	edit(&h, body)
+	hb, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte(nil), body...), hb...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(hb)))
+	out = append(out, magic...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAttrIndexOldAndCorrupt checks that files without indexes (written
+// before them) and files whose index is out of range or out of order answer
+// as the scan, and that a wrongly sized index is refused.
+func TestAttrIndexOldAndCorrupt(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	feats := indexFeatures(r, 3000, 50)
+	indexed, scan, segPath := writeTwiceAt(t, feats)
+	var queries []*mapcommons.FeatureQuery
+	for len(queries) < 200 {
+		if q := randomIndexQuery(r, 50); q.Validate(indexAttrs) == nil && (len(q.Filters) > 0 || q.Sort != "") {
+			queries = append(queries, q)
+		}
+	}
+	want := make([][]answer, len(queries))
+	for i, q := range queries {
+		want[i] = queryAll(t, scan, q)
+		if got := queryAll(t, indexed, q); fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			t.Fatalf("%+v: indexed %v, scan %v", q, got, want[i])
+		}
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile(segPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(feats)
+	for _, tc := range []struct {
+		name    string
+		edit    func(h *header, data []byte)
+		refused bool
+	}{
+		{"old file", func(h *header, _ []byte) {
+			for i := range h.Attrs {
+				delete(h.Sections, permName(i))
+			}
+		}, false},
+		{"out of range", func(h *header, data []byte) {
+			for i := range h.Attrs {
+				r := h.Sections[permName(i)]
+				binary.LittleEndian.PutUint32(data[r[0]+4*int64(i*7):], uint32(n+i))
+			}
+		}, false},
+		{"out of order", func(h *header, data []byte) {
+			for i := range h.Attrs {
+				r := h.Sections[permName(i)]
+				a, b := r[0]+4*int64(i), r[0]+4*int64(n-1-i)
+				x, y := binary.LittleEndian.Uint32(data[a:]), binary.LittleEndian.Uint32(data[b:])
+				binary.LittleEndian.PutUint32(data[a:], y)
+				binary.LittleEndian.PutUint32(data[b:], x)
+			}
+		}, false},
+		{"duplicate", func(h *header, data []byte) {
+			for i := range h.Attrs {
+				r := h.Sections[permName(i)]
+				copy(data[r[0]+4*int64(n/2):r[0]+4*int64(n/2)+4], data[r[0]+4*int64(n/2-1):])
+			}
+		}, false},
+		{"short", func(h *header, _ []byte) {
+			r := h.Sections[permName(1)]
+			h.Sections[permName(1)] = [2]int64{r[0], r[1] - 4}
+		}, true},
+	} {
+		path := filepath.Join(dir, tc.name+".seg")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rewriteFooter(t, path, tc.edit)
+		s, err := Open(path)
+		if tc.refused {
+			if err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("%s: opened (%v)", tc.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, q := range queries {
+			if got := queryAll(t, s, q); fmt.Sprint(got) != fmt.Sprint(want[i]) {
+				t.Fatalf("%s, %+v: %v, scan %v", tc.name, q, got, want[i])
+			}
+		}
+		for col := range indexAttrs {
+			if s.HasAttrIndex(col) {
+				t.Fatalf("%s: column %d has an index", tc.name, col)
+			}
+		}
+		s.Close()
+	}
 }
