@@ -212,6 +212,22 @@ func (p *plan) selective() bool {
 	return p.spanIx != nil && p.spanCount*8 <= p.s.n
 }
 
+// selectiveFor is selective for a scan in position order that stops after
+// need matches: such a scan reads about need/selectivity rows (a page of
+// 30 of a filter that keeps one row in ten reads 300), while the index
+// collects and sorts all the filtered rows.
+func (p *plan) selectiveFor(need int64) bool {
+	if !p.selective() {
+		return false
+	}
+	count := int64(p.spanCount)
+	scan := int64(p.s.n)
+	if count > 0 && need < scan {
+		scan = min(scan, need*scan/count)
+	}
+	return 4*count < scan
+}
+
 // useCandidates restricts the plan to the rows of p.spans, in position
 // order.
 func (p *plan) useCandidates() {

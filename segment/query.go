@@ -405,7 +405,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	}
 	// Streaming: position order, from the start or through the index.
 	if p.sortCol < 0 {
-		if p.selective() {
+		if p.selectiveFor(end) {
 			p.useCandidates()
 		}
 		skipped, sent := int64(0), int64(0)
