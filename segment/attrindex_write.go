@@ -2,7 +2,6 @@ package segment
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -109,9 +108,7 @@ func (w *Writer) buildPerms() ([]*section, error) {
 		}
 		keys, pos, keys2, pos2 = radixSort(keys, pos, keys2[:len(keys)], pos2[:len(pos)])
 		if offs != nil {
-			sortTies(keys, pos, func(a, b uint32) int {
-				return bytes.Compare(strs[offs[a]:offs[a+1]], strs[offs[b]:offs[b+1]])
-			}, func(p uint32) uint64 { return offs[p+1] - offs[p] })
+			sortTies(keys, pos, keys2[:len(keys)], pos2[:len(pos)], func(p uint32) []byte { return strs[offs[p]:offs[p+1]] }, 0)
 		}
 		s, err := w.temp("perm")
 		if err != nil {
@@ -227,23 +224,47 @@ func radixSort(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32) ([]ui
 	return keys, pos, keys2, pos2
 }
 
-// sortTies sorts each run of equal prefix keys by compare, stably, unless
-// its strings are evidently equal (all of one length of at most 8 bytes).
-func sortTies(keys []uint64, pos []uint32, compare func(a, b uint32) int, length func(p uint32) uint64) {
+// sortTies orders each run of equal keys, the first depth+8 bytes of
+// their strings (zero padded), by the strings' following bytes, with the
+// same radix sort on the next 8 bytes, run by run, stably (ties keep their
+// order of position). keys2 and pos2 are buffers as long as keys.
+func sortTies(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32, str func(p uint32) []byte, depth int) {
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j] == keys[i] {
 			j++
 		}
 		if j-i > 1 {
-			l, same := length(pos[i]), true
-			for k := i + 1; k < j && same; k++ {
-				same = length(pos[k]) == l
-			}
-			if !same || l > 8 {
-				slices.SortStableFunc(pos[i:j], compare)
-			}
+			sortRun(keys[i:j], pos[i:j], keys2[i:j], pos2[i:j], str, depth+8)
 		}
 		i = j
 	}
+}
+
+// sortRun orders pos, strings equal in their first d bytes (zero padded),
+// by the rest; keys and the buffers are scratch.
+func sortRun(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32, str func(p uint32) []byte, d int) {
+	minLen, maxLen := len(str(pos[0])), len(str(pos[0]))
+	for _, p := range pos[1:] {
+		l := len(str(p))
+		minLen, maxLen = min(minLen, l), max(maxLen, l)
+	}
+	if maxLen <= d {
+		// Nothing left but the zero padding: a shorter string is a prefix
+		// of a longer one, which it precedes.
+		if minLen != maxLen {
+			slices.SortStableFunc(pos, func(a, b uint32) int { return len(str(a)) - len(str(b)) })
+		}
+		return
+	}
+	for k, p := range pos {
+		b := str(p)
+		keys[k] = prefixKey(b[min(d, len(b)):])
+	}
+	k, q, _, _ := radixSort(keys, pos, keys2, pos2)
+	if &q[0] != &pos[0] {
+		copy(keys, k)
+		copy(pos, q)
+	}
+	sortTies(keys, pos, keys2, pos2, str, d)
 }
