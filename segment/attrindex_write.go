@@ -2,6 +2,7 @@ package segment
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -198,26 +199,35 @@ func prefixKey(b []byte) uint64 {
 }
 
 // radixSort sorts keys, and pos along, stably (ties keep their order of
-// position), a byte at a time from the lowest; the second pair are
-// buffers of the same length. It returns the sorted pair and the buffers.
+// position), 11 bits at a time from the lowest, with the counts of every
+// digit taken in one pass and the digits that every key shares skipped;
+// the second pair are buffers of the same length. It returns the sorted
+// pair and the buffers.
 func radixSort(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32) ([]uint64, []uint32, []uint64, []uint32) {
-	var count [256]int
-	for shift := uint(0); shift < 64; shift += 8 {
-		clear(count[:])
-		for _, k := range keys {
-			count[byte(k>>shift)]++
+	const bits, digits = 11, 6
+	if slices.IsSorted(keys) {
+		return keys, pos, keys2, pos2
+	}
+	var count [digits][1 << bits]int
+	for _, k := range keys {
+		for d := range digits {
+			count[d][(k>>(bits*d))&(1<<bits-1)]++
 		}
-		if len(keys) == 0 || count[byte(keys[0]>>shift)] == len(keys) {
-			continue // every key has this byte: the pass would not move them
+	}
+	for d := range digits {
+		shift := uint(bits * d)
+		c := &count[d]
+		if c[(keys[0]>>shift)&(1<<bits-1)] == len(keys) {
+			continue // every key has this digit: the pass would not move them
 		}
 		sum := 0
-		for d := range count {
-			sum, count[d] = sum+count[d], sum
+		for v := range c {
+			sum, c[v] = sum+c[v], sum
 		}
 		for i, k := range keys {
-			d := byte(k >> shift)
-			keys2[count[d]], pos2[count[d]] = k, pos[i]
-			count[d]++
+			v := (k >> shift) & (1<<bits - 1)
+			keys2[c[v]], pos2[c[v]] = k, pos[i]
+			c[v]++
 		}
 		keys, keys2, pos, pos2 = keys2, keys, pos2, pos
 	}
@@ -244,6 +254,10 @@ func sortTies(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32, str fu
 // sortRun orders pos, strings equal in their first d bytes (zero padded),
 // by the rest; keys and the buffers are scratch.
 func sortRun(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32, str func(p uint32) []byte, d int) {
+	if len(pos) <= 64 { // cheaper compared than counted
+		slices.SortStableFunc(pos, func(a, b uint32) int { return bytes.Compare(str(a), str(b)) })
+		return
+	}
 	minLen, maxLen := len(str(pos[0])), len(str(pos[0]))
 	for _, p := range pos[1:] {
 		l := len(str(p))
