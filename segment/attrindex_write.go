@@ -46,6 +46,7 @@ func (w *Writer) buildPerms() ([]*section, error) {
 	keys, keys2 := make([]uint64, 0, w.n), make([]uint64, w.n)
 	pos, pos2 := make([]uint32, 0, w.n), make([]uint32, w.n)
 	bits := make([]byte, (w.n+7)/8) // the column's nulls
+	chunk := make([]byte, 64<<10)
 	for i, c := range w.cols {
 		if (c.typ == mapcommons.AttrString || c.typ == mapcommons.AttrDate) && c.bytes > maxIndexStringBytes {
 			continue
@@ -63,36 +64,37 @@ func (w *Writer) buildPerms() ([]*section, error) {
 			if err := c.data.rewind(); err != nil {
 				return nil, err
 			}
-			r := bufio.NewReaderSize(c.data.f, 64<<10)
-			var b [8]byte
-			for p := 0; p < w.n; p++ {
-				var k uint64
-				if c.typ == mapcommons.AttrBoolean {
-					x, err := r.ReadByte()
-					if err != nil {
-						return nil, err
-					}
-					if x == 2 {
-						bits[p/8] |= 1 << (p % 8)
-						continue
-					}
-					k = uint64(x)
-				} else {
-					if _, err := io.ReadFull(r, b[:]); err != nil {
-						return nil, err
-					}
-					if isNull(p) {
-						continue
-					}
-					u := binary.LittleEndian.Uint64(b[:])
-					if c.typ == mapcommons.AttrInteger {
-						k = u ^ 1<<63
-					} else {
-						k = floatKey(math.Float64frombits(u))
-					}
+			width := 8
+			if c.typ == mapcommons.AttrBoolean {
+				width = 1
+			}
+			for p := 0; p < w.n; {
+				m := min(len(chunk)/width, w.n-p)
+				if _, err := io.ReadFull(c.data.f, chunk[:m*width]); err != nil {
+					return nil, err
 				}
-				keys = append(keys, k)
-				pos = append(pos, uint32(p))
+				for j := 0; j < m; j, p = j+1, p+1 {
+					var k uint64
+					if width == 1 {
+						if chunk[j] == 2 {
+							bits[p/8] |= 1 << (p % 8)
+							continue
+						}
+						k = uint64(chunk[j])
+					} else {
+						if isNull(p) {
+							continue
+						}
+						u := binary.LittleEndian.Uint64(chunk[8*j:])
+						if c.typ == mapcommons.AttrInteger {
+							k = u ^ 1<<63
+						} else {
+							k = floatKey(math.Float64frombits(u))
+						}
+					}
+					keys = append(keys, k)
+					pos = append(pos, uint32(p))
+				}
 			}
 		default:
 			var err error
