@@ -47,5 +47,17 @@ func BenchmarkWriterPoints(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Logf("Finish %v", time.Since(t))
+		s, err := Open(filepath.Join(dir, "x.seg"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for col, a := range attrs {
+			t := time.Now()
+			if !s.HasAttrIndex(col) {
+				b.Fatalf("no index on %s", a.Name)
+			}
+			b.Logf("check of %s's index (its first use) %v", a.Name, time.Since(t))
+		}
+		s.Close()
 	}
 }
