@@ -16,6 +16,11 @@
 // reused, not even after the features that had the highest ids are deleted.
 // Files written before ids were stored have neither: their ids are the
 // positions plus one and their next id the count plus one.
+//
+// Each attribute column may have an index, section "cN.perm": the
+// positions in the order of a sort by that column (attrindex_write.go).
+// The sections are optional, like "ids": files written before them, and
+// segments too large to index, open and answer by scanning.
 package segment
 
 import (
