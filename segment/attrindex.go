@@ -35,8 +35,8 @@ func (s *Segment) attrIndex(col int) *attrIndex {
 	return ix
 }
 
-// HasAttrIndex reports whether attribute col has a usable index.
-func (s *Segment) HasAttrIndex(col int) bool { return s.attrIndex(col) != nil }
+// hasAttrIndex reports whether attribute col has a usable index (checking it).
+func (s *Segment) hasAttrIndex(col int) bool { return s.attrIndex(col) != nil }
 
 // checkPerm checks what the accessors trust, as check does for the other
 // sections: that ix holds every position once and the non-null ones

@@ -53,7 +53,7 @@ func BenchmarkWriterPoints(b *testing.B) {
 		}
 		for col, a := range attrs {
 			t := time.Now()
-			if !s.HasAttrIndex(col) {
+			if !s.hasAttrIndex(col) {
 				b.Fatalf("no index on %s", a.Name)
 			}
 			b.Logf("check of %s's index (its first use) %v", a.Name, time.Since(t))

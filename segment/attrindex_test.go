@@ -159,7 +159,7 @@ func TestAttrIndexMatchesScan(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(tc.n), 7))
 		indexed, scan := writeTwice(t, indexFeatures(r, tc.n, tc.spread))
 		for col := range indexAttrs {
-			if tc.n > 0 && !indexed.HasAttrIndex(col) {
+			if tc.n > 0 && !indexed.hasAttrIndex(col) {
 				t.Fatalf("n %d: column %d has no index", tc.n, col)
 			}
 		}
@@ -379,7 +379,7 @@ func TestAttrIndexOldAndCorrupt(t *testing.T) {
 			continue
 		}
 		for col := range indexAttrs {
-			if s.HasAttrIndex(col) {
+			if s.hasAttrIndex(col) {
 				t.Fatalf("%s: column %d has an index", tc.name, col)
 			}
 		}
