@@ -30,6 +30,16 @@ type plan struct {
 	onlyPts  bool               // every geometry is a single point: the index box is the point
 	geomScan bool               // a spatial test needs the geometry
 	cells    segCells           // where reads the row through it
+	// The attribute index (attrindex.go): the runs of the permutation of
+	// column spanCol that its filters leave, spanCount rows.
+	spanIx    *attrIndex
+	spanCol   int
+	spans     []span
+	spanCount int
+	// cand are the only positions to read, ascending, when useCand: the
+	// ids' or the attribute index's.
+	cand    []int
+	useCand bool
 }
 
 // filter is one compiled attribute condition.
@@ -117,7 +127,9 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 			}
 		}
 		slices.Sort(p.idPos)
+		p.cand, p.useCand = p.idPos, true
 	}
+	p.planIndex()
 	return p, nil
 }
 
@@ -252,8 +264,8 @@ func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) er
 func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) error {
 	if p.index == nil {
 		n := p.s.n
-		if p.ids != nil {
-			n = len(p.idPos) // only the positions of the ids asked for
+		if p.useCand {
+			n = len(p.cand) // only the positions of the ids asked for, or the index's
 		}
 		for k := 0; k < n; k++ {
 			if k%checkEvery == 0 {
@@ -265,8 +277,8 @@ func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) er
 			if desc {
 				pos = n - 1 - k
 			}
-			if p.ids != nil {
-				pos = p.idPos[pos]
+			if p.useCand {
+				pos = p.cand[pos]
 			}
 			if p.matchValues(pos) && !fn(pos) {
 				return nil
@@ -320,24 +332,7 @@ func (p *plan) compareAt(a, b int) int {
 	case nb:
 		return -1
 	default:
-		var c int
-		switch s.cols[p.sortCol].typ {
-		case mapcommons.AttrInteger:
-			x, _ := s.Int(p.sortCol, a)
-			y, _ := s.Int(p.sortCol, b)
-			c = cmp.Compare(x, y)
-		case mapcommons.AttrFloat:
-			x, _ := s.Float(p.sortCol, a)
-			y, _ := s.Float(p.sortCol, b)
-			c = cmp.Compare(x, y)
-		case mapcommons.AttrBoolean:
-			c = cmp.Compare(s.cols[p.sortCol].data[a], s.cols[p.sortCol].data[b])
-		default:
-			x, _ := s.Bytes(p.sortCol, a)
-			y, _ := s.Bytes(p.sortCol, b)
-			c = bytes.Compare(x, y)
-		}
-		if c != 0 {
+		if c := s.compareCol(p.sortCol, a, b); c != 0 {
 			if p.q.Descending {
 				return -c
 			}
@@ -365,6 +360,10 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		limit = math.MaxInt64
 	}
 	offset := max(q.Offset, 0)
+	end := offset + limit // the rank past the page
+	if end < offset {
+		end = math.MaxInt64
+	}
 	row := &rowView{s: s}
 	emit := func(pos int, f *mapcommons.Feature) error {
 		if q.Lazy {
@@ -406,6 +405,9 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	}
 	// Streaming: position order, from the start or through the index.
 	if p.sortCol < 0 {
+		if p.selectiveFor(end) {
+			p.useCandidates()
+		}
 		skipped, sent := int64(0), int64(0)
 		var ferr error
 		err := p.inOrder(ctx, q.Descending, func(pos int) bool {
@@ -424,6 +426,44 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		}
 		return err
 	}
+	// Ordered by an attribute with an index: its permutation walked until
+	// the page is full, that of the filtered runs when the filters are on
+	// it; unless a filter on another column leaves fewer rows than the
+	// walk would read.
+	if p.index == nil && p.ids == nil {
+		if six := s.attrIndex(p.sortCol); six != nil {
+			runs, useWalk := []span{{0, s.n}}, true
+			if p.spanIx != nil && p.spanCol == p.sortCol {
+				runs = p.spans
+			} else if p.selective() {
+				// The walk reads about need/selectivity rows.
+				need := min(end, int64(s.n))
+				useWalk = need*int64(s.n) < int64(p.spanCount)*int64(max(p.spanCount, 1))
+			}
+			if useWalk {
+				skipped, sent := int64(0), int64(0)
+				var ferr error
+				err := p.walk(ctx, six, p.sortCol, runs, q.Descending, func(pos int) bool {
+					if skipped < offset {
+						skipped++
+						return true
+					}
+					if ferr = emit(pos, f); ferr != nil {
+						return false
+					}
+					sent++
+					return sent < limit
+				})
+				if ferr != nil {
+					return ferr
+				}
+				return err
+			}
+		}
+	}
+	if p.selective() {
+		p.useCandidates()
+	}
 	// Ordered by an attribute: collect the matches, select the page.
 	var found []int
 	if err := p.matches(ctx, false, func(pos int) bool { found = append(found, pos); return true }); err != nil {
@@ -432,7 +472,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if offset >= int64(len(found)) {
 		return nil
 	}
-	found = smallest(found, min(offset+limit, int64(len(found))), p.compareAt)
+	found = smallest(found, min(end, int64(len(found))), p.compareAt)
 	found = found[offset:]
 	if int64(len(found)) > limit {
 		found = found[:limit]
@@ -490,6 +530,9 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	acols := make([]int, len(q.Aggregates))
 	for i, a := range q.Aggregates {
 		acols[i] = mapcommons.AttrIndex(s.attrs, a.Name)
+	}
+	if p.selective() {
+		p.useCandidates()
 	}
 	groups := map[string]*groupAcc{}
 	var key []byte

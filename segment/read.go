@@ -27,8 +27,11 @@ type Segment struct {
 	ids     []byte // the stable ids; nil in files written before them
 	nextID  int64  // the dataset's next id
 	cols    []colView
-	tree    treeView
-	summary Summary
+	perms   []*attrIndex // per column; nil ones in files without
+	// noAttrIndex makes every query scan (tests compare the two).
+	noAttrIndex bool
+	tree        treeView
+	summary     Summary
 }
 
 // colView reads one attribute column in place.
@@ -140,6 +143,15 @@ func parse(path string, data []byte) (*Segment, error) {
 			}
 		}
 		s.cols = append(s.cols, c)
+		if _, has := h.Sections[permName(i)]; has {
+			b, err := sec(permName(i), 4*n)
+			if err != nil {
+				return nil, err
+			}
+			s.perms = append(s.perms, &attrIndex{perm: uint32s(b)})
+		} else {
+			s.perms = append(s.perms, nil)
+		}
 	}
 	nodes := 0
 	if len(h.Levels) > 0 {

@@ -16,6 +16,11 @@
 // reused, not even after the features that had the highest ids are deleted.
 // Files written before ids were stored have neither: their ids are the
 // positions plus one and their next id the count plus one.
+//
+// Each attribute column may have an index, section "cN.perm": the
+// positions in the order of a sort by that column (attrindex_write.go).
+// The sections are optional, like "ids": files written before them, and
+// segments too large to index, open and answer by scanning.
 package segment
 
 import (
@@ -402,6 +407,10 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := w.buildIndex(); err != nil {
 		return nil, err
 	}
+	perms, err := w.buildPerms()
+	if err != nil {
+		return nil, err
+	}
 
 	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels, NextID: w.nextID}
 	// Medians need whole columns: read back from their spooled sections.
@@ -456,6 +465,11 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		}
 	}
 	secs = append(secs, w.tree[:]...)
+	for _, s := range perms {
+		if s != nil {
+			secs = append(secs, s)
+		}
+	}
 	for _, s := range secs {
 		if err := s.rewind(); err != nil {
 			return nil, err

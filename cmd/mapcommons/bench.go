@@ -348,6 +348,16 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out("ingest: %v (%.0f MB/s), peak RSS of the server %.0f MiB (%.0f MiB at rest before it)", ingest.Round(time.Millisecond),
 		float64(fi.Size())/1e6/ingest.Seconds(), srv.mem("VmHWM"), restMB)
 	srv.stop()
+	if *dbURL == "" {
+		var segBytes int64
+		filepath.Walk(store, func(path string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && strings.HasSuffix(path, ".seg") {
+				segBytes += fi.Size()
+			}
+			return nil
+		})
+		out("segment files: %.1f MB", float64(segBytes)/1e6)
+	}
 	if *ingestOnly {
 		return nil
 	}
@@ -374,6 +384,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"group_by cat, count+average(x), all", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average"},
 		{"group_by cat in bbox", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average&bbox=5,40,15,50"},
 		{"sort by x, page of 30, all", "/features.json?sort=x&limit=30"},
+		{"equality filter id=123456 (one feature)", "/features.json?filter[id][][equals]=123456"},
+		{"range filter 500<=x<=501 (0.1%), page of 30", "/features.json?filter[x][][min]=500&filter[x][][max]=501&limit=30"},
+		{"sort by x descending, page of 30", "/features.json?sort=x&order=desc&limit=30"},
 	}
 	out("\nlatency at concurrency 1, response cache off (%d requests each, after warm-up):", *reqs)
 	out("| query | p50 | p90 | p99 | bytes |")
