@@ -235,38 +235,3 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	}
 	return b, fmt.Errorf("postgres: a value of type %T", v)
 }
-
-// hilbert is the place of (x, y), in degrees, on a Hilbert curve of
-// 2¹⁶ × 2¹⁶ cells over the world.
-func hilbert(x, y float64) uint64 {
-	const side = 1 << 16
-	cell := func(v, lo, span float64) uint32 {
-		c := (v - lo) / span * side
-		switch {
-		case !(c >= 0): // NaN too
-			return 0
-		case c >= side-1:
-			return side - 1
-		}
-		return uint32(c)
-	}
-	cx, cy := cell(x, -180, 360), cell(y, -90, 180)
-	var d uint64
-	for s := uint32(side / 2); s > 0; s /= 2 {
-		var rx, ry uint32
-		if cx&s != 0 {
-			rx = 1
-		}
-		if cy&s != 0 {
-			ry = 1
-		}
-		d += uint64(s) * uint64(s) * uint64((3*rx)^ry)
-		if ry == 0 { // rotate the quadrant
-			if rx == 1 {
-				cx, cy = side-1-cx, side-1-cy
-			}
-			cx, cy = cy, cx
-		}
-	}
-	return d
-}

@@ -1,6 +1,11 @@
 package postgres
 
-import "time"
+import (
+	"time"
+
+	"mapcommons/format/wkb"
+	"mapcommons/segment"
+)
 
 // Migrations are the embedded migrations, for the tests of migrating.
 var Migrations = migrations
@@ -25,7 +30,9 @@ func SetCopyChunk(tb interface{ Cleanup(func()) }, n int) {
 }
 
 // Hilbert is the place of (x, y) on the loads' Hilbert curve.
-func Hilbert(x, y float64) uint64 { return hilbert(x, y) }
+func Hilbert(x, y float64) uint64 {
+	return segment.HilbertKey(wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, world)
+}
 
 // HintedReads is the number of reads db answered in one round trip, with
 // the dataset's row as an earlier read found it.

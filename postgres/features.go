@@ -146,6 +146,9 @@ func (g *generation) columns() []string {
 	return cols
 }
 
+// world is the grid of the loads' Hilbert order.
+var world = wkb.Rect{MinX: -180, MinY: -90, MaxX: 180, MaxY: 90}
+
 // add checks feature f and adds it to the summary as the segment writer
 // does (segment.CheckFeature), gives it its position and id (f.ID when
 // not zero, else the next id) and appends its row to buf as binary COPY
@@ -190,7 +193,7 @@ func encodeRow(buf []byte, pos, id int64, f *mapcommons.Feature, r wkb.Rect, ok 
 		for _, v := range [4]float64{r.MinX, r.MinY, r.MaxX, r.MaxY} {
 			buf = appendFloat8(buf, v)
 		}
-		key = hilbert((r.MinX+r.MaxX)/2, (r.MinY+r.MaxY)/2)
+		key = segment.HilbertKey(r, world)
 	} else {
 		for range 4 {
 			buf = appendNull(buf)

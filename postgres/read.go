@@ -124,24 +124,31 @@ func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *dat
 	}
 }
 
-// hintedQuerier sends BEGIN, the row's SELECT, fn's query and COMMIT in
-// one batch, and gives fn the query's rows only if the row is the hint.
-type hintedQuerier struct {
+// readQuerier runs a read's one query with the COMMIT of its transaction
+// in one batch, after its rows. With a hint, the batch begins with BEGIN
+// and the row's SELECT, and fn gets the query's rows only if the row is
+// the hint; without, the transaction is begun already.
+type readQuerier struct {
 	conn *pgxpool.Conn
 	hint *datasetRow
-	br   pgx.BatchResults
+	br   pgx.BatchResults // nil until the query
 }
 
-func (q *hintedQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if q.br != nil {
 		return nil, errors.New("postgres: a read runs one query")
 	}
 	var b pgx.Batch
-	b.Queue(beginRead)
-	b.Queue(selectQueried, q.hint.ID)
+	if q.hint != nil {
+		b.Queue(beginRead)
+		b.Queue(selectQueried, q.hint.ID)
+	}
 	b.Queue(sql, args...)
 	b.Queue(`COMMIT`)
 	q.br = q.conn.SendBatch(ctx, &b)
+	if q.hint == nil {
+		return q.br.Query()
+	}
 	// Any failure before the query's rows (a missing row too) leaves the
 	// answer to the read without the hint.
 	if _, err := q.br.Exec(); err != nil {
@@ -158,6 +165,20 @@ func (q *hintedQuerier) Query(ctx context.Context, sql string, args ...any) (pgx
 	return rows, nil
 }
 
+// commit ends the transaction: the COMMIT's result, read after the
+// query's rows (or sent now, when fn ran no query).
+func (q *readQuerier) commit(ctx context.Context) error {
+	if q.br == nil {
+		_, err := q.conn.Exec(ctx, `COMMIT`)
+		return err
+	}
+	_, err := q.br.Exec()
+	if cerr := q.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // readHinted is a read in one round trip, with the hint's row; it fails
 // with errStaleHint when the hint does not hold (or fn ran no query, so
 // that nothing was checked), and nothing fn did then counts.
@@ -167,7 +188,7 @@ func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQu
 		return formatError(err)
 	}
 	defer conn.Release() // a connection left in a transaction is closed, not reused
-	q := &hintedQuerier{conn: conn, hint: hint}
+	q := &readQuerier{conn: conn, hint: hint}
 	err = fn(q, hint)
 	if q.br == nil {
 		return errStaleHint
@@ -177,11 +198,7 @@ func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQu
 		endRead(conn)
 		return errStaleHint
 	}
-	_, cerr := q.br.Exec() // the COMMIT
-	if cerr2 := q.br.Close(); cerr == nil {
-		cerr = cerr2
-	}
-	if err == nil {
+	if cerr := q.commit(ctx); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -192,38 +209,6 @@ func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQu
 		}
 	}
 	return formatError(err)
-}
-
-// committingQuerier runs one query and the COMMIT of its transaction
-// together: the COMMIT goes in the query's round trip, after its rows.
-type committingQuerier struct {
-	conn *pgxpool.Conn
-	br   pgx.BatchResults // nil until the query
-}
-
-func (q *committingQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if q.br != nil {
-		return nil, errors.New("postgres: a read runs one query")
-	}
-	var b pgx.Batch
-	b.Queue(sql, args...)
-	b.Queue(`COMMIT`)
-	q.br = q.conn.SendBatch(ctx, &b)
-	return q.br.Query()
-}
-
-// commit ends the transaction: the COMMIT's result, read after the
-// query's rows (or sent now, when fn ran no query).
-func (q *committingQuerier) commit(ctx context.Context) error {
-	if q.br == nil {
-		_, err := q.conn.Exec(ctx, `COMMIT`)
-		return err
-	}
-	_, err := q.br.Exec()
-	if cerr := q.br.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // endRead rolls back what is left of a read's transaction, so that the
@@ -255,7 +240,7 @@ func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds 
 		err = cerr
 	}
 	if err == nil {
-		q := &committingQuerier{conn: conn}
+		q := &readQuerier{conn: conn}
 		err = fn(q, ds)
 		if cerr := q.commit(ctx); err == nil {
 			err = cerr

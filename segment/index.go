@@ -120,7 +120,7 @@ func (w *Writer) buildIndex() error {
 			}
 			var it item
 			getItem(rec[:itemSize], &it)
-			it.key = hilbertKey(it.box, w.extent)
+			it.key = HilbertKey(it.box, w.extent)
 			buf = append(buf, it)
 			read++
 		}

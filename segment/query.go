@@ -408,23 +408,8 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		if p.selectiveFor(end) {
 			p.useCandidates()
 		}
-		skipped, sent := int64(0), int64(0)
-		var ferr error
-		err := p.inOrder(ctx, q.Descending, func(pos int) bool {
-			if skipped < offset {
-				skipped++
-				return true
-			}
-			if ferr = emit(pos, f); ferr != nil {
-				return false
-			}
-			sent++
-			return sent < limit
-		})
-		if ferr != nil {
-			return ferr
-		}
-		return err
+		pg := &pager{offset: offset, limit: limit, emit: func(pos int) error { return emit(pos, f) }}
+		return pg.done(p.inOrder(ctx, q.Descending, pg.take))
 	}
 	// Ordered by an attribute with an index: its permutation walked until
 	// the page is full, that of the filtered runs when the filters are on
@@ -441,23 +426,8 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 				useWalk = need*int64(s.n) < int64(p.spanCount)*int64(max(p.spanCount, 1))
 			}
 			if useWalk {
-				skipped, sent := int64(0), int64(0)
-				var ferr error
-				err := p.walk(ctx, six, p.sortCol, runs, q.Descending, func(pos int) bool {
-					if skipped < offset {
-						skipped++
-						return true
-					}
-					if ferr = emit(pos, f); ferr != nil {
-						return false
-					}
-					sent++
-					return sent < limit
-				})
-				if ferr != nil {
-					return ferr
-				}
-				return err
+				pg := &pager{offset: offset, limit: limit, emit: func(pos int) error { return emit(pos, f) }}
+				return pg.done(p.walk(ctx, six, p.sortCol, runs, q.Descending, pg.take))
 			}
 		}
 	}
@@ -491,6 +461,36 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		}
 	}
 	return nil
+}
+
+// pager passes the positions a walk gives after the first offset to emit,
+// until limit are sent or emit fails.
+type pager struct {
+	offset, limit int64
+	skipped, sent int64
+	emit          func(pos int) error
+	err           error
+}
+
+// take is the walk's function: false stops it.
+func (pg *pager) take(pos int) bool {
+	if pg.skipped < pg.offset {
+		pg.skipped++
+		return true
+	}
+	if pg.err = pg.emit(pos); pg.err != nil {
+		return false
+	}
+	pg.sent++
+	return pg.sent < pg.limit
+}
+
+// done is the answer of the walk that returned err: emit's error first.
+func (pg *pager) done(err error) error {
+	if pg.err != nil {
+		return pg.err
+	}
+	return err
 }
 
 // groupAcc accumulates one group.

@@ -49,9 +49,10 @@ type item struct {
 	key uint64
 }
 
-// hilbertKey is the Hilbert value of the centre of box on the grid laid
-// over extent: the order of the leaves.
-func hilbertKey(b, extent wkb.Rect) uint64 {
+// HilbertKey is the Hilbert value of the centre of box on the grid laid
+// over extent: the order of the index's leaves, and of the rows of a
+// PostgreSQL load.
+func HilbertKey(b, extent wkb.Rect) uint64 {
 	w, h := extent.MaxX-extent.MinX, extent.MaxY-extent.MinY
 	var cx, cy uint32
 	if w > 0 {
