@@ -3,8 +3,11 @@ package sqlite
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +23,9 @@ type segments struct {
 	dir  string
 	mu   sync.Mutex
 	open map[string]*segEntry
+	// views are the open layouts (a dataset's base, delta and dead
+	// positions, as its row names them), by their names.
+	views map[string]*viewEntry
 }
 
 type segEntry struct {
@@ -32,7 +38,7 @@ func newSegments(dir string) (*segments, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
-	return &segments{dir: dir, open: map[string]*segEntry{}}, nil
+	return &segments{dir: dir, open: map[string]*segEntry{}, views: map[string]*viewEntry{}}, nil
 }
 
 // newSegmentName returns a fresh, unguessable segment file name.
@@ -160,4 +166,232 @@ func (c *segments) closeAll() {
 		e.seg.Close()
 		delete(c.open, name)
 	}
+}
+
+// A dataset's features are its layout's files, which the segment column
+// of its row names, separated by spaces: the base segment, then, between
+// compactions, the delta segment (features added or updated since the
+// base was written, "dl-…") and the dead positions of the base ("dd-…").
+type layout struct{ base, delta, dead string }
+
+func parseLayout(s string) layout {
+	f := strings.Fields(s)
+	var l layout
+	for i, name := range f {
+		switch {
+		case i == 0:
+			l.base = name
+		case strings.HasSuffix(name, deadSuffix):
+			l.dead = name
+		default:
+			l.delta = name
+		}
+	}
+	return l
+}
+
+func (l layout) String() string {
+	s := l.base
+	if l.delta != "" {
+		s += " " + l.delta
+	}
+	if l.dead != "" {
+		s += " " + l.dead
+	}
+	return s
+}
+
+// pending reports whether the layout has a delta or dead positions.
+func (l layout) pending() bool { return l.delta != "" || l.dead != "" }
+
+// files are the layout's file names.
+func (l layout) files() []string {
+	var out []string
+	for _, n := range []string{l.base, l.delta, l.dead} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+const deadSuffix = ".dead"
+
+// newDeltaName and newDeadName return fresh names of a delta segment and
+// of a dead positions file.
+func newDeltaName() string { return "dl-" + strings.TrimPrefix(newSegmentName(), "ds-") }
+
+func newDeadName() string {
+	return "dd-" + strings.TrimSuffix(strings.TrimPrefix(newSegmentName(), "ds-"), ".seg") + deadSuffix
+}
+
+// viewEntry is an open layout, shared by the readers that use it.
+type viewEntry struct {
+	view    *segment.View
+	release func() // releases the segments the view holds
+	refs    int
+	dead    bool
+}
+
+// acquireView opens (or shares) the view of a layout; release must be
+// called when done.
+func (c *segments) acquireView(name string) (*segment.View, func(), error) {
+	c.mu.Lock()
+	if e, ok := c.views[name]; ok {
+		e.refs++
+		c.mu.Unlock()
+		return e.view, func() { c.releaseView(name, e) }, nil
+	}
+	c.mu.Unlock()
+	l := parseLayout(name)
+	base, relBase, err := c.acquire(l.base)
+	if err != nil {
+		return nil, nil, err
+	}
+	release := relBase
+	var delta *segment.Segment
+	if l.delta != "" {
+		d, relDelta, err := c.acquire(l.delta)
+		if err != nil {
+			relBase()
+			return nil, nil, err
+		}
+		delta, release = d, func() { relBase(); relDelta() }
+	}
+	var dead []int32
+	if l.dead != "" {
+		if dead, err = readDead(filepath.Join(c.dir, l.dead)); err != nil {
+			release()
+			return nil, nil, err
+		}
+	}
+	v, err := segment.NewView(base, dead, delta)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.views[name]; ok { // opened meanwhile by another reader
+		release()
+		e.refs++
+		return e.view, func() { c.releaseView(name, e) }, nil
+	}
+	e := &viewEntry{view: v, release: release, refs: 1}
+	c.views[name] = e
+	return v, func() { c.releaseView(name, e) }, nil
+}
+
+func (c *segments) releaseView(name string, e *viewEntry) {
+	c.mu.Lock()
+	e.refs--
+	done := e.refs == 0 && e.dead
+	c.mu.Unlock()
+	if done {
+		e.release()
+	}
+}
+
+// retireLayout removes the files of layout old that layout now (the
+// dataset's new one; "" when it is deleted) does not use. Readers that have
+// the old view keep reading it.
+func (c *segments) retireLayout(old, now string) {
+	keep := map[string]bool{}
+	for _, n := range parseLayout(now).files() {
+		keep[n] = true
+	}
+	c.mu.Lock()
+	e, ok := c.views[old]
+	if ok {
+		e.dead = true
+		delete(c.views, old)
+	}
+	done := ok && e.refs == 0
+	c.mu.Unlock()
+	if done {
+		e.release()
+	}
+	for _, n := range parseLayout(old).files() {
+		if !keep[n] {
+			c.retire(n)
+		}
+	}
+}
+
+// The dead positions file: a magic, the count, the positions (ascending
+// uint32s) and the CRC-32 of all that, little-endian.
+const deadMagic = "MCDEAD1\n"
+
+// writeDead writes dead positions to a new file, durably, and returns its
+// name.
+func (c *segments) writeDead(dead []int32) (string, error) {
+	b := make([]byte, 0, len(deadMagic)+8+4*len(dead)+4)
+	b = append(b, deadMagic...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(dead)))
+	for _, p := range dead {
+		b = binary.LittleEndian.AppendUint32(b, uint32(p))
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	name := newDeadName()
+	if err := writeFileSync(c.dir, name, b); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// writeFileSync writes b to dir/name through a temporary file, fsynced,
+// renamed and the directory fsynced.
+func writeFileSync(dir, name string, b []byte) error {
+	f, err := os.CreateTemp(dir, ".dead-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// readDead reads a dead positions file.
+func readDead(path string) ([]int32, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset not found")
+	} else if err != nil {
+		return nil, err
+	}
+	bad := fmt.Errorf("dead positions %s are corrupt", filepath.Base(path))
+	if len(b) < len(deadMagic)+12 || string(b[:len(deadMagic)]) != deadMagic {
+		return nil, bad
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, bad
+	}
+	n := binary.LittleEndian.Uint64(body[len(deadMagic):])
+	pos := body[len(deadMagic)+8:]
+	if uint64(len(pos)) != 4*n {
+		return nil, bad
+	}
+	dead := make([]int32, n)
+	for i := range dead {
+		dead[i] = int32(binary.LittleEndian.Uint32(pos[4*i:]))
+	}
+	return dead, nil
 }
