@@ -314,7 +314,9 @@ func TestFormMemory(t *testing.T) {
 		return resp
 	}
 	refused := false
-	for i := 0; i < 200 && !refused; i++ {
+	// A bound on a hang, not a measure: on a loaded machine the first
+	// body may take seconds to reach the form's reading.
+	for deadline := time.Now().Add(2 * time.Minute); !refused && time.Now().Before(deadline); {
 		resp := post()
 		if resp.StatusCode == 429 {
 			refused = true
