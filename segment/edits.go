@@ -72,3 +72,9 @@ func MissingFeature(list string, i int, id int64) error {
 func TooManyFeatures(max int64) error {
 	return mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", max)
 }
+
+// Count is the number of features added so far.
+func (w *Writer) Count() int { return w.n }
+
+// NextID is the id the writer gives the next feature without one.
+func (w *Writer) NextID() int64 { return w.nextID }

@@ -200,7 +200,7 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 	if err != nil {
 		return formatError(err)
 	}
-	s.db.segs.retire(seg)
+	s.db.segs.retireLayout(seg, "")
 	return nil
 }
 

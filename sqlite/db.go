@@ -37,6 +37,8 @@ type DB struct {
 	read  *sql.DB // many connections, query-only
 	segs  *segments
 	cat   catalog
+	// compactor merges datasets' deltas into their bases (compact.go).
+	compactor compactor
 	// limits are the login limiter's buckets: in memory, as one process
 	// at a time serves an embedded store (data/LOCK).
 	limits *mapcommons.MemoryLoginLimits
@@ -97,11 +99,17 @@ func Open(path string) (*DB, error) {
 	r.SetMaxOpenConns(16)
 	r.SetMaxIdleConns(16)
 	db.read = r
+	db.compactor.start(db)
+	if err := db.schedulePending(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.compactor.stop()
 	db.segs.closeAll()
 	return errors.Join(db.read.Close(), db.write.Close())
 }
@@ -119,12 +127,44 @@ func (db *DB) collectSegments(ctx context.Context) error {
 		if err := rows.Scan(&name); err != nil {
 			return err
 		}
-		inUse[name] = true
+		for _, f := range parseLayout(name).files() {
+			inUse[f] = true
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	return db.segs.collect(inUse)
+}
+
+// schedulePending asks for the compaction of the datasets left with
+// pending changes by the last run.
+func (db *DB) schedulePending(ctx context.Context) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT id FROM datasets WHERE instr(segment, ' ') > 0`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		db.compactor.changed(id, 1)
+	}
+	return rows.Err()
+}
+
+// CompactInBackground turns the background compactions on or off (tests
+// and benchmarks compact with Compact when they choose).
+func (db *DB) CompactInBackground(on bool) {
+	db.compactor.mu.Lock()
+	db.compactor.off = !on
+	db.compactor.mu.Unlock()
+	select {
+	case db.compactor.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Ping checks that the database answers.

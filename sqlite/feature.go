@@ -3,10 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"path/filepath"
-	"strings"
 
 	"mapcommons"
 	"mapcommons/segment"
@@ -20,72 +17,67 @@ func NewFeatureService(db *DB) *FeatureService { return &FeatureService{db: db} 
 
 var _ mapcommons.FeatureService = (*FeatureService)(nil)
 
-// segmentOf acquires the segment of a dataset; release must be called.
-func (s *FeatureService) segmentOf(ctx context.Context, datasetID int64) (*segment.Segment, func(), error) {
+// viewOf acquires the view of a dataset's features; release must be
+// called.
+func (s *FeatureService) viewOf(ctx context.Context, datasetID int64) (*segment.View, func(), error) {
 	for try := 0; ; try++ {
 		_, name, err := s.db.dataset(ctx, datasetID)
 		if err != nil {
 			return nil, nil, err
 		}
-		seg, release, err := s.db.segs.acquire(name)
+		v, release, err := s.db.segs.acquireView(name)
 		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND && try < 3 {
 			continue // replaced between the two reads: read the row again
 		} else if err != nil {
 			return nil, nil, datasetNotFound(err, datasetID)
 		}
-		return seg, release, nil
+		return v, release, nil
 	}
 }
 
 // ScanFeatures implements mapcommons.FeatureService.
 func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
-	seg, release, err := s.segmentOf(ctx, datasetID)
+	v, release, err := s.viewOf(ctx, datasetID)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return seg.Query(ctx, q, fn)
+	return v.Query(ctx, q, fn)
 }
 
 // GroupFeatures implements mapcommons.FeatureService.
 func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
-	seg, release, err := s.segmentOf(ctx, datasetID)
+	v, release, err := s.viewOf(ctx, datasetID)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return seg.Groups(ctx, q)
+	return v.Groups(ctx, q)
 }
 
-// AddFeatures implements mapcommons.FeatureService: a new segment holds the
-// old features and the new ones, and replaces the old in one update of the
-// dataset's row. The old features keep their ids; the new get the next ids.
+// AddFeatures implements mapcommons.FeatureService: the new features go
+// to the dataset's delta (see edit), with the next ids.
 func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
 	var added int64
-	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
+	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
 		if a, ok := src.(mapcommons.AppendAware); ok {
-			a.AppendingTo(int64(old.Len())) // under the dataset's write lock
+			a.AppendingTo(int64(v.Len())) // under the dataset's write lock
 		}
-		f := &mapcommons.Feature{}
-		for pos := 0; pos < old.Len(); pos++ {
-			old.Read(pos, f)
-			if err := w.Add(f); err != nil {
-				return err
+		return &change{adds: func(add func(*mapcommons.Feature) error) error {
+			for {
+				nf, err := src.Next()
+				if errors.Is(err, mapcommons.EOF) {
+					return nil
+				} else if err != nil {
+					return err
+				}
+				nf.ID = 0 // the next id, whatever the source says
+				if err := add(nf); err != nil {
+					return err
+				}
+				added++
 			}
-		}
-		for {
-			nf, err := src.Next()
-			if errors.Is(err, mapcommons.EOF) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			nf.ID = 0 // the next id, whatever the source says
-			if err := w.Add(nf); err != nil {
-				return err
-			}
-			added++
-		}
+		}}, nil
 	})
 	return added, err
 }
@@ -93,142 +85,61 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 // DeleteFeatures implements mapcommons.FeatureService. The features left
 // keep their ids; the ids of those deleted are not given again.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
-	return s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
-		gone := make(map[int64]bool, len(positions))
+	return s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+		c := &change{deletes: make(map[int64]bool, len(positions))}
 		for _, p := range positions {
-			if p < 0 || p >= int64(old.Len()) {
-				return mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, old.Len())
+			if p < 0 || p >= int64(v.Len()) {
+				return nil, mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, v.Len())
 			}
-			gone[p] = true
+			c.deletes[v.ID(int(p))] = true
 		}
-		f := &mapcommons.Feature{}
-		for pos := 0; pos < old.Len(); pos++ {
-			if !gone[int64(pos)] {
-				old.Read(pos, f)
-				if err := w.Add(f); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return c, nil
 	})
 }
 
-// ApplyEdits implements mapcommons.FeatureService: a new segment holds
-// the old features, updated ones in their place and deleted ones left
-// out, then the added ones with the next ids, and replaces the old one as
-// any write does.
+// ApplyEdits implements mapcommons.FeatureService: updated features keep
+// their ids and positions, deleted ones are gone, added ones get the next
+// ids, all in one write of the dataset's delta (see edit).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
-	err := s.rewrite(ctx, datasetID, func(old *segment.Segment, w *segment.Writer) error {
-		if err := segment.CheckEdits(old.Attributes(), e); err != nil {
-			return err
+	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+		if err := segment.CheckEdits(v.Attributes(), e); err != nil {
+			return nil, err
 		}
-		updated := make(map[int]*mapcommons.Feature, len(e.Updates))
+		c := &change{updates: make(map[int64]*mapcommons.Feature, len(e.Updates)), deletes: make(map[int64]bool, len(e.Deletes))}
 		for i := range e.Updates {
-			pos, ok := old.Position(e.Updates[i].ID)
-			if !ok {
-				return segment.MissingFeature("updates", i, e.Updates[i].ID)
+			if _, ok := v.Position(e.Updates[i].ID); !ok {
+				return nil, segment.MissingFeature("updates", i, e.Updates[i].ID)
 			}
-			updated[pos] = &e.Updates[i]
+			c.updates[e.Updates[i].ID] = &e.Updates[i]
 		}
-		gone := make(map[int]bool, len(e.Deletes))
 		for i, id := range e.Deletes {
-			pos, ok := old.Position(id)
-			if !ok {
-				return segment.MissingFeature("deletes", i, id)
+			if _, ok := v.Position(id); !ok {
+				return nil, segment.MissingFeature("deletes", i, id)
 			}
-			gone[pos] = true
+			c.deletes[id] = true
 		}
-		if n := int64(old.Len()-len(gone)) + int64(len(e.Adds)); e.MaxFeatures > 0 && n > e.MaxFeatures {
-			return segment.TooManyFeatures(e.MaxFeatures)
+		n := int64(v.Len()-len(c.deletes)) + int64(len(e.Adds))
+		if e.MaxFeatures > 0 && n > e.MaxFeatures {
+			return nil, segment.TooManyFeatures(e.MaxFeatures)
 		}
-		f := &mapcommons.Feature{}
-		for pos := 0; pos < old.Len(); pos++ {
-			if gone[pos] {
-				continue
-			}
-			if u := updated[pos]; u != nil {
-				if err := w.Add(&mapcommons.Feature{ID: u.ID, Values: u.Values, Geometry: u.Geometry}); err != nil {
+		res.FeatureCount = n
+		c.adds = func(add func(*mapcommons.Feature) error) error {
+			for i := range e.Adds {
+				a := mapcommons.Feature{Values: e.Adds[i].Values, Geometry: e.Adds[i].Geometry} // the next id
+				if err := add(&a); err != nil {
 					return err
 				}
-				continue
+				res.AddIDs = append(res.AddIDs, a.ID)
 			}
-			old.Read(pos, f)
-			if err := w.Add(f); err != nil {
-				return err
-			}
+			return nil
 		}
-		for i := range e.Adds {
-			a := mapcommons.Feature{Values: e.Adds[i].Values, Geometry: e.Adds[i].Geometry} // the next id
-			if err := w.Add(&a); err != nil {
-				return err
-			}
-			res.AddIDs = append(res.AddIDs, w.LastID())
-		}
-		res.FeatureCount = int64(old.Len()-len(gone)) + int64(len(e.Adds))
-		return nil
+		return c, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-// rewrite replaces a dataset's segment by the one fill writes from the
-// old, and the row's summary with the new segment's, atomically. The new
-// segment gives ids from the old one's next id on, never an old id again.
-func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *segment.Segment, w *segment.Writer) error) error {
-	unlock := s.db.lockFeatures(id)
-	defer unlock()
-	ds, oldName, err := findDatasetRow(ctx, s.db.write, id)
-	if err != nil {
-		return err
-	}
-	old, release, err := s.db.segs.acquire(oldName)
-	if err != nil {
-		return datasetNotFound(err, id)
-	}
-	defer release()
-	w, err := segment.NewWriter(s.db.segs.dir, ds.Attributes)
-	if err != nil {
-		return err
-	}
-	w.SetNextID(old.NextID())
-	if err := fill(old, w); err != nil {
-		w.Abort()
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		w.Abort()
-		return err
-	}
-	name := newSegmentName()
-	sum, err := w.Finish(filepath.Join(s.db.segs.dir, name))
-	if err != nil {
-		return err
-	}
-	sum.Apply(ds)
-	statsJSON, err := json.Marshal(ds.Stats)
-	if err != nil {
-		s.db.segs.retire(name)
-		return err
-	}
-	var ext [4]any
-	if e := ds.Extent; e != nil {
-		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
-	}
-	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
-		return tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
-		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-			ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-			string(statsJSON), name, s.db.now(), id, oldName)
-	}); err != nil {
-		s.db.segs.retire(name)
-		return err
-	}
-	s.db.segs.retire(oldName)
-	return nil
 }
 
 // swap runs update, which points dataset id at a new segment, and

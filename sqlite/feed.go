@@ -45,9 +45,23 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	// Rows identical to old ones keep their ids (see featureids.go); new
 	// ids start above every id the dataset ever gave.
 	next, match := int64(1), (*idMatcher)(nil)
-	if old, release, err := s.db.segs.acquire(oldName); err == nil {
+	if v, release, err := s.db.segs.acquireView(oldName); err == nil {
 		defer release()
-		next = old.NextID()
+		next = v.NextID()
+		old := v.Base()
+		if v.Pending() { // the rows to match are those of the view, merged
+			name, err := s.db.writeBase(ctx, v)
+			if err != nil {
+				return nil, err
+			}
+			defer s.db.segs.retire(name)
+			o, release, err := s.db.segs.acquire(name)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			old = o
+		}
 		match = newIDMatcher(ctx, old, attrs)
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
@@ -87,7 +101,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		return nil, err
 	}
 	committed = true
-	s.db.segs.retire(oldName)
+	s.db.segs.retireLayout(oldName, name)
 	return s.FindDatasetByID(ctx, id)
 }
 

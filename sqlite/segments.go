@@ -166,6 +166,7 @@ func (c *segments) closeAll() {
 		e.seg.Close()
 		delete(c.open, name)
 	}
+	clear(c.views)
 }
 
 // A dataset's features are its layout's files, which the segment column

@@ -1,0 +1,329 @@
+package sqlite
+
+// Edits that cost the change, not the dataset.
+//
+// A dataset's features are a base segment, the dead positions of the base
+// (features deleted, or replaced by a newer version) and one delta
+// segment: the features added or updated since the base was written (the
+// layout, segments.go). A write rewrites only the delta and the dead
+// positions, and commits the new layout in the dataset's row; readers see
+// the base less the dead plus the delta (segment.View), exactly what a
+// compacted segment would answer. Compaction (compact.go) merges them into
+// a new base in the background.
+//
+// Why one delta rewritten by each write rather than one more delta per
+// write (size-tiered): a read then merges at most two segments, however
+// many writes came before it, so a read costs at most about twice a read of
+// the compacted dataset; the price is that a write costs the size of the
+// delta, which compaction bounds (compactAt).
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/segment"
+)
+
+// change is one write of a dataset's features.
+type change struct {
+	updates map[int64]*mapcommons.Feature // new versions, by id
+	deletes map[int64]bool                // ids
+	// adds calls add with each new feature (its ID 0: the next id), and
+	// add sets the ID given.
+	adds func(add func(*mapcommons.Feature) error) error
+}
+
+// edit applies the change plan makes of the dataset's view, under the
+// dataset's write lock: the delta is rewritten with the change, the dead
+// positions grow by the base features it deletes or updates, and the row
+// points at the new layout; the summary follows. Nothing is changed when
+// plan or the writing fails.
+func (db *DB) edit(ctx context.Context, id int64, plan func(v *segment.View) (*change, error)) error {
+	unlock := db.lockFeatures(id)
+	defer unlock()
+	ds, oldName, err := findDatasetRow(ctx, db.write, id)
+	if err != nil {
+		return err
+	}
+	v, release, err := db.segs.acquireView(oldName)
+	if err != nil {
+		return datasetNotFound(err, id)
+	}
+	defer release()
+	c, err := plan(v)
+	if err != nil {
+		return err
+	}
+	l := parseLayout(oldName)
+	nl, pending, err := db.writeDelta(ctx, v, l.base, c)
+	if err != nil {
+		return err
+	}
+	if err := db.commitLayout(ctx, id, ds, oldName, nl, true); err != nil {
+		return err
+	}
+	db.compactor.changed(id, pending)
+	return nil
+}
+
+// writeDelta writes the delta and dead positions of view v after change
+// c, and returns the new layout (the files written, not committed: the
+// caller retires them when it does not commit), and the number of pending
+// features: those of the delta and the dead positions.
+func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *change) (layout, int, error) {
+	nl := layout{base: base}
+	gone := func(id int64) bool { return c.deletes[id] || c.updates[id] != nil }
+	// The dead positions: the old ones, and the base features the change
+	// deletes or updates.
+	dead := slices.Clone(v.Dead())
+	for _, m := range []map[int64]bool{c.deletes, keysOf(c.updates)} {
+		for id := range m {
+			if p, ok := v.Base().Position(id); ok && !v.IsDead(p) {
+				dead = append(dead, int32(p))
+			}
+		}
+	}
+	slices.Sort(dead)
+	dead = slices.Compact(dead)
+	// The delta: the old delta's features less those the change deletes or
+	// updates, and the updated versions, in id order; then the adds.
+	w, err := segment.NewWriter(db.segs.dir, v.Attributes())
+	if err != nil {
+		return nl, 0, err
+	}
+	w.SetNextID(v.NextID())
+	ups := make([]int64, 0, len(c.updates))
+	for id := range c.updates {
+		ups = append(ups, id)
+	}
+	slices.Sort(ups)
+	f := &mapcommons.Feature{}
+	old := v.Delta()
+	k, n := 0, 0
+	if old != nil {
+		n = old.Len()
+	}
+	for k < n || len(ups) > 0 {
+		if k%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				w.Abort()
+				return nl, 0, err
+			}
+		}
+		if k < n && (len(ups) == 0 || old.ID(k) < ups[0]) {
+			if id := old.ID(k); !gone(id) {
+				old.Read(k, f)
+				if err := w.Add(f); err != nil {
+					w.Abort()
+					return nl, 0, err
+				}
+			}
+			k++
+			continue
+		}
+		u := c.updates[ups[0]]
+		if err := w.Add(&mapcommons.Feature{ID: u.ID, Values: u.Values, Geometry: u.Geometry}); err != nil {
+			w.Abort()
+			return nl, 0, err
+		}
+		ups = ups[1:]
+		if k < n && old.ID(k) == u.ID {
+			k++
+		}
+	}
+	if c.adds != nil {
+		added := 0
+		err := c.adds(func(f *mapcommons.Feature) error {
+			if added++; added%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			f.ID = 0
+			if err := w.Add(f); err != nil {
+				return err
+			}
+			f.ID = w.LastID()
+			return nil
+		})
+		if err != nil {
+			w.Abort()
+			return nl, 0, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		w.Abort()
+		return nl, 0, err
+	}
+	// An empty delta is kept when it carries a next id above the base's:
+	// ids given once are not given again.
+	if w.Count() > 0 || w.NextID() > v.Base().NextID() {
+		name := newDeltaName()
+		if _, err := w.Finish(filepath.Join(db.segs.dir, name)); err != nil {
+			return nl, 0, err
+		}
+		nl.delta = name
+	} else {
+		w.Abort()
+	}
+	if len(dead) > 0 {
+		name, err := db.segs.writeDead(dead)
+		if err != nil {
+			db.segs.retireLayout(nl.String(), base)
+			return nl, 0, err
+		}
+		nl.dead = name
+	}
+	return nl, w.Count() + len(dead), nil
+}
+
+func keysOf(m map[int64]*mapcommons.Feature) map[int64]bool {
+	out := make(map[int64]bool, len(m))
+	for id := range m {
+		out[id] = true
+	}
+	return out
+}
+
+// commitLayout points dataset id, whose row ds had layout oldName, at
+// layout nl, with nl's summary; bump counts as a change of the features
+// (the version and the time of update move on), else only the version
+// moves, and only when the summary changed. The files of nl are retired
+// when the row is not changed, those of oldName that nl does not use when
+// it is.
+func (db *DB) commitLayout(ctx context.Context, id int64, ds *mapcommons.Dataset, oldName string, nl layout, bump bool) error {
+	newName := nl.String()
+	fail := func(err error) error {
+		db.segs.retireLayout(newName, oldName)
+		return err
+	}
+	v, release, err := db.segs.acquireView(newName)
+	if err != nil {
+		return fail(err)
+	}
+	sum, err := viewSummary(ctx, v)
+	release()
+	if err != nil {
+		return fail(err)
+	}
+	before := summaryJSON(ds)
+	sum.Apply(ds)
+	if !bump && summaryJSON(ds) == before && newName == oldName {
+		return nil
+	}
+	statsJSON, err := json.Marshal(ds.Stats)
+	if err != nil {
+		return fail(err)
+	}
+	var ext [4]any
+	if e := ds.Extent; e != nil {
+		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
+	}
+	changes, args := `version = version + 1, updated_at = ?`, []any{db.now()}
+	if !bump {
+		changes, args = `version = version`, nil
+		if summaryJSON(ds) != before {
+			changes = `version = version + 1`
+		}
+	}
+	args = append([]any{ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
+		string(statsJSON), newName}, args...)
+	if err := db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
+		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, `+changes+` WHERE id = ? AND segment = ?`,
+			append(args, id, oldName)...)
+	}); err != nil {
+		return fail(err)
+	}
+	db.segs.retireLayout(oldName, newName)
+	return nil
+}
+
+// summaryJSON is the summary part of a dataset row, to compare.
+func summaryJSON(ds *mapcommons.Dataset) string {
+	b, _ := json.Marshal([]any{ds.FeatureCount, ds.Extent, ds.GeometryTypes, ds.GeometryMask, ds.Stats})
+	return string(b)
+}
+
+// exactSummaryMax is the number of features up to which a write computes
+// the summary of a view with deltas exactly, in one pass over its
+// features (a few milliseconds at most). Above it, a write extends the
+// old summary with the delta's (see viewSummary), and the compaction that
+// follows makes it exact.
+var exactSummaryMax = 20000
+
+// viewSummary is the summary of view v: exact (the summary a compacted
+// segment of the same features has) when v has no pending change or at
+// most exactSummaryMax features. Above that, the count is exact, and the
+// extent, the geometry kinds and the statistics' minima and maxima are
+// those of the base extended by the delta's features: they may still
+// cover deleted features, and the means, deviations and medians are the
+// base's, until the compaction that follows the write.
+func viewSummary(ctx context.Context, v *segment.View) (*mapcommons.Summary, error) {
+	if !v.Pending() {
+		sum := v.Base().Summary()
+		return &sum, nil
+	}
+	if v.Len() <= exactSummaryMax {
+		b := mapcommons.NewSummaryBuilder(v.Attributes(), true)
+		f := &mapcommons.Feature{}
+		n := 0
+		var err error
+		v.Each(func(s *segment.Segment, p int) bool {
+			if n%4096 == 0 {
+				if err = ctx.Err(); err != nil {
+					return false
+				}
+			}
+			s.Read(p, f)
+			_, _, err = segment.CheckFeature(b, n, f)
+			n++
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return b.Summary(nil)
+	}
+	base := v.Base().Summary()
+	sum := &mapcommons.Summary{Count: int64(v.Len()), Extent: base.Extent, GeometryMask: base.GeometryMask,
+		GeometryTypes: base.GeometryTypes, Stats: map[string]mapcommons.Stats{}}
+	for k, st := range base.Stats {
+		sum.Stats[k] = st
+	}
+	if d := v.Delta(); d != nil && d.Len() > 0 {
+		dsum := d.Summary()
+		if dsum.Extent != nil {
+			e := *dsum.Extent
+			if sum.Extent != nil {
+				e = sum.Extent.Extend(e)
+			}
+			sum.Extent = &e
+		}
+		sum.GeometryMask |= dsum.GeometryMask
+		kinds := map[string]bool{}
+		for _, k := range append(slices.Clone(sum.GeometryTypes), dsum.GeometryTypes...) {
+			kinds[k] = true
+		}
+		sum.GeometryTypes = []string{}
+		for _, k := range []string{"point", "line", "area"} {
+			if kinds[k] {
+				sum.GeometryTypes = append(sum.GeometryTypes, k)
+			}
+		}
+		for k, st := range dsum.Stats {
+			if old, ok := sum.Stats[k]; ok {
+				old.Min, old.Max = min(old.Min, st.Min), max(old.Max, st.Max)
+				sum.Stats[k] = old
+			} else {
+				sum.Stats[k] = st
+			}
+		}
+	}
+	return sum, nil
+}

@@ -1,0 +1,23 @@
+package sqlite
+
+// SetExactSummaryMax sets the number of features up to which a write
+// computes an exact summary, until the test ends.
+func SetExactSummaryMax(tb interface{ Cleanup(func()) }, n int) {
+	old := exactSummaryMax
+	exactSummaryMax = n
+	tb.Cleanup(func() { exactSummaryMax = old })
+}
+
+// SetCompactHook sets a function that compactions call between writing
+// the new base and taking the dataset's lock, until the test ends.
+func SetCompactHook(tb interface{ Cleanup(func()) }, fn func(id int64)) {
+	compactHook = fn
+	tb.Cleanup(func() { compactHook = nil })
+}
+
+// LayoutOf is the layout (the segment column) of dataset id.
+func (db *DB) LayoutOf(id int64) string {
+	var s string
+	db.write.QueryRow(`SELECT segment FROM datasets WHERE id = ?`, id).Scan(&s)
+	return s
+}
