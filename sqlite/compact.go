@@ -27,12 +27,10 @@ import (
 
 // The compaction policy: a write that leaves compactAt pending features
 // (delta features and dead positions) or more asks for a compaction at
-// once; fewer are compacted when the dataset's last write is compactIdle
-// old. Each write rewrites the delta, so compactAt bounds its cost.
-var (
-	compactAt   = 2048
-	compactIdle = 10 * time.Second
-)
+// once; fewer are compacted when the dataset's last write is the
+// compactor's idle old (10 s unless SetCompactAfter says otherwise). Each
+// write rewrites the delta, so compactAt bounds its cost.
+var compactAt = 2048
 
 // compactHook, when set (tests), is called by a compaction between the
 // writing of the new base and the taking of the dataset's lock.
@@ -47,6 +45,7 @@ type compactor struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+	idle   time.Duration
 	// Off stops background compactions (tests and benchmarks call Compact).
 	off bool
 }
@@ -54,6 +53,7 @@ type compactor struct {
 func (c *compactor) start(db *DB) {
 	c.db, c.due, c.wake, c.done = db, map[int64]time.Time{}, make(chan struct{}, 1), make(chan struct{})
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.idle = 10 * time.Second
 	go c.run()
 }
 
@@ -78,7 +78,7 @@ func (c *compactor) changed(id int64, pending int) {
 		delete(c.due, id)
 		return
 	}
-	at := time.Now().Add(compactIdle)
+	at := time.Now().Add(c.idle)
 	if pending >= compactAt {
 		at = time.Time{} // at once
 	}

@@ -167,6 +167,15 @@ func (db *DB) CompactInBackground(on bool) {
 	}
 }
 
+// SetCompactAfter sets how old the last edit of a dataset with pending
+// changes is when it is compacted (compact.go); bigger changes are
+// compacted at once.
+func (db *DB) SetCompactAfter(d time.Duration) {
+	db.compactor.mu.Lock()
+	db.compactor.idle = d
+	db.compactor.mu.Unlock()
+}
+
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	var n int

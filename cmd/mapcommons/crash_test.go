@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -183,5 +184,179 @@ func TestKillDuringUpload(t *testing.T) {
 	}
 	if acknowledged == 0 {
 		t.Fatal("no upload was ever acknowledged")
+	}
+}
+
+// TestKillDuringCompaction edits a dataset of the embedded store one
+// feature at a time while compactions run (--compact-after 0s: one after
+// every edit), kills the server with SIGKILL at several moments, restarts
+// it and checks that every acknowledged edit is there once, that nothing
+// else changed (but the edit in flight when it died), that the database
+// is intact and that the features directory holds only the files the
+// datasets name.
+func TestKillDuringCompaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers")
+	}
+	rows := 200000
+	if raceEnabled {
+		rows = 50000
+	}
+	var csv strings.Builder
+	csv.WriteString("id,lat,lon,name\n")
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(&csv, "%d,%.5f,%.5f,name %d\n", i, float64(i%170)-85+0.5, float64(i%360)-180+0.25, i)
+	}
+	data := t.TempDir()
+	cmd, url := spawnServe(t, "--data", data, "--compact-after", "0s")
+	base := "http://" + url
+	do := func(method, path, ctype, body string) (int, []byte, error) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		req.SetBasicAuth("admin", "e2e-secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, err
+	}
+	if code, body, err := do("POST", "/datasets.json", "text/csv", csv.String()); err != nil || code != 201 {
+		t.Fatalf("upload: %d %v %.200s", code, err, body)
+	}
+	// The edits' features are at (100.5, -60.5), where no row of the CSV is.
+	live := map[string]int64{} // acknowledged, not deleted: name → id
+	var order []string
+	maybe := map[string]bool{} // in flight at a kill
+	edit := 0
+	for round, delay := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1100 * time.Millisecond, 1600 * time.Millisecond, 2300 * time.Millisecond} {
+		if round > 0 {
+			cmd, url = spawnServe(t, "--data", data, "--compact-after", "0s")
+			base = "http://" + url
+		}
+		stop := time.Now().Add(delay)
+		killed := make(chan struct{})
+		go func() {
+			time.Sleep(time.Until(stop))
+			cmd.Process.Signal(syscall.SIGKILL)
+			close(killed)
+		}()
+		for {
+			edit++
+			name := fmt.Sprintf("e%d", edit)
+			body := fmt.Sprintf(`{"adds": [{"name": %q, "geometry": {"type": "Point", "coordinates": [100.5, -60.5]}}]`, name)
+			var gone string
+			if len(order) > 3 && edit%3 == 0 {
+				gone = order[0]
+				body += fmt.Sprintf(`, "deletes": [%d]`, live[gone])
+			}
+			body += "}"
+			code, resp, err := do("POST", "/datasets/1/edits.json", "application/json", body)
+			if err != nil {
+				maybe[name] = true
+				if gone != "" {
+					maybe[gone] = true
+				}
+				break
+			}
+			if code != 200 {
+				t.Fatalf("round %d: edit %d answered %d %s", round, edit, code, resp)
+			}
+			var ans struct {
+				Adds []struct {
+					ObjectID int64 `json:"objectId"`
+				} `json:"addResults"`
+			}
+			if err := json.Unmarshal(resp, &ans); err != nil || len(ans.Adds) != 1 {
+				t.Fatalf("round %d: edit answer %s", round, resp)
+			}
+			live[name] = ans.Adds[0].ObjectID
+			order = append(order, name)
+			if gone != "" {
+				delete(live, gone)
+				order = order[1:]
+			}
+		}
+		<-killed
+		cmd.Wait()
+		t.Logf("round %d: killed after %v, %d edits so far", round, delay, edit)
+
+		// Restart and look, without compactions.
+		cmd, url = spawnServe(t, "--data", data, "--compact-after", "1h")
+		base = "http://" + url
+		code, body, err := do("GET", "/datasets/1/features.json?bbox=100,-61,101,-60&limit=100000", "", "")
+		if err != nil || code != 200 {
+			t.Fatalf("round %d: features %d %v", round, code, err)
+		}
+		var feats []struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(body, &feats); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, f := range feats {
+			if seen[f.Name] {
+				t.Fatalf("round %d: %s twice", round, f.Name)
+			}
+			seen[f.Name] = true
+			if _, ok := live[f.Name]; !ok && !maybe[f.Name] {
+				t.Fatalf("round %d: %s is there, deleted or never acknowledged", round, f.Name)
+			}
+		}
+		for name := range live {
+			if !seen[name] && !maybe[name] {
+				t.Fatalf("round %d: the acknowledged %s is lost", round, name)
+			}
+		}
+		// The in-flight edit is settled now: take the store's word for it.
+		for name := range maybe {
+			if seen[name] {
+				if _, ok := live[name]; !ok {
+					live[name] = 0 // an add: its id unknown, never deleted
+				}
+			} else if _, ok := live[name]; ok {
+				delete(live, name)
+				order = slices.DeleteFunc(order, func(n string) bool { return n == name })
+			}
+			delete(maybe, name)
+		}
+		for name := range seen {
+			if _, ok := live[name]; !ok {
+				t.Fatalf("round %d: %s is there", round, name)
+			}
+		}
+		code, body, err = do("GET", "/datasets/1.json", "", "")
+		var doc struct {
+			FeatureCount int `json:"feature_count"`
+		}
+		if err != nil || code != 200 || json.Unmarshal(body, &doc) != nil || doc.FeatureCount != rows+len(seen) {
+			t.Fatalf("round %d: dataset %d %v %+v, want %d features", round, code, err, doc, rows+len(seen))
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "mapcommons.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var check, layouts string
+		if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+			t.Fatalf("round %d: integrity_check %q %v", round, check, err)
+		}
+		db.QueryRow(`SELECT group_concat(segment, ' ') FROM datasets`).Scan(&layouts)
+		db.Close()
+		want := strings.Fields(layouts)
+		slices.Sort(want)
+		var files []string
+		entries, _ := os.ReadDir(filepath.Join(data, "features"))
+		for _, e := range entries {
+			files = append(files, e.Name())
+		}
+		if !slices.Equal(files, want) {
+			t.Fatalf("round %d: files %v, the datasets name %v", round, files, want)
+		}
 	}
 }

@@ -115,6 +115,7 @@ type settings struct {
 	tileCache                 int64
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
+	compactAfter              time.Duration
 	fetchTimeout              time.Duration
 	trustedProxies            []netip.Prefix
 	queryTimeout              time.Duration
@@ -346,6 +347,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		{"query-timeout", "30s", "the longest a feature query, download, classification or search may work before a 503; 0 no limit (MAPCOMMONS_QUERY_TIMEOUT)", &st.queryTimeout},
 		{"body-timeout", "30s", "cut a request body that makes no progress this long, or averages under 1 KiB/s after it (MAPCOMMONS_BODY_TIMEOUT)", &st.bodyTimeout},
 		{"session-ttl", "336h", "how long a browser's sign-in lasts (MAPCOMMONS_SESSION_TTL)", &st.sessionTTL},
+		{"compact-after", "10s", "embedded store: merge an edited dataset's pending changes into its base when its last edit is this old (bigger changes at once) (MAPCOMMONS_COMPACT_AFTER)", &st.compactAfter},
 	} {
 		v, err := time.ParseDuration(envDefault(getenv, d.name, d.def))
 		if err != nil || v < 0 {
@@ -439,6 +441,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer db.Close()
+	if db.embedded != nil {
+		db.embedded.SetCompactAfter(st.compactAfter)
+	}
 	if missing := missingServices(db.svc); len(missing) > 0 {
 		return fmt.Errorf("%s cannot serve yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
 	}

@@ -23,6 +23,8 @@ type store struct {
 	applied []string // the migrations opening it applied
 	where   string   // for messages and the log: never a password
 	shared  bool     // several servers may share it (PostgreSQL)
+	// embedded is the embedded store; nil on PostgreSQL.
+	embedded *sqlite.DB
 }
 
 func (s *store) Close() error { return s.closer.Close() }
@@ -64,7 +66,7 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 		if err != nil {
 			return nil, err
 		}
-		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "the embedded store in " + dataDir}, nil
+		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "the embedded store in " + dataDir, embedded: db}, nil
 	case isPostgresURL(databaseURL):
 		db, err := postgres.Open(ctx, databaseURL)
 		if err != nil {
