@@ -113,9 +113,12 @@ func (c *compactor) run() {
 		c.mu.Unlock()
 		slices.Sort(ready)
 		for _, id := range ready {
-			if err := c.db.Compact(c.ctx, id); err != nil && c.ctx.Err() == nil {
+			t := time.Now()
+			if done, err := c.db.compact(c.ctx, id); err != nil && c.ctx.Err() == nil {
 				slog.Warn("compaction failed", "dataset", id, "err", err)
 				c.changed(id, 1) // again later
+			} else if done {
+				slog.Info("dataset compacted", "dataset", id, "seconds", time.Since(t).Seconds())
 			}
 		}
 		if len(ready) > 0 {
@@ -138,26 +141,32 @@ func (c *compactor) run() {
 // Compact merges dataset id's pending changes into a new base segment; it
 // does nothing when there are none.
 func (db *DB) Compact(ctx context.Context, id int64) error {
+	_, err := db.compact(ctx, id)
+	return err
+}
+
+// compact is Compact, and reports whether it wrote a new base.
+func (db *DB) compact(ctx context.Context, id int64) (bool, error) {
 	_, name, err := findDatasetRow(ctx, db.read, id)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return nil
+		return false, nil
 	} else if err != nil {
-		return err
+		return false, err
 	}
 	l0 := parseLayout(name)
 	if !l0.pending() {
-		return nil
+		return false, nil
 	}
 	v0, release0, err := db.segs.acquireView(name)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return nil // replaced meanwhile
+		return false, nil // replaced meanwhile
 	} else if err != nil {
-		return err
+		return false, err
 	}
 	defer release0()
 	base, err := db.writeBase(ctx, v0)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if compactHook != nil {
 		compactHook(id)
@@ -168,36 +177,36 @@ func (db *DB) Compact(ctx context.Context, id int64) error {
 	if err != nil {
 		db.segs.retire(base)
 		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	nl := layout{base: base}
 	if name1 != name {
 		if parseLayout(name1).base != l0.base { // replaced: nothing to merge into
 			db.segs.retire(base)
-			return nil
+			return false, nil
 		}
 		v1, release1, err := db.segs.acquireView(name1)
 		if err != nil {
 			db.segs.retire(base)
-			return err
+			return false, err
 		}
 		defer release1()
 		if nl, err = db.reconcile(ctx, v0, v1, base); err != nil {
 			db.segs.retire(base)
-			return err
+			return false, err
 		}
 	}
 	if err := db.commitLayout(ctx, id, ds, name1, nl, false); err != nil {
-		return err
+		return false, err
 	}
 	pending := 0
 	if nl.pending() {
 		pending = 1
 	}
 	db.compactor.changed(id, pending)
-	return nil
+	return true, nil
 }
 
 // writeBase writes the live features of v, ids kept, to a new segment and

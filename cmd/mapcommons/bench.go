@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -74,6 +75,9 @@ func writePoints(w io.Writer, n int, seed uint64) error {
 type child struct {
 	cmd  *exec.Cmd
 	base string
+	// compactions are the server's log lines of finished compactions, as
+	// JSON objects of their attributes.
+	compactions chan string
 }
 
 func startChild(args ...string) (*child, error) {
@@ -82,6 +86,25 @@ func startChild(args ...string) (*child, error) {
 		return nil, err
 	}
 	return startChildOf(exe, args...)
+}
+
+// logfmtJSON turns the key=value pairs of a log line (slog's text form,
+// values without spaces) into a JSON object of numbers and strings.
+func logfmtJSON(line string) string {
+	m := map[string]any{}
+	for _, f := range strings.Fields(line) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			m[k] = x
+		} else {
+			m[k] = strings.Trim(v, `"`)
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
 // startChildOf starts the server binary exe (another build, to compare).
@@ -96,10 +119,17 @@ func startChildOf(exe string, args ...string) (*child, error) {
 		return nil, err
 	}
 	addr := make(chan string, 1)
+	compactions := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
+			if strings.Contains(sc.Text(), "msg=\"dataset compacted\"") {
+				select {
+				case compactions <- logfmtJSON(sc.Text()):
+				default:
+				}
+			}
 			if i := strings.Index(sc.Text(), "addr="); i >= 0 && !sent && strings.Contains(sc.Text(), "listening") {
 				addr <- strings.Fields(sc.Text()[i+len("addr="):])[0]
 				sent = true
@@ -108,7 +138,7 @@ func startChildOf(exe string, args ...string) (*child, error) {
 	}()
 	select {
 	case a := <-addr:
-		return &child{cmd: cmd, base: "http://" + a}, nil
+		return &child{cmd: cmd, base: "http://" + a, compactions: compactions}, nil
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		return nil, errors.New("the server did not start")
@@ -269,6 +299,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
 	dbURL := fs.String("database-url", "", "run the servers on this PostgreSQL database (a scratch one: the bench leaves its dataset there) instead of a fresh embedded store; adds the throughput of two servers")
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
+	edits := fs.Bool("edits", false, "after the queries and tiles, measure edits (they change the dataset) and the compaction, and stop")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -304,7 +335,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	store := filepath.Join(work, "store")
 	serve := func(cache string) (*child, error) {
-		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache}
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache,
+			"--compact-after", "1h"}
 		if *dbURL != "" {
 			args = append(args, "--database-url", *dbURL)
 		}
@@ -407,6 +439,14 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	if err := benchTiles(out, tiles, *reqs); err != nil {
+		srv.stop()
+		return err
+	}
+	if *edits {
+		lat, _, err := latency(ds+encodeQuery(queries[0].query), *reqs)
+		if err == nil {
+			err = benchEdits(out, srv, ds, ds+encodeQuery(queries[0].query), *n, pct(lat, 0.5))
+		}
 		srv.stop()
 		return err
 	}

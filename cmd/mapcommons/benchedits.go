@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// benchEdits measures edits of the bench's dataset (ds: its URL) on a
+// server srv started with --compact-after 1h, so that only the bench's
+// own big edit starts a compaction: single-feature adds, updates and
+// deletes, 1,000 adds one after another, a bbox page with the pending
+// changes, and the compaction that merges them, with the bbox page's
+// latency during it. compacted is the bbox page's p50 before any edit.
+func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int, compacted time.Duration) error {
+	r := rand.New(rand.NewPCG(7, 7))
+	// feature is a GeoJSON feature with id fid (0: none), inside the bbox
+	// page's box, so that the pages merge the edits.
+	feature := func(fid int) string {
+		x, y := 5+r.Float64()*10, 40+r.Float64()*10
+		id := ""
+		if fid > 0 {
+			id = fmt.Sprintf(`"id": %d, `, fid)
+		}
+		return fmt.Sprintf(`{"type": "Feature", %s"properties": {"id": %d, "lon": %g, "lat": %g, "n": %d, "x": %g, "cat": "c%d", "label": "edited", "ts": "2025-01-01T00:00:00Z"}, "geometry": {"type": "Point", "coordinates": [%g, %g]}}`,
+			id, r.IntN(n), x, y, r.IntN(1000), r.Float64()*1000, r.IntN(10), x, y)
+	}
+	point := func() string { return feature(0) }
+	edit := func(body string) (time.Duration, error) {
+		req, _ := http.NewRequest("POST", ds+"/edits.json", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.SetBasicAuth("admin", "bench-secret")
+		t := time.Now()
+		resp, err := benchClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(t)
+		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"success":true`)) {
+			return 0, fmt.Errorf("edit answered %s: %.300s", resp.Status, b)
+		}
+		return d, nil
+	}
+	const k = 200
+	ids := r.Perm(n)[:2*k] // distinct features of the dataset: k to update, k to delete
+	out("\nedits of one feature, POST /edits.json at concurrency 1, %d each (the dataset's own compaction off):", k)
+	out("| edit | p50 | p90 | p99 |")
+	out("|---|---|---|---|")
+	for _, e := range []struct {
+		name string
+		body func(i int) string
+	}{
+		{"add one", func(i int) string { return `{"adds": [` + point() + `]}` }},
+		{"update one", func(i int) string {
+			return `{"updates": [` + feature(ids[i]+1) + `]}`
+		}},
+		{"delete one", func(i int) string { return fmt.Sprintf(`{"deletes": [%d]}`, ids[k+i]+1) }},
+	} {
+		var lat []time.Duration
+		for i := range k {
+			d, err := edit(e.body(i))
+			if err != nil {
+				return err
+			}
+			lat = append(lat, d)
+		}
+		slices.Sort(lat)
+		out("| %s | %s | %s | %s |", e.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+	}
+	t := time.Now()
+	for range 1000 {
+		if _, err := edit(`{"adds": [` + point() + `]}`); err != nil {
+			return err
+		}
+	}
+	out("- 1,000 single-feature adds one after another: %v", time.Since(t).Round(time.Millisecond))
+	pending := 4*k + 1000 // delta features: adds and updates; dead: updated and deleted
+	lat, _, err := latency(bboxURL, 300)
+	if err != nil {
+		return err
+	}
+	out("- bbox page with %d pending changes (%d features in the delta, %d dead): p50 %s, p99 %s; compacted p50 %s (%.2f×)",
+		pending, 2*k+1000, 2*k, ms(pct(lat, 0.5)), ms(pct(lat, 0.99)), ms(compacted), float64(pct(lat, 0.5))/float64(compacted))
+
+	// One edit of 300 features takes the pending changes over the
+	// threshold: the compaction starts at once, while the bbox page is
+	// asked for again and again.
+	var adds []string
+	for range 300 {
+		adds = append(adds, point())
+	}
+	for len(srv.compactions) > 0 {
+		<-srv.compactions
+	}
+	if _, err := edit(`{"adds": [` + strings.Join(adds, ",") + `]}`); err != nil {
+		return err
+	}
+	t = time.Now()
+	var during []time.Duration
+	var took string
+	for took == "" {
+		select {
+		case line := <-srv.compactions:
+			took = line
+		default:
+		}
+		if time.Since(t) > 2*time.Minute {
+			return fmt.Errorf("no compaction within two minutes")
+		}
+		l, _, err := latency(bboxURL, 1)
+		if err != nil {
+			return err
+		}
+		during = append(during, l[0])
+	}
+	wall := time.Since(t)
+	slices.Sort(during)
+	idle, _, err := latency(bboxURL, 300)
+	if err != nil {
+		return err
+	}
+	var logged struct {
+		Seconds float64 `json:"seconds"`
+	}
+	json.Unmarshal([]byte(took), &logged)
+	out("- compaction of the dataset (%d pending changes) in the background: %.2f s (the server's log; %.2f s as seen by the client)",
+		pending+300, logged.Seconds, wall.Seconds())
+	out("- bbox page during it (%d requests): p50 %s, p99 %s; after it: p50 %s, p99 %s (p99 ratio %.2f×)",
+		len(during), ms(pct(during, 0.5)), ms(pct(during, 0.99)), ms(pct(idle, 0.5)), ms(pct(idle, 0.99)),
+		float64(pct(during, 0.99))/float64(pct(idle, 0.99)))
+	return nil
+}
