@@ -46,6 +46,7 @@ type compactor struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	idle   time.Duration
+	log    *slog.Logger
 	// Off stops background compactions (tests and benchmarks call Compact).
 	off bool
 }
@@ -54,6 +55,7 @@ func (c *compactor) start(db *DB) {
 	c.db, c.due, c.wake, c.done = db, map[int64]time.Time{}, make(chan struct{}, 1), make(chan struct{})
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.idle = 10 * time.Second
+	c.log = slog.Default()
 	go c.run()
 }
 
@@ -89,6 +91,12 @@ func (c *compactor) changed(id int64, pending int) {
 	}
 }
 
+func (c *compactor) logger() *slog.Logger {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.log
+}
+
 func (c *compactor) run() {
 	defer close(c.done)
 	timer := time.NewTimer(time.Hour)
@@ -115,10 +123,10 @@ func (c *compactor) run() {
 		for _, id := range ready {
 			t := time.Now()
 			if done, err := c.db.compact(c.ctx, id); err != nil && c.ctx.Err() == nil {
-				slog.Warn("compaction failed", "dataset", id, "err", err)
+				c.logger().Warn("compaction failed", "dataset", id, "err", err)
 				c.changed(id, 1) // again later
 			} else if done {
-				slog.Info("dataset compacted", "dataset", id, "seconds", time.Since(t).Seconds())
+				c.logger().Info("dataset compacted", "dataset", id, "seconds", time.Since(t).Seconds())
 			}
 		}
 		if len(ready) > 0 {

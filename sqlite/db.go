@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path"
@@ -173,6 +174,13 @@ func (db *DB) CompactInBackground(on bool) {
 func (db *DB) SetCompactAfter(d time.Duration) {
 	db.compactor.mu.Lock()
 	db.compactor.idle = d
+	db.compactor.mu.Unlock()
+}
+
+// SetLogger sets the logger of the compactions.
+func (db *DB) SetLogger(l *slog.Logger) {
+	db.compactor.mu.Lock()
+	db.compactor.log = l
 	db.compactor.mu.Unlock()
 }
 

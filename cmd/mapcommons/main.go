@@ -443,6 +443,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	defer db.Close()
 	if db.embedded != nil {
 		db.embedded.SetCompactAfter(st.compactAfter)
+		db.embedded.SetLogger(logger)
 	}
 	if missing := missingServices(db.svc); len(missing) > 0 {
 		return fmt.Errorf("%s cannot serve yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
