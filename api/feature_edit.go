@@ -135,7 +135,7 @@ func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) err
 	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()})
 	switch {
 	case err == nil:
-	case mapcommons.ErrorMessage(err) == mapcommons.ErrorMessage(segment.MissingFeature("updates", 0, fid)):
+	case errors.Is(err, segment.ErrMissingFeature):
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
 	case mapcommons.ErrorCode(err) == mapcommons.EINVALID:
 		// The store names the item as in a batch: here it is the body.

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -62,10 +63,20 @@ func CheckEdits(attrs []mapcommons.Attribute, e *mapcommons.Edits) error {
 }
 
 // MissingFeature is the error of an edit naming an id the dataset does not
-// hold: the same in every store.
+// hold: the same in every store, an EINVALID with ErrMissingFeature in its
+// chain.
 func MissingFeature(list string, i int, id int64) error {
-	return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: there is no feature %d in this dataset", list, i, id)
+	return missingFeature{mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: there is no feature %d in this dataset", list, i, id)}
 }
+
+// ErrMissingFeature is in the chain of MissingFeature's errors: a caller
+// editing one feature tells a missing one (a 404) from a bad edit by it.
+var ErrMissingFeature = errors.New("no such feature")
+
+type missingFeature struct{ e *mapcommons.Error }
+
+func (m missingFeature) Error() string   { return m.e.Error() }
+func (m missingFeature) Unwrap() []error { return []error{m.e, ErrMissingFeature} }
 
 // TooManyFeatures is the error of an edit that would leave a dataset with
 // more than max features.
