@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mapcommons/format/wkb"
 )
@@ -177,6 +178,7 @@ func (m *Metadata) Validate() error {
 		return Errorf(EINVALID, "title: longer than %d bytes", MaxTitleLen)
 	}
 	for _, f := range []struct{ name, v string }{
+		{"title", m.Title},
 		{"description", m.Description}, {"author", m.Author}, {"tags", m.Tags},
 		{"metadata_url", m.MetadataURL}, {"citation_url", m.CitationURL},
 		{"contact_name", m.ContactName}, {"contact_address", m.ContactAddress},
@@ -184,6 +186,11 @@ func (m *Metadata) Validate() error {
 	} {
 		if len(f.v) > MaxTextLen {
 			return Errorf(EINVALID, "%s: longer than %d bytes", f.name, MaxTextLen)
+		}
+		// Every store keeps it as text: PostgreSQL refuses a NUL byte and
+		// bytes that are not UTF-8, so every store does.
+		if !utf8.ValidString(f.v) || strings.IndexByte(f.v, 0) >= 0 {
+			return Errorf(EINVALID, "%s: not UTF-8 text, or holds a NUL byte", f.name)
 		}
 	}
 	return nil

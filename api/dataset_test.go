@@ -270,6 +270,18 @@ func TestDatasetUpdate(t *testing.T) {
 	t.Run("AdminMay", func(t *testing.T) {
 		must(t, ts.do(req{method: "PUT", path: path + ".json?title=By%20admin", user: "admin"}), 201)
 	})
+	// Text that is not UTF-8, or holds a NUL byte, is refused alike by
+	// every store (PostgreSQL cannot keep it), and nothing changes.
+	t.Run("ErrNotText", func(t *testing.T) {
+		for _, q := range []string{"title=a%00b", "description=%FF%FE", "tags=x%00", "contact_name=%C3"} {
+			field, _, _ := strings.Cut(q, "=")
+			errorOf(t, ts.do(req{method: "PUT", path: path + ".json?" + q, user: "alice"}), 400, "invalid", field)
+			errorOf(t, ts.do(req{method: "POST", path: "/datasets.json?" + q, user: "alice", ctype: "text/csv", body: []byte("lat,lon\n1,2\n")}), 400, "invalid", field)
+		}
+		if got := datasetDoc(t, ts, path, "")["title"]; got != "By admin" {
+			t.Fatalf("a refused update changed the title to %v", got)
+		}
+	})
 }
 
 func TestDatasetDelete(t *testing.T) {
