@@ -24,14 +24,19 @@ type View struct {
 	// deltaBase[k] is the number of live base features whose id is below
 	// that of delta feature k (so k+deltaBase[k] is its position).
 	deltaBase []int
+	nextID    int64
 }
 
-// NewView returns the view of base less dead plus delta (nil for none).
+// NewView returns the view of base less dead plus delta (nil for none;
+// an empty one counts only for its next id).
 // dead must ascend, each a position of base; every id of delta must be
 // either absent from base or at a dead position of it, and the two
 // segments must have the same attributes.
 func NewView(base *Segment, dead []int32, delta *Segment) (*View, error) {
-	v := &View{base: base, dead: dead}
+	v := &View{base: base, dead: dead, nextID: base.nextID}
+	if delta != nil { // an empty delta still carries the next id
+		v.nextID = max(v.nextID, delta.nextID)
+	}
 	for i, p := range dead {
 		if p < 0 || int(p) >= base.n || (i > 0 && p <= dead[i-1]) {
 			return nil, fmt.Errorf("segment: dead position %d (of %d) out of order or range", p, base.n)
@@ -102,12 +107,7 @@ func (v *View) Len() int {
 func (v *View) Attributes() []mapcommons.Attribute { return v.base.attrs }
 
 // NextID is the id the dataset gives its next new feature.
-func (v *View) NextID() int64 {
-	if v.delta != nil {
-		return max(v.base.nextID, v.delta.nextID)
-	}
-	return v.base.nextID
-}
+func (v *View) NextID() int64 { return v.nextID }
 
 // deadBelow is the number of dead base positions below p.
 func (v *View) deadBelow(p int) int {
