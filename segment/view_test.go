@@ -528,7 +528,7 @@ func FuzzView(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, nBase, nAdd uint16, dead, spread uint8, onlyPts bool) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		sp := int(spread)%64 + 2
-		c := newViewCase(t, r, int(nBase)%3000, int(nAdd)%500, float64(dead)/255, sp, onlyPts)
+		c := newViewCase(t, r, int(nBase)%2000, int(nAdd)%300, float64(dead)/255, sp, onlyPts)
 		c.checkAccessors(t)
 		for range 40 {
 			q := randomViewQuery(r, sp, c.ids, c.n)
