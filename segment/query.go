@@ -40,6 +40,9 @@ type plan struct {
 	// ids' or the attribute index's.
 	cand    []int
 	useCand bool
+	// dead, when not nil, is a bitmap of the positions the plan skips:
+	// those of a View's base that are deleted or superseded.
+	dead []uint64
 }
 
 // filter is one compiled attribute condition.
@@ -157,6 +160,9 @@ func (p *plan) every() int {
 // A null value passes no condition.
 func (p *plan) matchValues(pos int) bool {
 	s := p.s
+	if p.dead != nil && p.dead[pos/64]&(1<<(pos%64)) != 0 {
+		return false
+	}
 	if p.ids != nil {
 		if _, ok := p.ids[s.ID(pos)]; !ok {
 			return false
@@ -355,37 +361,62 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 	if err := ctx.Err(); err != nil { // no work begins past the deadline
 		return err
 	}
-	limit := q.Limit
+	offset, limit := page(q)
+	if limit == 0 {
+		return nil
+	}
+	e := &emitter{q: q, near: p.near, fn: fn}
+	return p.run(ctx, offset, limit, func(pos int) error { return e.emit(s, pos, pos) })
+}
+
+// page is q's offset (at least 0) and limit (math.MaxInt64 for none).
+func page(q *mapcommons.FeatureQuery) (offset, limit int64) {
+	limit = q.Limit
 	if limit < 0 {
 		limit = math.MaxInt64
 	}
-	offset := max(q.Offset, 0)
+	return max(q.Offset, 0), limit
+}
+
+// emitter sends the features of a query to its function, one reused
+// *Feature.
+type emitter struct {
+	q    *mapcommons.FeatureQuery
+	near *spatial.Near
+	fn   func(*mapcommons.Feature) error
+	f    mapcommons.Feature
+	row  rowView
+}
+
+// emit sends feature pos of s, at position at of the answer's dataset.
+func (e *emitter) emit(s *Segment, pos, at int) error {
+	f := &e.f
+	if e.q.Lazy {
+		e.row.s, e.row.pos = s, pos
+		f.Position, f.ID, f.Values, f.Row, f.Geometry = int64(at), s.ID(pos), nil, &e.row, s.Geometry(pos)
+	} else {
+		s.Read(pos, f)
+		f.Position = int64(at)
+	}
+	if e.q.WithDistance && e.near != nil {
+		f.Distance = math.NaN()
+		if g, err := wkb.Decode(f.Geometry); err == nil {
+			f.Distance = e.near.Distance(g)
+		}
+	}
+	return e.fn(f)
+}
+
+// run calls emit with the positions the plan selects, in its query's
+// order, from offset on and at most limit (> 0) of them, until emit fails.
+func (p *plan) run(ctx context.Context, offset, limit int64, emit func(pos int) error) error {
+	s, q := p.s, p.q
 	end := offset + limit // the rank past the page
 	if end < offset {
 		end = math.MaxInt64
 	}
-	row := &rowView{s: s}
-	emit := func(pos int, f *mapcommons.Feature) error {
-		if q.Lazy {
-			row.pos = pos
-			f.Position, f.ID, f.Values, f.Row, f.Geometry = int64(pos), s.ID(pos), nil, row, s.Geometry(pos)
-		} else {
-			s.Read(pos, f)
-		}
-		if q.WithDistance && p.near != nil {
-			f.Distance = math.NaN()
-			if g, err := wkb.Decode(f.Geometry); err == nil {
-				f.Distance = p.near.Distance(g)
-			}
-		}
-		return fn(f)
-	}
-	f := &mapcommons.Feature{}
-	if limit == 0 {
-		return nil
-	}
 	// No condition at all: the page is a range of positions.
-	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 && p.ids == nil && p.where == nil {
+	if p.sortCol < 0 && p.index == nil && len(p.filters) == 0 && p.ids == nil && p.where == nil && p.dead == nil {
 		n := int64(s.n)
 		for k := offset; k < n && k-offset < limit; k++ {
 			if (k-offset)%checkCostlyEvery == 0 {
@@ -397,7 +428,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 			if q.Descending {
 				pos = n - 1 - k
 			}
-			if err := emit(int(pos), f); err != nil {
+			if err := emit(int(pos)); err != nil {
 				return err
 			}
 		}
@@ -408,7 +439,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 		if p.selectiveFor(end) {
 			p.useCandidates()
 		}
-		pg := &pager{offset: offset, limit: limit, emit: func(pos int) error { return emit(pos, f) }}
+		pg := &pager{offset: offset, limit: limit, emit: emit}
 		return pg.done(p.inOrder(ctx, q.Descending, pg.take))
 	}
 	// Ordered by an attribute with an index: its permutation walked until
@@ -426,7 +457,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 				useWalk = need*int64(s.n) < int64(p.spanCount)*int64(max(p.spanCount, 1))
 			}
 			if useWalk {
-				pg := &pager{offset: offset, limit: limit, emit: func(pos int) error { return emit(pos, f) }}
+				pg := &pager{offset: offset, limit: limit, emit: emit}
 				return pg.done(p.walk(ctx, six, p.sortCol, runs, q.Descending, pg.take))
 			}
 		}
@@ -456,7 +487,7 @@ func (s *Segment) Query(ctx context.Context, q *mapcommons.FeatureQuery, fn func
 				return err
 			}
 		}
-		if err := emit(pos, f); err != nil {
+		if err := emit(pos); err != nil {
 			return err
 		}
 	}
@@ -523,45 +554,66 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	gcols := make([]int, len(q.GroupBy))
-	for i, g := range q.GroupBy {
-		gcols[i] = mapcommons.AttrIndex(s.attrs, g)
-	}
-	acols := make([]int, len(q.Aggregates))
-	for i, a := range q.Aggregates {
-		acols[i] = mapcommons.AttrIndex(s.attrs, a.Name)
-	}
+	gcols, acols := groupColumns(s.attrs, q)
 	if p.selective() {
 		p.useCandidates()
 	}
-	groups := map[string]*groupAcc{}
-	var key []byte
+	ga := newGrouper()
 	err = p.matches(ctx, false, func(pos int) bool {
-		key = key[:0]
-		for _, c := range gcols {
-			key = s.appendKey(key, c, pos)
-		}
-		g, ok := groups[string(key)]
-		if !ok {
-			g = &groupAcc{values: make([]any, len(gcols)), aggs: make([]aggAcc, len(acols))}
-			for i, c := range gcols {
-				g.values[i] = s.Value(c, pos)
-				if f, ok := g.values[i].(float64); ok && f == 0 {
-					g.values[i] = 0.0 // not -0
-				}
-			}
-			groups[string(key)] = g
-		}
-		g.count++
-		for i, c := range acols {
-			s.accumulate(&g.aggs[i], c, pos)
-		}
+		ga.add(s, gcols, acols, pos)
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	return finishGroups(groups, s.attrs, acols, q), nil
+	return finishGroups(ga.groups, s.attrs, acols, q), nil
+}
+
+// grouper accumulates the groups of a query's matches.
+type grouper struct {
+	groups map[string]*groupAcc
+	key    []byte
+}
+
+func newGrouper() *grouper { return &grouper{groups: map[string]*groupAcc{}} }
+
+// groupColumns are the columns of q's grouping attributes and those of its
+// aggregates.
+func groupColumns(attrs []mapcommons.Attribute, q *mapcommons.FeatureQuery) (gcols, acols []int) {
+	gcols = make([]int, len(q.GroupBy))
+	for i, g := range q.GroupBy {
+		gcols[i] = mapcommons.AttrIndex(attrs, g)
+	}
+	acols = make([]int, len(q.Aggregates))
+	for i, a := range q.Aggregates {
+		acols[i] = mapcommons.AttrIndex(attrs, a.Name)
+	}
+	return gcols, acols
+}
+
+// add counts feature pos of s into its group, gcols being the grouping
+// columns and acols those of the aggregates.
+func (ga *grouper) add(s *Segment, gcols, acols []int, pos int) {
+	key := ga.key[:0]
+	for _, c := range gcols {
+		key = s.appendKey(key, c, pos)
+	}
+	ga.key = key
+	g, ok := ga.groups[string(key)]
+	if !ok {
+		g = &groupAcc{values: make([]any, len(gcols)), aggs: make([]aggAcc, len(acols))}
+		for i, c := range gcols {
+			g.values[i] = s.Value(c, pos)
+			if f, ok := g.values[i].(float64); ok && f == 0 {
+				g.values[i] = 0.0 // not -0
+			}
+		}
+		ga.groups[string(key)] = g
+	}
+	g.count++
+	for i, c := range acols {
+		s.accumulate(&g.aggs[i], c, pos)
+	}
 }
 
 // finishGroups turns the accumulated groups into the answer: ordered by

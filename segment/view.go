@@ -140,18 +140,26 @@ func (v *View) DeltaPosition(k int) int { return k + v.deltaBase[k] }
 // Locate returns the segment and the position in it of feature pos of the
 // view (0 <= pos < Len).
 func (v *View) Locate(pos int) (*Segment, int) {
-	before := 0 // delta features before pos
+	p, k := v.seek(pos)
+	if v.delta != nil && k < v.delta.n && v.DeltaPosition(k) == pos {
+		return v.delta, k
+	}
+	return v.base, p
+}
+
+// seek returns, for position pos of the view (0 <= pos <= Len), the base
+// position of the first live base feature at or after it (base.n when
+// none) and the index of the first delta feature at or after it: the
+// features before pos are the live base ones below p and the delta ones
+// below k.
+func (v *View) seek(pos int) (p, k int) {
 	if v.delta != nil {
 		// The first delta feature at or after pos.
-		k := sort.Search(v.delta.n, func(k int) bool { return v.DeltaPosition(k) >= pos })
-		if k < v.delta.n && v.DeltaPosition(k) == pos {
-			return v.delta, k
-		}
-		before = k
+		k = sort.Search(v.delta.n, func(k int) bool { return v.DeltaPosition(k) >= pos })
 	}
 	// The live base feature of rank b: b plus the dead positions at or
 	// below it.
-	b := pos - before
+	b := pos - k
 	lo, hi := b, b+len(v.dead) // the answer is in [b, b+len(dead)]
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -161,7 +169,7 @@ func (v *View) Locate(pos int) (*Segment, int) {
 			hi = m
 		}
 	}
-	return v.base, lo
+	return lo, k
 }
 
 // Position returns the position in the view of the live feature with the
