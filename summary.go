@@ -3,6 +3,7 @@ package mapcommons
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"mapcommons/format/wkb"
@@ -239,16 +240,43 @@ func fromOrderKey(u uint64) float64 {
 // in 32 bits below 2³² values).
 var histograms = sync.Pool{New: func() any { return new([2][1 << 16]uint32) }}
 
+// medianSortMax is the most values MedianOfKeys sorts (32 KiB of keys)
+// rather than select them with histograms, which cost their half
+// megabyte, cleared four times, whatever the count.
+var medianSortMax int64 = 4096
+
 // MedianOfKeys selects the median of m values (the mean of the two middle
 // ones when m is even, as Median computes it) without holding them: scan
 // calls its function with the OrderKey of each value, and is called four
 // times — a radix selection of the middle ranks, 16 bits a pass, in
 // constant memory (two 65,536-entry histograms). m must be below 2³².
+// Up to medianSortMax values, scan is called once and the keys sorted:
+// the same keys are selected, so the same median.
 func MedianOfKeys(m int64, scan func(fn func(key uint64)) error) (float64, error) {
 	if m == 0 {
 		return math.NaN(), nil
 	}
 	rank := [2]int64{(m - 1) / 2, m / 2}
+	if m <= medianSortMax {
+		keys := make([]uint64, 0, m)
+		seen := int64(0)
+		err := scan(func(key uint64) {
+			if seen < m {
+				keys = append(keys, key)
+			}
+			seen++
+		})
+		if err != nil {
+			return 0, err
+		}
+		if seen == m { // else the selection below, whatever it makes of it
+			slices.Sort(keys)
+			if m%2 == 1 {
+				return fromOrderKey(keys[rank[0]]), nil
+			}
+			return (fromOrderKey(keys[rank[0]]) + fromOrderKey(keys[rank[1]])) / 2, nil
+		}
+	}
 	var prefix [2]uint64
 	hist := histograms.Get().(*[2][1 << 16]uint32)
 	defer histograms.Put(hist)
