@@ -95,6 +95,21 @@ func TestMedianOfKeysSmall(t *testing.T) {
 			}
 			keys[i] = mapcommons.OrderKey(v)
 		}
+		switch trial % 10 { // orders a selection may trip on
+		case 1:
+			slices.Sort(keys)
+		case 2:
+			slices.Sort(keys)
+			slices.Reverse(keys)
+		case 3:
+			for i := range keys {
+				keys[i] = keys[0]
+			}
+		case 4:
+			for i := range keys {
+				keys[i] = mapcommons.OrderKey(float64(i % 2))
+			}
+		}
 		sorted := slices.Sorted(slices.Values(keys))
 		m := int64(n)
 		fromKey := func(u uint64) float64 { // the inverse of OrderKey

@@ -32,9 +32,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -112,22 +114,80 @@ func (s *section) write(b []byte) {
 	s.w.Write(b) // errors surface at flush
 }
 
+// writeString is write(str) without converting str to bytes.
+func (s *section) writeString(str string) {
+	s.size += int64(len(str))
+	if s.inMem && len(s.mem)+len(str) > cap(s.mem) {
+		s.grow(len(str))
+	}
+	if s.inMem {
+		s.mem = append(s.mem, str...)
+		return
+	}
+	s.w.WriteString(str)
+}
+
 // grow makes room for n more bytes in memory, doubling (not append's
 // gentler growth of large slices: what the writer allocates stays within
 // twice what it holds), unless that would take the writer's memory beyond
-// spillAt: then every section goes to its file.
+// spillAt: then every section goes to its file. The buffer left behind
+// may still be read (the tree's levels are read from the sections they
+// grow): it is given back to the pool only when the writer is done.
 func (s *section) grow(n int) {
 	w := s.wr
-	c := max(2*cap(s.mem), len(s.mem)+n, 256)
+	c := memCap(max(2*cap(s.mem), len(s.mem)+n))
 	if w.memSize+int64(c-cap(s.mem)) > w.spillAt {
 		if w.spill(); !s.inMem {
 			return
 		}
 	}
 	w.memSize += int64(c - cap(s.mem))
-	m := make([]byte, len(s.mem), c)
+	m := getMem(c)[:len(s.mem)]
 	copy(m, s.mem)
+	w.retire(s.mem)
 	s.mem = m
+}
+
+// The memory of in-memory sections is recycled from writer to writer
+// (small segments are written one after another, an edit after another),
+// in power-of-two capacities from memMinCap.
+const memMinCap = 256
+
+var memPools [17]sync.Pool // *[]byte of capacity memMinCap<<k
+
+// memCap is the capacity of the buffer that holds n bytes.
+func memCap(n int) int {
+	return memMinCap << bits.Len(uint(max(n, 1)-1)/memMinCap)
+}
+
+// getMem returns an empty buffer of capacity c (a memCap).
+func getMem(c int) []byte {
+	if k := bits.TrailingZeros(uint(c / memMinCap)); k < len(memPools) {
+		if b, ok := memPools[k].Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, c)
+}
+
+// retire gives b back to the pool when the writer is done (b is no
+// longer written, but may still be read until then).
+func (w *Writer) retire(b []byte) {
+	if cap(b) > 0 {
+		w.retired = append(w.retired, b)
+	}
+}
+
+// putMem gives a buffer from getMem back.
+func putMem(b []byte) {
+	c := cap(b)
+	if c < memMinCap || c&(c-1) != 0 {
+		return
+	}
+	if k := bits.TrailingZeros(uint(c / memMinCap)); k < len(memPools) {
+		b = b[:0]
+		memPools[k].Put(&b)
+	}
 }
 
 func (s *section) u64(v uint64) {
@@ -180,6 +240,7 @@ type Writer struct {
 	memSize  int64                    // the bytes of the sections in memory (capacity)
 	spilled  bool                     // the sections are in temporary files
 	err      error                    // of a spill: the writer is broken
+	retired  [][]byte                 // buffers for the pool when done
 	// buffers the index build and the medians reuse
 	runBuf     *bufio.Writer
 	runReaders []*bufio.Reader
@@ -284,6 +345,7 @@ func (w *Writer) spill() {
 			w.err = err
 		}
 		s.path, s.f, s.w = f.Name(), f, bufio.NewWriterSize(f, 64<<10)
+		w.retire(s.mem)
 		s.inMem, s.mem = false, nil
 	}
 	w.memSize = 0
@@ -293,6 +355,7 @@ func (w *Writer) spill() {
 func (w *Writer) drop(s *section) {
 	if !s.gone {
 		if s.inMem {
+			w.retire(s.mem)
 			s.mem = nil
 		} else {
 			if s.f != nil {
@@ -309,7 +372,10 @@ func (w *Writer) Abort() {
 	for _, s := range w.temps {
 		w.drop(s)
 	}
-	w.temps, w.sections = nil, nil
+	for _, b := range w.retired {
+		putMem(b)
+	}
+	w.temps, w.sections, w.retired = nil, nil, nil
 	w.done = true
 }
 
@@ -477,7 +543,7 @@ func (c *column) add(row int, v any, w *Writer) error {
 		if !ok && v != nil {
 			return fmt.Errorf("%T is not a string", v)
 		}
-		c.data.write([]byte(s))
+		c.data.writeString(s)
 		c.bytes += uint64(len(s))
 		c.off.u64(c.bytes)
 		return nil
@@ -576,7 +642,9 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		for _, s := range secs {
 			size += s.size
 		}
-		bw = &memFile{f: out, b: make([]byte, 0, size)}
+		m := &memFile{f: out, b: getMem(memCap(int(size)))}
+		defer func() { w.retire(m.b) }() // before Abort's
+		bw = m
 	}
 	off := int64(0)
 	put := func(name string, src io.Reader) error {
