@@ -3,6 +3,7 @@ package mapcommons
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"mapcommons/format/wkb"
@@ -239,16 +240,89 @@ func fromOrderKey(u uint64) float64 {
 // in 32 bits below 2³² values).
 var histograms = sync.Pool{New: func() any { return new([2][1 << 16]uint32) }}
 
+// medianSortMax is the most values MedianOfKeys selects from in memory
+// (32 KiB of keys) rather than with histograms, which cost their half
+// megabyte, cleared four times, whatever the count.
+var medianSortMax int64 = 4096
+
+// selectKey reorders keys so that keys[k] is the key of rank k, the keys
+// before it no greater and those after no less (a quickselect, the pivot
+// a median of three), and returns it.
+func selectKey(keys []uint64, k int) uint64 {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// The median of three to keys[mid], the others as sentinels.
+		if keys[mid] < keys[lo] {
+			keys[mid], keys[lo] = keys[lo], keys[mid]
+		}
+		if keys[hi] < keys[lo] {
+			keys[hi], keys[lo] = keys[lo], keys[hi]
+		}
+		if keys[hi] < keys[mid] {
+			keys[hi], keys[mid] = keys[mid], keys[hi]
+		}
+		p := keys[mid]
+		i, j := lo, hi
+		for i <= j { // Hoare's partition
+			for keys[i] < p {
+				i++
+			}
+			for keys[j] > p {
+				j--
+			}
+			if i <= j {
+				keys[i], keys[j] = keys[j], keys[i]
+				i++
+				j--
+			}
+		}
+		// keys[lo..j] <= p <= keys[i..hi], and keys[j+1..i-1] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return keys[k]
+		}
+	}
+	return keys[k]
+}
+
 // MedianOfKeys selects the median of m values (the mean of the two middle
 // ones when m is even, as Median computes it) without holding them: scan
 // calls its function with the OrderKey of each value, and is called four
 // times — a radix selection of the middle ranks, 16 bits a pass, in
 // constant memory (two 65,536-entry histograms). m must be below 2³².
+// Up to medianSortMax values, scan is called once and the middle keys
+// selected in memory: the same keys, so the same median.
 func MedianOfKeys(m int64, scan func(fn func(key uint64)) error) (float64, error) {
 	if m == 0 {
 		return math.NaN(), nil
 	}
 	rank := [2]int64{(m - 1) / 2, m / 2}
+	if m <= medianSortMax {
+		keys := make([]uint64, 0, m)
+		seen := int64(0)
+		err := scan(func(key uint64) {
+			if seen < m {
+				keys = append(keys, key)
+			}
+			seen++
+		})
+		if err != nil {
+			return 0, err
+		}
+		if seen == m { // else the selection below, whatever it makes of it
+			lo := selectKey(keys, int(rank[0]))
+			if m%2 == 1 {
+				return fromOrderKey(lo), nil
+			}
+			hi := slices.Min(keys[rank[1]:]) // keys[rank[0]+1:], all at least lo
+			return (fromOrderKey(lo) + fromOrderKey(hi)) / 2, nil
+		}
+	}
 	var prefix [2]uint64
 	hist := histograms.Get().(*[2][1 << 16]uint32)
 	defer histograms.Put(hist)

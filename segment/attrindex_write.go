@@ -46,7 +46,7 @@ func (w *Writer) buildPerms() ([]*section, error) {
 	keys, keys2 := make([]uint64, 0, w.n), make([]uint64, w.n)
 	pos, pos2 := make([]uint32, 0, w.n), make([]uint32, w.n)
 	bits := make([]byte, (w.n+7)/8) // the column's nulls
-	chunk := make([]byte, 64<<10)
+	chunk := make([]byte, min(64<<10, 8*w.n))
 	for i, c := range w.cols {
 		if (c.typ == mapcommons.AttrString || c.typ == mapcommons.AttrDate) && c.bytes > maxIndexStringBytes {
 			continue
@@ -61,7 +61,8 @@ func (w *Writer) buildPerms() ([]*section, error) {
 		var offs []uint64
 		switch c.typ {
 		case mapcommons.AttrInteger, mapcommons.AttrFloat, mapcommons.AttrBoolean:
-			if err := c.data.rewind(); err != nil {
+			data, err := c.data.reader()
+			if err != nil {
 				return nil, err
 			}
 			width := 8
@@ -70,7 +71,7 @@ func (w *Writer) buildPerms() ([]*section, error) {
 			}
 			for p := 0; p < w.n; {
 				m := min(len(chunk)/width, w.n-p)
-				if _, err := io.ReadFull(c.data.f, chunk[:m*width]); err != nil {
+				if _, err := io.ReadFull(data, chunk[:m*width]); err != nil {
 					return nil, err
 				}
 				for j := 0; j < m; j, p = j+1, p+1 {
@@ -141,27 +142,37 @@ func (w *Writer) readNulls(c *column, bits []byte) error {
 	if c.nul == nil || c.typ == mapcommons.AttrBoolean {
 		return nil
 	}
-	if err := c.nul.rewind(); err != nil {
+	r, err := c.nul.reader()
+	if err != nil {
 		return err
 	}
-	_, err := io.ReadFull(c.nul.f, bits)
+	_, err = io.ReadFull(r, bits)
 	return err
 }
 
 // readStrings reads a string column's bytes and end offsets back (the
 // offsets with their leading 0).
 func (w *Writer) readStrings(c *column) ([]byte, []uint64, error) {
-	if err := c.data.rewind(); err != nil {
-		return nil, nil, err
+	var strs []byte
+	var r io.Reader
+	if c.data.inMem && c.off.inMem {
+		if int64(len(c.data.mem)) != int64(c.bytes) {
+			return nil, nil, io.ErrUnexpectedEOF
+		}
+		strs, r = c.data.mem, bytes.NewReader(c.off.mem)
+	} else {
+		if err := c.data.rewind(); err != nil {
+			return nil, nil, err
+		}
+		strs = make([]byte, c.bytes)
+		if _, err := io.ReadFull(c.data.f, strs); err != nil {
+			return nil, nil, err
+		}
+		if err := c.off.rewind(); err != nil {
+			return nil, nil, err
+		}
+		r = bufio.NewReaderSize(c.off.f, 64<<10)
 	}
-	strs := make([]byte, c.bytes)
-	if _, err := io.ReadFull(c.data.f, strs); err != nil {
-		return nil, nil, err
-	}
-	if err := c.off.rewind(); err != nil {
-		return nil, nil, err
-	}
-	r := bufio.NewReaderSize(c.off.f, 64<<10)
 	offs := make([]uint64, w.n+1)
 	var b [8]byte
 	for i := range offs {
@@ -208,6 +219,19 @@ func prefixKey(b []byte) uint64 {
 func radixSort(keys []uint64, pos []uint32, keys2 []uint64, pos2 []uint32) ([]uint64, []uint32, []uint64, []uint32) {
 	const bits, digits = 11, 6
 	if slices.IsSorted(keys) {
+		return keys, pos, keys2, pos2
+	}
+	if len(keys) <= 64 {
+		// Few keys: an insertion sort, as stable, rather than counts of
+		// every digit (96 KiB to clear).
+		for i := 1; i < len(keys); i++ {
+			k, p := keys[i], pos[i]
+			j := i
+			for ; j > 0 && keys[j-1] > k; j-- {
+				keys[j], pos[j] = keys[j-1], pos[j-1]
+			}
+			keys[j], pos[j] = k, p
+		}
 		return keys, pos, keys2, pos2
 	}
 	var count [digits][1 << bits]int

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -19,7 +20,9 @@ import (
 // each run in memory and spills it, merges the runs (fanIn at a time) into
 // the leaves, and builds each level above from the one below, read back
 // from disk. The arrays are those of the in-memory build (the same order,
-// the same nodes), written to the four tree sections.
+// the same nodes), written to the four tree sections. A small writer's
+// "temporary files" are in memory (write.go's spillAt): the same build,
+// reading back from memory.
 
 const (
 	itemSize   = 36 // minx, miny, maxx, maxy, position
@@ -105,10 +108,15 @@ func (w *Writer) buildIndex() error {
 		w.drop(w.items)
 		return nil
 	}
-	if err := w.items.rewind(); err != nil {
-		return err
+	var r io.Reader
+	if w.items.inMem {
+		r = bytes.NewReader(w.items.mem)
+	} else {
+		if err := w.items.rewind(); err != nil {
+			return err
+		}
+		r = bufio.NewReaderSize(w.items.f, 256<<10)
 	}
-	r := bufio.NewReaderSize(w.items.f, 256<<10)
 	buf := make([]item, 0, min(n, w.runItems))
 	var rec [runRecSize]byte
 	var runs []*section
@@ -204,6 +212,18 @@ func (s *section) close() error {
 	return err
 }
 
+// part returns a reader of n bytes of the section from off, buffered by
+// bufSize bytes when spooled. The section may grow meanwhile.
+func (s *section) part(off, n int64, bufSize int) (io.Reader, error) {
+	if s.inMem {
+		return bytes.NewReader(s.mem[off : off+n]), nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, err
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(s.f, off, n), bufSize), nil
+}
+
 // runReader reads a sorted run back.
 type runReader struct {
 	r    *bufio.Reader
@@ -293,15 +313,19 @@ func (w *Writer) buildLevels(o *nodeOut, n int) error {
 	w.levels = append(w.levels, n)
 	start, end := 0, n
 	for end-start > 1 {
-		for _, s := range []*section{o.boxes, o.minPos, o.maxPos} {
-			if err := s.w.Flush(); err != nil {
-				return err
-			}
-		}
 		count := int64(end - start)
-		boxes := bufio.NewReaderSize(io.NewSectionReader(o.boxes.f, 32*int64(start), 32*count), 64<<10)
-		los := bufio.NewReaderSize(io.NewSectionReader(o.minPos.f, 4*int64(start), 4*count), 16<<10)
-		his := bufio.NewReaderSize(io.NewSectionReader(o.maxPos.f, 4*int64(start), 4*count), 16<<10)
+		boxes, err := o.boxes.part(32*int64(start), 32*count, 64<<10)
+		if err != nil {
+			return err
+		}
+		los, err := o.minPos.part(4*int64(start), 4*count, 16<<10)
+		if err != nil {
+			return err
+		}
+		his, err := o.maxPos.part(4*int64(start), 4*count, 16<<10)
+		if err != nil {
+			return err
+		}
 		var b [32]byte
 		for i := start; i < end; i += nodeSize {
 			r := wkb.EmptyRect

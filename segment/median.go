@@ -16,6 +16,9 @@ import (
 // scanColumn calls fn with the order key of every non-null, finite value
 // of a numeric column.
 func (w *Writer) scanColumn(c *column, fn func(key uint64)) error {
+	if c.data.inMem && (c.nul == nil || c.nul.inMem) {
+		return scanMem(c, w.n, fn)
+	}
 	if w.colReader[0] == nil {
 		w.colReader[0], w.colReader[1] = bufio.NewReaderSize(nil, 64<<10), bufio.NewReaderSize(nil, 16<<10)
 	}
@@ -48,6 +51,35 @@ func (w *Writer) scanColumn(c *column, fn func(key uint64)) error {
 			continue
 		}
 		u := binary.LittleEndian.Uint64(b[:])
+		v := math.Float64frombits(u)
+		if c.typ == mapcommons.AttrInteger {
+			v = float64(int64(u))
+		}
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			fn(mapcommons.OrderKey(v))
+		}
+	}
+	return nil
+}
+
+// scanMem is scanColumn over a column held in memory.
+func scanMem(c *column, n int, fn func(key uint64)) error {
+	data := c.data.mem
+	var nul []byte
+	if c.nul != nil {
+		nul = c.nul.mem
+		if len(nul) < (n+7)/8 {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	if len(data) < 8*n {
+		return io.ErrUnexpectedEOF
+	}
+	for i := 0; i < n; i++ {
+		if nul != nil && nul[i/8]&(1<<(i%8)) != 0 {
+			continue
+		}
+		u := binary.LittleEndian.Uint64(data[8*i:])
 		v := math.Float64frombits(u)
 		if c.typ == mapcommons.AttrInteger {
 			v = float64(int64(u))

@@ -32,9 +32,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -57,20 +59,29 @@ type header struct {
 // domain computes it.
 type Summary = mapcommons.Summary
 
-// section is one section being written, spooled to its own temporary file
-// (or another temporary file of the writer's: a run of the index build).
+// section is one section being written: held in memory while the
+// writer's sections are small (mem), else spooled to its own temporary
+// file (or another temporary file of the writer's: a run of the index
+// build).
 type section struct {
-	name string
-	path string
-	f    *os.File // nil while a finished run waits, closed, for its merge
-	w    *bufio.Writer
-	size int64
-	gone bool    // removed already
-	buf  [8]byte // u64's bytes: a local array would escape to the heap
+	name  string
+	path  string
+	f     *os.File // nil while a finished run waits, closed, for its merge
+	w     *bufio.Writer
+	inMem bool    // the bytes are in mem (no file)
+	mem   []byte  // the bytes while inMem
+	wr    *Writer // the writer whose memory an in-memory section counts
+	size  int64
+	gone  bool    // removed already
+	buf   [8]byte // u64's bytes: a local array would escape to the heap
 }
 
-// rewind flushes what was written and goes back to the start to read it.
+// rewind flushes what was written and goes back to the start to read it
+// (nothing to do in memory).
 func (s *section) rewind() error {
+	if s.inMem {
+		return nil
+	}
 	if s.w != nil {
 		if err := s.w.Flush(); err != nil {
 			return err
@@ -80,9 +91,103 @@ func (s *section) rewind() error {
 	return err
 }
 
+// reader rewinds the section and returns a reader of its bytes.
+func (s *section) reader() (io.Reader, error) {
+	if s.inMem {
+		return bytes.NewReader(s.mem), nil
+	}
+	if err := s.rewind(); err != nil {
+		return nil, err
+	}
+	return s.f, nil
+}
+
 func (s *section) write(b []byte) {
-	s.w.Write(b) // errors surface at flush
 	s.size += int64(len(b))
+	if s.inMem && len(s.mem)+len(b) > cap(s.mem) {
+		s.grow(len(b)) // or spill
+	}
+	if s.inMem {
+		s.mem = append(s.mem, b...)
+		return
+	}
+	s.w.Write(b) // errors surface at flush
+}
+
+// writeString is write(str) without converting str to bytes.
+func (s *section) writeString(str string) {
+	s.size += int64(len(str))
+	if s.inMem && len(s.mem)+len(str) > cap(s.mem) {
+		s.grow(len(str))
+	}
+	if s.inMem {
+		s.mem = append(s.mem, str...)
+		return
+	}
+	s.w.WriteString(str)
+}
+
+// grow makes room for n more bytes in memory, doubling (not append's
+// gentler growth of large slices: what the writer allocates stays within
+// twice what it holds), unless that would take the writer's memory beyond
+// spillAt: then every section goes to its file. The buffer left behind
+// may still be read (the tree's levels are read from the sections they
+// grow): it is given back to the pool only when the writer is done.
+func (s *section) grow(n int) {
+	w := s.wr
+	c := memCap(max(2*cap(s.mem), len(s.mem)+n))
+	if w.memSize+int64(c-cap(s.mem)) > w.spillAt {
+		if w.spill(); !s.inMem {
+			return
+		}
+	}
+	w.memSize += int64(c - cap(s.mem))
+	m := getMem(c)[:len(s.mem)]
+	copy(m, s.mem)
+	w.retire(s.mem)
+	s.mem = m
+}
+
+// The memory of in-memory sections is recycled from writer to writer
+// (small segments are written one after another, an edit after another),
+// in power-of-two capacities from memMinCap.
+const memMinCap = 256
+
+var memPools [17]sync.Pool // *[]byte of capacity memMinCap<<k
+
+// memCap is the capacity of the buffer that holds n bytes.
+func memCap(n int) int {
+	return memMinCap << bits.Len(uint(max(n, 1)-1)/memMinCap)
+}
+
+// getMem returns an empty buffer of capacity c (a memCap).
+func getMem(c int) []byte {
+	if k := bits.TrailingZeros(uint(c / memMinCap)); k < len(memPools) {
+		if b, ok := memPools[k].Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, c)
+}
+
+// retire gives b back to the pool when the writer is done (b is no
+// longer written, but may still be read until then).
+func (w *Writer) retire(b []byte) {
+	if cap(b) > 0 {
+		w.retired = append(w.retired, b)
+	}
+}
+
+// putMem gives a buffer from getMem back.
+func putMem(b []byte) {
+	c := cap(b)
+	if c < memMinCap || c&(c-1) != 0 {
+		return
+	}
+	if k := bits.TrailingZeros(uint(c / memMinCap)); k < len(memPools) {
+		b = b[:0]
+		memPools[k].Put(&b)
+	}
 }
 
 func (s *section) u64(v uint64) {
@@ -100,9 +205,19 @@ type column struct {
 	bytes   uint64   // strings: bytes so far
 }
 
+// defaultSpillAt is how many bytes of sections (their capacity) a writer
+// holds in memory before it spools them all to temporary files. Below it
+// (a small segment, such as the delta of an edit) the writer makes no
+// temporary file and writes the segment in one go, Finish building in
+// memory too if that takes no more than spillAt again; beyond it, the
+// writer works as it always did. Growing the sections by doubling
+// allocates up to twice what they hold.
+const defaultSpillAt = 1 << 20
+
 // Writer streams features into a new segment. What it holds in memory
-// does not grow with the features: columns, geometries, null bitmaps and
-// the index's items are spooled to temporary files in its directory.
+// does not grow with the features: up to spillAt bytes, the sections are
+// kept in memory; beyond, columns, geometries, null bitmaps and the
+// index's items are spooled to temporary files in its directory.
 type Writer struct {
 	dir      string
 	attrs    []mapcommons.Attribute
@@ -121,6 +236,11 @@ type Writer struct {
 	runItems int                      // items sorted in memory at a time
 	fanIn    int                      // runs merged at a time
 	hook     func(stage string) error // for tests: fail at a stage of Finish
+	spillAt  int64                    // the most bytes of sections held in memory
+	memSize  int64                    // the bytes of the sections in memory (capacity)
+	spilled  bool                     // the sections are in temporary files
+	err      error                    // of a spill: the writer is broken
+	retired  [][]byte                 // buffers for the pool when done
 	// buffers the index build and the medians reuse
 	runBuf     *bufio.Writer
 	runReaders []*bufio.Reader
@@ -137,10 +257,10 @@ type Writer struct {
 const MaxFeatures = math.MaxUint32 - 1
 
 // NewWriter starts a segment of features with the given attributes, spooling
-// to temporary files in dir.
+// to temporary files in dir once they take more than a little memory.
 func NewWriter(dir string, attrs []mapcommons.Attribute) (*Writer, error) {
 	w := &Writer{dir: dir, attrs: attrs, extent: wkb.EmptyRect, sum: mapcommons.NewSummaryBuilder(attrs, false),
-		runItems: defaultRunItems, fanIn: defaultFanIn, nextID: 1}
+		runItems: defaultRunItems, fanIn: defaultFanIn, nextID: 1, spillAt: defaultSpillAt}
 	var err error
 	if w.geomOff, err = w.section("geom.off"); err != nil {
 		return nil, err
@@ -187,8 +307,14 @@ func (w *Writer) section(name string) (*section, error) {
 	return s, nil
 }
 
-// temp starts a temporary file that Abort removes.
+// temp starts a temporary section: in memory until the writer spills,
+// else a temporary file that Abort removes.
 func (w *Writer) temp(name string) (*section, error) {
+	if !w.spilled {
+		s := &section{name: name, inMem: true, wr: w}
+		w.temps = append(w.temps, s)
+		return s, nil
+	}
 	f, err := os.CreateTemp(w.dir, "seg-*.part")
 	if err != nil {
 		return nil, err
@@ -198,13 +324,45 @@ func (w *Writer) temp(name string) (*section, error) {
 	return s, nil
 }
 
+// spill moves every section in memory to its own temporary file, from
+// where the writer goes on as if it had never held them. A failure breaks
+// the writer (w.err).
+func (w *Writer) spill() {
+	if w.spilled {
+		return
+	}
+	w.spilled = true
+	for _, s := range w.temps {
+		if !s.inMem || s.gone {
+			continue
+		}
+		f, err := os.CreateTemp(w.dir, "seg-*.part")
+		if err != nil {
+			w.err = err
+			return
+		}
+		if _, err := f.Write(s.mem); err != nil && w.err == nil {
+			w.err = err
+		}
+		s.path, s.f, s.w = f.Name(), f, bufio.NewWriterSize(f, 64<<10)
+		w.retire(s.mem)
+		s.inMem, s.mem = false, nil
+	}
+	w.memSize = 0
+}
+
 // drop removes a temporary file that is no longer needed.
 func (w *Writer) drop(s *section) {
 	if !s.gone {
-		if s.f != nil {
-			s.f.Close()
+		if s.inMem {
+			w.retire(s.mem)
+			s.mem = nil
+		} else {
+			if s.f != nil {
+				s.f.Close()
+			}
+			os.Remove(s.path)
 		}
-		os.Remove(s.path)
 		s.gone = true
 	}
 }
@@ -214,7 +372,10 @@ func (w *Writer) Abort() {
 	for _, s := range w.temps {
 		w.drop(s)
 	}
-	w.temps, w.sections = nil, nil
+	for _, b := range w.retired {
+		putMem(b)
+	}
+	w.temps, w.sections, w.retired = nil, nil, nil
 	w.done = true
 }
 
@@ -236,6 +397,9 @@ func (w *Writer) LastID() int64 { return w.lastID }
 func (w *Writer) Add(f *mapcommons.Feature) error {
 	if w.done {
 		return errors.New("segment: Add after Finish or Abort")
+	}
+	if w.err != nil {
+		return w.err
 	}
 	if err := w.sum.CheckValues(f.Values); err != nil {
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
@@ -276,7 +440,7 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 		w.flushNulls()
 	}
 	w.n++
-	return nil
+	return w.err
 }
 
 // CheckFeature checks feature n (its values having passed
@@ -379,7 +543,7 @@ func (c *column) add(row int, v any, w *Writer) error {
 		if !ok && v != nil {
 			return fmt.Errorf("%T is not a string", v)
 		}
-		c.data.write([]byte(s))
+		c.data.writeString(s)
 		c.bytes += uint64(len(s))
 		c.off.u64(c.bytes)
 		return nil
@@ -398,6 +562,21 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	defer w.Abort()
 	if w.n%8 != 0 {
 		w.flushNulls()
+	}
+	// In memory, Finish keeps what it builds in memory if that, the tree
+	// (44 bytes a node, a fifteenth more nodes than items) and the
+	// permutations (4 bytes a feature and column), takes at most spillAt
+	// more.
+	if !w.spilled {
+		tree := 44 * (int64(w.nItems) + int64(w.nItems)/15 + 64)
+		if w.memSize+tree+4*int64(w.n)*int64(len(w.cols)) > 2*w.spillAt {
+			w.spill()
+		} else {
+			w.spillAt = math.MaxInt64
+		}
+	}
+	if w.err != nil {
+		return nil, w.err
 	}
 	for _, s := range w.temps {
 		if err := s.rewind(); err != nil {
@@ -434,26 +613,6 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 			os.Remove(tmpName)
 		}
 	}()
-	bw := bufio.NewWriterSize(out, 256<<10)
-	off := int64(0)
-	put := func(name string, src io.Reader) error {
-		if name != "" {
-			pad := (off+63)&^63 - off
-			if _, err := bw.Write(make([]byte, pad)); err != nil {
-				return err
-			}
-			off += pad
-		}
-		n, err := io.Copy(bw, src)
-		if name != "" {
-			h.Sections[name] = [2]int64{off, n}
-		}
-		off += n
-		return err
-	}
-	if err := put("", bytes.NewReader([]byte(magic))); err != nil {
-		return nil, err
-	}
 	// The sections, then the null bitmaps, then the tree: the layout of
 	// the in-memory build, byte for byte.
 	var secs []*section
@@ -470,11 +629,48 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 			secs = append(secs, s)
 		}
 	}
+	// Spooled, the file is copied from the sections' files through a
+	// buffer; in memory, it is put together in memory and written at once.
+	var bw interface {
+		io.Writer
+		Flush() error
+	}
+	if w.spilled {
+		bw = bufio.NewWriterSize(out, 256<<10)
+	} else {
+		size := int64(len(magic)) + 64*int64(len(secs)) + 4096
+		for _, s := range secs {
+			size += s.size
+		}
+		m := &memFile{f: out, b: getMem(memCap(int(size)))}
+		defer func() { w.retire(m.b) }() // before Abort's
+		bw = m
+	}
+	off := int64(0)
+	put := func(name string, src io.Reader) error {
+		if name != "" {
+			pad := (off+63)&^63 - off
+			if _, err := bw.Write(zeros[:pad]); err != nil {
+				return err
+			}
+			off += pad
+		}
+		n, err := io.Copy(bw, src)
+		if name != "" {
+			h.Sections[name] = [2]int64{off, n}
+		}
+		off += n
+		return err
+	}
+	if err := put("", bytes.NewReader([]byte(magic))); err != nil {
+		return nil, err
+	}
 	for _, s := range secs {
-		if err := s.rewind(); err != nil {
+		r, err := s.reader()
+		if err != nil {
 			return nil, err
 		}
-		if err := put(s.name, s.f); err != nil {
+		if err := put(s.name, r); err != nil {
 			return nil, err
 		}
 	}
@@ -504,6 +700,22 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// memFile puts a file together in memory and writes it with Flush.
+type memFile struct {
+	f *os.File
+	b []byte
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	m.b = append(m.b, p...)
+	return len(p), nil
+}
+
+func (m *memFile) Flush() error {
+	_, err := m.f.Write(m.b)
+	return err
 }
 
 // syncDir makes a rename in dir durable.

@@ -1,0 +1,5 @@
+package mapcommons
+
+// MedianSortMax lets tests choose MedianOfKeys's way: sorting up to
+// *MedianSortMax values, histograms beyond.
+var MedianSortMax = &medianSortMax
