@@ -28,8 +28,8 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 		if fid > 0 {
 			id = fmt.Sprintf(`"id": %d, `, fid)
 		}
-		return fmt.Sprintf(`{"type": "Feature", %s"properties": {"id": %d, "lon": %g, "lat": %g, "n": %d, "x": %g, "cat": "c%d", "label": "edited", "ts": "2025-01-01T00:00:00Z"}, "geometry": {"type": "Point", "coordinates": [%g, %g]}}`,
-			id, r.IntN(n), x, y, r.IntN(1000), r.Float64()*1000, r.IntN(10), x, y)
+		return fmt.Sprintf(`{"type": "Feature", %s"properties": {"id": %d, "n": %d, "x": %g, "cat": "c%d", "label": "edited", "ts": "2025-01-01T00:00:00Z"}, "geometry": {"type": "Point", "coordinates": [%g, %g]}}`,
+			id, r.IntN(n), r.IntN(1000), r.Float64()*1000, r.IntN(10), x, y)
 	}
 	point := func() string { return feature(0) }
 	edit := func(body string) (time.Duration, error) {
