@@ -61,6 +61,20 @@ func (s *Server) lockFeed(ctx context.Context, id int64) (func(), error) {
 	}
 }
 
+// syncLimits are the bounds of a keyed refetch.
+type syncLimits struct {
+	rows      int64
+	keyBytes  int
+	editBytes int
+}
+
+func (s *Server) limits() syncLimits {
+	if s.syncLimits != nil {
+		return *s.syncLimits
+	}
+	return syncLimits{rows: maxSyncRows, keyBytes: maxSyncKeyBytes, editBytes: maxSyncEditBytes}
+}
+
 // checkFeedKey checks that key names one of attrs.
 func checkFeedKey(key string, attrs []mapcommons.Attribute) error {
 	names := make([]string, 0, len(attrs))
@@ -113,8 +127,9 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	if col < 0 {
 		return nil, false, fallbackf("the data has no attribute %q", ds.FeedKey)
 	}
-	if ds.FeatureCount > maxSyncRows {
-		return nil, false, fallbackf("more than %d features", maxSyncRows)
+	lim := s.limits()
+	if ds.FeatureCount > lim.rows {
+		return nil, false, fallbackf("more than %d features", lim.rows)
 	}
 	rh := rowHasher{attrs: attrs, col: col}
 	rh.h.SetSeed(maphash.MakeSeed())
@@ -123,8 +138,8 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	old := make(map[string]oldRow, ds.FeatureCount)
 	keyBytes := 0
 	err = s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
-		if len(old) >= maxSyncRows {
-			return fallbackf("more than %d features", maxSyncRows)
+		if int64(len(old)) >= lim.rows {
+			return fallbackf("more than %d features", lim.rows)
 		}
 		k, ok := rh.key(f)
 		if !ok {
@@ -133,8 +148,8 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 		if _, dup := old[string(k)]; dup {
 			return fallbackf("%s %s is repeated in the stored features", ds.FeedKey, rh.show(k))
 		}
-		if keyBytes += len(k); keyBytes > maxSyncKeyBytes {
-			return fallbackf("the keys take more than %d bytes", maxSyncKeyBytes)
+		if keyBytes += len(k); keyBytes > lim.keyBytes {
+			return fallbackf("the keys take more than %d bytes", lim.keyBytes)
 		}
 		old[string(k)] = oldRow{id: f.ID, hash: rh.sum(f), n: uint32(len(old))}
 		return nil
@@ -187,8 +202,8 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 				size += len(s)
 			}
 		}
-		if size > maxSyncEditBytes {
-			return nil, true, fallbackf("the change takes more than %d bytes", maxSyncEditBytes)
+		if size > lim.editBytes {
+			return nil, true, fallbackf("the change takes more than %d bytes", lim.editBytes)
 		}
 		*copyTo = append(*copyTo, c)
 	}

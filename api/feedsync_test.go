@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"mapcommons"
+	"mapcommons/api"
 )
 
 // countingStore counts the store calls a refetch makes: ApplyEdits (and
@@ -263,6 +264,20 @@ func TestFeedKey(t *testing.T) {
 		}
 	})
 
+	t.Run("FallbackPastBounds", func(t *testing.T) {
+		srv := ts.handler.(*api.Server)
+		defer srv.SetSyncLimits(1<<22, 64<<20, 64<<20)
+		const h = "code,name,lat,lon,height,depth\n"
+		// The change held for the edit is too large (found reading).
+		srv.SetSyncLimits(100, 1000, 300)
+		fallback(t, h+"1,one,1,1,1.5,11\n3,three,3,3,3.5,30\n4,four,4,4,4.5,40\n5,five,5,5,5.5,50\n6,six,6,6,6.5,60\n", "one,three,four,five,six")
+		// Too many stored features, or their keys too large (found
+		// before reading).
+		srv.SetSyncLimits(4, 1000, 64<<20)
+		fallback(t, h+"1,one,1,1,1.5,11\n3,three,3,3,3.5,30\n", "one,three")
+		srv.SetSyncLimits(100, 8, 64<<20)
+		fallback(t, h+"3,three,3,3,3.5,30\n1,one,1,1,1.5,11\n", "three,one")
+	})
 	t.Run("ErrBadKey", func(t *testing.T) {
 		rm.set("/other.csv", remotePage{ctype: "text/csv", body: v1})
 		_, n := countDatasets(t, ts)

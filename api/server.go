@@ -127,6 +127,8 @@ type Server struct {
 	// feedLocks holds a chan struct{} (of one) per dataset id: one refetch
 	// of a feed at a time in this process (feedsync.go).
 	feedLocks sync.Map
+	// syncLimits, when set (tests), replace the bounds of a keyed refetch.
+	syncLimits *syncLimits
 }
 
 // NewServer returns the API handler.
