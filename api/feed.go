@@ -266,8 +266,9 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, fresh, false))
 }
 
-// refetch fetches a feed again and replaces its features, or records why
-// it could not.
+// refetch fetches a feed again and replaces its features (only those that
+// changed, for a feed with a key: feedsync.go), or records why it could
+// not.
 func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommons.Dataset, error) {
 	unlock, err := s.lockFeed(ctx, ds.ID)
 	if err != nil {
