@@ -81,8 +81,12 @@ type Dataset struct {
 	CRS           string           // the name of the CRS the data came in, "" when unknown
 	PRJ           string           // the .prj text it came with, kept for exports
 
-	URL            string    // the source URL of a registered dataset, "" for uploads
-	URLType        string    // what the URL serves: csv, kml, atom, geojson, wms, tile …
+	URL     string // the source URL of a registered dataset, "" for uploads
+	URLType string // what the URL serves: csv, kml, atom, geojson, wms, tile …
+	// FeedKey names the attribute whose values identify the rows of a
+	// feed ("" when none): a refetch then changes only the rows whose key
+	// is new, gone or whose values changed (api/feedsync.go).
+	FeedKey        string
 	LastFetchError string    // why the last refetch failed, "" when it did not
 	FetchedAt      time.Time // when the features were last fetched (zero for uploads)
 
@@ -129,6 +133,10 @@ type MetadataUpdate struct {
 	// URLType, when given, is how a URL-registered dataset's feed is read
 	// from its next fetch on (Fields and Apply leave it alone).
 	URLType *string
+	// FeedKey, when given, is the attribute that identifies the rows of a
+	// URL-registered dataset's feed from its next fetch on ("" for none;
+	// Fields and Apply leave it alone).
+	FeedKey *string
 }
 
 // Fields pairs each parameter name with its field, for parsing and applying.
@@ -255,6 +263,10 @@ type DatasetService interface {
 	ReplaceFeatures(ctx context.Context, id int64, src FeatureSource) (*Dataset, error)
 	// RecordFetchError notes that refetching a dataset failed (state
 	// fetch_failed, the message in LastFetchError); its features stay.
+	// An empty message records a successful refetch that changed the
+	// features by other means (FeatureService.ApplyEdits): state
+	// complete, no fetch error, FetchedAt now. Either way the version
+	// grows. ENOTFOUND when there is no such dataset.
 	RecordFetchError(ctx context.Context, id int64, message string) error
 }
 

@@ -45,6 +45,7 @@ type datasetDoc struct {
 	Source              string                      `json:"source"`
 	URL                 *string                     `json:"url"`
 	URLType             *string                     `json:"url_type"`
+	Key                 string                      `json:"key,omitempty"`
 	LastFetchError      *string                     `json:"last_fetch_error"`
 	FetchedAt           *string                     `json:"fetched_at"`
 	ShortClassification *string                     `json:"short_classification"`
@@ -94,7 +95,7 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 		d.CRS = &ds.CRS
 	}
 	if ds.URL != "" {
-		d.URL, d.URLType = &ds.URL, &ds.URLType
+		d.URL, d.URLType, d.Key = &ds.URL, &ds.URLType, ds.FeedKey
 		if ds.LastFetchError != "" {
 			d.LastFetchError = &ds.LastFetchError
 		}
@@ -417,6 +418,35 @@ func typeUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
 	return &kind, nil
 }
 
+// keyUpdate reads a dataset update's key (plain, or under dataset[] or
+// overlay[]): for a dataset registered from a URL, the attribute that
+// identifies the rows of its feed from the next fetch on ("" for none),
+// which must be one of the dataset's attributes; nil when unchanged.
+func keyUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
+	k, given := p.String("key")
+	for _, m := range []string{"dataset", "overlay"} {
+		if m, ok := p.Map(m); ok {
+			if v, ok := m.String("key"); ok {
+				k, given = v, true
+			}
+		}
+	}
+	k = strings.TrimSpace(k)
+	if !given || k == ds.FeedKey {
+		return nil, nil
+	}
+	switch {
+	case ds.URL == "" || ds.DataType != mapcommons.DataTypeFeed:
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "key: only a dataset registered from a feed's URL has a key")
+	case k == "":
+		return &k, nil
+	}
+	if err := checkFeedKey(k, ds.Attributes); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
 // handleDatasetUpdate answers PUT /datasets/{id}: metadata and, with
 // permissions, the sharing list (replaced whole). An update of metadata
 // alone answers 201 as the spec's example does; one that carries
@@ -438,6 +468,9 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if upd.URLType, err = typeUpdate(q.Params, ds); err != nil {
+		return err
+	}
+	if upd.FeedKey, err = keyUpdate(q.Params, ds); err != nil {
 		return err
 	}
 	status := http.StatusCreated

@@ -48,6 +48,11 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 			return mapcommons.Errorf(mapcommons.EINVALID, "type: %q is not one of csv, kml, kmz, atom, rss, geojson, zip, wms, tile", t)
 		}
 	}
+	key, keyGiven := p.String("key")
+	key = strings.TrimSpace(key)
+	if keyGiven && key != "" && (kind == "wms" || kind == "tile") {
+		return mapcommons.Errorf(mapcommons.EINVALID, "key: a %s registration has no rows to identify", kind)
+	}
 	if ds, err := s.svc.Datasets.FindDatasetByURL(r.Context(), link); err == nil {
 		return s.existing(w, r, ds)
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
@@ -66,6 +71,12 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 			return err
 		}
 		defer up.Close()
+		if key != "" {
+			if err := checkFeedKey(key, up.src.Attributes()); err != nil {
+				return err
+			}
+			ds.FeedKey = key
+		}
 		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = s.limitFeatures(up.src, 0), up.kind, up.kind, up.crs, up.prj
 		if strings.TrimSpace(ds.Title) == "" {
 			ds.Title = up.name
@@ -117,6 +128,7 @@ func (s *Server) fetchSource(ctx context.Context, link, kind string) (*upload, e
 			return nil, err
 		}
 	}
+	up.fetched, up.fetchedKind = res.Path, kind
 	if err := s.openFile(up, kind, res.Path, path.Base(urlPath(res.URL))); err != nil {
 		up.Close()
 		if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
@@ -254,18 +266,44 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, fresh, false))
 }
 
-// refetch fetches a feed again and replaces its features, or records why
-// it could not.
+// refetch fetches a feed again and replaces its features (only those that
+// changed, for a feed with a key: feedsync.go), or records why it could
+// not.
 func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommons.Dataset, error) {
+	unlock, err := s.lockFeed(ctx, ds.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	kind := ds.URLType
 	if _, known := urlTypes[kind]; !known {
 		kind = ""
 	}
 	up, err := s.fetchSource(ctx, ds.URL, kind)
 	if err == nil {
-		defer up.Close()
+		defer func() { up.Close() }()
 		var fresh *mapcommons.Dataset
-		if fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, s.limitFeatures(up.src, 0)); err == nil {
+		if ds.FeedKey != "" {
+			// Only what changed, by key (feedsync.go); or else a replace,
+			// of the file read again from its start when some was read.
+			var read bool
+			fresh, read, err = s.syncFeed(ctx, ds, s.limitFeatures(up.src, 0))
+			if fb, ok := isFallback(err); ok {
+				s.logger.LogAttrs(ctx, slog.LevelInfo, "a feed refreshed by key is replaced whole", slog.Int64("dataset", ds.ID),
+					slog.String("why", fb.reason))
+				err = nil
+				if read {
+					var again *upload
+					if again, err = s.reopen(up); err == nil {
+						up = again
+					}
+				}
+			}
+		}
+		if err == nil && fresh == nil {
+			fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, s.limitFeatures(up.src, 0))
+		}
+		if err == nil {
 			return fresh, nil
 		}
 	}
@@ -276,6 +314,22 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 		s.logger.Error("recording a fetch error", "dataset", ds.ID, "err", rerr)
 	}
 	return nil, err
+}
+
+// reopen opens the file a fetchSource upload read, again from its start,
+// and closes up (which then removes nothing: the new upload owns its
+// files). On an error up stays as it was.
+func (s *Server) reopen(up *upload) (*upload, error) {
+	again := &upload{ctx: up.ctx, opened: up.opened}
+	again.fetched, again.fetchedKind = up.fetched, up.fetchedKind
+	if err := s.openFile(again, up.fetchedKind, up.fetched, ""); err != nil {
+		again.Close()
+		return nil, err
+	}
+	again.remove = append(again.remove, up.remove...)
+	up.remove = nil
+	up.Close()
+	return again, nil
 }
 
 // RefreshFeeds refetches, one after the other, every feed last fetched

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,6 +124,11 @@ type Server struct {
 	// assets are the browser application's pages and files.
 	assets *web.Assets
 	csp    string // the pages' Content-Security-Policy (pageCSP)
+	// feedLocks holds a chan struct{} (of one) per dataset id: one refetch
+	// of a feed at a time in this process (feedsync.go).
+	feedLocks sync.Map
+	// syncLimits, when set (tests), replace the bounds of a keyed refetch.
+	syncLimits *syncLimits
 }
 
 // NewServer returns the API handler.

@@ -46,6 +46,9 @@ type upload struct {
 	files   []*os.File
 	closers []io.Closer
 	remove  []string
+	// fetched is the file a feed's fetch wrote and fetchedKind the kind
+	// it was opened as: a refetch may read it again (reopen).
+	fetched, fetchedKind string
 }
 
 // setKML takes a KML source: a document without features is refused,

@@ -24,7 +24,7 @@ const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
-	d.last_fetch_error, d.fetched_at, d.permissions, d.features, d.next_id`
+	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.features, d.next_id`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -48,7 +48,7 @@ func scanDataset(row pgx.Row) (*datasetRow, error) {
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
 		&attrs, &stats, &ds.CRS, &ds.PRJ, &ds.CreatedAt, &ds.UpdatedAt, &ds.Version, &ds.URL, &ds.URLType,
-		&ds.LastFetchError, &fetched, &perms, &r.table, &r.nextID); err != nil {
+		&ds.LastFetchError, &fetched, &perms, &ds.FeedKey, &r.table, &r.nextID); err != nil {
 		return nil, err
 	}
 	if minx != nil && miny != nil && maxx != nil && maxy != nil {
@@ -169,6 +169,9 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	if upd.URLType != nil {
 		set("url_type", *upd.URLType)
 	}
+	if upd.FeedKey != nil {
+		set("feed_key", *upd.FeedKey)
+	}
 	set("updated_at", s.db.now())
 	args = append(args, id)
 	var out *mapcommons.Dataset
@@ -257,12 +260,12 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
-		prj, attributes, created_at, updated_at, url, url_type, fetched_at, permissions)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20, $21, $22)
+		prj, attributes, created_at, updated_at, url, url_type, fetched_at, permissions, feed_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19, $20, $21, $22, $23)
 		RETURNING id`,
 			owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
 			m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ,
-			attrJSON, now, ds.URL, ds.URLType, fetchedAt, perms).Scan(&id)
+			attrJSON, now, ds.URL, ds.URLType, fetchedAt, perms, ds.FeedKey).Scan(&id)
 		if err != nil {
 			if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT && ds.URL != "" {
 				return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already", ds.URL)
@@ -320,15 +323,22 @@ func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*map
 	return s.FindDatasetByID(ctx, id)
 }
 
-// RecordFetchError implements mapcommons.DatasetService.
+// RecordFetchError implements mapcommons.DatasetService; an empty
+// message records a successful refetch.
 func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
 	}
 	message = strings.ToValidUTF8(strings.ReplaceAll(message, "\x00", ""), "")
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
-		n, err := affected(tx.Exec(ctx, `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3,
-		version = version + 1 WHERE id = $4`, mapcommons.StateFetchFailed, message, s.db.now(), id))
+		query := `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3, version = version + 1 WHERE id = $4`
+		state := mapcommons.StateFetchFailed
+		if message == "" { // a refetch that succeeded
+			query = `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3, fetched_at = $3,
+			version = version + 1 WHERE id = $4`
+			state = mapcommons.StateComplete
+		}
+		n, err := affected(tx.Exec(ctx, query, state, message, s.db.now(), id))
 		if err != nil {
 			return err
 		} else if n == 0 {

@@ -27,7 +27,7 @@ const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
-	d.last_fetch_error, d.fetched_at, d.permissions, d.segment`
+	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.segment`
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -47,7 +47,7 @@ func scanDatasetRow(row interface{ Scan(...any) error }) (*mapcommons.Dataset, s
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
 		&attrs, &stats, &ds.CRS, &ds.PRJ, &created, &updated, &ds.Version, &ds.URL, &ds.URLType,
-		&ds.LastFetchError, &fetched, &perms, &seg); err != nil {
+		&ds.LastFetchError, &fetched, &perms, &ds.FeedKey, &seg); err != nil {
 		return nil, "", err
 	}
 	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
@@ -151,6 +151,9 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	}
 	if upd.URLType != nil {
 		sets, args = append(sets, "url_type = ?"), append(args, *upd.URLType)
+	}
+	if upd.FeedKey != nil {
+		sets, args = append(sets, "feed_key = ?"), append(args, *upd.FeedKey)
 	}
 	sets = append(sets, "updated_at = ?", "version = version + 1")
 	args = append(args, s.db.now(), id)
@@ -263,12 +266,12 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	res, err := tx.ExecContext(ctx, `INSERT INTO datasets (owner_id, title, description, author, tags, metadata_url,
 		citation_url, contact_name, contact_address, contact_phone, process_notes, type, data_type, state, crs,
 		prj, feature_count, minx, miny, maxx, maxy, geometry_types, geometry_mask, attributes, stats, segment,
-		created_at, updated_at, url, url_type, fetched_at, permissions)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, updated_at, url, url_type, fetched_at, permissions, feed_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
 		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ,
 		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt, perms)
+		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt, perms, ds.FeedKey)
 	if err != nil {
 		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ECONFLICT && ds.URL != "" {
 			return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already", ds.URL)

@@ -105,7 +105,8 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	return s.FindDatasetByID(ctx, id)
 }
 
-// RecordFetchError implements mapcommons.DatasetService.
+// RecordFetchError implements mapcommons.DatasetService; an empty
+// message records a successful refetch.
 func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
@@ -116,8 +117,15 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 		return formatError(err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = ?, updated_at = ?,
-		version = version + 1 WHERE id = ?`, mapcommons.StateFetchFailed, message, s.db.now(), id)
+	now := s.db.now()
+	var res sql.Result
+	if message == "" { // a refetch that succeeded
+		res, err = tx.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = '', fetched_at = ?,
+		updated_at = ?, version = version + 1 WHERE id = ?`, mapcommons.StateComplete, now, now, id)
+	} else {
+		res, err = tx.ExecContext(ctx, `UPDATE datasets SET state = ?, last_fetch_error = ?, updated_at = ?,
+		version = version + 1 WHERE id = ?`, mapcommons.StateFetchFailed, message, now, id)
+	}
 	if err != nil {
 		return formatError(err)
 	}

@@ -448,7 +448,7 @@ func testFeeds(t *testing.T, open Opener) {
 	const url = "https://example.com/feed.csv"
 	t.Run("OK", func(t *testing.T) {
 		s := open(t)
-		ds := &mapcommons.Dataset{Type: "csv", DataType: mapcommons.DataTypeFeed, URL: url, URLType: "csv"}
+		ds := &mapcommons.Dataset{Type: "csv", DataType: mapcommons.DataTypeFeed, URL: url, URLType: "csv", FeedKey: "n"}
 		if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(3)); err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +456,7 @@ func testFeeds(t *testing.T, open Opener) {
 			t.Error("no fetch time after create")
 		}
 		got, err := s.Datasets.FindDatasetByURL(ctx, url)
-		if err != nil || got.ID != ds.ID || got.URL != url || got.URLType != "csv" || got.DataType != mapcommons.DataTypeFeed {
+		if err != nil || got.ID != ds.ID || got.URL != url || got.URLType != "csv" || got.FeedKey != "n" || got.DataType != mapcommons.DataTypeFeed {
 			t.Fatalf("FindDatasetByURL = %+v, %v", got, err)
 		}
 		_, err = s.Datasets.FindDatasetByURL(ctx, "https://example.com/other")
@@ -479,6 +479,29 @@ func testFeeds(t *testing.T, open Opener) {
 		got, _ = s.Datasets.FindDatasetByID(ctx, ds.ID)
 		if got.State != mapcommons.StateFetchFailed || got.LastFetchError != "the remote answered 500" || got.FeatureCount != 3 {
 			t.Fatalf("after a failed fetch: %+v", got)
+		}
+
+		// A refetch that succeeded by other means (edits) is recorded
+		// with an empty message: the error goes, the fetch time moves.
+		failed := got
+		if err := s.Datasets.RecordFetchError(ctx, ds.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if got.State != mapcommons.StateComplete || got.LastFetchError != "" || got.FeatureCount != 3 ||
+			got.Version <= failed.Version || got.FetchedAt.Before(failed.FetchedAt) || got.FetchedAt.IsZero() {
+			t.Fatalf("after a fetch recorded as successful: %+v (was %+v)", got, failed)
+		}
+
+		// The feed's key changes with an update, and goes with "".
+		for _, key := range []string{"s", ""} {
+			up, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{FeedKey: &key})
+			if err != nil || up.FeedKey != key || up.Version <= got.Version {
+				t.Fatalf("UpdateDataset(FeedKey %q) = %+v, %v", key, up, err)
+			}
+			if got, _ = s.Datasets.FindDatasetByID(ctx, ds.ID); got.FeedKey != key {
+				t.Fatalf("FeedKey %q after an update to %q", got.FeedKey, key)
+			}
 		}
 
 		// A refetch with another schema replaces attributes and features.
