@@ -325,16 +325,7 @@ func (db *DB) reconcile(ctx context.Context, v0, v1 *segment.View, base string) 
 	} else {
 		w.Abort()
 	}
-	if len(dead) > 0 {
-		name, err := db.segs.writeDead(dead)
-		if err != nil {
-			if nl.delta != "" {
-				db.segs.retire(nl.delta)
-			}
-			return nl, err
-		}
-		nl.dead = name
-	}
+	nl.dead = dead
 	return nl, nil
 }
 

@@ -46,7 +46,9 @@ type change struct {
 func (db *DB) edit(ctx context.Context, id int64, plan func(v *segment.View) (*change, error)) error {
 	unlock := db.lockFeatures(id)
 	defer unlock()
-	ds, oldName, err := findDatasetRow(ctx, db.write, id)
+	// The cached row is the row: its layout changes only under this lock,
+	// and every change drops it from the cache before the lock is released.
+	ds, oldName, err := db.dataset(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -59,8 +61,7 @@ func (db *DB) edit(ctx context.Context, id int64, plan func(v *segment.View) (*c
 	if err != nil {
 		return err
 	}
-	l := parseLayout(oldName)
-	nl, pending, err := db.writeDelta(ctx, v, l.base, c)
+	nl, pending, err := db.writeDelta(ctx, v, parseLayout(oldName), c)
 	if err != nil {
 		return err
 	}
@@ -71,12 +72,12 @@ func (db *DB) edit(ctx context.Context, id int64, plan func(v *segment.View) (*c
 	return nil
 }
 
-// writeDelta writes the delta and dead positions of view v after change
-// c, and returns the new layout (the files written, not committed: the
-// caller retires them when it does not commit), and the number of pending
-// features: those of the delta and the dead positions.
-func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *change) (layout, int, error) {
-	nl := layout{base: base}
+// writeDelta writes the delta of view v after change c, and returns the
+// new layout with its dead positions (the delta written, not committed:
+// the caller retires it when it does not commit), and the number of
+// pending features: those of the delta and the dead positions.
+func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *change) (layout, int, error) {
+	nl := layout{base: old.base}
 	gone := func(id int64) bool { return c.deletes[id] || c.updates[id] != nil }
 	// The dead positions: the old ones, and the base features the change
 	// deletes or updates.
@@ -92,6 +93,17 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *c
 	dead = slices.Compact(dead)
 	// The delta: the old delta's features less those the change deletes or
 	// updates, and the updated versions, in id order; then the adds.
+	// A change that adds nothing, updates nothing and deletes no feature of
+	// the delta keeps the delta as it is: deletes of base features change
+	// only the dead positions, in the row.
+	if c.adds == nil && len(c.updates) == 0 && !deletesIn(v.Delta(), c.deletes) {
+		nl.delta, nl.dead = old.delta, dead
+		n := len(dead)
+		if d := v.Delta(); d != nil {
+			n += d.Len()
+		}
+		return nl, n, nil
+	}
 	w, err := segment.NewWriter(db.segs.dir, v.Attributes())
 	if err != nil {
 		return nl, 0, err
@@ -103,10 +115,10 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *c
 	}
 	slices.Sort(ups)
 	f := &mapcommons.Feature{}
-	old := v.Delta()
+	od := v.Delta()
 	k, n := 0, 0
-	if old != nil {
-		n = old.Len()
+	if od != nil {
+		n = od.Len()
 	}
 	for k < n || len(ups) > 0 {
 		if k%4096 == 0 {
@@ -115,9 +127,9 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *c
 				return nl, 0, err
 			}
 		}
-		if k < n && (len(ups) == 0 || old.ID(k) < ups[0]) {
-			if id := old.ID(k); !gone(id) {
-				old.Read(k, f)
+		if k < n && (len(ups) == 0 || od.ID(k) < ups[0]) {
+			if id := od.ID(k); !gone(id) {
+				od.Read(k, f)
 				if err := w.Add(f); err != nil {
 					w.Abort()
 					return nl, 0, err
@@ -132,7 +144,7 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *c
 			return nl, 0, err
 		}
 		ups = ups[1:]
-		if k < n && old.ID(k) == u.ID {
+		if k < n && od.ID(k) == u.ID {
 			k++
 		}
 	}
@@ -171,15 +183,22 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, base string, c *c
 	} else {
 		w.Abort()
 	}
-	if len(dead) > 0 {
-		name, err := db.segs.writeDead(dead)
-		if err != nil {
-			db.segs.retireLayout(nl.String(), base)
-			return nl, 0, err
-		}
-		nl.dead = name
-	}
+	nl.dead = dead
 	return nl, w.Count() + len(dead), nil
+}
+
+// deletesIn reports whether one of the ids deleted is a feature of delta
+// d (nil: none).
+func deletesIn(d *segment.Segment, deletes map[int64]bool) bool {
+	if d == nil {
+		return false
+	}
+	for id := range deletes {
+		if _, ok := d.Position(id); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func keysOf(m map[int64]*mapcommons.Feature) map[int64]bool {
@@ -233,11 +252,11 @@ func (db *DB) commitLayout(ctx context.Context, id int64, ds *mapcommons.Dataset
 	}
 	args = append([]any{ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
 		string(statsJSON), newName}, args...)
-	if err := db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+	if err := db.swapThen(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
 		return tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
 		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, `+changes+` WHERE id = ? AND segment = ?`,
 			append(args, id, oldName)...)
-	}); err != nil {
+	}, featuresChanged); err != nil {
 		return fail(err)
 	}
 	db.segs.retireLayout(oldName, newName)

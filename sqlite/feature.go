@@ -124,6 +124,9 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 			return nil, segment.TooManyFeatures(e.MaxFeatures)
 		}
 		res.FeatureCount = n
+		if len(e.Adds) == 0 {
+			return c, nil // no adds: the delta may stay as it is
+		}
 		c.adds = func(add func(*mapcommons.Feature) error) error {
 			for i := range e.Adds {
 				a := mapcommons.Feature{Values: e.Adds[i].Values, Geometry: e.Adds[i].Geometry} // the next id
@@ -147,6 +150,11 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 // transaction. ENOTFOUND when update changed no row (the dataset was
 // deleted or its segment replaced meanwhile).
 func (db *DB) swap(ctx context.Context, id int64, update func(tx *sql.Tx) (sql.Result, error)) error {
+	return db.swapThen(ctx, id, update, datasetChanged)
+}
+
+// swapThen is swap, with changed rewriting what depends on the row.
+func (db *DB) swapThen(ctx context.Context, id int64, update func(tx *sql.Tx) (sql.Result, error), changed func(ctx context.Context, tx execQuerier, id int64) error) error {
 	defer db.forget(id)
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -162,7 +170,7 @@ func (db *DB) swap(ctx context.Context, id int64, update func(tx *sql.Tx) (sql.R
 	} else if n == 0 {
 		return datasetNotFound(formatError(sql.ErrNoRows), id) // deleted meanwhile
 	}
-	if err := datasetChanged(ctx, tx, id); err != nil {
+	if err := changed(ctx, tx, id); err != nil {
 		return err
 	}
 	return formatError(tx.Commit())

@@ -3,11 +3,12 @@ package sqlite
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,23 +170,31 @@ func (c *segments) closeAll() {
 	clear(c.views)
 }
 
-// A dataset's features are its layout's files, which the segment column
-// of its row names, separated by spaces: the base segment, then, between
-// compactions, the delta segment (features added or updated since the
-// base was written, "dl-…") and the dead positions of the base ("dd-…").
-type layout struct{ base, delta, dead string }
+// A dataset's features are its layout, which the segment column of its
+// row holds, its parts separated by spaces: the base segment's file, then,
+// between compactions, the delta segment's (features added or updated
+// since the base was written, "dl-…") and the dead positions of the base
+// ("dead:" and the positions, ascending, as uvarint gaps in base64url).
+// The dead positions are in the row, not in a file, so that an edit that
+// only deletes costs one synced commit.
+type layout struct {
+	base, delta string
+	dead        []int32
+	bad         bool // the dead positions do not decode
+}
+
+const deadPrefix = "dead:"
 
 func parseLayout(s string) layout {
-	f := strings.Fields(s)
 	var l layout
-	for i, name := range f {
+	for i, f := range strings.Fields(s) {
 		switch {
 		case i == 0:
-			l.base = name
-		case strings.HasSuffix(name, deadSuffix):
-			l.dead = name
+			l.base = f
+		case strings.HasPrefix(f, deadPrefix):
+			l.dead, l.bad = decodeDead(f[len(deadPrefix):])
 		default:
-			l.delta = name
+			l.delta = f
 		}
 	}
 	return l
@@ -196,35 +205,56 @@ func (l layout) String() string {
 	if l.delta != "" {
 		s += " " + l.delta
 	}
-	if l.dead != "" {
-		s += " " + l.dead
+	if len(l.dead) > 0 {
+		s += " " + deadPrefix + encodeDead(l.dead)
 	}
 	return s
 }
 
 // pending reports whether the layout has a delta or dead positions.
-func (l layout) pending() bool { return l.delta != "" || l.dead != "" }
+func (l layout) pending() bool { return l.delta != "" || len(l.dead) > 0 }
 
 // files are the layout's file names.
 func (l layout) files() []string {
-	var out []string
-	for _, n := range []string{l.base, l.delta, l.dead} {
-		if n != "" {
-			out = append(out, n)
-		}
+	out := []string{l.base}
+	if l.delta != "" {
+		out = append(out, l.delta)
 	}
 	return out
 }
 
-const deadSuffix = ".dead"
-
-// newDeltaName and newDeadName return fresh names of a delta segment and
-// of a dead positions file.
-func newDeltaName() string { return "dl-" + strings.TrimPrefix(newSegmentName(), "ds-") }
-
-func newDeadName() string {
-	return "dd-" + strings.TrimSuffix(strings.TrimPrefix(newSegmentName(), "ds-"), ".seg") + deadSuffix
+// encodeDead encodes ascending positions.
+func encodeDead(dead []int32) string {
+	b := make([]byte, 0, 2*len(dead))
+	last := int32(-1)
+	for _, p := range dead {
+		b = binary.AppendUvarint(b, uint64(p-last))
+		last = p
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// decodeDead decodes what encodeDead encoded; bad when it cannot.
+func decodeDead(s string) (dead []int32, bad bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, true
+	}
+	last := int64(-1)
+	for len(b) > 0 {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || gap == 0 || last+int64(gap) > math.MaxInt32 {
+			return nil, true
+		}
+		last += int64(gap)
+		dead = append(dead, int32(last))
+		b = b[n:]
+	}
+	return dead, false
+}
+
+// newDeltaName returns a fresh name of a delta segment.
+func newDeltaName() string { return "dl-" + strings.TrimPrefix(newSegmentName(), "ds-") }
 
 // viewEntry is an open layout, shared by the readers that use it.
 type viewEntry struct {
@@ -259,14 +289,11 @@ func (c *segments) acquireView(name string) (*segment.View, func(), error) {
 		}
 		delta, release = d, func() { relBase(); relDelta() }
 	}
-	var dead []int32
-	if l.dead != "" {
-		if dead, err = readDead(filepath.Join(c.dir, l.dead)); err != nil {
-			release()
-			return nil, nil, err
-		}
+	if l.bad {
+		release()
+		return nil, nil, fmt.Errorf("the dead positions of layout %.40q… are corrupt", name)
 	}
-	v, err := segment.NewView(base, dead, delta)
+	v, err := segment.NewView(base, l.dead, delta)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -317,82 +344,4 @@ func (c *segments) retireLayout(old, now string) {
 			c.retire(n)
 		}
 	}
-}
-
-// The dead positions file: a magic, the count, the positions (ascending
-// uint32s) and the CRC-32 of all that, little-endian.
-const deadMagic = "MCDEAD1\n"
-
-// writeDead writes dead positions to a new file, durably, and returns its
-// name.
-func (c *segments) writeDead(dead []int32) (string, error) {
-	b := make([]byte, 0, len(deadMagic)+8+4*len(dead)+4)
-	b = append(b, deadMagic...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(dead)))
-	for _, p := range dead {
-		b = binary.LittleEndian.AppendUint32(b, uint32(p))
-	}
-	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	name := newDeadName()
-	if err := writeFileSync(c.dir, name, b); err != nil {
-		return "", err
-	}
-	return name, nil
-}
-
-// writeFileSync writes b to dir/name through a temporary file, fsynced,
-// renamed and the directory fsynced.
-func writeFileSync(dir, name string, b []byte) error {
-	f, err := os.CreateTemp(dir, ".dead-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-// readDead reads a dead positions file.
-func readDead(path string) ([]int32, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset not found")
-	} else if err != nil {
-		return nil, err
-	}
-	bad := fmt.Errorf("dead positions %s are corrupt", filepath.Base(path))
-	if len(b) < len(deadMagic)+12 || string(b[:len(deadMagic)]) != deadMagic {
-		return nil, bad
-	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, bad
-	}
-	n := binary.LittleEndian.Uint64(body[len(deadMagic):])
-	pos := body[len(deadMagic)+8:]
-	if uint64(len(pos)) != 4*n {
-		return nil, bad
-	}
-	dead := make([]int32, n)
-	for i := range dead {
-		dead[i] = int32(binary.LittleEndian.Uint32(pos[4*i:]))
-	}
-	return dead, nil
 }

@@ -243,6 +243,17 @@ func testSearch(t *testing.T, open Opener) {
 		if len(res) != 2 || res[0].FeatureCount != 3 || res[1].FeatureCount != 3 {
 			t.Fatalf("feature counts after a refetch: %+v %+v", res[0], res[1])
 		}
+		// Adding a feature far away stretches them there (an edit updates
+		// the search entry's count and extent, and its spatial index).
+		if _, err := s.Features.AddFeatures(ctx, ohio.ID, PointsSource(50, 60)); err != nil {
+			t.Fatal(err)
+		}
+		wantKeys(t, s, "ohio", []string{dsKey(ohio), mapKey(withLayer)}, box(49.5, 59.5, 50.5, 60.5))
+		wantKeys(t, s, "", []string{dsKey(ohio), mapKey(world), mapKey(withLayer)}, box(49.5, 59.5, 50.5, 60.5)) // through the spatial index
+		res, _ = MustSearch(t, s, "ohio", func(f *mapcommons.SearchFilter) { f.Sort = mapcommons.SortFeatureCount })
+		if len(res) != 2 || res[0].FeatureCount != 4 || res[1].FeatureCount != 4 || res[0].Extent.N != 60 {
+			t.Fatalf("feature counts after an append: %+v %+v", res[0], res[1])
+		}
 		// Deleting the dataset leaves the map on the world.
 		if err := s.Datasets.DeleteDataset(ctx, ohio.ID); err != nil {
 			t.Fatal(err)
