@@ -89,3 +89,10 @@ func (w *Writer) Count() int { return w.n }
 
 // NextID is the id the writer gives the next feature without one.
 func (w *Writer) NextID() int64 { return w.nextID }
+
+// SetDelta makes the segment a delta: the few features an edit of a
+// dataset changes, read through a View and merged into a base by the next
+// compaction. A delta has no attribute indexes (queries scan its few
+// rows) and its summary has no medians (0): what a small segment written
+// on every edit can do without.
+func (w *Writer) SetDelta() { w.delta = true }

@@ -219,6 +219,9 @@ const defaultSpillAt = 1 << 20
 // kept in memory; beyond, columns, geometries, null bitmaps and the
 // index's items are spooled to temporary files in its directory.
 type Writer struct {
+	// delta: a small segment of changes (SetDelta): no attribute indexes,
+	// no medians.
+	delta    bool
 	dir      string
 	attrs    []mapcommons.Attribute
 	sections []*section // in the order of the file
@@ -586,14 +589,20 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := w.buildIndex(); err != nil {
 		return nil, err
 	}
-	perms, err := w.buildPerms()
-	if err != nil {
-		return nil, err
+	var perms []*section
+	if !w.delta {
+		var err error
+		if perms, err = w.buildPerms(); err != nil {
+			return nil, err
+		}
 	}
 
 	h := header{Count: w.n, Attrs: w.attrs, Sections: map[string][2]int64{}, Levels: w.levels, NextID: w.nextID}
 	// Medians need whole columns: read back from their spooled sections.
 	sum, err := w.sum.Summary(func(i int, n int64) (float64, error) {
+		if w.delta {
+			return 0, nil
+		}
 		return mapcommons.MedianOfKeys(n, func(fn func(key uint64)) error { return w.scanColumn(w.cols[i], fn) })
 	})
 	if err != nil {

@@ -99,6 +99,7 @@ func (c *compactor) logger() *slog.Logger {
 
 func (c *compactor) run() {
 	defer close(c.done)
+	lowerPriority()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -299,6 +300,7 @@ func (db *DB) reconcile(ctx context.Context, v0, v1 *segment.View, base string) 
 		return nl, err
 	}
 	w.SetNextID(v1.NextID())
+	w.SetDelta()
 	if d1 != nil {
 		f := &mapcommons.Feature{}
 		for k := 0; k < d1.Len(); k++ {

@@ -109,6 +109,7 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 		return nl, 0, err
 	}
 	w.SetNextID(v.NextID())
+	w.SetDelta()
 	ups := make([]int64, 0, len(c.updates))
 	for id := range c.updates {
 		ups = append(ups, id)
