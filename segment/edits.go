@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,3 +97,30 @@ func (w *Writer) NextID() int64 { return w.nextID }
 // rows) and its summary has no medians (0): what a small segment written
 // on every edit can do without.
 func (w *Writer) SetDelta() { w.delta = true }
+
+// FinishBytes is Finish into memory: it returns the bytes of the segment
+// file, for a store that keeps a small segment elsewhere (a delta in the
+// catalogue, committed with the change it holds), to read with FromBytes.
+func (w *Writer) FinishBytes() ([]byte, *Summary, error) {
+	var b bytes.Buffer
+	w.memOut = &b
+	sum, err := w.Finish("")
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), sum, nil
+}
+
+// FromBytes reads a segment from the bytes FinishBytes gave (name names
+// it in errors); the segment aliases data, which must not change.
+func FromBytes(name string, data []byte) (*Segment, error) {
+	if len(data) < 24 {
+		return nil, corrupt(name, "%d bytes", len(data))
+	}
+	s, err := parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	s.inHeap = true
+	return s, nil
+}

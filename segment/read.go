@@ -32,6 +32,7 @@ type Segment struct {
 	noAttrIndex bool
 	tree        treeView
 	summary     Summary
+	inHeap      bool // read from bytes (FromBytes), not mapped
 }
 
 // colView reads one attribute column in place.
@@ -287,6 +288,10 @@ func uint32s(b []byte) []uint32 {
 // Close unmaps the segment.
 func (s *Segment) Close() error {
 	if s.data == nil {
+		return nil
+	}
+	if s.inHeap { // FromBytes: nothing mapped
+		s.data = nil
 		return nil
 	}
 	err := syscall.Munmap(s.data)

@@ -221,7 +221,9 @@ const defaultSpillAt = 1 << 20
 type Writer struct {
 	// delta: a small segment of changes (SetDelta): no attribute indexes,
 	// no medians.
-	delta    bool
+	delta bool
+	// memOut receives the file's bytes instead of a file (FinishBytes).
+	memOut   *bytes.Buffer
 	dir      string
 	attrs    []mapcommons.Attribute
 	sections []*section // in the order of the file
@@ -610,18 +612,22 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	}
 	h.Summary = *sum
 
-	out, err := os.CreateTemp(filepath.Dir(path), ".seg-*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	tmpName := out.Name()
+	var out *os.File
+	var tmpName string
 	ok := false
-	defer func() {
-		if !ok {
-			out.Close()
-			os.Remove(tmpName)
+	if w.memOut == nil {
+		f, err := os.CreateTemp(filepath.Dir(path), ".seg-*.tmp")
+		if err != nil {
+			return nil, err
 		}
-	}()
+		out, tmpName = f, f.Name()
+		defer func() {
+			if !ok {
+				out.Close()
+				os.Remove(tmpName)
+			}
+		}()
+	}
 	// The sections, then the null bitmaps, then the tree: the layout of
 	// the in-memory build, byte for byte.
 	var secs []*section
@@ -644,7 +650,9 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 		io.Writer
 		Flush() error
 	}
-	if w.spilled {
+	if w.memOut != nil {
+		bw = bufferFlusher{w.memOut}
+	} else if w.spilled {
 		bw = bufio.NewWriterSize(out, 256<<10)
 	} else {
 		size := int64(len(magic)) + 64*int64(len(secs)) + 4096
@@ -695,6 +703,9 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
+	if w.memOut != nil {
+		return sum, nil
+	}
 	if err := out.Sync(); err != nil {
 		return nil, err
 	}
@@ -710,6 +721,11 @@ func (w *Writer) Finish(path string) (*Summary, error) {
 	}
 	return sum, nil
 }
+
+// bufferFlusher writes into a buffer; Flush does nothing.
+type bufferFlusher struct{ *bytes.Buffer }
+
+func (bufferFlusher) Flush() error { return nil }
 
 // memFile puts a file together in memory and writes it with Flush.
 type memFile struct {

@@ -319,11 +319,11 @@ func (db *DB) reconcile(ctx context.Context, v0, v1 *segment.View, base string) 
 		return nl, err
 	}
 	if w.Count() > 0 || w.NextID() > nb.NextID() {
-		name := newDeltaName()
-		if _, err := w.Finish(filepath.Join(db.segs.dir, name)); err != nil {
+		data, _, err := w.FinishBytes()
+		if err != nil {
 			return nl, err
 		}
-		nl.delta = name
+		nl.delta, nl.deltaData = newDeltaName(), data
 	} else {
 		w.Abort()
 	}

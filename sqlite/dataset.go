@@ -194,6 +194,11 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 	if err := tx.QueryRowContext(ctx, `DELETE FROM datasets WHERE id = ? RETURNING segment`, id).Scan(&seg); err != nil {
 		return datasetNotFound(formatError(err), id)
 	}
+	if d := parseLayout(seg).delta; d != "" {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM segment_deltas WHERE name = ?`, d); err != nil {
+			return formatError(err)
+		}
+	}
 	// The maps that showed it show it no more.
 	if err := datasetChanged(ctx, tx, id); err != nil {
 		return err

@@ -79,6 +79,7 @@ func Open(path string) (*DB, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	db := &DB{path: path, write: w, segs: segs, limits: mapcommons.NewMemoryLoginLimits(), Now: time.Now}
+	segs.loadDelta = db.loadDelta
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -135,7 +136,23 @@ func (db *DB) collectSegments(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	rows.Close()
+	// The deltas no row names (none, unless a bug left one).
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM segment_deltas WHERE NOT EXISTS
+		(SELECT 1 FROM datasets d WHERE instr(' ' || d.segment || ' ', ' ' || segment_deltas.name || ' ') > 0)`); err != nil {
+		return err
+	}
 	return db.segs.collect(inUse)
+}
+
+// loadDelta reads a committed delta segment.
+func (db *DB) loadDelta(name string) ([]byte, error) {
+	var data []byte
+	err := db.read.QueryRow(`SELECT data FROM segment_deltas WHERE name = ?`, name).Scan(&data)
+	if err == sql.ErrNoRows {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset not found") // replaced meanwhile
+	}
+	return data, err
 }
 
 // schedulePending asks for the compaction of the datasets left with

@@ -21,7 +21,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -176,11 +175,11 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 	// An empty delta is kept when it carries a next id above the base's:
 	// ids given once are not given again.
 	if w.Count() > 0 || w.NextID() > v.Base().NextID() {
-		name := newDeltaName()
-		if _, err := w.Finish(filepath.Join(db.segs.dir, name)); err != nil {
+		data, _, err := w.FinishBytes()
+		if err != nil {
 			return nl, 0, err
 		}
-		nl.delta = name
+		nl.delta, nl.deltaData = newDeltaName(), data
 	} else {
 		w.Abort()
 	}
@@ -211,7 +210,8 @@ func keysOf(m map[int64]*mapcommons.Feature) map[int64]bool {
 }
 
 // commitLayout points dataset id, whose row ds had layout oldName, at
-// layout nl, with nl's summary; bump counts as a change of the features
+// layout nl (its new delta written in the same transaction), with nl's
+// summary; bump counts as a change of the features
 // (the version and the time of update move on), else only the version
 // moves, and only when the summary changed. The files of nl are retired
 // when the row is not changed, those of oldName that nl does not use when
@@ -222,7 +222,7 @@ func (db *DB) commitLayout(ctx context.Context, id int64, ds *mapcommons.Dataset
 		db.segs.retireLayout(newName, oldName)
 		return err
 	}
-	v, release, err := db.segs.acquireView(newName)
+	v, release, err := db.segs.acquireViewData(newName, nl.deltaData)
 	if err != nil {
 		return fail(err)
 	}
@@ -254,6 +254,18 @@ func (db *DB) commitLayout(ctx context.Context, id int64, ds *mapcommons.Dataset
 	args = append([]any{ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
 		string(statsJSON), newName}, args...)
 	if err := db.swapThen(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		// The new delta is committed with the row that names it, and the
+		// old one goes with the row that named it.
+		if nl.deltaData != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO segment_deltas (name, data) VALUES (?, ?)`, nl.delta, nl.deltaData); err != nil {
+				return nil, err
+			}
+		}
+		if old := parseLayout(oldName).delta; old != "" && old != nl.delta {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM segment_deltas WHERE name = ?`, old); err != nil {
+				return nil, err
+			}
+		}
 		return tx.ExecContext(ctx, `UPDATE datasets SET feature_count = ?, minx = ?, miny = ?, maxx = ?, maxy = ?,
 		geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, `+changes+` WHERE id = ? AND segment = ?`,
 			append(args, id, oldName)...)

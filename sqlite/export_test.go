@@ -21,3 +21,19 @@ func (db *DB) LayoutOf(id int64) string {
 	db.write.QueryRow(`SELECT segment FROM datasets WHERE id = ?`, id).Scan(&s)
 	return s
 }
+
+// DeltaNames are the names of the delta segments in the catalogue.
+func (db *DB) DeltaNames() []string {
+	var names []string
+	rows, err := db.write.Query(`SELECT name FROM segment_deltas ORDER BY name`)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	return names
+}

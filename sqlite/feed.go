@@ -92,6 +92,11 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	}
 	now := s.db.now()
 	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
+		if d := parseLayout(oldName).delta; d != "" { // the old delta goes with the old layout
+			if _, err := tx.ExecContext(ctx, `DELETE FROM segment_deltas WHERE name = ?`, d); err != nil {
+				return nil, err
+			}
+		}
 		return tx.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
 		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
 		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,

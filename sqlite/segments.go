@@ -27,6 +27,8 @@ type segments struct {
 	// views are the open layouts (a dataset's base, delta and dead
 	// positions, as its row names them), by their names.
 	views map[string]*viewEntry
+	// loadDelta reads a committed delta segment from the catalogue.
+	loadDelta func(name string) ([]byte, error)
 }
 
 type segEntry struct {
@@ -172,15 +174,19 @@ func (c *segments) closeAll() {
 
 // A dataset's features are its layout, which the segment column of its
 // row holds, its parts separated by spaces: the base segment's file, then,
-// between compactions, the delta segment's (features added or updated
-// since the base was written, "dl-…") and the dead positions of the base
-// ("dead:" and the positions, ascending, as uvarint gaps in base64url).
-// The dead positions are in the row, not in a file, so that an edit that
-// only deletes costs one synced commit.
+// between compactions, the name of the delta segment (features added or
+// updated since the base was written, "dl-…", kept in the table
+// segment_deltas) and the dead positions of the base ("dead:" and the
+// positions, ascending, as uvarint gaps in base64url). The delta and the
+// dead positions are in the catalogue, not in files, so that an edit costs
+// one synced commit.
 type layout struct {
 	base, delta string
 	dead        []int32
 	bad         bool // the dead positions do not decode
+	// deltaData is the delta's segment when it is new (written by this
+	// change, to be committed with it); nil when it is in the catalogue.
+	deltaData []byte
 }
 
 const deadPrefix = "dead:"
@@ -214,14 +220,8 @@ func (l layout) String() string {
 // pending reports whether the layout has a delta or dead positions.
 func (l layout) pending() bool { return l.delta != "" || len(l.dead) > 0 }
 
-// files are the layout's file names.
-func (l layout) files() []string {
-	out := []string{l.base}
-	if l.delta != "" {
-		out = append(out, l.delta)
-	}
-	return out
-}
+// files are the layout's file names: its base's.
+func (l layout) files() []string { return []string{l.base} }
 
 // encodeDead encodes ascending positions.
 func encodeDead(dead []int32) string {
@@ -267,6 +267,12 @@ type viewEntry struct {
 // acquireView opens (or shares) the view of a layout; release must be
 // called when done.
 func (c *segments) acquireView(name string) (*segment.View, func(), error) {
+	return c.acquireViewData(name, nil)
+}
+
+// acquireViewData is acquireView of a layout whose delta, not committed
+// yet, is data (nil: read it from the catalogue).
+func (c *segments) acquireViewData(name string, data []byte) (*segment.View, func(), error) {
 	c.mu.Lock()
 	if e, ok := c.views[name]; ok {
 		e.refs++
@@ -275,23 +281,25 @@ func (c *segments) acquireView(name string) (*segment.View, func(), error) {
 	}
 	c.mu.Unlock()
 	l := parseLayout(name)
-	base, relBase, err := c.acquire(l.base)
+	if l.bad {
+		return nil, nil, fmt.Errorf("the dead positions of layout %.40q… are corrupt", name)
+	}
+	base, release, err := c.acquire(l.base)
 	if err != nil {
 		return nil, nil, err
 	}
-	release := relBase
 	var delta *segment.Segment
 	if l.delta != "" {
-		d, relDelta, err := c.acquire(l.delta)
-		if err != nil {
-			relBase()
+		if data == nil {
+			if data, err = c.loadDelta(l.delta); err != nil {
+				release()
+				return nil, nil, err
+			}
+		}
+		if delta, err = segment.FromBytes(l.delta, data); err != nil {
+			release()
 			return nil, nil, err
 		}
-		delta, release = d, func() { relBase(); relDelta() }
-	}
-	if l.bad {
-		release()
-		return nil, nil, fmt.Errorf("the dead positions of layout %.40q… are corrupt", name)
 	}
 	v, err := segment.NewView(base, l.dead, delta)
 	if err != nil {

@@ -347,8 +347,14 @@ func TestKillDuringCompaction(t *testing.T) {
 			t.Fatalf("round %d: integrity_check %q %v", round, check, err)
 		}
 		db.QueryRow(`SELECT group_concat(segment, ' ') FROM datasets`).Scan(&layouts)
+		var deltas string
+		db.QueryRow(`SELECT coalesce(group_concat(name, ' '), '') FROM segment_deltas`).Scan(&deltas)
 		db.Close()
-		want := slices.DeleteFunc(strings.Fields(layouts), func(f string) bool { return strings.HasPrefix(f, "dead:") })
+		want := slices.DeleteFunc(strings.Fields(layouts), func(f string) bool { return strings.HasPrefix(f, "dead:") || strings.HasPrefix(f, "dl-") })
+		wantDeltas := slices.DeleteFunc(strings.Fields(layouts), func(f string) bool { return !strings.HasPrefix(f, "dl-") })
+		if got := strings.Fields(deltas); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(wantDeltas))) {
+			t.Fatalf("round %d: deltas %v, the datasets name %v", round, got, wantDeltas)
+		}
 		slices.Sort(want)
 		var files []string
 		entries, _ := os.ReadDir(filepath.Join(data, "features"))
