@@ -54,12 +54,20 @@ func NewView(base *Segment, dead []int32, delta *Segment) (*View, error) {
 		}
 		v.delta = delta
 		v.deltaBase = make([]int, delta.n)
+		// The delta's ids ascend, so each search starts where the last
+		// ended; ids above the base's last (adds) need none.
+		lo := 0
 		for k := 0; k < delta.n; k++ {
 			id := delta.ID(k)
-			if p, ok := base.Position(id); ok && !v.IsDead(p) {
+			p := base.n
+			if base.n > 0 && base.ID(base.n-1) >= id {
+				p = lo + sort.Search(base.n-lo, func(i int) bool { return base.ID(lo+i) >= id })
+			}
+			lo = p
+			if p < base.n && base.ID(p) == id && !v.IsDead(p) {
 				return nil, fmt.Errorf("segment: delta feature %d is live in the base too", id)
 			}
-			v.deltaBase[k] = v.liveBaseBelow(id)
+			v.deltaBase[k] = p - v.deadBelow(p)
 		}
 	}
 	return v, nil
@@ -117,12 +125,6 @@ func (v *View) deadBelow(p int) int {
 // idsBelow is the number of features of s whose id is below id.
 func idsBelow(s *Segment, id int64) int {
 	return sort.Search(s.n, func(i int) bool { return s.ID(i) >= id })
-}
-
-// liveBaseBelow is the number of live base features whose id is below id.
-func (v *View) liveBaseBelow(id int64) int {
-	p := idsBelow(v.base, id)
-	return p - v.deadBelow(p)
 }
 
 // BasePosition is the position in the view of live base feature p.
