@@ -123,7 +123,7 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 	out("- bbox page during it (%d requests): p50 %s, p99 %s; after it: p50 %s, p99 %s (p99 ratio %.2f×)",
 		len(during), ms(pct(during, 0.5)), ms(pct(during, 0.99)), ms(pct(idle, 0.5)), ms(pct(idle, 0.99)),
 		float64(pct(during, 0.99))/float64(pct(idle, 0.99)))
-	
+
 	// On the compacted dataset: 1,000 adds one after another, then the
 	// bbox page with them pending.
 	t = time.Now()
