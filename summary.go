@@ -122,6 +122,34 @@ func CheckBounds(r wkb.Rect) error {
 // (decoded; nil for none, or a point given by AddPoint instead) and its
 // values.
 func (b *SummaryBuilder) Add(g *wkb.Geom, values []any) error {
+	if err := b.addGeom(g); err != nil {
+		return err
+	}
+	b.addValues(values)
+	return nil
+}
+
+// AddRow is Add with the values read from r, a row of b's attributes
+// (copying features from a segment boxes no value).
+func (b *SummaryBuilder) AddRow(g *wkb.Geom, r Row) error {
+	if err := b.addGeom(g); err != nil {
+		return err
+	}
+	b.addRowValues(r)
+	return nil
+}
+
+// AddPointRow is AddPoint with the values read from r.
+func (b *SummaryBuilder) AddPointRow(x, y float64, r Row) error {
+	if err := b.addPoint(x, y); err != nil {
+		return err
+	}
+	b.addRowValues(r)
+	return nil
+}
+
+// addGeom adds a decoded geometry (nil: none) to the extent and kinds.
+func (b *SummaryBuilder) addGeom(g *wkb.Geom) error {
 	if g != nil {
 		bounds, ok := g.Bounds()
 		if ok {
@@ -133,13 +161,20 @@ func (b *SummaryBuilder) Add(g *wkb.Geom, values []any) error {
 		b.addKinds(*g)
 		b.mask |= 1 << g.Type
 	}
-	b.addValues(values)
 	return nil
 }
 
 // AddPoint adds one feature whose geometry is the point x, y (the fast
 // path for point datasets: no decoded geometry).
 func (b *SummaryBuilder) AddPoint(x, y float64, values []any) error {
+	if err := b.addPoint(x, y); err != nil {
+		return err
+	}
+	b.addValues(values)
+	return nil
+}
+
+func (b *SummaryBuilder) addPoint(x, y float64) error {
 	r := wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}
 	if err := CheckBounds(r); err != nil {
 		return err
@@ -147,8 +182,23 @@ func (b *SummaryBuilder) AddPoint(x, y float64, values []any) error {
 	b.bounds = b.bounds.Extend(r)
 	b.kinds[0] = true
 	b.mask |= 1 << wkb.Point
-	b.addValues(values)
 	return nil
+}
+
+// addRowValues is addValues of a row.
+func (b *SummaryBuilder) addRowValues(r Row) {
+	b.n++
+	for i, acc := range b.acc {
+		if acc == nil || r.IsNull(i) {
+			continue
+		}
+		switch b.attrs[i].Type {
+		case AttrInteger:
+			acc.Add(float64(r.Int(i)))
+		case AttrFloat:
+			acc.Add(r.Float(i))
+		}
+	}
 }
 
 // addValues counts a feature and adds its numeric values to the stats.

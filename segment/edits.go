@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"mapcommons"
@@ -123,4 +124,76 @@ func FromBytes(name string, data []byte) (*Segment, error) {
 	}
 	s.inHeap = true
 	return s, nil
+}
+
+// AddFrom appends feature pos of segment s, its id kept, as Add would
+// append it read with s.Read, but copying its values in their stored form:
+// nothing is boxed (a compaction copies millions). s must have the
+// writer's attributes.
+func (w *Writer) AddFrom(s *Segment, pos int) error {
+	if w.done {
+		return errors.New("segment: Add after Finish or Abort")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if !sameAttrs(s.attrs, w.attrs) {
+		return errors.New("segment: AddFrom a segment of other attributes")
+	}
+	if w.n >= MaxFeatures {
+		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
+	}
+	id := s.ID(pos)
+	if id <= w.lastID || id == math.MaxInt64 {
+		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
+	}
+	geom := s.Geometry(pos)
+	w.row.s, w.row.pos = s, pos
+	box, ok, err := checkFeature(w.sum, w.n, geom, nil, &w.row)
+	if err != nil {
+		return err
+	}
+	if ok {
+		w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
+		w.items.write(w.scratch)
+		w.nItems++
+		w.extent = w.extent.Extend(box)
+	}
+	if len(geom) > 0 {
+		w.geom.write(geom)
+		w.geomSize += uint64(len(geom))
+	}
+	w.geomOff.u64(w.geomSize)
+	for i := range s.attrs {
+		if err := w.cols[i].addFrom(w.n, s, i, pos, w); err != nil {
+			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
+		}
+	}
+	w.ids.u64(uint64(id))
+	w.lastID, w.nextID = id, max(w.nextID, id+1)
+	if w.n%8 == 7 {
+		w.flushNulls()
+	}
+	w.n++
+	return w.err
+}
+
+// addFrom is add of value col of feature pos of s, in its stored form.
+func (c *column) addFrom(row int, s *Segment, col, pos int, w *Writer) error {
+	if s.IsNull(col, pos) {
+		return c.add(row, nil, w)
+	}
+	src := &s.cols[col]
+	switch c.typ {
+	case mapcommons.AttrInteger, mapcommons.AttrFloat:
+		c.data.write(src.data[8*pos : 8*pos+8])
+	case mapcommons.AttrBoolean:
+		c.data.write(src.data[pos : pos+1])
+	default:
+		b, _ := s.Bytes(col, pos)
+		c.data.write(b)
+		c.bytes += uint64(len(b))
+		c.off.u64(c.bytes)
+	}
+	return nil
 }

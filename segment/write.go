@@ -224,6 +224,7 @@ type Writer struct {
 	delta bool
 	// memOut receives the file's bytes instead of a file (FinishBytes).
 	memOut   *bytes.Buffer
+	row      rowView // AddFrom's row
 	dir      string
 	attrs    []mapcommons.Attribute
 	sections []*section // in the order of the file
@@ -456,16 +457,33 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 // empty one). Every store checks features through it, so that all refuse
 // and summarise alike.
 func CheckFeature(sum *mapcommons.SummaryBuilder, n int, f *mapcommons.Feature) (box wkb.Rect, ok bool, err error) {
-	if len(f.Geometry) == 0 {
-		return wkb.Rect{}, false, sum.Add(nil, f.Values)
+	return checkFeature(sum, n, f.Geometry, f.Values, nil)
+}
+
+// checkFeature is CheckFeature of the geometry geom and the values (row
+// when not nil, else values).
+func checkFeature(sum *mapcommons.SummaryBuilder, n int, geom []byte, values []any, row mapcommons.Row) (box wkb.Rect, ok bool, err error) {
+	add := func(g *wkb.Geom) error {
+		if row != nil {
+			return sum.AddRow(g, row)
+		}
+		return sum.Add(g, values)
 	}
-	if x, y, isPoint := wkb.StoredPoint(f.Geometry); isPoint {
-		if err := sum.AddPoint(x, y, f.Values); err != nil {
+	if len(geom) == 0 {
+		return wkb.Rect{}, false, add(nil)
+	}
+	if x, y, isPoint := wkb.StoredPoint(geom); isPoint {
+		if row != nil {
+			err = sum.AddPointRow(x, y, row)
+		} else {
+			err = sum.AddPoint(x, y, values)
+		}
+		if err != nil {
 			return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
 		}
 		return wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true, nil
 	}
-	g, err := wkb.Decode(f.Geometry)
+	g, err := wkb.Decode(geom)
 	if err != nil {
 		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
 	}
@@ -473,7 +491,7 @@ func CheckFeature(sum *mapcommons.SummaryBuilder, n int, f *mapcommons.Feature) 
 		err = mapcommons.CheckBounds(box)
 	}
 	if err == nil {
-		err = sum.Add(&g, f.Values)
+		err = add(&g)
 	}
 	if err != nil {
 		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)

@@ -226,7 +226,6 @@ func (db *DB) writeBase(ctx context.Context, v *segment.View) (string, error) {
 		return "", err
 	}
 	w.SetNextID(v.NextID())
-	f := &mapcommons.Feature{}
 	n := 0
 	v.Each(func(s *segment.Segment, p int) bool {
 		if n++; n%4096 == 0 {
@@ -234,8 +233,7 @@ func (db *DB) writeBase(ctx context.Context, v *segment.View) (string, error) {
 				return false
 			}
 		}
-		s.Read(p, f)
-		err = w.Add(f)
+		err = w.AddFrom(s, p)
 		return err == nil
 	})
 	if err == nil {
@@ -302,13 +300,11 @@ func (db *DB) reconcile(ctx context.Context, v0, v1 *segment.View, base string) 
 	w.SetNextID(v1.NextID())
 	w.SetDelta()
 	if d1 != nil {
-		f := &mapcommons.Feature{}
 		for k := 0; k < d1.Len(); k++ {
 			if same(d1, k, d0) {
 				continue
 			}
-			d1.Read(k, f)
-			if err := w.Add(f); err != nil {
+			if err := w.AddFrom(d1, k); err != nil {
 				w.Abort()
 				return nl, err
 			}

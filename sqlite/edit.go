@@ -114,7 +114,6 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 		ups = append(ups, id)
 	}
 	slices.Sort(ups)
-	f := &mapcommons.Feature{}
 	od := v.Delta()
 	k, n := 0, 0
 	if od != nil {
@@ -129,8 +128,7 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 		}
 		if k < n && (len(ups) == 0 || od.ID(k) < ups[0]) {
 			if id := od.ID(k); !gone(id) {
-				od.Read(k, f)
-				if err := w.Add(f); err != nil {
+				if err := w.AddFrom(od, k); err != nil {
 					w.Abort()
 					return nl, 0, err
 				}
