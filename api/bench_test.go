@@ -38,6 +38,8 @@ func BenchmarkFeatureQueries(b *testing.B) {
 		{"Radius100km", "/features.json?lat=45&lon=10&radius=100&with_distance=1&limit=30"},
 		{"FilterEquals", "/features.json?filter[cat][][equals]=c3&limit=30"},
 		{"GroupByInBBox", "/features.json?group_by[]=cat&aggregates[][name]=x&aggregates[][calc]=average&bbox=5,40,15,50"},
+		{"OneByID", "/features.json?filter[id][][equals]=123456"},
+		{"OneByPosition", "/features.json?start=100000&limit=1"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()
