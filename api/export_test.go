@@ -5,3 +5,13 @@ package api
 func (s *Server) SetSyncLimits(rows int64, keyBytes, editBytes int) {
 	s.syncLimits = &syncLimits{rows: rows, keyBytes: keyBytes, editBytes: editBytes}
 }
+
+// FormBudgetLeft is what the form budget has left (-1: no budget).
+func (s *Server) FormBudgetLeft() int64 {
+	if s.forms == nil {
+		return -1
+	}
+	s.forms.mu.Lock()
+	defer s.forms.mu.Unlock()
+	return s.forms.left
+}
