@@ -71,23 +71,7 @@ func (s *Segment) checkPerm(col int, ix *attrIndex) bool {
 }
 
 // compareCol orders two non-null values of column col as compareAt does.
-func (s *Segment) compareCol(col, a, b int) int {
-	switch s.cols[col].typ {
-	case mapcommons.AttrInteger:
-		x, _ := s.Int(col, a)
-		y, _ := s.Int(col, b)
-		return cmp.Compare(x, y)
-	case mapcommons.AttrFloat:
-		x, _ := s.Float(col, a)
-		y, _ := s.Float(col, b)
-		return cmp.Compare(x, y)
-	case mapcommons.AttrBoolean:
-		return cmp.Compare(s.cols[col].data[a], s.cols[col].data[b])
-	}
-	x, _ := s.Bytes(col, a)
-	y, _ := s.Bytes(col, b)
-	return bytes.Compare(x, y)
-}
+func (s *Segment) compareCol(col, a, b int) int { return compareAcross(s, a, s, b, col) }
 
 // span is a run [lo, hi) of a permutation.
 type span struct{ lo, hi int }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
 
 	"mapcommons"
@@ -131,51 +131,17 @@ func FromBytes(name string, data []byte) (*Segment, error) {
 // nothing is boxed (a compaction copies millions). s must have the
 // writer's attributes.
 func (w *Writer) AddFrom(s *Segment, pos int) error {
-	if w.done {
-		return errors.New("segment: Add after Finish or Abort")
-	}
-	if w.err != nil {
-		return w.err
-	}
-	if !sameAttrs(s.attrs, w.attrs) {
-		return errors.New("segment: AddFrom a segment of other attributes")
-	}
-	if w.n >= MaxFeatures {
-		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
-	}
-	id := s.ID(pos)
-	if id <= w.lastID || id == math.MaxInt64 {
-		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
-	}
-	geom := s.Geometry(pos)
-	w.row.s, w.row.pos = s, pos
-	box, ok, err := checkFeature(w.sum, w.n, geom, nil, &w.row)
-	if err != nil {
+	if err := w.ready(); err != nil {
 		return err
 	}
-	if ok {
-		w.scratch = putItem(w.scratch[:0], &item{box: box, pos: uint32(w.n)})
-		w.items.write(w.scratch)
-		w.nItems++
-		w.extent = w.extent.Extend(box)
+	if !slices.Equal(s.attrs, w.attrs) {
+		return errors.New("segment: AddFrom a segment of other attributes")
 	}
-	if len(geom) > 0 {
-		w.geom.write(geom)
-		w.geomSize += uint64(len(geom))
+	id := s.ID(pos)
+	if id == 0 { // ids start at 1: never "the next id" here
+		return fmt.Errorf("segment: feature %d has id 0", pos)
 	}
-	w.geomOff.u64(w.geomSize)
-	for i := range s.attrs {
-		if err := w.cols[i].addFrom(w.n, s, i, pos, w); err != nil {
-			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
-		}
-	}
-	w.ids.u64(uint64(id))
-	w.lastID, w.nextID = id, max(w.nextID, id+1)
-	if w.n%8 == 7 {
-		w.flushNulls()
-	}
-	w.n++
-	return w.err
+	return w.add(id, s.Geometry(pos), nil, s, pos)
 }
 
 // addFrom is add of value col of feature pos of s, in its stored form.

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"mapcommons"
@@ -49,7 +50,7 @@ func NewView(base *Segment, dead []int32, delta *Segment) (*View, error) {
 		}
 	}
 	if delta != nil && delta.n > 0 {
-		if !sameAttrs(base.attrs, delta.attrs) {
+		if !slices.Equal(base.attrs, delta.attrs) {
 			return nil, fmt.Errorf("segment: the delta's attributes differ from the base's")
 		}
 		v.delta = delta
@@ -71,18 +72,6 @@ func NewView(base *Segment, dead []int32, delta *Segment) (*View, error) {
 		}
 	}
 	return v, nil
-}
-
-func sameAttrs(a, b []mapcommons.Attribute) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Base is the view's base segment.

@@ -144,8 +144,9 @@ func (m *viewMerge) deltaFirst(k, p int) bool {
 }
 
 // compareAcross orders the non-null values of column col of feature a of
-// s and feature b of t (segments with the same attributes) as compareCol
-// orders two of one segment.
+// s and feature b of t (segments with the same attributes; the same one for
+// compareCol): integers as integers, floats by cmp.Compare (NaN first,
+// -0 = 0), booleans false first, strings byte-wise.
 func compareAcross(s *Segment, a int, t *Segment, b int, col int) int {
 	switch s.cols[col].typ {
 	case mapcommons.AttrInteger:

@@ -401,25 +401,41 @@ func (w *Writer) LastID() int64 { return w.lastID }
 // the id of the feature added before; else it gets the next id, which Add
 // does not write back to f.
 func (w *Writer) Add(f *mapcommons.Feature) error {
-	if w.done {
-		return errors.New("segment: Add after Finish or Abort")
-	}
-	if w.err != nil {
-		return w.err
+	if err := w.ready(); err != nil {
+		return err
 	}
 	if err := w.sum.CheckValues(f.Values); err != nil {
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", w.n, err)
 	}
+	return w.add(f.ID, f.Geometry, f.Values, nil, 0)
+}
+
+// ready refuses an Add after Finish or Abort, or after a failed write.
+func (w *Writer) ready() error {
+	if w.done {
+		return errors.New("segment: Add after Finish or Abort")
+	}
+	return w.err
+}
+
+// add appends the feature with id (0: the next), geometry geom and
+// values: values, checked already, or (src not nil) those of feature pos
+// of src, copied in their stored form.
+func (w *Writer) add(id int64, geom []byte, values []any, src *Segment, pos int) error {
 	if w.n >= MaxFeatures {
 		return mapcommons.Errorf(mapcommons.ETOOLARGE, "more than %d features", MaxFeatures)
 	}
-	id := f.ID
 	if id == 0 {
 		id = w.nextID
 	} else if id <= w.lastID || id == math.MaxInt64 { // the next id must exist
 		return fmt.Errorf("segment: feature %d has id %d, not above the previous %d", w.n, id, w.lastID)
 	}
-	box, ok, err := CheckFeature(w.sum, w.n, f)
+	var row mapcommons.Row
+	if src != nil {
+		w.row.s, w.row.pos = src, pos
+		row = &w.row
+	}
+	box, ok, err := checkFeature(w.sum, w.n, geom, values, row)
 	if err != nil {
 		return err
 	}
@@ -429,13 +445,19 @@ func (w *Writer) Add(f *mapcommons.Feature) error {
 		w.nItems++
 		w.extent = w.extent.Extend(box)
 	}
-	if len(f.Geometry) > 0 {
-		w.geom.write(f.Geometry)
-		w.geomSize += uint64(len(f.Geometry))
+	if len(geom) > 0 {
+		w.geom.write(geom)
+		w.geomSize += uint64(len(geom))
 	}
 	w.geomOff.u64(w.geomSize)
-	for i, v := range f.Values {
-		if err := w.cols[i].add(w.n, v, w); err != nil {
+	for i := range w.cols {
+		var err error
+		if src != nil {
+			err = w.cols[i].addFrom(w.n, src, i, pos, w)
+		} else {
+			err = w.cols[i].add(w.n, values[i], w)
+		}
+		if err != nil {
 			return fmt.Errorf("segment: feature %d, attribute %q: %w", w.n, w.attrs[i].Name, err)
 		}
 	}

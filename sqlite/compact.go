@@ -314,14 +314,8 @@ func (db *DB) reconcile(ctx context.Context, v0, v1 *segment.View, base string) 
 		w.Abort()
 		return nl, err
 	}
-	if w.Count() > 0 || w.NextID() > nb.NextID() {
-		data, _, err := w.FinishBytes()
-		if err != nil {
-			return nl, err
-		}
-		nl.delta, nl.deltaData = newDeltaName(), data
-	} else {
-		w.Abort()
+	if err := nl.finishDelta(w, nb); err != nil {
+		return nl, err
 	}
 	nl.dead = dead
 	return nl, nil

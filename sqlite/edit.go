@@ -170,19 +170,28 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 		w.Abort()
 		return nl, 0, err
 	}
-	// An empty delta is kept when it carries a next id above the base's:
-	// ids given once are not given again.
-	if w.Count() > 0 || w.NextID() > v.Base().NextID() {
-		data, _, err := w.FinishBytes()
-		if err != nil {
-			return nl, 0, err
-		}
-		nl.delta, nl.deltaData = newDeltaName(), data
-	} else {
-		w.Abort()
+	count := w.Count()
+	if err := nl.finishDelta(w, v.Base()); err != nil {
+		return nl, 0, err
 	}
 	nl.dead = dead
-	return nl, w.Count() + len(dead), nil
+	return nl, count + len(dead), nil
+}
+
+// finishDelta makes what w wrote the delta of l, on base: none when w
+// wrote no feature and no next id above the base's (an empty delta is
+// kept when it carries one: ids given once are not given again).
+func (l *layout) finishDelta(w *segment.Writer, base *segment.Segment) error {
+	if w.Count() == 0 && w.NextID() <= base.NextID() {
+		w.Abort()
+		return nil
+	}
+	data, _, err := w.FinishBytes()
+	if err != nil {
+		return err
+	}
+	l.delta, l.deltaData = newDeltaName(), data
+	return nil
 }
 
 // deletesIn reports whether one of the ids deleted is a feature of delta

@@ -45,20 +45,12 @@ func datasetChanged(ctx context.Context, tx execQuerier, id int64) error {
 
 // featuresChanged is datasetChanged after a change of dataset id's
 // features only: its search entry's count, extent and time of update are
-// set from its row, and its spatial index row follows; the full-text index
-// (of the title, description and tags, unchanged) is left alone.
+// set from its row (its spatial index row follows: migration 0014); the
+// full-text index (of the title, description and tags, unchanged) is left
+// alone.
 func featuresChanged(ctx context.Context, tx execQuerier, id int64) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE search_docs SET (feature_count, minx, miny, maxx, maxy, updated_at) =
 		(SELECT feature_count, minx, miny, maxx, maxy, updated_at FROM datasets WHERE id = ?) WHERE docid = ?`, id, 2*id); err != nil {
-		return formatError(err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_rtree WHERE id = ?`, 2*id); err != nil {
-		return formatError(err)
-	}
-	// As the insert trigger of search_docs indexes a new entry.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO search_rtree (id, minx, maxx, miny, maxy)
-		SELECT docid, iif(minx <= maxx, minx, -180), iif(minx <= maxx, maxx, 180), min(miny, maxy), max(miny, maxy)
-		FROM search_docs WHERE docid = ? AND minx IS NOT NULL AND miny IS NOT NULL AND maxx IS NOT NULL AND maxy IS NOT NULL`, 2*id); err != nil {
 		return formatError(err)
 	}
 	return refreshMapDocs(ctx, tx, mapsShowingDataset, id)
