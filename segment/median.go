@@ -50,14 +50,7 @@ func (w *Writer) scanColumn(c *column, fn func(key uint64)) error {
 		if bits&(1<<(i%8)) != 0 {
 			continue
 		}
-		u := binary.LittleEndian.Uint64(b[:])
-		v := math.Float64frombits(u)
-		if c.typ == mapcommons.AttrInteger {
-			v = float64(int64(u))
-		}
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			fn(mapcommons.OrderKey(v))
-		}
+		medianKey(c.typ, binary.LittleEndian.Uint64(b[:]), fn)
 	}
 	return nil
 }
@@ -79,14 +72,19 @@ func scanMem(c *column, n int, fn func(key uint64)) error {
 		if nul != nil && nul[i/8]&(1<<(i%8)) != 0 {
 			continue
 		}
-		u := binary.LittleEndian.Uint64(data[8*i:])
-		v := math.Float64frombits(u)
-		if c.typ == mapcommons.AttrInteger {
-			v = float64(int64(u))
-		}
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			fn(mapcommons.OrderKey(v))
-		}
+		medianKey(c.typ, binary.LittleEndian.Uint64(data[8*i:]), fn)
 	}
 	return nil
+}
+
+// medianKey passes fn the order key of the stored value u of a column of
+// type typ, unless it is not finite (medians leave those out).
+func medianKey(typ mapcommons.AttrType, u uint64, fn func(key uint64)) {
+	v := math.Float64frombits(u)
+	if typ == mapcommons.AttrInteger {
+		v = float64(int64(u))
+	}
+	if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		fn(mapcommons.OrderKey(v))
+	}
 }
