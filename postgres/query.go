@@ -208,6 +208,9 @@ func (p *plan) exact() bool { return p.bbox == nil && p.near == nil && p.where =
 func (p *plan) query(sel string, paged bool) string {
 	s := `SELECT ` + sel + ` FROM ` + ident(p.ds.table)
 	offset := max(p.q.Offset, 0)
+	// narrow: the page is chosen among rows that a condition or a sort
+	// puts in an order other than the key's.
+	narrow := paged && (len(p.conds) > 0 || p.q.Sort != "") && p.q.Limit >= 0 && p.q.Limit <= narrowPageMax
 	if paged && len(p.conds) == 0 && p.q.Sort == "" {
 		// No condition: the page is a range of positions (0 to count-1
 		// in the snapshot the row was read in), found through the key.
@@ -218,10 +221,21 @@ func (p *plan) query(sel string, paged bool) string {
 		}
 		offset = 0
 	}
+	where := ""
 	if len(p.conds) > 0 {
-		s += ` WHERE ` + strings.Join(p.conds, " AND ")
+		where = ` WHERE ` + strings.Join(p.conds, " AND ")
 	}
-	s += ` ORDER BY ` + p.order
+	if narrow {
+		// The positions of the page are chosen first, on narrow rows,
+		// and only the page's rows are read whole, by their key. Sorting
+		// the matches whole (a bbox page of 30 among 1,600 points)
+		// carried every column through the sort: 1.4–1.7 ms against
+		// 1.0 ms this way (pgbench, the bench's million points).
+		return `SELECT ` + sel + ` FROM ` + ident(p.ds.table) + ` WHERE pos = ANY(ARRAY(SELECT pos FROM ` +
+			ident(p.ds.table) + where + ` ORDER BY ` + p.order + ` OFFSET ` + p.arg(offset) + ` LIMIT ` + p.arg(p.q.Limit) +
+			`)) ORDER BY ` + p.order
+	}
+	s += where + ` ORDER BY ` + p.order
 	if paged {
 		s += ` OFFSET ` + p.arg(offset)
 		if p.q.Limit >= 0 {
@@ -230,6 +244,10 @@ func (p *plan) query(sel string, paged bool) string {
 	}
 	return s
 }
+
+// narrowPageMax is the largest page query chooses the positions of first
+// (its positions go to the server as one array).
+const narrowPageMax = 10000
 
 // selectAll is the select list of whole features.
 func (p *plan) selectAll() string {

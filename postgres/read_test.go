@@ -85,3 +85,51 @@ func TestReadHints(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasetJSONCopies: the decoded JSON columns a read reuses are
+// copies, so that a caller changing the dataset it got changes nothing
+// for the next one; a change through another server is decoded afresh.
+func TestDatasetJSONCopies(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	a, b := pgtest.OpenURL(t, url).Services(), pgtest.OpenURL(t, url).Services()
+	ds := &mapcommons.Dataset{Type: "csv", Permissions: []mapcommons.Permission{{Group: mapcommons.GroupEveryone, View: true}}}
+	if err := a.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(5)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Datasets.FindDatasetByID(ctx, ds.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Attributes) == 0 || len(first.Stats) == 0 || len(first.Permissions) != 1 {
+		t.Fatalf("sample dataset: %d attributes, %d stats, %d permissions", len(first.Attributes), len(first.Stats), len(first.Permissions))
+	}
+	name := first.Attributes[0].Name
+	first.Attributes[0].Name = "changed"
+	for k := range first.Stats {
+		first.Stats[k] = mapcommons.Stats{Min: -12345}
+	}
+	first.Permissions[0].Edit = true
+	again, err := a.Datasets.FindDatasetByID(ctx, ds.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Attributes[0].Name != name || again.Permissions[0].Edit {
+		t.Fatalf("a change to a read dataset reached the next read: %+v %+v", again.Attributes[0], again.Permissions[0])
+	}
+	for k, s := range again.Stats {
+		if s.Min == -12345 {
+			t.Fatalf("a change to a read dataset's stats reached the next read: %s %+v", k, s)
+		}
+	}
+	if _, err := b.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &[]mapcommons.Permission{}}); err != nil {
+		t.Fatal(err)
+	}
+	third, err := a.Datasets.FindDatasetByID(ctx, ds.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.Permissions) != 0 {
+		t.Fatalf("permissions changed through another server, read %+v", third.Permissions)
+	}
+}
