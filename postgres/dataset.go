@@ -127,6 +127,21 @@ func (c *jsonCache) get(ds *mapcommons.Dataset, attrs, stats, perms []byte) erro
 	return nil
 }
 
+// attributes decodes a row's attributes column (a read's, scanQueried).
+func (c *jsonCache) attributes(id int64, attrs []byte) ([]mapcommons.Attribute, error) {
+	c.mu.Lock()
+	e := c.rows[id]
+	c.mu.Unlock()
+	if e != nil && bytes.Equal(e.attrs, attrs) {
+		return slices.Clone(e.attributes), nil
+	}
+	var out []mapcommons.Attribute
+	if err := json.Unmarshal(attrs, &out); err != nil {
+		return nil, fmt.Errorf("dataset %d attributes: %w", id, err)
+	}
+	return out, nil
+}
+
 // datasetNotFound is the error for a dataset id that has no row.
 func datasetNotFound(id int64) error {
 	return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d not found", id)

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -96,10 +94,9 @@ func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
 	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(attrs, &ds.Attributes); err != nil {
-		return nil, fmt.Errorf("dataset %d attributes: %w", id, err)
-	}
-	return r, nil
+	var err error
+	ds.Attributes, err = decoded.attributes(id, attrs)
+	return r, err
 }
 
 // read calls fn with dataset id's row in the read's transaction (see
