@@ -2,11 +2,12 @@ package api
 
 import (
 	"bytes"
-	"compress/gzip"
 	"container/list"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // responseCache keeps recent feature-query answers, so that the same query

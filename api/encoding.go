@@ -1,12 +1,13 @@
 package api
 
 import (
-	"compress/gzip"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Compression of answers. Text answers (JSON, GeoJSON, CSV, KML, Atom and
@@ -21,7 +22,12 @@ const minCompress = 1 << 10
 
 // gzipLevel trades ratio for speed: the large downloads are CPU-bound at
 // higher levels (BenchmarkGeoJSONDownload: on 1M points level 1 takes
-// 0.7 s for 203 MB to 34 MB, the default level 3.7 s to 28 MB).
+// 0.7 s for 203 MB to 34 MB, the default level 3.7 s to 28 MB). The
+// encoder is klauspost/compress's: at level 1 it gives the standard
+// library's sizes (4,472 bytes of a bbox page to 1,773 with either; a
+// 149 KB page to 54 KB against 56 KB) in a third of the time (28 µs
+// against 90 µs for the page, measured here), which is a fifth of what
+// a page of 30 features costs the server in all.
 const gzipLevel = gzip.BestSpeed
 
 var gzipWriters = sync.Pool{New: func() any {
