@@ -74,21 +74,34 @@ func (c *cachedResponse) write(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
+// cacheGzipLevel is the level of the answers the caches keep: compressed
+// once and sent many times, they take a level that costs what the
+// standard library's level 1 did and compresses better (a zoom 4 tile
+// of the bench's million points, 173 KB: 3.4 ms to 97 KB, against 3.2 ms
+// to 101 KB; level 1 makes it 110 KB, and leaves some small tiles
+// larger than they were).
+const cacheGzipLevel = 5
+
+var cacheGzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, cacheGzipLevel)
+	return zw
+}}
+
 func (c *responseCache) put(key, contentType string, body []byte) {
 	if c == nil || len(body) > c.maxBody || int64(len(body)) > c.max {
 		return
 	}
 	e := &cachedResponse{key: key, contentType: contentType, body: body}
 	if len(body) >= minCompress && compressible(contentType) {
-		// Compressed once, outside the lock.
+		// Compressed once, outside the lock, and kept when it is smaller.
 		var buf bytes.Buffer
-		zw := gzipWriters.Get().(*gzip.Writer)
+		zw := cacheGzipWriters.Get().(*gzip.Writer)
 		zw.Reset(&buf)
-		if _, err := zw.Write(body); err == nil && zw.Close() == nil {
+		if _, err := zw.Write(body); err == nil && zw.Close() == nil && buf.Len() < len(body) {
 			e.gz = buf.Bytes()
 		}
 		zw.Reset(nil)
-		gzipWriters.Put(zw)
+		cacheGzipWriters.Put(zw)
 	}
 	if e.size() > c.max {
 		return
