@@ -85,6 +85,11 @@ func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
 	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(dropLockTimeout.Milliseconds(), 10)); err != nil {
 		return formatError(err)
 	}
+	// An index build on it would hold the DROP: it is cancelled, and no
+	// other starts (attrindex.go).
+	if err := cancelBuild(ctx, tx, table); err != nil {
+		return err
+	}
 	// CASCADE: the dataset's view over it (views.go) goes with it.
 	if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table)+` CASCADE`); err != nil {
 		return formatError(err)
