@@ -29,7 +29,8 @@ import (
 //	a0 …           one typed column per attribute, by index: bigint,
 //	               double precision, boolean, or bytea for strings and
 //	               dates (compared byte by byte as the segment engine
-//	               does, whatever the bytes)
+//	               does, whatever the bytes); B-tree indexed on (a<i>,
+//	               pos) once the table is committed (attrindex.go)
 //
 // Column and table names are made of numbers only and quoted with
 // pgx.Identifier; values always go as parameters.

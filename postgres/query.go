@@ -23,15 +23,17 @@ import (
 //     compares boxes rounded outwards); the exact spatial answer is Go's,
 //     with package spatial's predicates on the decoded geometry, as the
 //     segment engine tests it.
-//   - SQL filters on attribute values exactly as the segment engine does:
-//     numbers compared as float64 (integers cast to double precision, as
-//     Go converts them), NaN below every number as cmp.Compare has it (SQL
-//     puts it above, so it is tested for), booleans as 0 and 1, strings
-//     and dates byte by byte (they are bytea, compared as bytes.Compare
-//     does); a null passes no filter.
+//   - SQL filters on attribute values exactly as the segment engine does,
+//     in forms the columns' indexes serve (attrindex.go; plan.filter):
+//     numbers compared as float64 (an integer column against the range
+//     of integers whose float64 passes, computed in Go), NaN below every
+//     number as cmp.Compare has it (SQL puts it above, so it is tested
+//     for), booleans as 0 and 1, strings and dates byte by byte (they are
+//     bytea, compared as bytes.Compare does); a null passes no filter.
 //   - SQL orders: by position, or by the sort attribute (nulls last in
 //     both directions, NaN first ascending, ties by position ascending),
-//     the order Go's comparisons give.
+//     the order Go's comparisons give; a page of it as the parts of the
+//     index that give it (plan.sortedPage).
 //   - Paging: in SQL (OFFSET, LIMIT; without any condition or sort, a
 //     range of positions) when SQL's answer is exact, that is with no
 //     spatial condition and no Where; otherwise in Go, over the rows that
