@@ -352,6 +352,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	if err != nil {
 		return err
 	}
+	s.db.indexer.changed() // the new table's indexes
 	ds.ID = id
 	ds.Attributes = attrs
 	sum.Apply(ds)
@@ -463,5 +464,6 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	if err != nil {
 		return nil, err
 	}
+	s.db.indexer.changed() // the new table's indexes
 	return s.FindDatasetByID(ctx, id)
 }

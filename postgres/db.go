@@ -45,6 +45,8 @@ type DB struct {
 	// hints are the datasets' rows as reads last found them (read.go):
 	// a guess, checked in every read's snapshot.
 	hints rowHints
+	// indexer builds the features tables' attribute indexes (attrindex.go).
+	indexer indexer
 }
 
 // Open connects to the database at url (postgres://… or a key=value
@@ -75,11 +77,14 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	db.indexer.start(db)
 	return db, nil
 }
 
-// Close closes every connection of the pool.
+// Close cancels the index build under way, if any, and closes every
+// connection of the pool.
 func (db *DB) Close() error {
+	db.indexer.stop()
 	db.pool.Close()
 	return nil
 }

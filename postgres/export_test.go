@@ -1,7 +1,10 @@
 package postgres
 
 import (
+	"context"
 	"time"
+
+	"mapcommons"
 
 	"mapcommons/format/wkb"
 	"mapcommons/segment"
@@ -37,3 +40,27 @@ func Hilbert(x, y float64) uint64 {
 // HintedReads is the number of reads db answered in one round trip, with
 // the dataset's row as an earlier read found it.
 func HintedReads(db *DB) int64 { return db.hints.hinted.Load() }
+
+// BuildApp is the application_name of the index builds' connections.
+const BuildApp = buildApp
+
+// QuerySQL is the SQL (and its parameters) that ScanFeatures runs for q
+// on dataset id, as it stands.
+func QuerySQL(ctx context.Context, db *DB, id int64, q *mapcommons.FeatureQuery) (string, []any, error) {
+	ds, err := findDataset(ctx, db.pool, id, false)
+	if err != nil {
+		return "", nil, err
+	}
+	p, err := compile(ds, q)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.query(p.selectAll(), p.exact()), p.args, nil
+}
+
+// IndexesBuilt is how many indexes db's builder built.
+func IndexesBuilt(db *DB) int {
+	db.indexer.mu.Lock()
+	defer db.indexer.mu.Unlock()
+	return db.indexer.built
+}

@@ -87,6 +87,7 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 // the old, and swaps it in, in one transaction under the dataset's write
 // lock. The new generation gives ids from the old one's next id on.
 func (s *FeatureService) rewrite(ctx context.Context, id int64, fill func(old *datasetRow, g *generation) error) error {
+	defer s.db.indexer.changed() // the new table's indexes (a failure made none: the sweep finds so)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err

@@ -29,7 +29,8 @@ import (
 //	a0 …           one typed column per attribute, by index: bigint,
 //	               double precision, boolean, or bytea for strings and
 //	               dates (compared byte by byte as the segment engine
-//	               does, whatever the bytes)
+//	               does, whatever the bytes); B-tree indexed on (a<i>,
+//	               pos) once the table is committed (attrindex.go)
 //
 // Column and table names are made of numbers only and quoted with
 // pgx.Identifier; values always go as parameters.
@@ -84,6 +85,11 @@ func dropTable(ctx context.Context, tx pgx.Tx, table string) error {
 	// bounded and the write fails (ETIMEOUT) past it.
 	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(dropLockTimeout.Milliseconds(), 10)); err != nil {
 		return formatError(err)
+	}
+	// An index build on it would hold the DROP: it is cancelled, and no
+	// other starts (attrindex.go).
+	if err := cancelBuild(ctx, tx, table); err != nil {
+		return err
 	}
 	// CASCADE: the dataset's view over it (views.go) goes with it.
 	if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+ident(table)+` CASCADE`); err != nil {

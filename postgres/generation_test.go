@@ -10,6 +10,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/internal/pgtest"
+	"mapcommons/postgres"
 	"mapcommons/storetest"
 )
 
@@ -164,7 +165,7 @@ func waiting(t *testing.T, conn *pgx.Conn, n int) {
 	for range 500 {
 		var k int
 		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&k); err != nil {
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name <> $1`, postgres.BuildApp).Scan(&k); err != nil {
 			t.Fatal(err)
 		}
 		if k >= n {

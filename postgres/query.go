@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,15 +23,17 @@ import (
 //     compares boxes rounded outwards); the exact spatial answer is Go's,
 //     with package spatial's predicates on the decoded geometry, as the
 //     segment engine tests it.
-//   - SQL filters on attribute values exactly as the segment engine does:
-//     numbers compared as float64 (integers cast to double precision, as
-//     Go converts them), NaN below every number as cmp.Compare has it (SQL
-//     puts it above, so it is tested for), booleans as 0 and 1, strings
-//     and dates byte by byte (they are bytea, compared as bytes.Compare
-//     does); a null passes no filter.
+//   - SQL filters on attribute values exactly as the segment engine does,
+//     in forms the columns' indexes serve (attrindex.go; plan.filter):
+//     numbers compared as float64 (an integer column against the range
+//     of integers whose float64 passes, computed in Go), NaN below every
+//     number as cmp.Compare has it (SQL puts it above, so it is tested
+//     for), booleans as 0 and 1, strings and dates byte by byte (they are
+//     bytea, compared as bytes.Compare does); a null passes no filter.
 //   - SQL orders: by position, or by the sort attribute (nulls last in
 //     both directions, NaN first ascending, ties by position ascending),
-//     the order Go's comparisons give.
+//     the order Go's comparisons give; a page of it as the parts of the
+//     index that give it (plan.sortedPage).
 //   - Paging: in SQL (OFFSET, LIMIT; without any condition or sort, a
 //     range of positions) when SQL's answer is exact, that is with no
 //     spatial condition and no Where; otherwise in Go, over the rows that
@@ -58,6 +61,7 @@ type plan struct {
 	conds   []string
 	args    []any
 	order   string
+	sortCol int // the sort attribute's index; -1: by position
 }
 
 // arg adds a parameter and returns its placeholder.
@@ -115,9 +119,15 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 		p.near.Prepare()
 		p.conds = append(p.conds, p.boxes(p.near.Boxes()))
 	}
+	nanOut := map[int]bool{} // the columns a filter refuses NaN of
+	for _, f := range q.Filters {
+		if f.Op != mapcommons.OpMax {
+			nanOut[mapcommons.AttrIndex(attrs, f.Attr)] = true
+		}
+	}
 	for _, f := range q.Filters {
 		i := mapcommons.AttrIndex(attrs, f.Attr)
-		p.conds = append(p.conds, p.filter(attrColumn(i), attrs[i].Type, f))
+		p.conds = append(p.conds, p.filter(attrColumn(i), attrs[i].Type, f, nanOut[i]))
 	}
 	if q.IDs != nil {
 		p.conds = append(p.conds, "fid = ANY("+p.arg(q.IDs)+")")
@@ -128,12 +138,13 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 			p.conds = append(p.conds, p.boxes(rs)) // the index serves it too
 		}
 	}
-	p.order = "pos"
+	p.order, p.sortCol = "pos", -1
 	if q.Descending {
 		p.order = "pos DESC"
 	}
 	if q.Sort != "" {
 		i := mapcommons.AttrIndex(attrs, q.Sort)
+		p.sortCol = i
 		col, dir := attrColumn(i), "ASC"
 		if q.Descending {
 			dir = "DESC"
@@ -155,50 +166,173 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 }
 
 // filter is the SQL of one attribute condition, as segment's matchValues
-// evaluates it.
-func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter) string {
+// evaluates it, in forms the column's index serves (attrindex.go): the
+// column itself compared with parameters of its own type, never an
+// expression of it. nanOut says that another filter of the same column
+// refuses NaN already (a min or an equality: filters are and-ed).
+func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, nanOut bool) string {
 	switch t {
 	case mapcommons.AttrString, mapcommons.AttrDate:
-		vals := make([][]byte, len(f.Values))
-		for k, v := range f.Values {
-			vals[k] = []byte(v)
+		return p.bytesFilter(col, f)
+	case mapcommons.AttrBoolean:
+		// As 0 and 1: the booleans that pass, of the two.
+		pass, vals := map[bool]bool{}, f.Values
+		if f.Op == mapcommons.OpMin || f.Op == mapcommons.OpMax {
+			vals = vals[:1]
 		}
-		switch f.Op {
-		case mapcommons.OpMin:
-			return col + " >= " + p.arg(vals[0])
-		case mapcommons.OpMax:
-			return col + " <= " + p.arg(vals[0])
+		for _, v := range vals {
+			b, _ := mapcommons.ParseBool(v)
+			switch f.Op {
+			case mapcommons.OpMin:
+				pass[true], pass[false] = true, !b
+			case mapcommons.OpMax:
+				pass[false], pass[true] = true, b
+			default:
+				pass[b] = true
+			}
 		}
-		return col + " = ANY(" + p.arg(vals) + "::bytea[])"
+		var bs []bool
+		for _, b := range []bool{false, true} {
+			if pass[b] {
+				bs = append(bs, b)
+			}
+		}
+		return col + " = ANY(" + p.arg(bs) + "::boolean[])"
 	}
 	nums := make([]float64, len(f.Values))
 	for k, v := range f.Values {
-		if t == mapcommons.AttrBoolean {
-			if b, _ := mapcommons.ParseBool(v); b {
-				nums[k] = 1
-			}
-			continue
-		}
 		nums[k], _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
 	}
-	v := col + "::double precision"
-	if t == mapcommons.AttrBoolean {
-		v = col + "::int::double precision"
+	if t == mapcommons.AttrInteger {
+		return p.intFilter(col, f.Op, nums)
 	}
+	// Floats: NaN is below every number in Go, above in SQL (and = to
+	// itself in both); -0 = 0 in both. Filter values are never NaN
+	// (Validate refuses them).
 	switch f.Op {
 	case mapcommons.OpMin:
-		if t == mapcommons.AttrFloat {
-			return "(" + v + " >= " + p.arg(nums[0]) + " AND " + col + " <> 'NaN')"
-		}
-		return v + " >= " + p.arg(nums[0])
+		return "(" + col + " >= " + p.arg(nums[0]) + " AND " + col + " < 'NaN')"
 	case mapcommons.OpMax:
-		if t == mapcommons.AttrFloat {
-			return "(" + v + " <= " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
+		if nanOut {
+			return col + " <= " + p.arg(nums[0])
 		}
-		return v + " <= " + p.arg(nums[0])
+		return "(" + col + " <= " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
 	}
-	// Filter values are never NaN (Validate refuses them): = is Go's ==.
-	return v + " = ANY(" + p.arg(nums) + "::double precision[])"
+	return col + " = ANY(" + p.arg(nums) + "::double precision[])"
+}
+
+// intFilter is the condition on integer column col that Go's comparison
+// of float64(value) with the filter values nums makes: float64(int64) is
+// monotonic, so each test is a range of integers, found exactly in Go
+// (past 2^53 several integers round to one float: all of them match it),
+// and SQL compares integers with integers.
+func (p *plan) intFilter(col, op string, nums []float64) string {
+	switch op {
+	case mapcommons.OpMin:
+		lo, ok := intAtLeast(nums[0])
+		if !ok {
+			return "false"
+		}
+		return col + " >= " + p.arg(lo)
+	case mapcommons.OpMax:
+		hi, ok := intAtMost(nums[0])
+		if !ok {
+			return "false"
+		}
+		return col + " <= " + p.arg(hi)
+	}
+	var single []int64
+	var or []string
+	for _, v := range nums {
+		lo, ok1 := intAtLeast(v)
+		hi, ok2 := intAtMost(v)
+		switch {
+		case !ok1 || !ok2 || lo > hi: // no integer is v (1.5)
+		case lo == hi:
+			single = append(single, lo)
+		default:
+			or = append(or, col+" BETWEEN "+p.arg(lo)+" AND "+p.arg(hi))
+		}
+	}
+	if len(single) > 0 {
+		or = append(or, col+" = ANY("+p.arg(single)+"::bigint[])")
+	}
+	if len(or) == 0 {
+		return "false"
+	}
+	return "(" + strings.Join(or, " OR ") + ")"
+}
+
+// firstInt is the least int64 for which the monotonic test holds (false
+// up to it, true from it on); ok false when it holds for none.
+func firstInt(test func(int64) bool) (int64, bool) {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if !test(hi) {
+		return 0, false
+	}
+	for lo < hi { // test(hi) holds
+		mid := lo + int64(uint64(hi-lo)/2) // hi-lo overflows int64, not uint64
+		if test(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, true
+}
+
+// intAtLeast is the least integer c with float64(c) >= v.
+func intAtLeast(v float64) (int64, bool) {
+	return firstInt(func(c int64) bool { return float64(c) >= v })
+}
+
+// intAtMost is the greatest integer c with float64(c) <= v.
+func intAtMost(v float64) (int64, bool) {
+	c, ok := firstInt(func(c int64) bool { return float64(c) > v })
+	switch {
+	case !ok:
+		return math.MaxInt64, true
+	case c == math.MinInt64:
+		return 0, false
+	}
+	return c - 1, true
+}
+
+// bytesFilter is the condition on a string or date column. Its index
+// holds the values up to indexedBytes only, the table's _long index the
+// rows with longer ones: each arm of the condition says which, so that
+// the planner can use them (a value of either length may match a min or
+// a max; an equality with a short value only short ones).
+func (p *plan) bytesFilter(col string, f mapcommons.Filter) string {
+	short, long := shortBytes(col), longBytes(col)
+	switch f.Op {
+	case mapcommons.OpMin, mapcommons.OpMax:
+		op := " >= "
+		if f.Op == mapcommons.OpMax {
+			op = " <= "
+		}
+		c := col + op + p.arg([]byte(f.Values[0]))
+		return "((" + c + " AND " + short + ") OR (" + c + " AND " + long + "))"
+	}
+	var shortVals, longVals [][]byte
+	for _, v := range f.Values {
+		if len(v) <= indexedBytes {
+			shortVals = append(shortVals, []byte(v))
+		} else {
+			longVals = append(longVals, []byte(v))
+		}
+	}
+	var or []string
+	if shortVals != nil {
+		or = append(or, "("+col+" = ANY("+p.arg(shortVals)+"::bytea[]) AND "+short+")")
+	}
+	if longVals != nil {
+		or = append(or, "("+col+" = ANY("+p.arg(longVals)+"::bytea[]) AND "+long+")")
+	}
+	if len(or) == 0 {
+		return "false"
+	}
+	return "(" + strings.Join(or, " OR ") + ")"
 }
 
 // exact reports whether SQL's answer is the answer (no test left for Go).
@@ -220,6 +354,9 @@ func (p *plan) query(sel string, paged bool) string {
 			p.conds = append(p.conds, "pos >= "+p.arg(offset))
 		}
 		offset = 0
+	}
+	if paged && p.sortCol >= 0 && indexed(p.sortCol) && p.q.Limit >= 0 {
+		return p.sortedPage(sel, offset)
 	}
 	where := ""
 	if len(p.conds) > 0 {
@@ -248,6 +385,71 @@ func (p *plan) query(sel string, paged bool) string {
 // narrowPageMax is the largest page query chooses the positions of first
 // (its positions go to the server as one array).
 const narrowPageMax = 10000
+
+// sortedPage is the SQL of a page sorted by an attribute (sel must hold
+// its column), in the order compile's p.order has, put so that the
+// column's index (col, pos) gives it and each scan stops after the page:
+// a UNION ALL of the parts of that order, each a range of the index in
+// one direction, each cut at offset+limit rows, numbered, and the page
+// cut from them sorted by that number, the column and the position (at
+// most three times offset+limit rows; an Append's order is not SQL's
+// promise, a parallel one mixes its parts).
+//
+//   - Ascending: NaN (floats; by position: = 'NaN' is a range of the
+//     index), then the numbers or values ascending, then the nulls by
+//     position (IS NULL is the index's last range).
+//   - Descending: the values descending (the index read backwards; ties
+//     come by position descending, so the planner sorts each run of
+//     equal values again, by position, an incremental sort), then NaN,
+//     then the nulls.
+//   - Strings and dates: their index holds the values up to indexedBytes
+//     (attrindex.go), so the values are the merge, in order, of those
+//     through the index and the longer ones (few, sorted).
+//
+// Within the NaN and the null parts the column's values are all equal
+// for the sort (PostgreSQL orders NaN as equal to NaN), so the final
+// order by part, column and position is each part's own.
+func (p *plan) sortedPage(sel string, offset int64) string {
+	t, col := ident(p.ds.table), attrColumn(p.sortCol)
+	n := p.arg(offset + min(p.q.Limit, math.MaxInt64-offset))
+	dir := ""
+	if p.q.Descending {
+		dir = " DESC"
+	}
+	part := func(cond, order string) string {
+		conds := append(slices.Clip(p.conds), cond)
+		return `(SELECT ` + sel + ` FROM ` + t + ` WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + n + `)`
+	}
+	var values string
+	switch typ := p.ds.Attributes[p.sortCol].Type; {
+	case isBytea(typ):
+		where := ""
+		if len(p.conds) > 0 {
+			where = strings.Join(p.conds, " AND ") + " AND "
+		}
+		values = `(SELECT * FROM (SELECT ` + sel + ` FROM ` + t + ` WHERE ` + where + shortBytes(col) +
+			` UNION ALL SELECT ` + sel + ` FROM ` + t + ` WHERE ` + where + longBytes(col) + `) v ORDER BY ` + col + dir + `, pos LIMIT ` + n + `)`
+	case typ == mapcommons.AttrFloat:
+		values = part(col+" < 'NaN'", col+dir+", pos")
+	default:
+		values = part(col+" IS NOT NULL", col+dir+", pos")
+	}
+	parts := []string{values}
+	if p.ds.Attributes[p.sortCol].Type == mapcommons.AttrFloat {
+		nan := part(col+" = 'NaN'", "pos")
+		if p.q.Descending {
+			parts = append(parts, nan)
+		} else {
+			parts = []string{nan, values}
+		}
+	}
+	parts = append(parts, part(col+" IS NULL", "pos"))
+	for k, q := range parts {
+		parts[k] = `SELECT ` + strconv.Itoa(k) + ` AS part_, * FROM ` + q + ` p` + strconv.Itoa(k)
+	}
+	return `SELECT ` + sel + ` FROM (` + strings.Join(parts, " UNION ALL ") + `) s ORDER BY part_, ` + col + dir + `, pos OFFSET ` +
+		p.arg(offset) + ` LIMIT ` + p.arg(p.q.Limit)
+}
 
 // selectAll is the select list of whole features.
 func (p *plan) selectAll() string {

@@ -445,6 +445,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		db.embedded.SetCompactAfter(st.compactAfter)
 		db.embedded.SetLogger(logger)
 	}
+	if db.pg != nil {
+		db.pg.SetLogger(logger) // the background index builds' failures
+	}
 	if missing := missingServices(db.svc); len(missing) > 0 {
 		return fmt.Errorf("%s cannot serve yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
 	}

@@ -25,6 +25,8 @@ type store struct {
 	shared  bool     // several servers may share it (PostgreSQL)
 	// embedded is the embedded store; nil on PostgreSQL.
 	embedded *sqlite.DB
+	// pg is the PostgreSQL store; nil on the embedded one.
+	pg *postgres.DB
 }
 
 func (s *store) Close() error { return s.closer.Close() }
@@ -77,7 +79,7 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 			}
 			return nil, fmt.Errorf("--database-url %s: %s", redactURL(databaseURL), msg)
 		}
-		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "PostgreSQL at " + redactURL(databaseURL), shared: true}, nil
+		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "PostgreSQL at " + redactURL(databaseURL), shared: true, pg: db}, nil
 	}
 	// Not echoed: it may hold a password where no URL parser finds one.
 	return nil, fmt.Errorf("--database-url is not a postgres:// URL (leave it empty for the embedded store in --data)")

@@ -1,0 +1,379 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"mapcommons"
+)
+
+// The attribute indexes of a features table: one B-tree per attribute
+// column on (a<i>, pos), named <table>_a<i>, so that a filter finds its
+// rows and a sort its first page without reading the table (query.go
+// writes its SQL for them: see the comment there).
+//
+//   - Strings and dates (bytea) are indexed only up to indexedBytes: a
+//     B-tree refuses a key of more than about 2.7 kB, which would fail
+//     the build, and then every write of such a value. Those columns'
+//     indexes are partial (WHERE octet_length(a<i>) <= indexedBytes), and
+//     one more, <table>_long on (pos), holds the rows with a longer
+//     string in any of them, so that a range or a sort finds those too.
+//   - Only the first maxIndexedAttrs attributes are indexed: each index
+//     costs a scan of the table to build and a write per row appended.
+//
+// They are built after the table is committed, not in the write's
+// transaction (a million rows' worth of indexes is seconds): with CREATE
+// INDEX CONCURRENTLY, which blocks neither readers nor writers, one at a
+// time per server, on a goroutine of the DB (indexer). Until an index is
+// valid the planner does not use it and queries scan, with the same
+// answers. The indexer builds what is missing on every features table
+// the datasets point to (a sweep): at start, after each write of this
+// server that made a new table, and every sweepEvery, so that the
+// indexes a server did not finish (it stopped, or died) are built by the
+// next. An index a failed build left invalid is dropped and built again.
+//
+// Several servers: a builder holds an advisory lock per table
+// (indexLock, hashtext of its name) on its connection while it works on
+// it, so that two never build nor drop the same index. A write that drops
+// a table (dropTable) takes that lock in its transaction, cancelling the
+// build that holds it: the drop never waits for a build, and no build
+// starts on a table being dropped. Appends go into the table in place,
+// and so keep its indexes up to date by themselves.
+
+// indexedBytes is the longest string or date an attribute index holds.
+const indexedBytes = 2000
+
+// maxIndexedAttrs is how many attributes (the first) are indexed.
+const maxIndexedAttrs = 32
+
+// sweepEvery is how often the indexer looks for missing indexes besides
+// after writes (variable for tests).
+var sweepEvery = 5 * time.Minute
+
+// indexLock namespaces the advisory locks of index builds (the first key
+// of pg_advisory_lock(int, int)): "ix" in ASCII.
+const indexLock int32 = 0x6978
+
+// buildApp is the application_name of the builds' connections.
+const buildApp = "mapcommons index build"
+
+// isBytea reports whether attributes of type t are stored as bytea.
+func isBytea(t mapcommons.AttrType) bool {
+	return t != mapcommons.AttrInteger && t != mapcommons.AttrFloat && t != mapcommons.AttrBoolean
+}
+
+// indexSpec is an index a features table should have.
+type indexSpec struct {
+	name   string
+	create string // CREATE INDEX CONCURRENTLY …
+}
+
+// shortBytes is the condition that bytea column col is in its index.
+func shortBytes(col string) string {
+	return "octet_length(" + col + ") <= " + strconv.Itoa(indexedBytes)
+}
+
+// longBytes is the condition that bytea column col is not (nor null).
+func longBytes(col string) string {
+	return "octet_length(" + col + ") > " + strconv.Itoa(indexedBytes)
+}
+
+// attrIndexes are the indexes table should have for attributes attrs.
+func attrIndexes(table string, attrs []mapcommons.Attribute) []indexSpec {
+	var specs []indexSpec
+	var long []string
+	for i, a := range attrs {
+		if i >= maxIndexedAttrs {
+			break
+		}
+		col := attrColumn(i)
+		name := table + "_a" + strconv.Itoa(i)
+		where := ""
+		if isBytea(a.Type) {
+			where = " WHERE " + shortBytes(col)
+			long = append(long, longBytes(col))
+		}
+		specs = append(specs, indexSpec{name, `CREATE INDEX CONCURRENTLY ` + ident(name) + ` ON ` + ident(table) +
+			` (` + col + `, pos)` + where})
+	}
+	if len(long) > 0 {
+		name := table + "_long"
+		specs = append(specs, indexSpec{name, `CREATE INDEX CONCURRENTLY ` + ident(name) + ` ON ` + ident(table) +
+			` (pos) WHERE ` + strings.Join(long, " OR ")})
+	}
+	return specs
+}
+
+// indexed reports whether column i of attrs has an index (once built).
+func indexed(i int) bool { return i < maxIndexedAttrs }
+
+// indexer builds the attribute indexes of a DB's tables in the background.
+type indexer struct {
+	db     *DB
+	wake   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	log    *slog.Logger
+	// built counts the indexes this indexer built (for the tests).
+	built int
+}
+
+func (ix *indexer) start(db *DB) {
+	ix.db, ix.wake, ix.done, ix.log = db, make(chan struct{}, 1), make(chan struct{}), slog.Default()
+	ctx, cancel := context.WithCancel(context.Background())
+	ix.cancel = cancel
+	ix.wake <- struct{}{} // the first sweep, at start
+	go ix.run(ctx)
+}
+
+// stop ends the indexer: a build under way is cancelled (the index it
+// leaves invalid is dropped and built again by the next sweep, of this
+// server or another).
+func (ix *indexer) stop() {
+	if ix.cancel == nil {
+		return
+	}
+	ix.cancel()
+	<-ix.done
+}
+
+// changed asks for a sweep: a write made a table.
+func (ix *indexer) changed() {
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (ix *indexer) logger() *slog.Logger {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.log
+}
+
+func (ix *indexer) run(ctx context.Context) {
+	defer close(ix.done)
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ix.wake:
+		case <-t.C:
+		}
+		if err := ix.sweep(ctx); err != nil && ctx.Err() == nil {
+			ix.logger().Warn("attribute indexes", "err", err)
+		}
+	}
+}
+
+// sweep builds the indexes missing on the tables the datasets point to.
+func (ix *indexer) sweep(ctx context.Context) error {
+	type table struct {
+		name  string
+		attrs []mapcommons.Attribute
+	}
+	var tables []table
+	valid := map[string]bool{}
+	err := ix.db.tx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT features, attributes FROM datasets WHERE features <> '' ORDER BY id`)
+		if err != nil {
+			return formatError(err)
+		}
+		for rows.Next() {
+			var t table
+			if err := rows.Scan(&t.name, &t.attrs); err != nil {
+				rows.Close()
+				return formatError(err)
+			}
+			tables = append(tables, t)
+		}
+		if err := rows.Err(); err != nil {
+			return formatError(err)
+		}
+		rows, err = tx.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE i.indisvalid AND c.relname LIKE 'features\_%' AND c.relnamespace = current_schema()::regnamespace`)
+		if err != nil {
+			return formatError(err)
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return formatError(err)
+			}
+			valid[name] = true
+		}
+		return formatError(rows.Err())
+	})
+	if err != nil {
+		return err
+	}
+	// The builds run on a connection of their own, not the pool's: a
+	// write that cancels a build (cancelBuild) must never cancel the
+	// statement of another user of the connection.
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	for _, t := range tables {
+		var missing []indexSpec
+		for _, s := range attrIndexes(t.name, t.attrs) {
+			if !valid[s.name] {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if conn == nil || conn.IsClosed() {
+			cfg := ix.db.pool.Config().ConnConfig
+			cfg.RuntimeParams["application_name"] = buildApp
+			if conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
+				return err
+			}
+		}
+		if err := ix.build(ctx, conn, t.name, missing); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			ix.logger().Warn("attribute indexes", "table", t.name, "err", err)
+		}
+	}
+	return nil
+}
+
+// build builds the indexes specs of table, one after the other, unless
+// another server is at it. A table dropped meanwhile (a write cancels the
+// build to drop it) ends the build quietly.
+func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, specs []indexSpec) error {
+	var mine bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, indexLock, table).Scan(&mine); err != nil || !mine {
+		return err
+	}
+	defer func() {
+		// The lock is the session's: a connection that cannot say
+		// unlock is closed, which releases it.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, uerr := conn.Exec(uctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, indexLock, table); uerr != nil {
+			conn.Close(uctx)
+		}
+	}()
+	for _, s := range specs {
+		t := time.Now()
+		err := ix.buildOne(ctx, conn, s)
+		if err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && (pe.Code == pgUndefinedTable || pe.Code == pgQueryCanceled) {
+				// The table is gone, or going: a write that drops it
+				// cancelled the build (dropTable).
+				return nil
+			}
+			return fmt.Errorf("%s: %w", s.name, formatError(err))
+		}
+		ix.mu.Lock()
+		ix.built++
+		ix.mu.Unlock()
+		ix.logger().Debug("attribute index built", "index", s.name, "took", time.Since(t).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// buildOne builds one index, dropping first what a failed build of it
+// left (an invalid index), and again what its own failure leaves.
+func (ix *indexer) buildOne(ctx context.Context, conn *pgx.Conn, s indexSpec) error {
+	var valid *bool
+	if err := conn.QueryRow(ctx, `SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = c.oid)
+		FROM (SELECT to_regclass($1) AS oid) c`, s.name).Scan(&valid); err != nil {
+		return err
+	}
+	if valid != nil && *valid {
+		return nil // another server built it since the sweep looked
+	}
+	drop := `DROP INDEX CONCURRENTLY IF EXISTS ` + ident(s.name)
+	if valid != nil {
+		if _, err := conn.Exec(ctx, drop); err != nil {
+			return err
+		}
+	}
+	_, err := conn.Exec(ctx, s.create)
+	var pe *pgconn.PgError
+	if err != nil && ctx.Err() == nil && !(errors.As(err, &pe) && (pe.Code == pgUndefinedTable || pe.Code == pgQueryCanceled)) {
+		// A failure of its own (not the table going, nor the server
+		// stopping): what it left would slow every write of the table.
+		conn.Exec(ctx, drop)
+	}
+	return err
+}
+
+// SetLogger sets the logger of the background index builds.
+func (db *DB) SetLogger(l *slog.Logger) {
+	db.indexer.mu.Lock()
+	db.indexer.log = l
+	db.indexer.mu.Unlock()
+}
+
+// cancelBuild, in a transaction about to drop table, takes the table's
+// build lock until the end of tx, cancelling the build that holds it (of
+// any server), so that the drop does not wait for a build nor a build
+// starts on the table. It gives up after dropLockTimeout (ETIMEOUT).
+func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
+	deadline := time.Now().Add(dropLockTimeout)
+	for {
+		var got bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, hashtext($2))`, indexLock, table).Scan(&got); err != nil {
+			return formatError(err)
+		}
+		if got {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the dataset's features are being indexed longer than a write may wait: try again")
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND classid = $1 AND objid = hashtext($2)::oid AND objsubid = 2`, indexLock, table); err != nil {
+			return formatError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// IndexesReady reports whether the attribute indexes of dataset id's
+// features are all built and valid (the benchmark waits for them).
+func IndexesReady(ctx context.Context, conn *pgx.Conn, id int64) (bool, error) {
+	var table string
+	var attrs []mapcommons.Attribute
+	if err := conn.QueryRow(ctx, `SELECT features, attributes FROM datasets WHERE id = $1`, id).Scan(&table, &attrs); err != nil {
+		return false, formatError(err)
+	}
+	for _, s := range attrIndexes(table, attrs) {
+		var valid bool
+		if err := conn.QueryRow(ctx, `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false)`,
+			s.name).Scan(&valid); err != nil {
+			return false, formatError(err)
+		}
+		if !valid {
+			return false, nil
+		}
+	}
+	return true, nil
+}
