@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -192,19 +191,7 @@ func TestAttrIndexes(t *testing.T) {
 			&mapcommons.FeatureQuery{Limit: 30, Offset: 2, Filters: f, Sort: "s"})
 	}
 	for i, q := range qs {
-		var got [2][]string
-		for k, s := range []mapcommons.Services{pg, lite} {
-			err := s.Features.ScanFeatures(ctx, ids[k], q, func(f *mapcommons.Feature) error {
-				got[k] = append(got[k], describe(f))
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("query %d %+v: %v", i, q, err)
-			}
-		}
-		if !reflect.DeepEqual(got[0], got[1]) {
-			t.Errorf("query %d %+v %+v:\npostgres %.2000q\nsqlite   %.2000q", i, q, q.Filters, got[0], got[1])
-		}
+		compareScans(t, i, q, pg, lite, ids)
 	}
 }
 

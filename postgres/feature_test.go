@@ -150,19 +150,7 @@ func TestSameAsSQLite(t *testing.T) {
 			a.GeometryMask, a.Stats, b.FeatureCount, b.Extent, b.GeometryTypes, b.GeometryMask, b.Stats)
 	}
 	for i, q := range edgeQueries(t) {
-		var got [2][]string
-		for k, s := range []mapcommons.Services{pg, lite} {
-			err := s.Features.ScanFeatures(ctx, ids[k], q, func(f *mapcommons.Feature) error {
-				got[k] = append(got[k], describe(f))
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("query %d: %v", i, err)
-			}
-		}
-		if !reflect.DeepEqual(got[0], got[1]) {
-			t.Errorf("query %d %+v:\npostgres %q\nsqlite   %q", i, q, got[0], got[1])
-		}
+		compareScans(t, i, q, pg, lite, ids)
 		if q.Where == nil && q.Near == nil && q.IDs == nil && q.BBox == nil && len(q.Filters) == 0 {
 			continue
 		}
@@ -193,5 +181,24 @@ func TestSameAsSQLite(t *testing.T) {
 				t.Errorf("query %d grouped by %s:\npostgres %s\nsqlite   %s", i, a.Name, groups[0], groups[1])
 			}
 		}
+	}
+}
+
+// compareScans fails t unless query q (the i-th) gives the same features
+// on both stores, pg's dataset ids[0] and lite's ids[1].
+func compareScans(t *testing.T, i int, q *mapcommons.FeatureQuery, pg, lite mapcommons.Services, ids [2]int64) {
+	t.Helper()
+	var got [2][]string
+	for k, s := range []mapcommons.Services{pg, lite} {
+		err := s.Features.ScanFeatures(context.Background(), ids[k], q, func(f *mapcommons.Feature) error {
+			got[k] = append(got[k], describe(f))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("query %d %+v: %v", i, q, err)
+		}
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("query %d %+v %+v:\npostgres %.2000q\nsqlite   %.2000q", i, q, q.Filters, got[0], got[1])
 	}
 }
