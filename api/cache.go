@@ -68,6 +68,11 @@ func (c *cachedResponse) write(w http.ResponseWriter, r *http.Request) error {
 	if c.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		w.Header().Set("Content-Encoding", "gzip")
 		body = c.gz
+	} else if c.gz == nil {
+		// No gzip form: gzip did not make it smaller (put), and the
+		// encoder would only compress it again, to more bytes, on
+		// every hit.
+		sendPlain(w)
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, err := w.Write(body)

@@ -96,7 +96,26 @@ type encodeWriter struct {
 	// headGzip: a HEAD answer said gzip; what the handler writes of
 	// its body is dropped.
 	headGzip bool
-	zw       *gzip.Writer // non-nil when compressing
+	// plain: the handler sends this answer as it is (a cached answer
+	// that gzip does not make smaller, see sendPlain).
+	plain bool
+	zw    *gzip.Writer // non-nil when compressing
+}
+
+// sendPlain tells the encoder under w, if any, to leave the answer about
+// to be written uncompressed. It must come before the header is written.
+func sendPlain(w http.ResponseWriter) {
+	for w != nil {
+		if ew, ok := w.(*encodeWriter); ok {
+			ew.plain = true
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 func newEncodeWriter(w http.ResponseWriter, r *http.Request) *encodeWriter {
@@ -115,7 +134,7 @@ func (w *encodeWriter) decide(code int) {
 	// Whether or not this answer is compressed, another request for it
 	// may be: caches must keep the forms apart.
 	h.Add("Vary", "Accept-Encoding")
-	if !w.gzipOK || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified || h.Get("Content-Encoding") != "" {
+	if !w.gzipOK || w.plain || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified || h.Get("Content-Encoding") != "" {
 		return
 	}
 	if cl := h.Get("Content-Length"); cl != "" {
