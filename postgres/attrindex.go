@@ -329,7 +329,8 @@ func (db *DB) SetLogger(l *slog.Logger) {
 
 // cancelBuild, in a transaction about to drop table, takes the table's
 // build lock until the end of tx, cancelling the build that holds it (of
-// any server), so that the drop does not wait for a build nor a build
+// any server; another write that holds it, dropping a table whose name
+// hashes alike, is waited for), so that the drop does not wait for a build nor a build
 // starts on the table. It gives up after dropLockTimeout (ETIMEOUT).
 func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 	deadline := time.Now().Add(dropLockTimeout)
@@ -344,9 +345,14 @@ func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 		if time.Now().After(deadline) {
 			return mapcommons.Errorf(mapcommons.ETIMEOUT, "the dataset's features are being indexed longer than a write may wait: try again")
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_cancel_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
-			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND classid = $1 AND objid = hashtext($2)::oid AND objsubid = 2`, indexLock, table); err != nil {
+		// Only a build is cancelled: the holder may be another write's
+		// drop of a table whose name hashes alike (its transaction
+		// holds the lock too), and a backend the holder's pid meanwhile
+		// names may be anyone's.
+		if _, err := tx.Exec(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'advisory' AND l.granted
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.objsubid = 2 AND a.application_name = $3`, indexLock, table, buildApp); err != nil {
 			return formatError(err)
 		}
 		select {

@@ -1,0 +1,95 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons"
+	"mapcommons/internal/pgtest"
+	"mapcommons/postgres"
+)
+
+// TestDropCancelsOnlyBuilds checks that a write dropping a table cancels
+// only an index build holding the table's build lock, never another
+// write's: two tables whose names hash alike share the lock, and the
+// drop of one must wait for the other's drop (whose DROP waits for a
+// reader), not cancel it.
+func TestDropCancelsOnlyBuilds(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
+	s := db.Services()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	postgres.SetDropLockTimeout(t, 8*time.Second)
+	// Two features table names, of datasets and generations yet unused,
+	// that hashtext (the build locks' key) takes to one number.
+	// (Found with hashtext over features_<1000–1999>_<1000–1199>.)
+	const i1, j1, i2, j2 = 1370, 1091, 1497, 1095
+	var same bool
+	conn.QueryRow(ctx, `SELECT hashtext($1) = hashtext($2)`, fmt.Sprintf("features_%d_%d", i1, j1), fmt.Sprintf("features_%d_%d", i2, j2)).Scan(&same)
+	if !same {
+		t.Fatal("the names do not collide")
+	}
+	create := func(id, gen int64) *mapcommons.Dataset {
+		if _, err := conn.Exec(ctx, fmt.Sprintf(`SELECT setval(pg_get_serial_sequence('datasets', 'id'), %d), setval('feature_generations', %d)`, id-1, gen-1)); err != nil {
+			t.Fatal(err)
+		}
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, indexSource(50)); err != nil {
+			t.Fatal(err)
+		}
+		var table string
+		if err := conn.QueryRow(ctx, `SELECT features FROM datasets WHERE id = $1`, ds.ID).Scan(&table); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("features_%d_%d", id, gen); table != want {
+			t.Fatalf("table %s, want %s", table, want)
+		}
+		waitIndexes(t, conn, ds.ID)
+		return ds
+	}
+	x, y := create(i1, j1), create(i2, j2)
+
+	// A reader of x's table holds x's DROP for a while.
+	reader, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close(ctx)
+	if _, err := reader.Exec(ctx, fmt.Sprintf(`BEGIN; SELECT count(*) FROM features_%d_%d`, i1, j1)); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- s.Datasets.DeleteDataset(ctx, x.ID) }()
+	// x's delete holds the shared lock and waits in its DROP.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first delete does not wait in its DROP")
+		}
+	}
+	go func() { errs <- s.Datasets.DeleteDataset(ctx, y.ID) }()
+	time.Sleep(500 * time.Millisecond)
+	if _, err := reader.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("delete: %v", err)
+		}
+	}
+}
