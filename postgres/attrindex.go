@@ -348,7 +348,12 @@ func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 		// Only a build is cancelled: the holder may be another write's
 		// drop of a table whose name hashes alike (its transaction
 		// holds the lock too), and a backend the holder's pid meanwhile
-		// names may be anyone's.
+		// names may be anyone's. pg_stat_activity is read once per
+		// transaction unless its snapshot is cleared: a build that
+		// connected after the first look would never be seen.
+		if _, err := tx.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
+			return formatError(err)
+		}
 		if _, err := tx.Exec(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 			WHERE l.locktype = 'advisory' AND l.granted
 			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())

@@ -93,3 +93,61 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelBuildSeesNewBuilds: a write's transaction that looked at the
+// server's activity before a build connected still finds and cancels
+// that build (pg_stat_activity is one snapshot per transaction unless
+// cleared), rather than waiting for it until the write times out.
+func TestCancelBuildSeesNewBuilds(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	postgres.SetDropLockTimeout(t, 5*time.Second)
+	writer, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close(ctx)
+	tx, err := writer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// A build, connected after that look, holding the table's lock.
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["application_name"] = postgres.BuildApp
+	build, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer build.Close(ctx)
+	const table = "features_7_7"
+	if _, err := build.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, int32(0x6978), table); err != nil {
+		t.Fatal(err)
+	}
+	sleeping := make(chan error, 1)
+	go func() {
+		_, err := build.Exec(ctx, `SELECT pg_sleep(60)`)
+		if err == nil {
+			_, err = build.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
+		} else {
+			build.Exec(ctx, `SELECT pg_advisory_unlock_all()`)
+		}
+		sleeping <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	err = postgres.CancelBuild(ctx, tx, table)
+	if err != nil {
+		t.Fatalf("the write waited %v for the build and gave up: %v", time.Since(start).Round(time.Millisecond), err)
+	}
+	if err := <-sleeping; err == nil {
+		t.Fatal("the build was not cancelled")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"mapcommons"
 
 	"mapcommons/format/wkb"
@@ -63,4 +65,9 @@ func IndexesBuilt(db *DB) int {
 	db.indexer.mu.Lock()
 	defer db.indexer.mu.Unlock()
 	return db.indexer.built
+}
+
+// CancelBuild is cancelBuild (a write's taking of a table's build lock).
+func CancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
+	return cancelBuild(ctx, tx, table)
 }
