@@ -23,11 +23,7 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 	url := pgtest.URL(t)
 	db := pgtest.OpenURL(t, url)
 	s := db.Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	postgres.SetDropLockTimeout(t, 8*time.Second)
 	// Two features table names, of datasets and generations yet unused,
 	// that hashtext (the build locks' key) takes to one number.
@@ -59,11 +55,7 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 	x, y := create(i1, j1), create(i2, j2)
 
 	// A reader of x's table holds x's DROP for a while.
-	reader, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Close(ctx)
+	reader := rawConn(t, url)
 	if _, err := reader.Exec(ctx, fmt.Sprintf(`BEGIN; SELECT count(*) FROM features_%d_%d`, i1, j1)); err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +94,7 @@ func TestCancelBuildSeesNewBuilds(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	postgres.SetDropLockTimeout(t, 5*time.Second)
-	writer, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close(ctx)
+	writer := rawConn(t, url)
 	tx, err := writer.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -74,11 +74,7 @@ func TestAttrIndexes(t *testing.T) {
 	url := pgtest.URL(t)
 	db := pgtest.OpenURL(t, url)
 	pg := db.Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	lite := sqlitetest.Open(t, filepath.Join(t.TempDir(), "store.db")).Services()
 	const n = 20000
 	var ids [2]int64
@@ -203,11 +199,7 @@ func TestIndexBuildDuringWrites(t *testing.T) {
 	url := pgtest.URL(t)
 	db := pgtest.OpenURL(t, url)
 	s := db.Services()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := rawConn(t, url)
 	var keep, gone mapcommons.Dataset
 	keep.Type, gone.Type = "csv", "csv"
 	for _, ds := range []*mapcommons.Dataset{&keep, &gone} {

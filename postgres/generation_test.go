@@ -19,11 +19,7 @@ func inspect(t *testing.T) (mapcommons.Services, *pgx.Conn) {
 	t.Helper()
 	url := pgtest.URL(t)
 	s := pgtest.OpenURL(t, url).Services()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	conn := rawConn(t, url)
 	return s, conn
 }
 
