@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mapcommons/internal/gdaltest"
@@ -85,3 +86,40 @@ func TestUploadGeoPackage(t *testing.T) {
 }
 
 func near(a, b [4]float64, tol float64) bool { return gdaltest.Near(a, b, tol) }
+
+// TestUploadLonLatOvershoot: the OGC's CQL2 test GeoPackage, whose
+// countries reach 180.00000000000006 on the antimeridian, uploads with
+// those coordinates clamped to 180; so do GeoJSON, KML and CSV with such
+// an overshoot, while one of a thousandth of a degree is still refused.
+func TestUploadLonLatOvershoot(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	gp, err := os.ReadFile("../testdata/ogc/ne110m4cql2.gpkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ts.do(req{method: "POST", path: "/datasets.json?layer=ne_110m_admin_0_countries", user: "alice", ctype: "application/geopackage+sqlite3", body: gp})
+	must(t, w, http.StatusCreated)
+	d := decode[map[string]any](t, must(t, ts.get(w.Header().Get("Location")[len(base):], ""), 200))
+	if e := extentOf(d); d["feature_count"] != 177.0 || e[0] != -180 || e[2] != 180 {
+		t.Errorf("countries: %v features, extent %v", d["feature_count"], d["extent"])
+	}
+
+	const over = "180.00000000000006"
+	for _, c := range []struct {
+		name, ctype, body string
+	}{
+		{"geojson", "application/geo+json", `{"type":"Feature","properties":{"n":1},"geometry":{"type":"LineString","coordinates":[[170,10],[` + over + `,10.5]]}}`},
+		{"kml", "application/vnd.google-earth.kml+xml", `<kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>a</name><LineString><coordinates>170,10 ` + over + `,10.5</coordinates></LineString></Placemark></kml>`},
+		{"csv", "text/csv", "n,wkt\n1,\"LINESTRING (170 10, " + over + " 10.5)\"\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := ts.createFrom(t, c.ctype, []byte(c.body))
+			if e := extentOf(datasetDoc(t, ts, id, "")); e != [4]float64{170, 10, 180, 10.5} {
+				t.Errorf("extent %v", e)
+			}
+			far := strings.Replace(c.body, over, "180.001", 1)
+			errorOf(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: c.ctype, body: []byte(far)}), 400, "invalid", "")
+		})
+	}
+}

@@ -435,11 +435,13 @@ func (s *Server) openGPKG(up *upload, path string) error {
 // lonLatOnly checks that a source's coordinates are longitude/latitude,
 // as those of a shapefile sent without its .prj are taken to be: one
 // outside -180..180, -90..90 means they are projected, and only the .prj
-// can say how. why says so when it does not hold.
+// can say how. why says so when it does not hold. An overshoot of
+// floating-point size (wkb.LonLatTolerance) is clamped instead.
 type lonLatOnly struct {
 	src mapcommons.FeatureSource
 	n   int64
 	why string
+	buf []byte // a geometry clamped onto the ranges (wkb.ClampLonLatWKB)
 }
 
 func (r *lonLatOnly) Attributes() []mapcommons.Attribute { return r.src.Attributes() }
@@ -455,7 +457,17 @@ func (r *lonLatOnly) Next() (*mapcommons.Feature, error) {
 		if err != nil {
 			return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", r.n, err)
 		}
-		if ok && (b.MinX < -180 || b.MaxX > 180 || b.MinY < -90 || b.MaxY > 90) {
+		var in bool
+		if ok {
+			var g []byte
+			if g, in, err = wkb.ClampLonLatWKB(r.buf, f.Geometry, b); err != nil {
+				return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", r.n, err)
+			}
+			if in && &g[0] != &f.Geometry[0] {
+				r.buf, f.Geometry = g, g
+			}
+		}
+		if ok && !in {
 			why, fix := r.why, ""
 			if why == "" {
 				why = "the shapefile has no .prj and its coordinates are not longitude/latitude"

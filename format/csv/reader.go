@@ -433,10 +433,10 @@ func (r *Reader) wktGeometry(rec []string, row int64, dst []byte) ([]byte, error
 	if err != nil || !ok {
 		return nil, r.rowError(row, col, "geometry %s is empty", quote(s))
 	}
-	if b.MinX < -180 || b.MaxX > 180 {
-		return nil, r.rowError(row, col, "geometry %s has a longitude out of range [-180, 180]", quote(s))
-	}
-	if b.MinY < -90 || b.MaxY > 90 {
+	if g, ok, err = wkb.ClampLonLatWKB(nil, g, b); err != nil || !ok {
+		if b.MinX < -180 || b.MaxX > 180 {
+			return nil, r.rowError(row, col, "geometry %s has a longitude out of range [-180, 180]", quote(s))
+		}
 		return nil, r.rowError(row, col, "geometry %s has a latitude out of range [-90, 90]", quote(s))
 	}
 	return append(dst, g...), nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"mapcommons/format/wkb"
 )
@@ -119,9 +118,10 @@ func position(p []float64) ([]float64, error) {
 	if len(p) < 2 {
 		return nil, fail("a position needs two numbers")
 	}
-	x, y := p[0], p[1]
-	if math.IsNaN(x) || math.IsNaN(y) || x < -180 || x > 180 || y < -90 || y > 90 {
-		return nil, fail("position [%v, %v] is not a longitude, latitude", x, y)
+	x, okx := wkb.ClampLon(p[0])
+	y, oky := wkb.ClampLat(p[1])
+	if !okx || !oky {
+		return nil, fail("position [%v, %v] is not a longitude, latitude", p[0], p[1])
 	}
 	return []float64{x, y}, nil
 }

@@ -348,10 +348,11 @@ func (p *parser) parseCoords(dst []float64, text []byte, line int) ([]float64, e
 		if nv == 1 {
 			return p.fail(tupLine, "coordinates: a tuple with one value %s (lon,lat[,alt] needed)", quoteTok(toks[0]))
 		}
-		if err := p.checkLonLat(vals[0], vals[1], toks[0], toks[1], tupLine); err != nil {
+		lon, lat, err := p.checkLonLat(vals[0], vals[1], toks[0], toks[1], tupLine)
+		if err != nil {
 			return err
 		}
-		dst = append(dst, vals[0], vals[1])
+		dst = append(dst, lon, lat)
 		nv = 0
 		return nil
 	}
@@ -445,18 +446,23 @@ func (p *parser) parseCoord(dst []float64, text []byte, line int) ([]float64, er
 	if p.coords++; p.coords > p.opt.MaxCoords {
 		return nil, p.fail(line, "more than %d coordinates", p.opt.MaxCoords)
 	}
-	if err := p.checkLonLat(vals[0], vals[1], toks[0], toks[1], line); err != nil {
+	lon, lat, err := p.checkLonLat(vals[0], vals[1], toks[0], toks[1], line)
+	if err != nil {
 		return nil, err
 	}
-	return append(dst, vals[0], vals[1]), nil
+	return append(dst, lon, lat), nil
 }
 
-func (p *parser) checkLonLat(lon, lat float64, lonTok, latTok []byte, line int) error {
-	if lon < -180 || lon > 180 {
-		return p.fail(line, "coordinates: longitude %s out of range", shortTok(lonTok))
+// checkLonLat returns lon, lat, clamped onto their ranges when they
+// overshoot by a rounding's worth (wkb.LonLatTolerance).
+func (p *parser) checkLonLat(lon, lat float64, lonTok, latTok []byte, line int) (float64, float64, error) {
+	lon, ok := wkb.ClampLon(lon)
+	if !ok {
+		return 0, 0, p.fail(line, "coordinates: longitude %s out of range", shortTok(lonTok))
 	}
-	if lat < -90 || lat > 90 {
-		return p.fail(line, "coordinates: latitude %s out of range", shortTok(latTok))
+	lat, ok = wkb.ClampLat(lat)
+	if !ok {
+		return 0, 0, p.fail(line, "coordinates: latitude %s out of range", shortTok(latTok))
 	}
-	return nil
+	return lon, lat, nil
 }

@@ -179,3 +179,35 @@ func FuzzParseWKT(f *testing.F) {
 		}
 	})
 }
+
+// TestClampLonLat: overshoots up to LonLatTolerance land on the edge,
+// larger ones (and NaN) are refused, values in range are kept.
+func TestClampLonLat(t *testing.T) {
+	for _, c := range []struct {
+		in, want float64
+		ok       bool
+	}{
+		{180, 180, true}, {-180, -180, true}, {12.5, 12.5, true},
+		{180.00000000000006, 180, true}, {-180 - 1e-10, -180, true},
+		{180 + 2e-9, 0, false}, {-180.001, 0, false}, {math.NaN(), 0, false},
+	} {
+		got, ok := ClampLon(c.in)
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("ClampLon(%v) = %v, %v", c.in, got, ok)
+		}
+	}
+	if v, ok := ClampLat(90 + 1e-12); !ok || v != 90 {
+		t.Errorf("ClampLat(90+1e-12) = %v, %v", v, ok)
+	}
+	line := AppendLineString(nil, []float64{170, 10, 180.00000000000006, 10.5})
+	b, _, _ := BoundsOf(line)
+	out, ok, err := ClampLonLatWKB(nil, line, b)
+	if g, _ := Decode(out); err != nil || !ok || g.Coords[2] != 180 || g.Coords[3] != 10.5 {
+		t.Errorf("ClampLonLatWKB: %v %v %v", g.Coords, ok, err)
+	}
+	far := AppendLineString(nil, []float64{170, 10, 180.5, 10.5})
+	b, _, _ = BoundsOf(far)
+	if _, ok, _ := ClampLonLatWKB(nil, far, b); ok {
+		t.Error("ClampLonLatWKB took 180.5")
+	}
+}
