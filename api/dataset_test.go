@@ -308,7 +308,7 @@ func TestDatasetDownload(t *testing.T) {
 	t.Run("CSVPoints", func(t *testing.T) {
 		w := ts.get(points+".csv", "")
 		body := string(must(t, w, 200))
-		if body != "name,latitude,longitude\n\"a, b\",1.5,2.25\nc,-3,4\n" {
+		if body != "name,latitude,longitude,WKT\n\"a, b\",1.5,2.25,POINT (2.25 1.5)\nc,-3,4,POINT (4 -3)\n" {
 			t.Fatalf("csv:\n%s", body)
 		}
 		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
@@ -333,7 +333,7 @@ func TestDatasetDownload(t *testing.T) {
 		must(t, w, 201)
 		path := strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base), ".json")
 		lines := strings.Split(strings.TrimSpace(string(must(t, ts.get(path+".csv", ""), 200))), "\n")
-		if len(lines) < 101 || !strings.HasSuffix(lines[0], ",geometry") || !strings.Contains(lines[1], "MULTIPOLYGON (((") && !strings.Contains(lines[1], "POLYGON ((") {
+		if len(lines) < 101 || !strings.HasSuffix(lines[0], ",WKT") || !strings.Contains(lines[1], "MULTIPOLYGON (((") && !strings.Contains(lines[1], "POLYGON ((") {
 			t.Fatalf("polygon csv: %d lines, header %q, first %.100q", len(lines), lines[0], lines[1])
 		}
 	})

@@ -85,14 +85,15 @@ func TestDownloadFormats(t *testing.T) {
 					open = "/vsizip/" + path
 				case "kmz":
 					open = "/vsizip/" + path + "/doc.kml"
-				case "csv":
-					open = "CSV:" + path
 				}
-				var args []string
-				if f == "csv" {
-					args = []string{"-oo", "X_POSSIBLE_NAMES=longitude", "-oo", "Y_POSSIBLE_NAMES=latitude", "-oo", "GEOM_POSSIBLE_NAMES=geometry", "-oo", "KEEP_GEOM_COLUMNS=NO"}
+				// GDAL's defaults, as QGIS opens a file dropped on it: the
+				// CSV's geometry is found by its column's name alone.
+				info := gdaltest.Ogrinfo(t, open)
+				for _, l := range info.Layers {
+					if l.Geometry == "None" {
+						t.Fatalf("GDAL finds no geometry in layer %s\n%s", l.Name, info.Output)
+					}
 				}
-				info := gdaltest.Ogrinfo(t, open, args...)
 				var n int64
 				got := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 				for _, l := range info.Layers {
@@ -115,6 +116,14 @@ func TestDownloadFormats(t *testing.T) {
 				d2 := datasetDoc(t, ts, again, "")
 				if int64(d2["feature_count"].(float64)) != count || !gdaltest.Near(extentOf(d2), ext, 1e-6) {
 					t.Fatalf("uploaded again: %v features in %v, want %d in %v", d2["feature_count"], d2["extent"], count, ext)
+				}
+				if f == "csv" {
+					// the same columns: none made of the geometry's copies
+					head, _, _ := bytes.Cut(data, []byte("\n"))
+					head2, _, _ := bytes.Cut(must(t, ts.get(again+".csv", ""), 200), []byte("\n"))
+					if !bytes.Equal(head, head2) {
+						t.Fatalf("uploaded again, the CSV's header is %q, was %q", head2, head)
+					}
 				}
 			})
 		}
@@ -334,4 +343,29 @@ func TestBadUploads(t *testing.T) {
 			t.Fatalf("temporary files left: %v", left)
 		}
 	})
+}
+
+// TestCSVDownloadOpensInGDAL: a dataset without attributes downloads as a
+// CSV GDAL opens with its defaults (no CSV of one column), geometry found.
+func TestCSVDownloadOpensInGDAL(t *testing.T) {
+	t.Parallel()
+	gdaltest.Need(t)
+	ts := newServer(t)
+	for name, body := range map[string]string{
+		"lines":  `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]}},{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[5,6],[7,8]]}}]}`,
+		"points": `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[1,2]}},{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[7,8]}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			id := ts.createFrom(t, "application/geo+json", []byte(body))
+			path := filepath.Join(t.TempDir(), "download.csv")
+			if err := os.WriteFile(path, must(t, ts.get(id+".csv", ""), 200), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			info := gdaltest.Ogrinfo(t, path)
+			if len(info.Layers) != 1 || info.Layers[0].Count != 2 || info.Layers[0].Geometry == "None" ||
+				!gdaltest.Near(info.Layers[0].Extent, [4]float64{1, 2, 7, 8}, 1e-9) {
+				t.Fatalf("GDAL reads\n%s", info.Output)
+			}
+		})
+	}
 }

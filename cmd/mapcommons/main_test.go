@@ -243,7 +243,7 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	resp, body = call(t, "GET", pts+".csv", "", "", nil)
-	if got := string(body); got != "name,visitors,latitude,longitude\nFalls,120,35.1,-80.5\nPeak,,36.2,-81.7\nLake,33,34.9,-79.1\n" {
+	if got := string(body); got != "name,visitors,latitude,longitude,WKT\nFalls,120,35.1,-80.5,POINT (-80.5 35.1)\nPeak,,36.2,-81.7,POINT (-81.7 36.2)\nLake,33,34.9,-79.1,POINT (-79.1 34.9)\n" {
 		t.Fatalf("csv round trip:\n%s", got)
 	}
 

@@ -51,7 +51,8 @@
 //   - A lone latitude or longitude column does not count when there is a
 //     geometry column: the geometry column is used and the lone column is an
 //     attribute. With a latitude/longitude pair a geometry column is an
-//     attribute.
+//     attribute, but for a column named WKT last, right after the pair: that
+//     is the copy of the points a Writer adds for GDAL, and it is dropped.
 //   - A geometry column holds WKT, EWKT with SRID 4326, or hex (E)WKB as
 //     PostGIS exports it (another SRID is an error); an empty geometry is an
 //     error like missing coordinates.
@@ -83,8 +84,8 @@ var (
 )
 
 // maxFields bounds the cells of one record: the attribute columns plus a
-// latitude and a longitude column.
-const maxFields = mapcommons.MaxAttributes + 2
+// latitude, a longitude and a WKT column.
+const maxFields = mapcommons.MaxAttributes + 3
 
 // Column type candidates tracked in pass 1.
 const (
@@ -268,8 +269,12 @@ func (r *Reader) layout() error {
 			return invalid("no coordinate columns: looked for latitude/lat/y and longitude/lon/lng/long/x, or a WKT column wkt/geometry/the_geom")
 		}
 	}
+	skip := -1
+	if n := len(h); r.wktCol < 0 && n >= 3 && r.latCol == n-3 && r.lonCol == n-2 && strings.EqualFold(trimSpace(h[n-1]), "wkt") {
+		skip = n - 1 // the points' copy a Writer adds for GDAL
+	}
 	for i := range h {
-		if i != r.latCol && i != r.lonCol && i != r.wktCol {
+		if i != r.latCol && i != r.lonCol && i != r.wktCol && i != skip {
 			r.attrCol = append(r.attrCol, i)
 		}
 	}

@@ -105,6 +105,11 @@ func TestCoordinateColumns(t *testing.T) {
 		{"wkt,lat,lon\nPOINT(5 5),1,2\n", point(2, 1), []string{"wkt"}},
 		{"lat,wkt\n7,POINT(2 1)\n", point(2, 1), []string{"lat"}},
 		{"x,geometry\n7,POINT(2 1)\n", point(2, 1), []string{"x"}},
+		// the WKT copy of the points a Writer adds, last after the pair: dropped
+		{"name,latitude,longitude,WKT\na,1,2,POINT (2 1)\n", point(2, 1), []string{"name"}},
+		{"latitude,longitude,wkt\n1,2,\n", point(2, 1), []string{}},
+		{"name,latitude,longitude,WKT,n\na,1,2,POINT (2 1),3\n", point(2, 1), []string{"name", "WKT", "n"}},
+		{"latitude,WKT,longitude\n1,POINT (2 1),2\n", point(2, 1), []string{"WKT"}},
 		// hex EWKB as PostGIS exports it (SRID 4326)
 		{"the_geom\n0101000020E61000000000000000000040000000000000F03F\n", point(2, 1), []string{}},
 		{"the_geom\n01010000000000000000000040000000000000F03F\n", point(2, 1), []string{}},
@@ -348,9 +353,9 @@ func TestBadInput(t *testing.T) {
 		{"record-too-long", "name,lat,lon\na,1,2\n" + strings.Repeat(field+",", 17) + "\n", "row 2 (line 3): longer than 16 MiB"},
 		{"multiline-record-too-long", "name,lat,lon\na,1,2\n" + strings.Repeat("\""+strings.Repeat("z\n", maxField/2-10)+"\",", 17) + "\n", "row 2 (line 3): longer than 16 MiB"},
 		{"header-too-long", strings.Repeat(field+",", 17) + "\n", "header (line 1): longer than 16 MiB"},
-		{"too-many-columns", strings.Repeat("a,", 1002) + "lat,lon\n", "header (line 1): more than 1002 columns"},
+		{"too-many-columns", strings.Repeat("a,", 1003) + "lat,lon\n", "header (line 1): more than 1003 columns"},
 		{"too-many-attributes", strings.Repeat("a,", 1001) + "wkt\n", "too many attribute columns (1001, at most 1000)"},
-		{"too-many-cells", "name,lat,lon\na,1,2\n" + strings.Repeat(",", 1002) + "\n", "row 2 (line 3): more than 1002 cells"},
+		{"too-many-cells", "name,lat,lon\na,1,2\n" + strings.Repeat(",", 1003) + "\n", "row 2 (line 3): more than 1003 cells"},
 		{"unclosed-quote", "name,lat,lon\na,1,2\n\"b,1,2\nc,3,4\n", "row 2 (line 3): the quoted field opened on line 3 is never closed"},
 		{"unclosed-quote-late-field", "name,lat,lon\na,1,2\nb,1,\"2\nc,3,4\n", "row 2 (line 3): the quoted field opened on line 3 is never closed"},
 	}

@@ -15,13 +15,20 @@ import (
 // Writer streams a dataset as CSV: a header of the attribute names, then the
 // geometry columns, then one line per feature.
 //
-// The geometry columns are "latitude" and "longitude" for a points-only
-// dataset (empty cells for a null geometry), else one "geometry" column of
-// WKT. When an attribute already has such a name (ignoring case) they are
-// "wkt", then "_geometry" (points: "_latitude" and "_longitude"), then those
-// with a numeric suffix. A Reader reads the file back unless an attribute
-// name is one the Reader prefers as a coordinate column (say "lat" and
-// "lon" next to a WKT column, or "wkt").
+// The geometry is in a column named "WKT" holding WKT, which is the name
+// GDAL's CSV driver (and so QGIS opening the file) takes as geometry
+// without being told. A points-only dataset has "latitude" and "longitude"
+// columns before it, as spreadsheets and QGIS's delimited-text dialog
+// read them (empty cells for a null geometry, and an empty WKT). When an
+// attribute already has such a name (ignoring case), they are "geometry",
+// then "_geometry" (points: "_latitude" and "_longitude", and no WKT
+// column: the attribute named WKT is the one GDAL would read), then those
+// with a numeric suffix. A dataset without attributes and not of points
+// starts with an "id" column of the features' ids: GDAL opens no CSV of one
+// column. A Reader reads the file back (the WKT column after latitude and
+// longitude ends as it started: see Reader) unless an attribute name is
+// one the Reader prefers as a coordinate column (say "lat" and "lon" next
+// to a WKT column).
 //
 // Cells are quoted as RFC 4180 asks when they contain a comma, a quote, CR
 // or LF, or begin or end with a space; also when they contain a semicolon or
@@ -37,6 +44,7 @@ type Writer struct {
 	attrs     []mapcommons.Attribute
 	points    bool
 	geomNames []string
+	ids       bool // an "id" column first: no attributes, not points
 	header    bool
 	line      []byte
 	scratch   []byte
@@ -67,12 +75,15 @@ func NewWriter(w io.Writer, attrs []mapcommons.Attribute, pointsOnly bool) *Writ
 				names = []string{"_latitude_" + strconv.Itoa(n), "_longitude_" + strconv.Itoa(n)}
 			}
 		}
+		if free(WKTColumn) {
+			names = append(names, WKTColumn)
+		}
 	} else {
-		names = []string{"geometry"}
-		for i, n := 0, "geometry"; !free(n); i++ {
+		names = []string{WKTColumn}
+		for i, n := 0, WKTColumn; !free(n); i++ {
 			switch i {
 			case 0:
-				n = "wkt"
+				n = "geometry"
 			case 1:
 				n = "_geometry"
 			default:
@@ -81,8 +92,12 @@ func NewWriter(w io.Writer, attrs []mapcommons.Attribute, pointsOnly bool) *Writ
 			names[0] = n
 		}
 	}
-	return &Writer{w: bufio.NewWriterSize(w, 64<<10), attrs: attrs, points: pointsOnly, geomNames: names}
+	return &Writer{w: bufio.NewWriterSize(w, 64<<10), attrs: attrs, points: pointsOnly, geomNames: names, ids: len(attrs) == 0 && !pointsOnly}
 }
+
+// WKTColumn is the name of the geometry column the Writer writes, the one
+// GDAL's CSV driver reads as WKT geometry by default.
+const WKTColumn = "WKT"
 
 // Write writes one feature, whose Values are aligned with the attributes
 // (missing trailing values are written as null).
@@ -97,6 +112,9 @@ func (w *Writer) Write(f *mapcommons.Feature) error {
 		return fmt.Errorf("csv: feature %d has %d values for %d attributes", f.Position, len(f.Values), len(w.attrs))
 	}
 	b := w.line[:0]
+	if w.ids {
+		b = append(strconv.AppendInt(b, f.ID, 10), ',')
+	}
 	for i := range w.attrs {
 		if i > 0 {
 			b = append(b, ',')
@@ -125,7 +143,11 @@ func (w *Writer) Write(f *mapcommons.Feature) error {
 
 func (w *Writer) appendGeometry(b []byte, f *mapcommons.Feature) ([]byte, error) {
 	if w.points {
+		wkt := len(w.geomNames) == 3
 		if len(f.Geometry) == 0 {
+			if wkt {
+				return append(b, ',', ','), nil
+			}
 			return append(b, ','), nil
 		}
 		x, y, ok := wkb.PointXY(f.Geometry)
@@ -137,11 +159,21 @@ func (w *Writer) appendGeometry(b []byte, f *mapcommons.Feature) ([]byte, error)
 			if g.Type != wkb.Point {
 				return b, fmt.Errorf("csv: feature %d: a %s in a points-only dataset", f.Position, wkb.TypeName(g.Type))
 			}
+			if wkt {
+				return append(b, ',', ',', 'P', 'O', 'I', 'N', 'T', ' ', 'E', 'M', 'P', 'T', 'Y'), nil
+			}
 			return append(b, ','), nil // an empty point
 		}
 		b = wkb.AppendFloat(b, y)
 		b = append(b, ',')
-		return wkb.AppendFloat(b, x), nil
+		b = wkb.AppendFloat(b, x)
+		if wkt {
+			b = append(b, ",POINT ("...)
+			b = wkb.AppendFloat(b, x)
+			b = append(b, ' ')
+			b = append(wkb.AppendFloat(b, y), ')')
+		}
+		return b, nil
 	}
 	if len(f.Geometry) == 0 {
 		return b, nil
@@ -218,6 +250,9 @@ func (w *Writer) writeHeader() error {
 	}
 	w.header = true
 	b := w.line[:0]
+	if w.ids {
+		b = append(b, "id,"...)
+	}
 	for _, a := range w.attrs {
 		b = appendCell(b, a.Name)
 		b = append(b, ',')

@@ -45,13 +45,13 @@ func TestWriterValues(t *testing.T) {
 		{Values: []any{nil, 1e-7, "semi;colon", nil, nil, "cr\r"}, Geometry: point(180, 90)},
 		{Values: []any{int64(math.MaxInt64), 123456789012345678.0}, Geometry: point(1, 2)},
 	})
-	want := "id,x,s,b,d,n,latitude,longitude\n" +
-		"-7,1.5,plain,true,2020-01-02,,37.774929,-122.419416\n" +
-		"0,3.0,\"a,b\",false,,x,,\n" +
-		",1e+21,\"say \"\"hi\"\"\",,,\" lead\",-0.2,0.1\n" +
-		",-0.0,\"line\nbreak\",,,\"trail\t\",,\n" +
-		",1e-07,\"semi;colon\",,,\"cr\r\",90,180\n" +
-		"9223372036854775807,123456789012345680.0,,,,,2,1\n"
+	want := "id,x,s,b,d,n,latitude,longitude,WKT\n" +
+		"-7,1.5,plain,true,2020-01-02,,37.774929,-122.419416,POINT (-122.419416 37.774929)\n" +
+		"0,3.0,\"a,b\",false,,x,,,\n" +
+		",1e+21,\"say \"\"hi\"\"\",,,\" lead\",-0.2,0.1,POINT (0.1 -0.2)\n" +
+		",-0.0,\"line\nbreak\",,,\"trail\t\",,,POINT EMPTY\n" +
+		",1e-07,\"semi;colon\",,,\"cr\r\",90,180,POINT (180 90)\n" +
+		"9223372036854775807,123456789012345680.0,,,,,2,1,POINT (1 2)\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -63,13 +63,13 @@ func TestWriterWKT(t *testing.T) {
 		{Values: []any{"b"}, Geometry: wkb.AppendLineString(nil, []float64{0, 0, 1.5, -2})},
 		{Values: []any{"c"}, Geometry: nil},
 	})
-	want := "name,geometry\na,POINT (1 2)\nb,\"LINESTRING (0 0, 1.5 -2)\"\nc,\n"
+	want := "name,WKT\na,POINT (1 2)\nb,\"LINESTRING (0 0, 1.5 -2)\"\nc,\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	// no attributes, no geometry: the line must not be empty
-	got = writeAll(t, nil, false, []*mapcommons.Feature{{Geometry: nil}, {Geometry: point(1, 2)}})
-	if want := "geometry\n\"\"\nPOINT (1 2)\n"; got != want {
+	// no attributes: the ids come first, GDAL opening no CSV of one column
+	got = writeAll(t, nil, false, []*mapcommons.Feature{{ID: 4, Geometry: nil}, {ID: 9, Geometry: point(1, 2)}})
+	if want := "id,WKT\n4,\n9,POINT (1 2)\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -80,15 +80,18 @@ func TestWriterHeaderNames(t *testing.T) {
 		points bool
 		want   string
 	}{
-		{[]string{"a"}, false, "a,geometry\n"},
-		{[]string{"Geometry"}, false, "Geometry,wkt\n"},
+		{[]string{"a"}, false, "a,WKT\n"},
+		{[]string{}, false, "id,WKT\n"},
+		{[]string{"wkt"}, false, "wkt,geometry\n"},
+		{[]string{"Geometry"}, false, "Geometry,WKT\n"},
 		{[]string{"geometry", "WKT"}, false, "geometry,WKT,_geometry\n"},
 		{[]string{"geometry", "wkt", "_geometry"}, false, "geometry,wkt,_geometry,_geometry_2\n"},
-		{[]string{"a"}, true, "a,latitude,longitude\n"},
-		{[]string{"LATITUDE"}, true, "LATITUDE,_latitude,_longitude\n"},
-		{[]string{"longitude", "_Latitude"}, true, "longitude,_Latitude,_latitude_2,_longitude_2\n"},
-		{[]string{"a,b", " c", "d\"e"}, true, "\"a,b\",\" c\",\"d\"\"e\",latitude,longitude\n"},
-		{[]string{}, true, "latitude,longitude\n"},
+		{[]string{"a"}, true, "a,latitude,longitude,WKT\n"},
+		{[]string{"Wkt"}, true, "Wkt,latitude,longitude\n"},
+		{[]string{"LATITUDE"}, true, "LATITUDE,_latitude,_longitude,WKT\n"},
+		{[]string{"longitude", "_Latitude"}, true, "longitude,_Latitude,_latitude_2,_longitude_2,WKT\n"},
+		{[]string{"a,b", " c", "d\"e"}, true, "\"a,b\",\" c\",\"d\"\"e\",latitude,longitude,WKT\n"},
+		{[]string{}, true, "latitude,longitude,WKT\n"},
 	}
 	for _, tt := range tests {
 		got := writeAll(t, attrsOf(tt.attrs...), tt.points, nil)
