@@ -532,6 +532,13 @@ const earthRadius = 6378137.0
 // WebMercatorQuad, computed: 256-pixel tiles, 2^z of them a side at tile
 // matrix z, the cell size the Earth's circumference over the pixels, and
 // the scale denominator that cell size over the standard 0.28 mm pixel.
+//
+// It also carries the members of the TMS 1.0 JSON encoding (17-083r2:
+// identifier, supportedCRS, topLeftCorner, lowerCorner and upperCorner)
+// beside their 2.0 names: GDAL before 3.7 (Debian 12 has 3.6) reads only
+// those, and takes a document without "identifier" for the name of a
+// file, failing the OGC API tiles of every server that answers in 2.0
+// alone. The 2.0 schema allows the extra members.
 func tileMatrixSetDoc() map[string]any {
 	origin := math.Pi * earthRadius
 	var matrices []map[string]any
@@ -542,14 +549,17 @@ func tileMatrixSetDoc() map[string]any {
 			"id": strconv.Itoa(z), "scaleDenominator": cell / 0.00028, "cellSize": cell,
 			"cornerOfOrigin": "topLeft", "pointOfOrigin": []float64{-origin, origin},
 			"tileWidth": 256, "tileHeight": 256, "matrixWidth": n, "matrixHeight": n,
+			"identifier": strconv.Itoa(z), "topLeftCorner": []float64{-origin, origin}, // 1.0
 		})
 	}
 	return map[string]any{
 		"id": tmsID, "title": "Google Maps Compatible for the World", "uri": tmsURI,
 		"crs": crs3857, "orderedAxes": []string{"X", "Y"},
 		"wellKnownScaleSet": "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
-		"boundingBox":       map[string]any{"lowerLeft": []float64{-origin, -origin}, "upperRight": []float64{origin, origin}, "crs": crs3857},
-		"tileMatrices":      matrices,
+		"boundingBox": map[string]any{"lowerLeft": []float64{-origin, -origin}, "upperRight": []float64{origin, origin}, "crs": crs3857,
+			"lowerCorner": []float64{-origin, -origin}, "upperCorner": []float64{origin, origin}}, // 1.0
+		"tileMatrices": matrices,
+		"identifier":   tmsID, "supportedCRS": crs3857, // 1.0
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -735,5 +736,53 @@ func BenchmarkTile(b *testing.B) {
 			}
 			b.ReportMetric(float64(size), "bytes/tile")
 		})
+	}
+}
+
+// TestTileMatrixSetGDAL: GDAL's own reader of tile matrix sets (that of
+// its OGC API and COG drivers; GDAL 3.6 reads the TMS 1.0 names only)
+// takes our WebMercatorQuad document: a COG tiled by it has the pixel size
+// of the document's cell size at the zoom GDAL picks.
+func TestTileMatrixSetGDAL(t *testing.T) {
+	t.Parallel()
+	create := gdaltest.NeedTool(t, "gdal_create")
+	translate := gdaltest.NeedTool(t, "gdal_translate")
+	info := gdaltest.NeedTool(t, "gdalinfo")
+	ts := newServer(t)
+	doc := must(t, ts.get("/ogc/tileMatrixSets/WebMercatorQuad", ""), 200)
+	dir := t.TempDir()
+	tms, in, out := filepath.Join(dir, "tms.json"), filepath.Join(dir, "in.tif"), filepath.Join(dir, "out.tif")
+	if err := os.WriteFile(tms, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{
+		{create, "-of", "GTiff", "-outsize", "10", "10", "-bands", "1", "-a_srs", "EPSG:4326", "-a_ullr", "-80", "36", "-79", "35", in},
+		{translate, "-q", "-of", "COG", "-co", "TILING_SCHEME=" + tms, in, out},
+	} {
+		if b, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", filepath.Base(c[0]), err, b)
+		}
+	}
+	b, err := exec.Command(info, out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdalinfo: %v\n%s", err, b)
+	}
+	m := regexp.MustCompile(`(?s)Pixel Size = \(([0-9.]+),.*ZOOM_LEVEL=(\d+)`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatalf("gdalinfo:\n%s", b)
+	}
+	var set struct {
+		TileMatrices []struct {
+			ID       string  `json:"id"`
+			CellSize float64 `json:"cellSize"`
+		} `json:"tileMatrices"`
+	}
+	if err := json.Unmarshal(doc, &set); err != nil {
+		t.Fatal(err)
+	}
+	z, _ := strconv.Atoi(m[2])
+	px, _ := strconv.ParseFloat(m[1], 64)
+	if z < 1 || z >= len(set.TileMatrices) || math.Abs(px-set.TileMatrices[z].CellSize) > 1e-6 {
+		t.Fatalf("GDAL tiles at zoom %d with pixels of %v\n%s", z, px, b)
 	}
 }
