@@ -78,7 +78,8 @@ type FeatureService interface {
 	// ApplyEdits applies a batch of edits to the dataset's features, all
 	// or nothing (ArcGIS applyEdits): e.Updates replace the attributes and
 	// geometry of the features with their ids (Feature.ID), which keep
-	// their ids and positions; e.Deletes remove the features with those
+	// their ids and positions, or, those with a patch (e.Patches), only
+	// what the patch gives; e.Deletes remove the features with those
 	// ids, later features moving down as in DeleteFeatures, their ids never
 	// given again; e.Adds are appended after the features left, with ids
 	// the dataset never gave (their own ignored), as in AddFeatures. Every
@@ -96,11 +97,29 @@ type FeatureService interface {
 type Edits struct {
 	Adds    []Feature // ids ignored
 	Updates []Feature // each names the feature it replaces by Feature.ID
-	Deletes []int64   // stable ids
+	// Patches, when not nil, is aligned with Updates: an update whose
+	// patch is not nil is partial (a JSON Merge Patch, RFC 7396), and
+	// the feature keeps what the patch does not give. Shorter than
+	// Updates: the updates past it replace their features whole.
+	Patches []*Patch
+	Deletes []int64 // stable ids
 	// MaxFeatures, when above zero, is the most features the dataset may
 	// hold after the edit (checked under the store's write lock): ETOOLARGE
 	// past it.
 	MaxFeatures int64
+}
+
+// Patch says what a partial update gives (Edits.Patches). The store
+// merges it with the feature as it is under its write lock, so that
+// patches of different attributes made at once all hold.
+type Patch struct {
+	// Attrs[i] reports that the update gives attribute i: the update's
+	// Values[i] replaces the feature's (nil clears it). The feature keeps
+	// the values of the others, and of those past the end of Attrs.
+	Attrs []bool
+	// Geometry reports that the update gives the geometry (nil: none);
+	// else the feature keeps its own.
+	Geometry bool
 }
 
 // EditResult says what ApplyEdits did: the ids the adds got (in the

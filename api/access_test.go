@@ -439,6 +439,12 @@ func matrixRoutes() []matrixRoute {
 		return req{method: "PUT", path: "/datasets/" + itoa(c.ds.ID) + "/features/" + itoa(fid) + ".json", ctype: jsonType,
 			body: []byte(`{"n": 7, "x": 2.5, "label": "put", "flag": false, "geometry": {"type": "Point", "coordinates": [3, 4]}}`)}
 	}
+	// PATCH a feature: PUT's, with a merge patch of one attribute.
+	patchFeature := func(t *testing.T, c *matrixCase) req {
+		r := putFeature(t, c)
+		r.method, r.ctype, r.body = "PATCH", "application/merge-patch+json", []byte(`{"label": "patched"}`)
+		return r
+	}
 	dsView := func(c *matrixCase) bool { return c.rights(true).view }
 	mapView := func(c *matrixCase) bool { return c.rights(false).view }
 	feature := `[{"n": 9, "x": 1.5, "label": "new", "flag": true, "geometry": {"type": "Point", "coordinates": [1, 2]}}]`
@@ -458,6 +464,7 @@ func matrixRoutes() []matrixRoute {
 			"permissions[][group_id]=everyone&permissions[][permissions][edit]=True"), want: shareDS, after: restoreDS},
 		{name: "POST features", request: send("POST", "/datasets/{ds}/features.json", jsonType, feature), want: editDS(201)},
 		{name: "PUT feature", request: putFeature, want: editDS(200)},
+		{name: "PATCH feature", request: patchFeature, want: editDS(200)},
 		{name: "POST edits", request: send("POST", "/datasets/{ds}/edits.json", jsonType, `{"adds": `+feature+`}`), want: editDS(200)},
 		{name: "DELETE features", request: send("DELETE", "/datasets/{ds}/features.json?ids=0", "", ""), want: editDS(204), after: topUp},
 		{name: "DELETE features spec form", request: send("DELETE", "/datasets/{ds}/features/x.json?ids=1", "", ""), want: editDS(204), after: topUp},

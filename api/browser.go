@@ -114,7 +114,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 
 // Headers of CORS answers.
 const (
-	corsMethods = "GET, HEAD, POST, PUT, DELETE"
+	corsMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
 	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With, X-CSRF-Token"
 	corsExpose  = "Location, Status, Retry-After, WWW-Authenticate, ETag"
 	corsMaxAge  = "600"

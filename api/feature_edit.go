@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,9 +19,11 @@ import (
 )
 
 // Editing features in place: PUT /datasets/{id}/features/{fid} replaces
-// one feature, and POST /datasets/{id}/edits applies adds, updates and
-// deletes together, all or nothing (the shape of ArcGIS applyEdits). Both
-// are authorized before the body is read, take JSON bodies as feature
+// one feature, PATCH on the same path changes only what its body gives (a
+// JSON Merge Patch, RFC 7396: OGC API Features Part 4's update), and POST
+// /datasets/{id}/edits applies adds, updates and deletes together, all or
+// nothing (the shape of ArcGIS applyEdits), its updates whole or partial.
+// All are authorized before the body is read, take JSON bodies as feature
 // create does (size bounded by ParseRequest, the dataset by
 // --max-features), and go through FeatureService.ApplyEdits, whose new
 // version of the dataset leaves every cached answer of the old behind.
@@ -70,8 +73,9 @@ func featureID(r *http.Request) (int64, error) {
 // errors: a flat object (attributes next to "geometry") or a GeoJSON
 // Feature. Its "id" member (a GeoJSON Feature's, or a flat object's when
 // the dataset has no attribute of that name) is returned apart, 0 when
-// absent.
-func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name string) (mapcommons.Feature, int64, error) {
+// absent. With patch set, the object is a merge patch: the geometry may
+// be left out, and patch records what the object gives.
+func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name string, patch *mapcommons.Patch) (mapcommons.Feature, int64, error) {
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -89,11 +93,26 @@ func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name strin
 			id = n
 		}
 	}
-	j := &jsonFeatures{attrs: attrs, name: name}
+	j := &jsonFeatures{attrs: attrs, name: name, patch: patch}
 	if err := j.convert(obj); err != nil {
 		return mapcommons.Feature{}, 0, err
 	}
 	return j.f, id, nil
+}
+
+// jsonKind names the kind of the JSON value raw (well formed) starts.
+func jsonKind(raw []byte) string {
+	switch raw[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 func isGeoJSONFeature(obj map[string]json.RawMessage) bool {
@@ -107,7 +126,26 @@ func isGeoJSONFeature(obj map[string]json.RawMessage) bool {
 // position. 200 with the feature as a GeoJSON Feature; 404 when the
 // dataset has no such feature.
 func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) error {
-	ds, body, cleanup, err := s.editBody(r, "no feature: send one feature as JSON")
+	return s.updateFeature(w, r, false)
+}
+
+// handleFeaturePatch answers PATCH /datasets/{id}/features/{fid}: the
+// body, a JSON Merge Patch of the feature (a flat object of attributes,
+// "geometry" among them if it changes, or a GeoJSON Feature), changes the
+// attributes it gives (null clears one) and the geometry if given; the
+// rest is kept. Answered as PUT is.
+func (s *Server) handleFeaturePatch(w http.ResponseWriter, r *http.Request) error {
+	return s.updateFeature(w, r, true)
+}
+
+// updateFeature is PUT (a whole feature) and, with partial, PATCH (a
+// merge patch) of one feature: one edit through ApplyEdits either way.
+func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial bool) error {
+	empty := "no feature: send one feature as JSON"
+	if partial {
+		empty = `no patch: send a JSON object of what changes, {"name": "x"}`
+	}
+	ds, body, cleanup, err := s.editBody(r, empty)
 	if err != nil {
 		return err
 	}
@@ -124,7 +162,16 @@ func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) err
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: one feature object, and nothing after it")
 	}
-	f, id, err := editedFeature(raw, ds.Attributes, "feature")
+	var patch *mapcommons.Patch
+	if partial {
+		// RFC 7396 lets a patch that is not an object replace the whole
+		// document: no feature is anything but an object.
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] != '{' {
+			return mapcommons.Errorf(mapcommons.EINVALID, "feature: a patch is a JSON object of what changes (attributes, geometry), not %s", jsonKind(t))
+		}
+		patch = &mapcommons.Patch{}
+	}
+	f, id, err := editedFeature(raw, ds.Attributes, "feature", patch)
 	if err != nil {
 		return err
 	}
@@ -132,7 +179,11 @@ func (s *Server) handleFeatureUpdate(w http.ResponseWriter, r *http.Request) err
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature: id %d is not the feature %d of the path", id, fid)
 	}
 	f.ID = fid
-	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()})
+	e := &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()}
+	if patch != nil {
+		e.Patches = []*mapcommons.Patch{patch}
+	}
+	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, e)
 	switch {
 	case err == nil:
 	case errors.Is(err, segment.ErrMissingFeature):
@@ -225,6 +276,13 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, `expected an object: {"adds": [...], "updates": [...], "deletes": [...]}`)
 	}
 	seen := map[string]bool{}
+	// "merge" says whether the updates are merge patches (true) or whole
+	// features (false); without it, an update that gives no geometry (an
+	// error before patches were taken) is a patch and one that does is
+	// whole, as it always was. It may come after the updates: each is read
+	// as a patch, and settled at the end.
+	var merge *bool
+	var patches []*mapcommons.Patch
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
@@ -246,8 +304,19 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 				return nil, invalid("rollbackOnFailure", "edits are applied all or nothing: only true is accepted")
 			}
 			continue
+		case "merge":
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, bad(err)
+			}
+			b, ok := v.(bool)
+			if !ok {
+				return nil, invalid("merge", "true (every update a merge patch) or false (every update a whole feature)")
+			}
+			merge = &b
+			continue
 		default:
-			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%q: not a member of an edit (adds, updates, deletes)", key)
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%q: not a member of an edit (adds, updates, deletes, merge)", key)
 		}
 		if t, err := dec.Token(); err != nil {
 			return nil, bad(err)
@@ -276,7 +345,11 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 			if n := int64(max(len(e.Adds), len(e.Updates))); e.MaxFeatures > 0 && n >= e.MaxFeatures {
 				return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", e.MaxFeatures)
 			}
-			f, id, err := editedFeature(raw, attrs, name)
+			var patch *mapcommons.Patch
+			if key == "updates" {
+				patch = &mapcommons.Patch{}
+			}
+			f, id, err := editedFeature(raw, attrs, name, patch)
 			if err != nil {
 				return nil, err
 			}
@@ -289,6 +362,7 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 			}
 			f.ID = id
 			e.Updates = append(e.Updates, f)
+			patches = append(patches, patch)
 		}
 		if _, err := dec.Token(); err != nil { // the array's end
 			return nil, bad(err)
@@ -299,6 +373,20 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: one object, and nothing after it")
+	}
+	for i, p := range patches {
+		switch {
+		case merge != nil && *merge:
+		case merge != nil && !p.Geometry:
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "updates[%d]: no geometry: a feature needs a GeoJSON geometry (or null), or say \"merge\": true", i)
+		case !p.Geometry:
+			continue // a patch
+		default:
+			patches[i] = nil // whole: what it leaves out becomes null
+		}
+	}
+	if slices.ContainsFunc(patches, func(p *mapcommons.Patch) bool { return p != nil }) {
+		e.Patches = patches
 	}
 	return e, nil
 }

@@ -245,6 +245,8 @@ func TestFeatureEditsPrivate(t *testing.T) {
 	for _, r := range []req{
 		{method: "PUT", path: path + "/features/1.json", body: []byte(`{"name": "x", "geometry": null}`)},
 		{method: "PUT", path: path + "/features/99.json", body: []byte(`{"name": "x", "geometry": null}`)},
+		{method: "PATCH", path: path + "/features/1.json", body: []byte(`{"name": "x"}`)},
+		{method: "PATCH", path: path + "/features/99.json", body: []byte(`{"name": "x"}`)},
 		{method: "POST", path: path + "/edits.json", body: []byte(`{"deletes": [1]}`)},
 	} {
 		r.user, r.ctype = "bob", jsonType

@@ -92,6 +92,9 @@ type jsonFeatures struct {
 	name   string
 	single []byte
 	done   bool
+	// patch, when set, makes convert read a merge patch (RFC 7396): the
+	// geometry may be left out, and patch records what is given.
+	patch *mapcommons.Patch
 }
 
 // newJSONFeatures positions a decoder on the features of a body: a
@@ -190,6 +193,7 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 		return mapcommons.Errorf(mapcommons.EINVALID, "%s: %s", where, fmt.Sprintf(format, args...))
 	}
 	var props map[string]json.RawMessage
+	cleared := false // a patch's "properties": null, which clears them all
 	if t, ok := obj["type"]; ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {
 		props = map[string]json.RawMessage{} // a GeoJSON Feature: attributes in properties
 		if p, ok := obj["properties"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
@@ -198,21 +202,34 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 			if err := dec.Decode(&props); err != nil {
 				return fail("properties: %v", err)
 			}
+		} else {
+			cleared = ok
 		}
 	} else { // a flat object: attributes next to geometry
 		props = obj
 	}
 	rawGeom, given := obj["geometry"]
-	if !given {
+	if !given && j.patch == nil {
 		// A feature must say where it is; "geometry": null says it has no place.
 		return fail("no geometry: a feature needs a GeoJSON geometry (or null)")
 	}
-	g, err := geojson.ParseGeometry(rawGeom)
-	if err != nil {
-		return fail("geometry: %v", err)
+	j.f.Geometry = nil
+	if given {
+		g, err := geojson.ParseGeometry(rawGeom)
+		if err != nil {
+			return fail("geometry: %v", err)
+		}
+		j.f.Geometry = g
 	}
-	j.f.Geometry = g
 	j.f.Values = make([]any, len(j.attrs))
+	if j.patch != nil {
+		// What a patch leaves out the feature keeps: the store merges.
+		j.patch.Geometry = given
+		j.patch.Attrs = make([]bool, len(j.attrs))
+		for i := range j.patch.Attrs {
+			j.patch.Attrs[i] = cleared
+		}
+	}
 	for key, raw := range props {
 		i, ok := attrByName(j.attrs, key)
 		if !ok && key == "geometry" {
@@ -226,6 +243,9 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 			return fail("attribute %q: %v", key, err)
 		}
 		j.f.Values[i] = v
+		if j.patch != nil {
+			j.patch.Attrs[i] = true
+		}
 	}
 	return nil
 }

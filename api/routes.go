@@ -51,9 +51,11 @@ func (s *Server) routes() {
 	// The spec's delete example: an ignored segment after features/, and /maps.
 	m.Handle("DELETE /datasets/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
 	m.Handle("DELETE /maps/{id}/features/{ignored}", s.handle(s.handleFeatureDelete))
-	// Editing in place: one feature by its stable id, or a batch of
-	// adds, updates and deletes all or nothing (ArcGIS applyEdits).
+	// Editing in place: one feature by its stable id, replaced (PUT) or
+	// merge-patched (PATCH), or a batch of adds, updates and deletes all
+	// or nothing (ArcGIS applyEdits).
 	m.Handle("PUT /datasets/{id}/features/{fid}", s.handle(s.handleFeatureUpdate))
+	m.Handle("PATCH /datasets/{id}/features/{fid}", s.handle(s.handleFeaturePatch))
 	m.Handle("POST /datasets/{id}/edits", s.handle(s.handleEdits))
 
 	m.Handle("POST /maps", s.handle(s.bounded(s.handleMapCreate)))

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"mapcommons"
 	"mapcommons/segment"
 )
@@ -13,11 +15,24 @@ import (
 // ApplyEdits implements mapcommons.FeatureService: a new generation, in
 // one transaction under the dataset's write lock, holds the features
 // left untouched (copied in PostgreSQL, renumbered past the deleted ones),
-// the updated ones in their places with their ids, then the added ones
+// the updated ones in their places with their ids (a partial update
+// merged with its row, read first), then the added ones
 // with the next ids; it is swapped in as any rewrite is.
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
 	err := s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+		// Partial updates are merged with the rows as the lock holds them.
+		cur, err := patchedRows(ctx, g.tx, old, e)
+		if err != nil {
+			return err
+		}
+		e, err := segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
+			f, ok := cur[id]
+			return f, ok, nil
+		})
+		if err != nil {
+			return err
+		}
 		if err := segment.CheckEdits(old.Attributes, e); err != nil {
 			return err
 		}
@@ -112,6 +127,43 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 		return nil, err
 	}
 	return res, nil
+}
+
+// patchedRows reads the features the partial updates of e name (those
+// with a patch), by id: what MergePatches merges them with.
+func patchedRows(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (map[int64]*mapcommons.Feature, error) {
+	var ids []int64
+	for i, p := range e.Patches {
+		if p != nil && i < len(e.Updates) {
+			ids = append(ids, e.Updates[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	sel := "fid, geom"
+	for i := range old.Attributes {
+		sel += ", " + attrColumn(i)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(old.table)+` WHERE fid = ANY($1)`, ids)
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	out := make(map[int64]*mapcommons.Feature, len(ids))
+	rr := newRowReader(rows)
+	for rows.Next() {
+		vals, err := rr.values()
+		if err != nil {
+			return nil, formatError(err)
+		}
+		f := &mapcommons.Feature{ID: vals[0].(int64), Values: featureValues(vals[2:], nil)}
+		if g, ok := vals[1].([]byte); ok {
+			f.Geometry = bytes.Clone(g) // the row's bytes go with the next row
+		}
+		out[f.ID] = f
+	}
+	return out, formatError(rows.Err())
 }
 
 // featureSlice is a FeatureSource over features held in memory; it hands

@@ -64,6 +64,55 @@ func CheckEdits(attrs []mapcommons.Attribute, e *mapcommons.Edits) error {
 	return nil
 }
 
+// MergePatches returns e with its partial updates (Edits.Patches) made
+// whole, alike in every store: each merged with the feature it names as
+// read returns it, the values and geometry its patch gives over the
+// feature's (read's feature must stay valid until the edit is written).
+// An update whose id read does not find (false) is left as it is, for the
+// store's check of the ids to name. e itself is not changed. A store calls
+// it under its write lock, before CheckEdits, so that what it merges with
+// is what the edit replaces.
+func MergePatches(e *mapcommons.Edits, nattrs int, read func(id int64) (*mapcommons.Feature, bool, error)) (*mapcommons.Edits, error) {
+	if len(e.Patches) == 0 {
+		return e, nil
+	}
+	out := *e
+	out.Patches = nil
+	out.Updates = slices.Clone(e.Updates)
+	for i, p := range e.Patches {
+		if p == nil || i >= len(out.Updates) {
+			continue
+		}
+		u := &out.Updates[i]
+		if u.ID <= 0 {
+			continue // CheckEdits names it
+		}
+		cur, ok, err := read(u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		values := make([]any, nattrs)
+		copy(values, cur.Values)
+		for k, given := range p.Attrs {
+			if given && k < nattrs {
+				values[k] = nil
+				if k < len(u.Values) {
+					values[k] = u.Values[k]
+				}
+			}
+		}
+		geom := cur.Geometry
+		if p.Geometry {
+			geom = u.Geometry
+		}
+		*u = mapcommons.Feature{ID: u.ID, Values: values, Geometry: geom}
+	}
+	return &out, nil
+}
+
 // MissingFeature is the error of an edit naming an id the dataset does not
 // hold: the same in every store, an EINVALID with ErrMissingFeature in its
 // chain.

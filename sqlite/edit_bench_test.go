@@ -13,7 +13,8 @@ import (
 	"mapcommons/storetest"
 )
 
-// BenchmarkEditOne adds, updates or deletes one feature of a dataset of
+// BenchmarkEditOne adds, updates, patches (one attribute, the rest kept)
+// or deletes one feature of a dataset of
 // 200,000 points (the bench's -edits measures the million over HTTP),
 // with background compaction off: each edit rewrites the delta, which
 // grows by one feature (adds, updates) or one dead position.
@@ -36,7 +37,7 @@ func BenchmarkEditOne(b *testing.B) {
 		return mapcommons.Feature{ID: id, Values: []any{int64(r.IntN(1000)), r.Float64(), "edited", true}, Geometry: wkb.AppendPoint(nil, r.Float64(), r.Float64())}
 	}
 	next := int64(2)
-	for _, kind := range []string{"add", "update", "delete"} {
+	for _, kind := range []string{"add", "update", "patch", "delete"} {
 		b.Run(kind, func(b *testing.B) {
 			for b.Loop() {
 				e := &mapcommons.Edits{}
@@ -45,6 +46,10 @@ func BenchmarkEditOne(b *testing.B) {
 					e.Adds = []mapcommons.Feature{feature(0)}
 				case "update":
 					e.Updates = []mapcommons.Feature{feature(next)}
+					next += 2
+				case "patch":
+					e.Updates = []mapcommons.Feature{{ID: next, Values: []any{nil, nil, "patched", nil}}}
+					e.Patches = []*mapcommons.Patch{{Attrs: []bool{false, false, true, false}}}
 					next += 2
 				case "delete":
 					e.Deletes = []int64{next}

@@ -98,11 +98,26 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 }
 
 // ApplyEdits implements mapcommons.FeatureService: updated features keep
-// their ids and positions, deleted ones are gone, added ones get the next
+// their ids and positions (a partial update merged with the feature read
+// from the view), deleted ones are gone, added ones get the next
 // ids, all in one write of the dataset's delta (see edit).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
 	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+		// Partial updates are merged with the features as the lock holds
+		// them: two patches of one feature at once both hold.
+		e, err := segment.MergePatches(e, len(v.Attributes()), func(id int64) (*mapcommons.Feature, bool, error) {
+			p, ok := v.Position(id)
+			if !ok {
+				return nil, false, nil
+			}
+			f := &mapcommons.Feature{}
+			v.Read(p, f) // its geometry aliases the view, held until the write
+			return f, true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
 		if err := segment.CheckEdits(v.Attributes(), e); err != nil {
 			return nil, err
 		}

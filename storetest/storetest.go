@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 	part("FeedClaims", testFeedClaims, "Datasets", "Features", "FeedClaims")
 	part("FeatureIDs", testFeatureIDs, "Datasets", "Features")
 	part("Edits", testEdits, "Datasets", "Features")
+	part("EditPatches", testEditPatches, "Datasets", "Features")
 	part("Maps", testMaps, "Users", "Maps")
 	part("Search", testSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
 	part("Groups", testGroups, "Users", "Groups")

@@ -303,7 +303,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
 	dbURL := fs.String("database-url", "", "run the servers on this PostgreSQL database (a scratch one: the bench leaves its dataset there) instead of a fresh embedded store; adds the throughput of two servers")
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
-	edits := fs.Bool("edits", false, "after the ingest, measure edits (single-feature adds, updates, deletes; 1,000 adds; the bbox page with the pending changes; the compaction) instead of the queries")
+	edits := fs.Bool("edits", false, "after the ingest, measure edits (single-feature adds, updates, deletes, patches; 1,000 adds; the bbox page with the pending changes; the compaction) instead of the queries")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

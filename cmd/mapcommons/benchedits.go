@@ -14,8 +14,8 @@ import (
 
 // benchEdits measures edits of the bench's dataset (ds: its URL) on a
 // server srv started with --compact-after 1h, so that only the bench's
-// own big edit starts a compaction: single-feature adds, updates and
-// deletes; the compaction that an edit of 1,300 features then starts,
+// own big edit starts a compaction: single-feature adds, updates, merge
+// patches (PATCH of one attribute) and deletes; the compaction that an edit of 1,300 features then starts,
 // with the bbox page's latency during it; then, on the compacted dataset,
 // 1,000 adds one after another and the bbox page with them pending.
 // compacted is the bbox page's p50 before any edit.
@@ -33,9 +33,10 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 			id, r.IntN(n), r.IntN(1000), r.Float64()*1000, r.IntN(10), x, y)
 	}
 	point := func() string { return feature(0) }
-	edit := func(body string) (time.Duration, error) {
-		req, _ := http.NewRequest("POST", ds+"/edits.json", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
+	// send times one edit: answered 200 with what proves it done.
+	send := func(method, url, ctype, body, done string) (time.Duration, error) {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
 		req.SetBasicAuth("admin", "bench-secret")
 		t := time.Now()
 		resp, err := benchClient.Do(req)
@@ -45,13 +46,16 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		d := time.Since(t)
-		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"success":true`)) {
-			return 0, fmt.Errorf("edit answered %s: %.300s", resp.Status, b)
+		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(done)) {
+			return 0, fmt.Errorf("%s %s answered %s: %.300s", method, url, resp.Status, b)
 		}
 		return d, nil
 	}
+	edit := func(body string) (time.Duration, error) {
+		return send("POST", ds+"/edits.json", "application/json", body, `"success":true`)
+	}
 	const k = 200
-	ids := r.Perm(n)[:2*k] // distinct features of the dataset: k to update, k to delete
+	ids := r.Perm(n)[:3*k] // distinct features of the dataset: k to update, k to delete, k to patch
 	out("\nedits of one feature, POST /edits.json at concurrency 1, %d each (the dataset's own compaction off):", k)
 	out("| edit | p50 | p90 | p99 |")
 	out("|---|---|---|---|")
@@ -64,10 +68,18 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 			return `{"updates": [` + feature(ids[i]+1) + `]}`
 		}},
 		{"delete one", func(i int) string { return fmt.Sprintf(`{"deletes": [%d]}`, ids[k+i]+1) }},
+		{"patch one (PATCH …/features/{fid}, one attribute)", nil},
 	} {
 		var lat []time.Duration
 		for i := range k {
-			d, err := edit(e.body(i))
+			var d time.Duration
+			var err error
+			if e.body == nil {
+				d, err = send("PATCH", fmt.Sprintf("%s/features/%d.json", ds, ids[2*k+i]+1), "application/merge-patch+json",
+					fmt.Sprintf(`{"label": "patched", "n": %d}`, r.IntN(1000)), `"type":"Feature"`)
+			} else {
+				d, err = edit(e.body(i))
+			}
 			if err != nil {
 				return err
 			}
@@ -79,7 +91,7 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 	// One edit of 1,300 features takes the pending changes over the
 	// threshold (2,048): the compaction starts at once, while the bbox
 	// page is asked for again and again.
-	pending := 4*k + 1300 // delta features: adds and updates; dead: updated and deleted
+	pending := 6*k + 1300 // delta features: adds, updates and patches; dead: updated, patched and deleted
 	var adds []string
 	for range 1300 {
 		adds = append(adds, point())
