@@ -42,7 +42,7 @@ func seedRows(f *testing.F, path string, limit int, add func(geom []byte, cells 
 	}
 	rows.Close()
 	for _, t := range tables {
-		rows, err := db.Query(`SELECT * FROM "` + strings.ReplaceAll(t, `"`, `""`) + `" LIMIT ?`, limit)
+		rows, err := db.Query(`SELECT * FROM "`+strings.ReplaceAll(t, `"`, `""`)+`" LIMIT ?`, limit)
 		if err != nil {
 			f.Fatal(err)
 		}
