@@ -493,7 +493,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					handler.RefreshFeeds(ctx, every-every/10)
+					handler.RefreshFeeds(ctx, every)
 				}
 			}
 		}()
