@@ -35,12 +35,28 @@ type Services struct {
 // servers sharing a store refresh each due feed once, not once each.
 type FeedClaimService interface {
 	// ClaimDueFeed claims, for lease, one feed (a dataset of DataTypeFeed)
-	// last fetched maxAge or longer ago that no claim holds (never claimed,
-	// or its claim over), the one fetched longest ago first, and returns
-	// its id; 0 when no feed is due. While a claim holds, no caller in any
-	// process sharing the store is given that feed: a feed whose refresh
-	// failed (its fetch time unchanged) waits for the end of its lease.
-	ClaimDueFeed(ctx context.Context, maxAge, lease time.Duration) (int64, error)
+	// last fetched maxAge or longer ago that no claim holds and that is
+	// due (never claimed, its claim released with a due time now past, or
+	// its lease over: a server that died holding it), the one fetched
+	// longest ago first; a claim of ID 0 when no feed is due. While a
+	// claim holds, no caller in any process sharing the store is given
+	// that feed.
+	ClaimDueFeed(ctx context.Context, maxAge, lease time.Duration) (FeedClaim, error)
+	// ReleaseFeed ends claim c when the refresh it was for is over,
+	// successfully or not, and makes its feed due again at due (by the
+	// store's clock, as FeedClaim.At), not before. A claim that no longer
+	// holds (its lease ran out and another caller claimed the feed, or the
+	// feed is gone) is left alone: no error.
+	ReleaseFeed(ctx context.Context, c FeedClaim, due time.Time) error
+}
+
+// FeedClaim is a feed claimed by ClaimDueFeed.
+type FeedClaim struct {
+	ID int64     // the feed's dataset; 0 for no feed due
+	At time.Time // when it was claimed, by the store's clock
+	// Until is the end of its lease as the store keeps it: ReleaseFeed
+	// ends this claim only, not a later one of the same feed.
+	Until time.Time
 }
 
 // Pinger reports whether a store answers.

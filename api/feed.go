@@ -332,36 +332,72 @@ func (s *Server) reopen(up *upload) (*upload, error) {
 	return again, nil
 }
 
-// RefreshFeeds refetches, one after the other, every feed last fetched
-// maxAge or longer ago; cmd calls it periodically (--refresh-interval).
-// Each feed is claimed in the store first, for longer than a refresh can
-// take, so that of several servers sharing the store one refreshes it; a
-// feed whose refresh failed is tried again once its claim is over.
-func (s *Server) RefreshFeeds(ctx context.Context, maxAge time.Duration) {
+// RefreshFeeds refetches, one after the other, the feeds due for a
+// refresh; cmd calls it every interval (--refresh-interval), which must be
+// more than 0. Each feed is claimed in the store first, for longer than a
+// refresh can take, so that of several servers sharing the store one
+// refreshes it; a claim left by a server that died is taken over once its
+// lease is over.
+//
+// When its refresh ends, successfully or not, the feed's claim is released
+// and the feed made due again at the next call, by this server or another:
+// a tenth of an interval before this pass's start plus the interval, since
+// the next call comes an interval after this one's start, with the feeds
+// before it in that pass to refresh first. A feed never claimed (just
+// registered, or refetched by hand in the meantime) is due half an
+// interval after its fetch, at the first call from then. A failed refresh
+// leaves the feed's fetch time as it was: it is tried again at the next
+// call, not again in this pass (nor before half an interval, when a pass
+// takes longer than its interval).
+func (s *Server) RefreshFeeds(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		return
+	}
 	lease := 2 * s.cfg.FetchTimeout
 	if lease < 10*time.Minute {
 		lease = 10 * time.Minute
 	}
+	var start time.Time // of this pass, by the store's clock
 	for ctx.Err() == nil {
-		id, err := s.svc.FeedClaims.ClaimDueFeed(ctx, maxAge, lease)
-		if err != nil || id == 0 {
+		c, err := s.svc.FeedClaims.ClaimDueFeed(ctx, interval/2, lease)
+		if err != nil || c.ID == 0 {
 			if err != nil && ctx.Err() == nil {
 				s.logger.Error("claiming a feed to refresh", "err", err)
 			}
 			return
 		}
-		ds, err := s.svc.Datasets.FindDatasetByID(ctx, id)
-		if err != nil {
-			if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-				continue // deleted since
+		if start.IsZero() {
+			start = c.At
+		}
+		due := start.Add(interval - interval/10)
+		if soonest := c.At.Add(interval / 2); due.Before(soonest) {
+			due = soonest
+		}
+		if err := s.refreshFeed(ctx, c.ID); err != nil {
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "refreshing a feed failed", slog.Int64("dataset", c.ID), slog.String("err", err.Error()))
+			if ctx.Err() != nil {
+				due = c.At // stopping: another server may take it at once
 			}
-			s.logger.Error("reading a feed to refresh", "dataset", id, "err", err)
+		} else {
+			s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", c.ID))
+		}
+		if err := s.svc.FeedClaims.ReleaseFeed(context.WithoutCancel(ctx), c, due); err != nil {
+			s.logger.Error("releasing a refreshed feed", "dataset", c.ID, "err", err)
 			return
 		}
-		if _, err := s.refetch(ctx, ds); err != nil {
-			s.logger.LogAttrs(ctx, slog.LevelWarn, "refreshing a feed failed", slog.Int64("dataset", ds.ID), slog.String("err", err.Error()))
-		} else {
-			s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", ds.ID))
-		}
 	}
+}
+
+// refreshFeed refetches the feed of dataset id for RefreshFeeds; a feed
+// deleted since its claim is no error.
+func (s *Server) refreshFeed(ctx context.Context, id int64) error {
+	ds, err := s.svc.Datasets.FindDatasetByID(ctx, id)
+	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = s.refetch(ctx, ds)
+	return err
 }

@@ -9,10 +9,13 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/internal/pgtest"
 )
 
 // remote is a web server the tests register URLs from; its answers can be
@@ -22,6 +25,9 @@ type remote struct {
 	mu    sync.Mutex
 	pages map[string]remotePage
 	hits  map[string]int
+	// onHit, when set, is called at each request, with its path, before
+	// the answer.
+	onHit func(path string)
 }
 
 type remotePage struct {
@@ -36,7 +42,11 @@ func newRemote(t *testing.T) *remote {
 		rm.mu.Lock()
 		p, ok := rm.pages[r.URL.Path]
 		rm.hits[r.URL.Path]++
+		onHit := rm.onHit
 		rm.mu.Unlock()
+		if onHit != nil {
+			onHit(r.URL.Path)
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -196,7 +206,9 @@ func TestDatasetFromURL(t *testing.T) {
 	})
 	t.Run("RefreshFeeds", func(t *testing.T) {
 		rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\nr1,1,2\nr2,1,2\nr3,1,2\nr4,1,2\n"})
-		ts.handler.(*api.Server).RefreshFeeds(t.Context(), 0)
+		// An hour later, by a refresh every hour.
+		ts.store.setNow(func() time.Time { return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC) })
+		ts.handler.(*api.Server).RefreshFeeds(t.Context(), time.Hour)
 		doc := decode[map[string]any](t, must(t, ts.get(feedPath+".json", ""), 200))
 		if doc["feature_count"] != 4.0 {
 			t.Fatalf("after RefreshFeeds: %v", doc)
@@ -345,36 +357,108 @@ func TestFeedAppliance(t *testing.T) {
 	must(t, ts.do(req{method: "POST", path: link, user: "bob"}), http.StatusOK)
 }
 
-// TestRefreshFeedsTwoServers: two servers sharing a store refresh each
-// due feed once between them, not once each; a feed whose refresh failed
-// is not fetched again by the next round while its claim holds.
-func TestRefreshFeedsTwoServers(t *testing.T) {
+// testClock is a store's clock that tests move.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestRefreshFeedsEveryInterval: called every interval, as cmd's ticker
+// does, by one server, or two sharing the store at once or half an interval
+// apart, RefreshFeeds fetches each feed once per interval between them,
+// though a fetch takes a twentieth of the interval, and one a quarter every
+// other pass (a feed due an interval after its refresh, or after its
+// claim, would wait a second interval); a feed whose remote
+// fails is tried once per interval, not again and again in one pass.
+func TestRefreshFeedsEveryInterval(t *testing.T) {
 	t.Parallel()
-	ts := newServer(t, allowPrivate)
-	rm := newRemote(t)
-	paths := []string{"/a.csv", "/b.csv", "/c.csv", "/d.csv", "/e.csv"}
-	for _, p := range paths {
-		rm.set(p, remotePage{ctype: "text/csv", body: "name,lat,lon\nx,1,2\n"})
-		must(t, ts.do(req{method: "POST", path: "/datasets.json?url=" + url.QueryEscape(rm.URL+p), user: "alice"}), http.StatusCreated)
-	}
-	rm.set("/e.csv", remotePage{status: 500, body: "down"})
-	other := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)
-	var wg sync.WaitGroup
-	for _, s := range []*api.Server{ts.handler.(*api.Server), other} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.RefreshFeeds(t.Context(), 0)
-		}()
-	}
-	wg.Wait()
-	for _, p := range paths {
-		if n := rm.count(p); n != 2 {
-			t.Errorf("%s fetched %d times: once to register, then once by one of the two servers", p, n)
-		}
-	}
-	other.RefreshFeeds(t.Context(), 0)
-	if n := rm.count("/e.csv"); n != 2 {
-		t.Errorf("the failed feed fetched again at once: %d fetches", n)
+	// Shorter than a claim's lease (10 minutes at least): a claim left
+	// to run out would hold past the next call.
+	const interval = 2 * time.Minute
+	for _, c := range []struct {
+		name  string
+		phase time.Duration // of the second server's calls after the first's; -1 for none
+	}{{"Alone", -1}, {"Together", 0}, {"HalfApart", interval / 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newServer(t, allowPrivate)
+			t0 := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+			clock := &testClock{t: t0}
+			ts.store.setNow(clock.now)
+			rm := newRemote(t)
+			paths := []string{"/a.csv", "/b.csv", "/c.csv", "/d.csv", "/e.csv"}
+			for _, p := range paths {
+				rm.set(p, remotePage{ctype: "text/csv", body: "name,lat,lon\nx,1,2\n"})
+				must(t, ts.do(req{method: "POST", path: "/datasets.json?url=" + url.QueryEscape(rm.URL+p), user: "alice"}), http.StatusCreated)
+			}
+			rm.set("/e.csv", remotePage{status: 500, body: "down"})
+			rm.mu.Lock()
+			var slow atomic.Bool
+			rm.onHit = func(path string) {
+				if path == "/a.csv" && slow.Load() {
+					clock.advance(interval / 4) // a slow remote
+				} else {
+					clock.advance(interval / 20)
+				}
+			}
+			rm.mu.Unlock()
+			// The other server has a store of its own on PostgreSQL, as a
+			// second process would; the embedded store is one process's.
+			svc := ts.svc
+			if ts.store.pg != nil {
+				db := pgtest.OpenURL(t, ts.store.url)
+				db.Now = clock.now
+				svc = db.Services()
+			}
+			servers := []*api.Server{ts.handler.(*api.Server), api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, svc)}
+			for k := 1; k <= 5; k++ {
+				tick := t0.Add(time.Duration(k) * interval)
+				slow.Store(k%2 == 1) // so the feeds after it come earlier in the next pass
+				switch c.phase {
+				case -1:
+					clock.set(tick)
+					servers[0].RefreshFeeds(t.Context(), interval)
+				case 0:
+					clock.set(tick)
+					var wg sync.WaitGroup
+					for _, s := range servers {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							s.RefreshFeeds(t.Context(), interval)
+						}()
+					}
+					wg.Wait()
+				default:
+					clock.set(tick)
+					servers[0].RefreshFeeds(t.Context(), interval)
+					clock.set(tick.Add(c.phase))
+					servers[1].RefreshFeeds(t.Context(), interval)
+				}
+				for _, p := range paths {
+					if n := rm.count(p); n != 1+k {
+						t.Fatalf("after %d intervals, %s fetched %d times: once to register, then once an interval", k, p, n)
+					}
+				}
+			}
+		})
 	}
 }

@@ -416,7 +416,7 @@ func TestWebAppInBrowser(t *testing.T) {
 	if eval[bool](b, `window.inlineRan === true`) {
 		t.Error("an inline script ran despite the CSP")
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang: Chromium on a loaded machine
 	for {
 		b.mu.Lock()
 		seen := len(b.problems) > len(problems) && strings.Contains(strings.Join(b.problems[len(problems):], " "), "Content Security Policy")

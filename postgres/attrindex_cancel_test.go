@@ -24,7 +24,7 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 	db := pgtest.OpenURL(t, url)
 	s := db.Services()
 	conn := rawConn(t, url)
-	postgres.SetDropLockTimeout(t, 8*time.Second)
+	postgres.SetDropLockTimeout(t, 2*time.Minute) // a bound on a hang: the waits below are for events
 	// Two features table names, of datasets and generations yet unused,
 	// that hashtext (the build locks' key) takes to one number.
 	// (Found with hashtext over features_<1000–1999>_<1000–1199>.)
@@ -62,7 +62,7 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 	errs := make(chan error, 2)
 	go func() { errs <- s.Datasets.DeleteDataset(ctx, x.ID) }()
 	// x's delete holds the shared lock and waits in its DROP.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) { // a bound on a hang
 		var n int
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'`).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -93,7 +93,10 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 func TestCancelBuildSeesNewBuilds(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	postgres.SetDropLockTimeout(t, 5*time.Second)
+	// Long enough for any machine's load (the build sleeps a minute: a
+	// write that did not see it would get the lock only then, and find it
+	// not cancelled).
+	postgres.SetDropLockTimeout(t, 2*time.Minute)
 	writer := rawConn(t, url)
 	tx, err := writer.Begin(ctx)
 	if err != nil {

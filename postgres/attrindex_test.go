@@ -194,40 +194,63 @@ func TestAttrIndexes(t *testing.T) {
 // TestIndexBuildDuringWrites checks that replacing or deleting a dataset
 // while its indexes are being built neither fails nor waits for the
 // build, and leaves no index behind but the current table's, all valid.
+// The builds cannot end while the test holds a snapshot older than them
+// (CREATE INDEX CONCURRENTLY waits for such snapshots' transactions): a
+// write that waited for a build would wait for ever, and fail when its
+// wait for the build lock is over (a bound on a hang, not a measure).
 func TestIndexBuildDuringWrites(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
+	postgres.SetDropLockTimeout(t, 2*time.Minute)
 	db := pgtest.OpenURL(t, url)
 	s := db.Services()
 	conn := rawConn(t, url)
-	var keep, gone mapcommons.Dataset
-	keep.Type, gone.Type = "csv", "csv"
-	for _, ds := range []*mapcommons.Dataset{&keep, &gone} {
-		if err := s.Datasets.CreateDataset(ctx, ds, indexSource(30000)); err != nil {
-			t.Fatal(err)
-		}
+	old := rawConn(t, url)
+	snap, err := old.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
 	}
-	building := func() bool {
+	defer snap.Rollback(ctx)
+	if _, err := snap.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	// A build of the table ds points to is under way. The server builds
+	// one table's indexes at a time: the datasets are made one after the
+	// other, each when the build before is over.
+	building := func(ds *mapcommons.Dataset) bool {
 		var k int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'`,
-			postgres.BuildApp).Scan(&k); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'
+			AND query LIKE '%' || (SELECT features FROM datasets WHERE id = $2) || '%'`, postgres.BuildApp, ds.ID).Scan(&k); err != nil {
 			t.Fatal(err)
 		}
 		return k > 0
 	}
-	for range 3 {
-		for deadline := time.Now().Add(10 * time.Second); !building() && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
+	waitBuilding := func(ds *mapcommons.Dataset) {
+		t.Helper()
+		for deadline := time.Now().Add(2 * time.Minute); !building(ds); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) { // a bound on a hang
+				t.Fatalf("no index build of dataset %d started", ds.ID)
+			}
 		}
-		t0 := time.Now()
+	}
+	keep, gone := &mapcommons.Dataset{Type: "csv"}, &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, gone, indexSource(30000)); err != nil {
+		t.Fatal(err)
+	}
+	waitBuilding(gone)
+	if err := s.Datasets.DeleteDataset(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Datasets.CreateDataset(ctx, keep, indexSource(30000)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		waitBuilding(keep)
 		if _, err := s.Datasets.ReplaceFeatures(ctx, keep.ID, indexSource(30000)); err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(t0); d > 5*time.Second {
-			t.Errorf("a replace during a build took %v", d)
-		}
 	}
-	if err := s.Datasets.DeleteDataset(ctx, gone.ID); err != nil {
+	if err := snap.Rollback(ctx); err != nil { // the builds may end
 		t.Fatal(err)
 	}
 	waitIndexes(t, conn, keep.ID)

@@ -17,12 +17,20 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func open(tb testing.TB) mapcommons.Services { return pgtest.Open(tb).Services() }
+// open opens a store for the contract, on the contract's clock.
+func open(tb testing.TB) mapcommons.Services {
+	db := pgtest.Open(tb)
+	db.Now = storetest.ClockFor(tb)
+	return db.Services()
+}
 
-// openTwo opens two stores on one database, as two servers would.
+// openTwo opens two stores on one database, as two servers would, on the
+// contract's clock.
 func openTwo(tb testing.TB) (a, b mapcommons.Services) {
 	url := pgtest.URL(tb)
-	return pgtest.OpenURL(tb, url).Services(), pgtest.OpenURL(tb, url).Services()
+	da, db := pgtest.OpenURL(tb, url), pgtest.OpenURL(tb, url)
+	da.Now, db.Now = storetest.ClockFor(tb), storetest.ClockFor(tb)
+	return da.Services(), db.Services()
 }
 
 // rawConn is a connection of the test's own to the database at url, for

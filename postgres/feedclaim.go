@@ -18,15 +18,26 @@ type FeedClaimService struct{ db *DB }
 // different feeds instead of waiting for each other, and the claim is
 // written before the lock goes. The claim is not a change of the dataset:
 // its version stays.
-func (s *FeedClaimService) ClaimDueFeed(ctx context.Context, maxAge, lease time.Duration) (int64, error) {
+func (s *FeedClaimService) ClaimDueFeed(ctx context.Context, maxAge, lease time.Duration) (mapcommons.FeedClaim, error) {
 	now := s.db.now()
-	var id int64
+	c := mapcommons.FeedClaim{At: now}
 	err := s.db.pool.QueryRow(ctx, `UPDATE datasets SET claimed_until = $1 WHERE id = (
 		SELECT id FROM datasets WHERE data_type = $2 AND fetched_at <= $3 AND (claimed_until IS NULL OR claimed_until <= $4)
-		ORDER BY fetched_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id`,
-		now.Add(lease), mapcommons.DataTypeFeed, now.Add(-maxAge), now).Scan(&id)
+		ORDER BY fetched_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, claimed_until`,
+		now.Add(lease), mapcommons.DataTypeFeed, now.Add(-maxAge), now).Scan(&c.ID, &c.Until)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		return mapcommons.FeedClaim{}, nil
 	}
-	return id, formatError(err)
+	if err != nil {
+		return mapcommons.FeedClaim{}, formatError(err)
+	}
+	return c, nil
+}
+
+// ReleaseFeed implements mapcommons.FeedClaimService: the end of lease
+// the claim read back from the table tells it from a later claim.
+func (s *FeedClaimService) ReleaseFeed(ctx context.Context, c mapcommons.FeedClaim, due time.Time) error {
+	_, err := s.db.pool.Exec(ctx, `UPDATE datasets SET claimed_until = $1 WHERE id = $2 AND claimed_until = $3`,
+		due.UTC().Truncate(time.Microsecond), c.ID, c.Until)
+	return formatError(err)
 }

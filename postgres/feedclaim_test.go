@@ -14,11 +14,17 @@ import (
 // TestClaimDueFeedsOnTable checks, until the store has a DatasetService
 // (and the contract's FeedClaims parts run), the claims on the table:
 // only due feeds, the oldest first, each to one of two stores claiming at
-// once, and again once the lease is over.
+// once, and again once the lease is over. The stores' clock stands still
+// but where the test moves it: no lease runs out while the claims go on.
 func TestClaimDueFeedsOnTable(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a, b := pgtest.OpenURL(t, url).Services(), pgtest.OpenURL(t, url).Services()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	da, db := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
+	da.Now, db.Now = clock, clock
+	a, b := da.Services(), db.Services()
 	conn := rawConn(t, url)
 	insert := func(dataType string, fetched time.Time) int64 {
 		t.Helper()
@@ -29,18 +35,16 @@ func TestClaimDueFeedsOnTable(t *testing.T) {
 		}
 		return id
 	}
-	now := time.Now()
 	insert("Dataset", now.Add(-48*time.Hour)) // an upload: never a feed to refresh
 	var due []int64
 	for i := range 12 {
 		due = append(due, insert(mapcommons.DataTypeFeed, now.Add(-time.Duration(24-i)*time.Hour)))
 	}
 	insert(mapcommons.DataTypeFeed, now) // fetched just now
-	if id, err := a.FeedClaims.ClaimDueFeed(ctx, time.Hour, time.Hour); err != nil || id != due[0] {
-		t.Fatalf("first claim: %d, %v; want the oldest, %d", id, err, due[0])
+	if c, err := a.FeedClaims.ClaimDueFeed(ctx, time.Hour, time.Hour); err != nil || c.ID != due[0] {
+		t.Fatalf("first claim: %d, %v; want the oldest, %d", c.ID, err, due[0])
 	}
 	var (
-		mu  sync.Mutex
 		got = []int64{due[0]}
 		wg  sync.WaitGroup
 	)
@@ -49,15 +53,15 @@ func TestClaimDueFeedsOnTable(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				id, err := s.FeedClaims.ClaimDueFeed(ctx, time.Hour, 50*time.Millisecond)
+				c, err := s.FeedClaims.ClaimDueFeed(ctx, time.Hour, 50*time.Millisecond)
 				if err != nil {
 					t.Error(err)
 				}
-				if id == 0 || err != nil {
+				if c.ID == 0 || err != nil {
 					return
 				}
 				mu.Lock()
-				got = append(got, id)
+				got = append(got, c.ID)
 				mu.Unlock()
 			}
 		}()
@@ -67,8 +71,10 @@ func TestClaimDueFeedsOnTable(t *testing.T) {
 	if !slices.Equal(got, due) {
 		t.Fatalf("claimed %v, want each of %v once", got, due)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if id, err := b.FeedClaims.ClaimDueFeed(ctx, time.Hour, time.Hour); err != nil || id != due[1] {
-		t.Fatalf("after the short leases: %d, %v; want %d (the first claim's lease holds)", id, err, due[1])
+	mu.Lock()
+	now = now.Add(50 * time.Millisecond)
+	mu.Unlock()
+	if c, err := b.FeedClaims.ClaimDueFeed(ctx, time.Hour, time.Hour); err != nil || c.ID != due[1] {
+		t.Fatalf("after the short leases: %d, %v; want %d (the first claim's lease holds)", c.ID, err, due[1])
 	}
 }

@@ -158,7 +158,7 @@ func (c *cancelling) Next() (*mapcommons.Feature, error) {
 // waiting waits until n sessions wait for a lock.
 func waiting(t *testing.T, conn *pgx.Conn, n int) {
 	t.Helper()
-	for range 500 {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); { // a bound on a hang
 		var k int
 		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name <> $1`, postgres.BuildApp).Scan(&k); err != nil {

@@ -18,7 +18,12 @@ func MustOpen(tb testing.TB) *sqlite.DB {
 	return sqlitetest.Open(tb, filepath.Join(tb.TempDir(), "mapcommons.db"))
 }
 
-func open(tb testing.TB) mapcommons.Services { return MustOpen(tb).Services() }
+// open opens a store for the contract, on the contract's clock.
+func open(tb testing.TB) mapcommons.Services {
+	db := MustOpen(tb)
+	db.Now = storetest.ClockFor(tb)
+	return db.Services()
+}
 
 func TestContract(t *testing.T) { storetest.Run(t, open) }
 

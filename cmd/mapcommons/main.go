@@ -493,7 +493,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					handler.RefreshFeeds(ctx, every-every/10)
+					handler.RefreshFeeds(ctx, every)
 				}
 			}
 		}()
@@ -593,29 +593,40 @@ func ensureUser(ctx context.Context, users mapcommons.UserService, login, email,
 	if err != nil {
 		return err
 	}
-	u, err := users.FindUserByLogin(ctx, login)
-	switch {
-	case err == nil:
-		upd := mapcommons.UserUpdate{PasswordHash: &hash}
-		if admin {
-			upd.Admin = &admin
+	// Servers starting at once on one store all make sure of the user: a
+	// create that another beat to it finds the user there the next time.
+	for attempt := 0; ; attempt++ {
+		u, err := users.FindUserByLogin(ctx, login)
+		switch {
+		case err == nil:
+			upd := mapcommons.UserUpdate{PasswordHash: &hash}
+			if admin {
+				upd.Admin = &admin
+			}
+			if email != "" {
+				upd.Email = &email
+			}
+			_, err = users.UpdateUser(ctx, u.ID, upd)
+			if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND && attempt < 3 {
+				continue // deleted since: create it
+			}
+			return err
+		case mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND:
+			create := &mapcommons.User{Login: login, Email: email, Admin: admin, PasswordHash: hash}
+			if create.Email == "" {
+				create.Email = login + "@localhost"
+			}
+			if admin {
+				create.Fullname = "Administrator"
+			}
+			err = users.CreateUser(ctx, create)
+			if mapcommons.ErrorCode(err) == mapcommons.ECONFLICT && attempt < 3 {
+				continue // created since (or its email taken: said the next time)
+			}
+			return err
+		default:
+			return err
 		}
-		if email != "" {
-			upd.Email = &email
-		}
-		_, err = users.UpdateUser(ctx, u.ID, upd)
-		return err
-	case mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND:
-		if email == "" {
-			email = login + "@localhost"
-		}
-		fullname := ""
-		if admin {
-			fullname = "Administrator"
-		}
-		return users.CreateUser(ctx, &mapcommons.User{Login: login, Email: email, Fullname: fullname, Admin: admin, PasswordHash: hash})
-	default:
-		return err
 	}
 }
 
