@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -34,13 +35,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 	if login == "" && password == "" {
 		return nil, nil
 	}
-	return s.checkLogin(w, r, login, password)
+	return s.checkLogin(w, r, login, password, "", true)
 }
 
 // checkLogin checks a login and password, from Basic credentials or the
-// sign-in form: 401 when they are wrong, 429 while the login or the
-// client has failed too often (see authLimiter).
-func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password string) (*mapcommons.User, error) {
+// sign-in form (with code, the second factor's): 401 when they are wrong,
+// 429 while the login or the client has failed too often (see
+// authLimiter). A user with a second factor is checked by
+// checkSecondFactor, whatever the login's limit; from Basic credentials,
+// the code follows the password.
+func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password, code string, basic bool) (*mapcommons.User, error) {
 	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
 	st, err := s.limiter.state(r.Context(), login, c)
@@ -48,14 +52,27 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 		return nil, err
 	}
 	if st.addrWait > 0 {
-		return nil, tooManyLogins(st.addrWait)
+		return nil, tooManyLogins(st.addrWait, false)
 	}
-	if len(login) > 100 || len(password) > mapcommons.MaxPasswordLen {
+	maxLen := mapcommons.MaxPasswordLen
+	if basic {
+		maxLen += mapcommons.TOTPDigits // a second factor's code may follow
+	}
+	if len(login) > 100 || len(password) > maxLen {
 		return nil, s.failedLogin(r, login, c, st.trust, bad)
 	}
 	u, err := s.svc.Users.FindUserByLogin(r.Context(), login)
 	if err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
+	}
+	if u != nil {
+		f, err := s.secondFactor(r.Context(), u)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			return s.checkSecondFactor(w, r, u, f, login, password, code, basic, c)
+		}
 	}
 	if st.trust < trustDevice && st.wait() > 0 && u != nil && s.svc.Trust != nil {
 		// The login is being guessed: clients its user logged in from
@@ -66,18 +83,18 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 		}
 	}
 	if wait := st.wait(); wait > 0 {
-		return nil, tooManyLogins(wait)
+		return nil, tooManyLogins(wait, wait > st.addrWait)
 	}
 	if u == nil {
 		// Spend the time a real check would, so timing does not tell which logins exist.
 		mapcommons.CheckPassword(s.auth.dummyHash, password)
 		return nil, s.failedLogin(r, login, c, st.trust, bad)
 	}
-	if !s.auth.ok(u, password) {
+	if !s.auth.ok(u, password, false) {
 		if !mapcommons.CheckPassword(u.PasswordHash, password) {
 			return nil, s.failedLogin(r, login, c, st.trust, bad)
 		}
-		s.auth.remember(u, password)
+		s.auth.remember(u, password, false)
 	}
 	s.trustClient(w, r, u, login, c)
 	return u, nil
@@ -128,9 +145,17 @@ func hasCredentials(r *http.Request) bool {
 	return !ok || login != "" || password != ""
 }
 
-func tooManyLogins(wait time.Duration) error {
-	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY,
-		"too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))}
+// tooManyLogins is the 429 of a limited attempt; byLogin when the login's
+// limits hold it (not only its address's): its user, who has no second
+// factor (else the login would not be limited) and no trusted client, is
+// told of the way in that does not wait. It is said of every login so
+// held, existing or not, so that it tells nothing of the login.
+func tooManyLogins(wait time.Duration, byLogin bool) error {
+	msg := fmt.Sprintf("too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))
+	if byLogin {
+		msg += "; or ask an administrator for a one-time sign-in link, and add a second factor (an authenticator app) on your account page, with which you get in while your login is being guessed"
+	}
+	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY, "%s", msg)}
 }
 
 // trustClient remembers, after a successful login, the client it came
@@ -459,6 +484,18 @@ func (l *authLimiter) fail(ctx context.Context, login string, c loginClient, tru
 	return l.limits.SpendLoginTokens(ctx, l.now(), spends)
 }
 
+// failCode takes a token from the address's bucket for a wrong or missing
+// code, and, when the code was right and the password was checked and
+// wrong, from the login's overall one too (it counts the passwords
+// checked).
+func (l *authLimiter) failCode(ctx context.Context, login string, c loginClient, passwordChecked bool) error {
+	spends := []mapcommons.LoginSpend{{Key: addrLimit(c), Per: time.Minute / addrFailures, Capacity: addrFailures}}
+	if passwordChecked {
+		spends = append(spends, mapcommons.LoginSpend{Key: allLimit(login), Per: time.Minute / allFailures, Capacity: allFailures})
+	}
+	return l.limits.SpendLoginTokens(ctx, l.now(), spends)
+}
+
 // succeed trusts c for login here, and returns the keys the store should
 // (again) be told of: new ones, and those due for renewal.
 func (l *authLimiter) succeed(login string, c loginClient) []string {
@@ -526,6 +563,7 @@ type authCache struct {
 type authEntry struct {
 	hash    string // the bcrypt hash the password was checked against
 	mac     []byte
+	second  bool // the password with a second factor's code (see checkSecondFactor)
 	expires time.Time
 }
 
@@ -547,20 +585,30 @@ func (c *authCache) mac(password string) []byte {
 	return m.Sum(nil)
 }
 
-func (c *authCache) ok(u *mapcommons.User, password string) bool {
+// ok reports whether password was verified for u lately; second: a
+// password with a code, which only counts for a user with a second
+// factor (and a password alone only for one without).
+func (c *authCache) ok(u *mapcommons.User, password string, second bool) bool {
 	mac := c.mac(password)
 	c.mu.Lock()
 	e, found := c.entries[u.ID]
 	c.mu.Unlock()
-	return found && e.hash == u.PasswordHash && time.Now().Before(e.expires) && hmac.Equal(e.mac, mac)
+	return found && e.hash == u.PasswordHash && e.second == second && time.Now().Before(e.expires) && hmac.Equal(e.mac, mac)
 }
 
-func (c *authCache) remember(u *mapcommons.User, password string) {
+func (c *authCache) remember(u *mapcommons.User, password string, second bool) {
 	mac := c.mac(password)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= authMaxEntries {
 		clear(c.entries)
 	}
-	c.entries[u.ID] = authEntry{hash: u.PasswordHash, mac: mac, expires: time.Now().Add(authTTL)}
+	c.entries[u.ID] = authEntry{hash: u.PasswordHash, mac: mac, second: second, expires: time.Now().Add(authTTL)}
+}
+
+// forget drops what is remembered of u (a second factor came or went).
+func (c *authCache) forget(u *mapcommons.User) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, u.ID)
 }

@@ -194,7 +194,8 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	if login == "" || password == "" {
 		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "login and password required")
 	}
-	u, err := s.checkLogin(w, r, login, password)
+	code, _ := p.String("code")
+	u, err := s.checkLogin(w, r, login, password, code, false)
 	if err != nil {
 		return err
 	}
