@@ -193,3 +193,23 @@ type SignInLinkService interface {
 	// at now are removed too.
 	UseSignInLink(ctx context.Context, tokenHash string, now time.Time) (int64, error)
 }
+
+// SignInLinkTTL is how long a one-time sign-in link holds.
+const SignInLinkTTL = 24 * time.Hour
+
+// SignInLinkPath is the path of a sign-in link of token, under the
+// server's root: the sign-in page, with the token in the fragment (which
+// a browser does not send: it is in no request log).
+func SignInLinkPath(token string) string { return "/app/signin#link=" + token }
+
+// IssueSignInLink keeps a new one-time sign-in link for userID, live
+// from now for SignInLinkTTL, and returns its token (only its hash is
+// kept).
+func IssueSignInLink(ctx context.Context, links SignInLinkService, userID int64, now time.Time) (token string, expires time.Time, err error) {
+	token, hash := NewSessionToken()
+	expires = now.Add(SignInLinkTTL)
+	if err := links.CreateSignInLink(ctx, &SignInLink{TokenHash: hash, UserID: userID, ExpiresAt: expires}); err != nil {
+		return "", time.Time{}, err
+	}
+	return token, expires, nil
+}
