@@ -24,6 +24,12 @@ type Services struct {
 	LoginLimits LoginLimitService
 	// Sessions keeps the sessions of signed-in browsers.
 	Sessions SessionService
+	// SecondFactors keeps the users' TOTP secrets and recovery codes (nil:
+	// no two-factor sign-in).
+	SecondFactors SecondFactorService
+	// SignInLinks keeps the one-time sign-in links administrators issue
+	// (nil: none).
+	SignInLinks SignInLinkService
 	// FeedClaims hands the feeds due for a refresh to the servers that
 	// refresh them, each feed to one server at a time.
 	FeedClaims FeedClaimService

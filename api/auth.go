@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -34,13 +35,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 	if login == "" && password == "" {
 		return nil, nil
 	}
-	return s.checkLogin(w, r, login, password)
+	return s.checkLogin(w, r, login, password, "", true)
 }
 
 // checkLogin checks a login and password, from Basic credentials or the
-// sign-in form: 401 when they are wrong, 429 while the login or the
-// client has failed too often (see authLimiter).
-func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password string) (*mapcommons.User, error) {
+// sign-in form (with code, the second factor's): 401 when they are wrong,
+// 429 while the login or the client has failed too often (see
+// authLimiter). A user with a second factor is checked by
+// checkSecondFactor, whatever the login's limit; from Basic credentials,
+// the code follows the password.
+func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password, code string, basic bool) (*mapcommons.User, error) {
 	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
 	st, err := s.limiter.state(r.Context(), login, c)
@@ -48,38 +52,49 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 		return nil, err
 	}
 	if st.addrWait > 0 {
-		return nil, tooManyLogins(st.addrWait)
+		return nil, tooManyLogins(st.addrWait, false)
 	}
-	if len(login) > 100 || len(password) > mapcommons.MaxPasswordLen {
-		return nil, s.failedLogin(r, login, c, st.trusted, bad)
+	maxLen := mapcommons.MaxPasswordLen
+	if basic {
+		maxLen += mapcommons.TOTPDigits // a second factor's code may follow
+	}
+	if len(login) > 100 || len(password) > maxLen {
+		return nil, s.failedLogin(r, login, c, st.trust, bad)
 	}
 	u, err := s.svc.Users.FindUserByLogin(r.Context(), login)
 	if err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
 	}
-	if !st.trusted && st.loginWait > 0 && u != nil && s.svc.Trust != nil {
-		// The login is being guessed: clients its user logged in from
-		// before (remembered in the store, also across restarts) still
-		// get to try; strangers wait.
-		trusted, err := s.svc.Trust.LoginTrusted(r.Context(), u.ID, c.keys(), s.limiter.now())
+	if u != nil {
+		f, err := s.secondFactor(r.Context(), u)
 		if err != nil {
 			return nil, err
 		}
-		st.trusted = trusted
+		if f != nil {
+			return s.checkSecondFactor(w, r, u, f, login, password, code, basic, c)
+		}
+	}
+	if st.trust < trustDevice && st.wait() > 0 && u != nil && s.svc.Trust != nil {
+		// The login is being guessed: clients its user logged in from
+		// before (remembered in the store, also across restarts) still
+		// get to try; strangers wait.
+		if err := s.storeTrust(r.Context(), u, c, &st); err != nil {
+			return nil, err
+		}
 	}
 	if wait := st.wait(); wait > 0 {
-		return nil, tooManyLogins(wait)
+		return nil, tooManyLogins(wait, wait > st.addrWait)
 	}
 	if u == nil {
 		// Spend the time a real check would, so timing does not tell which logins exist.
 		mapcommons.CheckPassword(s.auth.dummyHash, password)
-		return nil, s.failedLogin(r, login, c, st.trusted, bad)
+		return nil, s.failedLogin(r, login, c, st.trust, bad)
 	}
-	if !s.auth.ok(u, password) {
+	if !s.auth.ok(u, password, false) {
 		if !mapcommons.CheckPassword(u.PasswordHash, password) {
-			return nil, s.failedLogin(r, login, c, st.trusted, bad)
+			return nil, s.failedLogin(r, login, c, st.trust, bad)
 		}
-		s.auth.remember(u, password)
+		s.auth.remember(u, password, false)
 	}
 	s.trustClient(w, r, u, login, c)
 	return u, nil
@@ -87,11 +102,37 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 
 // failedLogin counts a failed login against the limits, and returns the
 // error to answer with: bad, or the store's when it could not count it.
-func (s *Server) failedLogin(r *http.Request, login string, c loginClient, trusted bool, bad error) error {
-	if err := s.limiter.fail(context.WithoutCancel(r.Context()), login, c, trusted); err != nil {
+func (s *Server) failedLogin(r *http.Request, login string, c loginClient, trust trustLevel, bad error) error {
+	if err := s.limiter.fail(context.WithoutCancel(r.Context()), login, c, trust); err != nil {
 		return err
 	}
 	return bad
+}
+
+// storeTrust raises st.trust to what the store knows of c for u: its
+// device cookie first (the stronger trust), else its address or network.
+func (s *Server) storeTrust(ctx context.Context, u *mapcommons.User, c loginClient, st *limitState) error {
+	now := s.limiter.now()
+	if c.device != "" {
+		ok, err := s.svc.Trust.LoginTrusted(ctx, u.ID, []string{deviceKey(c.device)}, now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.trust = trustDevice
+			return nil
+		}
+	}
+	if st.trust < trustNet {
+		ok, err := s.svc.Trust.LoginTrusted(ctx, u.ID, c.netKeys(), now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.trust = trustNet
+		}
+	}
+	return nil
 }
 
 // hasCredentials reports whether r carries credentials other than the
@@ -104,9 +145,17 @@ func hasCredentials(r *http.Request) bool {
 	return !ok || login != "" || password != ""
 }
 
-func tooManyLogins(wait time.Duration) error {
-	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY,
-		"too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))}
+// tooManyLogins is the 429 of a limited attempt; byLogin when the login's
+// limits hold it (not only its address's): its user, who has no second
+// factor (else the login would not be limited) and no trusted client, is
+// told of the way in that does not wait. It is said of every login so
+// held, existing or not, so that it tells nothing of the login.
+func tooManyLogins(wait time.Duration, byLogin bool) error {
+	msg := fmt.Sprintf("too many failed logins for this login or from this address: try again in %d seconds", retrySeconds(wait))
+	if byLogin {
+		msg += "; or ask an administrator for a one-time sign-in link, and add a second factor (an authenticator app) on your account page, with which you get in while your login is being guessed"
+	}
+	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY, "%s", msg)}
 }
 
 // trustClient remembers, after a successful login, the client it came
@@ -157,12 +206,15 @@ type loginClient struct {
 
 // keys are the store's keys the client may be trusted by.
 func (c loginClient) keys() []string {
-	k := []string{"addr:" + c.addr, "net:" + c.net}
+	k := c.netKeys()
 	if c.device != "" {
 		k = append(k, deviceKey(c.device))
 	}
 	return k
 }
+
+// netKeys are the keys of its address and network.
+func (c loginClient) netKeys() []string { return []string{"addr:" + c.addr, "net:" + c.net} }
 
 func (s *Server) loginClient(r *http.Request) loginClient {
 	ip := s.clientIP(r)
@@ -259,28 +311,38 @@ func hopIP(h string) (netip.Addr, bool) {
 	return ip.Unmap(), true
 }
 
-// Limits of failed logins. Each login, each client address, and each
-// trusted (login, client address) pair has a token bucket of failures that
-// refills continuously: a login may fail loginFailures times a minute from
-// clients its user has not logged in from, an address addrFailures times,
-// a trusted client pairFailures times. When a bucket is empty, every login
+// Limits of failed logins. Each login, each client address, each trusted
+// network of a login, each trusted device of a login, and each login over
+// all clients together has a token bucket of failures that refills
+// continuously: a login may fail loginFailures times a minute from clients
+// its user has not logged in from, an address addrFailures times, a
+// trusted network (or a trusted device) of the login pairFailures times,
+// and the login allFailures times from all clients holding no device
+// cookie of its user together. When a bucket is empty, every login
 // attempt it covers (right or wrong: the answer must not tell) is refused
-// with 429 and Retry-After until a token comes back. Successful logins cost
-// nothing.
+// with 429 and Retry-After until a token comes back. Successful logins
+// cost nothing.
 //
-// A client is trusted for a login when its user logged in from it within
-// trustTTL: from that address (or /64), from that network (IPv4 /24, IPv6
-// /48, so that a new address from one's provider still counts), or from a
-// client holding that device cookie. Trusted clients are not held by the
-// login's limit, so someone guessing a user's password from anywhere else,
-// at any rate and from any number of addresses, makes only a few checks a
-// minute and does not lock the user out; they have their own bucket. The
-// store remembers trusted clients, so a restart forgets nothing. A client
-// the user never logged in from waits while the login is being guessed.
+// A client is trusted for a login by its network when its user logged in
+// within trustTTL from that address (or /64) or from that network (IPv4
+// /24, IPv6 /48, so that a new address from one's provider still counts);
+// its failures are counted per network, since anyone in that network is
+// trusted as much. It is trusted by its device when it holds a device
+// cookie its user was given at a login: a secret no guesser has, so its
+// failures are counted per device and it is not held by the login's
+// overall limit. Trusted clients are not held by the login's limit, so
+// someone guessing a user's password from anywhere else, at any rate and
+// from any number of addresses, makes only a few checks a minute and does
+// not lock the user out of a trusted device; someone guessing from a
+// trusted network too makes at most allFailures checks a minute, and may
+// lock out the user's clients trusted by network only. The store
+// remembers trusted clients, so a restart forgets nothing. A client the
+// user never logged in from waits while the login is being guessed.
 const (
 	loginFailures = 5
 	addrFailures  = 30
 	pairFailures  = 10
+	allFailures   = 10
 	trustTTL      = 30 * 24 * time.Hour
 	// trustRenew is how long before its end a trusted client's entry in
 	// the store is renewed by a login from it.
@@ -288,6 +350,15 @@ const (
 	// limiterEntries bounds the trusted clients the limiter knows; beyond
 	// it, those whose trust is over are dropped (all of them, if need be).
 	limiterEntries = 100000
+)
+
+// trustLevel is how far a client is trusted for a login.
+type trustLevel int
+
+const (
+	trustNone   trustLevel = iota // a stranger
+	trustNet                      // its address or network logged in before
+	trustDevice                   // it holds a device cookie of the user
 )
 
 // authLimiter counts failed logins per login, per client address and per
@@ -307,14 +378,20 @@ func newAuthLimiter(limits mapcommons.LoginLimitService, now func() time.Time) *
 }
 
 // The limiter's buckets in the store: by client address, by login, by
-// trusted (address, login) pair. A login is any bytes a client sends: it
-// goes into a key as the hex SHA-256 of its loginKey, so that keys are
-// short ASCII whatever it is (a store's text may hold neither NUL nor
-// invalid UTF-8); an address never contains a space.
+// trusted (network, login) and (device, login) pair, and by login over all
+// clients. A login is any bytes a client sends: it goes into a key as the
+// hex SHA-256 of its loginKey, so that keys are short ASCII whatever it is
+// (a store's text may hold neither NUL nor invalid UTF-8); an address
+// never contains a space.
 func addrLimit(c loginClient) string { return "addr:" + c.addr }
 func loginLimit(login string) string { return "login:" + loginHash(login) }
-func pairLimit(login string, c loginClient) string {
-	return "pair:" + c.addr + " " + loginHash(login)
+func allLimit(login string) string   { return "all:" + loginHash(login) }
+func netLimit(login string, c loginClient) string {
+	return "pair:" + c.net + " " + loginHash(login)
+}
+func deviceLimit(login string, c loginClient) string {
+	h := sha256.Sum256([]byte(c.device + "\x00" + loginKey(login)))
+	return "dpair:" + hex.EncodeToString(h[:])
 }
 
 func loginHash(login string) string {
@@ -335,49 +412,86 @@ func trustKey(login, key string) string { return loginKey(login) + "\x00" + key 
 
 // limitState is what the limiter says of an attempt.
 type limitState struct {
-	addrWait, loginWait, pairWait time.Duration
-	trusted                       bool // known here to be a trusted client of the login
+	addrWait, loginWait, netWait, deviceWait, allWait time.Duration
+	trust                                             trustLevel // as known here
 }
 
 // wait is how long the attempt must wait: the address's limit always
-// holds; a trusted client's own limit, or else the login's.
+// holds; a trusted device's own limit; else the login's overall limit
+// and the trusted network's own limit or else the login's.
 func (st limitState) wait() time.Duration {
-	if st.trusted {
-		return max(st.addrWait, st.pairWait)
+	switch st.trust {
+	case trustDevice:
+		return max(st.addrWait, st.deviceWait)
+	case trustNet:
+		return max(st.addrWait, st.netWait, st.allWait)
 	}
-	return max(st.addrWait, st.loginWait)
+	return max(st.addrWait, st.loginWait, st.allWait)
 }
 
 // state returns the limits that bear on an attempt at login by c.
 func (l *authLimiter) state(ctx context.Context, login string, c loginClient) (limitState, error) {
-	full, err := l.limits.LoginLimits(ctx, []string{addrLimit(c), loginLimit(login), pairLimit(login, c)})
+	keys := []string{addrLimit(c), loginLimit(login), netLimit(login, c), allLimit(login), ""}
+	if c.device != "" {
+		keys[4] = deviceLimit(login, c)
+	}
+	full, err := l.limits.LoginLimits(ctx, keys)
 	if err != nil {
 		return limitState{}, err
 	}
 	now := l.now()
+	per := func(n int) time.Duration { return time.Minute / time.Duration(n) }
 	st := limitState{
-		addrWait:  mapcommons.LoginWait(full[0], now, time.Minute/addrFailures, addrFailures),
-		loginWait: mapcommons.LoginWait(full[1], now, time.Minute/loginFailures, loginFailures),
-		pairWait:  mapcommons.LoginWait(full[2], now, time.Minute/pairFailures, pairFailures),
+		addrWait:   mapcommons.LoginWait(full[0], now, per(addrFailures), addrFailures),
+		loginWait:  mapcommons.LoginWait(full[1], now, per(loginFailures), loginFailures),
+		netWait:    mapcommons.LoginWait(full[2], now, per(pairFailures), pairFailures),
+		allWait:    mapcommons.LoginWait(full[3], now, per(allFailures), allFailures),
+		deviceWait: mapcommons.LoginWait(full[4], now, per(pairFailures), pairFailures),
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, k := range c.keys() {
-		if until, ok := l.trusted[trustKey(login, k)]; ok && now.Before(until) {
-			st.trusted = true
+	trusted := func(k string) bool {
+		until, ok := l.trusted[trustKey(login, k)]
+		return ok && now.Before(until)
+	}
+	for _, k := range c.netKeys() {
+		if trusted(k) {
+			st.trust = trustNet
 		}
+	}
+	if c.device != "" && trusted(deviceKey(c.device)) {
+		st.trust = trustDevice
 	}
 	return st, nil
 }
 
 // fail takes a token from the address's bucket, and from the trusted
-// client's or else the login's.
-func (l *authLimiter) fail(ctx context.Context, login string, c loginClient, trusted bool) error {
+// device's, or else from the login's overall one and the trusted
+// network's or else the login's.
+func (l *authLimiter) fail(ctx context.Context, login string, c loginClient, trust trustLevel) error {
+	spend := func(key string, n int) mapcommons.LoginSpend {
+		return mapcommons.LoginSpend{Key: key, Per: time.Minute / time.Duration(n), Capacity: n}
+	}
+	spends := []mapcommons.LoginSpend{spend(addrLimit(c), addrFailures)}
+	switch trust {
+	case trustDevice:
+		spends = append(spends, spend(deviceLimit(login, c), pairFailures))
+	case trustNet:
+		spends = append(spends, spend(netLimit(login, c), pairFailures), spend(allLimit(login), allFailures))
+	default:
+		spends = append(spends, spend(loginLimit(login), loginFailures), spend(allLimit(login), allFailures))
+	}
+	return l.limits.SpendLoginTokens(ctx, l.now(), spends)
+}
+
+// failCode takes a token from the address's bucket for a wrong or missing
+// code, and, when the code was right and the password was checked and
+// wrong, from the login's overall one too (it counts the passwords
+// checked).
+func (l *authLimiter) failCode(ctx context.Context, login string, c loginClient, passwordChecked bool) error {
 	spends := []mapcommons.LoginSpend{{Key: addrLimit(c), Per: time.Minute / addrFailures, Capacity: addrFailures}}
-	if trusted {
-		spends = append(spends, mapcommons.LoginSpend{Key: pairLimit(login, c), Per: time.Minute / pairFailures, Capacity: pairFailures})
-	} else {
-		spends = append(spends, mapcommons.LoginSpend{Key: loginLimit(login), Per: time.Minute / loginFailures, Capacity: loginFailures})
+	if passwordChecked {
+		spends = append(spends, mapcommons.LoginSpend{Key: allLimit(login), Per: time.Minute / allFailures, Capacity: allFailures})
 	}
 	return l.limits.SpendLoginTokens(ctx, l.now(), spends)
 }
@@ -449,6 +563,7 @@ type authCache struct {
 type authEntry struct {
 	hash    string // the bcrypt hash the password was checked against
 	mac     []byte
+	second  bool // the password with a second factor's code (see checkSecondFactor)
 	expires time.Time
 }
 
@@ -470,20 +585,30 @@ func (c *authCache) mac(password string) []byte {
 	return m.Sum(nil)
 }
 
-func (c *authCache) ok(u *mapcommons.User, password string) bool {
+// ok reports whether password was verified for u lately; second: a
+// password with a code, which only counts for a user with a second
+// factor (and a password alone only for one without).
+func (c *authCache) ok(u *mapcommons.User, password string, second bool) bool {
 	mac := c.mac(password)
 	c.mu.Lock()
 	e, found := c.entries[u.ID]
 	c.mu.Unlock()
-	return found && e.hash == u.PasswordHash && time.Now().Before(e.expires) && hmac.Equal(e.mac, mac)
+	return found && e.hash == u.PasswordHash && e.second == second && time.Now().Before(e.expires) && hmac.Equal(e.mac, mac)
 }
 
-func (c *authCache) remember(u *mapcommons.User, password string) {
+func (c *authCache) remember(u *mapcommons.User, password string, second bool) {
 	mac := c.mac(password)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= authMaxEntries {
 		clear(c.entries)
 	}
-	c.entries[u.ID] = authEntry{hash: u.PasswordHash, mac: mac, expires: time.Now().Add(authTTL)}
+	c.entries[u.ID] = authEntry{hash: u.PasswordHash, mac: mac, second: second, expires: time.Now().Add(authTTL)}
+}
+
+// forget drops what is remembered of u (a second factor came or went).
+func (c *authCache) forget(u *mapcommons.User) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, u.ID)
 }

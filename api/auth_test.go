@@ -30,9 +30,9 @@ func TestAuthLimiter(t *testing.T) {
 		w := st.wait()
 		return w, w == 0
 	}
-	fail := func(login string, c loginClient, trusted bool) {
+	fail := func(login string, c loginClient, trust trustLevel) {
 		t.Helper()
-		if err := l.fail(ctx, login, c, trusted); err != nil {
+		if err := l.fail(ctx, login, c, trust); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,7 +40,7 @@ func TestAuthLimiter(t *testing.T) {
 		if _, ok := allow("Ann", "a"); !ok {
 			t.Fatalf("refused after %d failures", i)
 		}
-		fail("ann", client("a"), false)
+		fail("ann", client("a"), trustNone)
 	}
 	wait, ok := allow("ANN", "b")
 	per := time.Minute / loginFailures
@@ -51,7 +51,7 @@ func TestAuthLimiter(t *testing.T) {
 	if _, ok := allow("ann", "b"); !ok {
 		t.Fatalf("not allowed again after %v", per)
 	}
-	fail("ann", client("b"), false)
+	fail("ann", client("b"), trustNone)
 	if _, ok := allow("ann", "b"); ok {
 		t.Fatal("one token came back, one failure took it")
 	}
@@ -61,7 +61,7 @@ func TestAuthLimiter(t *testing.T) {
 		if _, ok := allow("ann", "c"); !ok {
 			t.Fatalf("refill: refused after %d", i)
 		}
-		fail("ann", client("c"), false)
+		fail("ann", client("c"), trustNone)
 	}
 	// Trust: a success from "home" lets "home" past the per-login limit,
 	// with a bucket of its own; the first success is due in the store, the
@@ -79,14 +79,27 @@ func TestAuthLimiter(t *testing.T) {
 		t.Fatal("an untrusted address is not limited")
 	}
 	// Another address of home's network is trusted too.
-	if st, _ := l.state(ctx, "ann", loginClient{addr: "home2", net: "home/net"}); !st.trusted {
+	if st, _ := l.state(ctx, "ann", loginClient{addr: "home2", net: "home/net"}); st.trust != trustNet {
 		t.Fatal("home's network is not trusted")
 	}
+	// The failures of strangers above took tokens of the login's overall
+	// bucket too: a trusted network gets what they left.
+	if st, _ := l.state(ctx, "ann", client("home")); st.allWait != 0 || st.wait() != 0 {
+		t.Fatalf("home waits: %+v", st)
+	}
+	for i := 0; i < allFailures-loginFailures; i++ {
+		fail("ann", client("home"), trustNet)
+	}
+	if st, _ := l.state(ctx, "ann", client("home")); st.allWait == 0 || st.netWait != 0 || st.wait() == 0 {
+		t.Fatalf("the overall bucket does not hold home: %+v", st)
+	}
+	// A minute on, all is full again.
+	now = now.Add(time.Minute)
 	for i := 0; i < pairFailures; i++ {
 		if _, ok := allow("ann", "home"); !ok {
 			t.Fatalf("trusted client refused after %d", i)
 		}
-		fail("ann", client("home"), true)
+		fail("ann", client("home"), trustNet)
 	}
 	if _, ok := allow("ann", "home"); ok {
 		t.Fatal("a trusted client fails without limit")
@@ -97,7 +110,7 @@ func TestAuthLimiter(t *testing.T) {
 	}
 	now = now.Add(trustTTL + time.Second)
 	for i := 0; i < loginFailures; i++ {
-		fail("ann", client("x"), false)
+		fail("ann", client("x"), trustNone)
 	}
 	if _, ok := allow("ann", "home"); ok {
 		t.Fatal("trust outlived trustTTL")
@@ -159,17 +172,18 @@ func TestClientIP(t *testing.T) {
 func TestLimiterKeys(t *testing.T) {
 	t.Parallel()
 	c := loginClient{addr: "2001:db8:1:2::/64", net: "2001:db8:1::/48"}
+	d := loginClient{addr: c.addr, net: c.net, device: strings.Repeat("A", 43)}
 	for _, login := range []string{"ann", "a\x00b", "\xff\xfe", strings.Repeat("x", 5000)} {
-		for _, k := range []string{loginLimit(login), pairLimit(login, c), addrLimit(c)} {
+		for _, k := range []string{loginLimit(login), netLimit(login, c), addrLimit(c), allLimit(login), deviceLimit(login, d)} {
 			if !utf8.ValidString(k) || strings.ContainsRune(k, 0) || len(k) > 100 {
 				t.Errorf("login %.20q: key %q", login, k)
 			}
 		}
 	}
-	if loginLimit("Ann") != loginLimit("aNN") || pairLimit("Ann", c) != pairLimit("ann", c) {
+	if loginLimit("Ann") != loginLimit("aNN") || netLimit("Ann", c) != netLimit("ann", c) || deviceLimit("Ann", d) != deviceLimit("ann", d) {
 		t.Error("logins that differ in case have different buckets")
 	}
-	if loginLimit("ann") == loginLimit("bob") || pairLimit("ann", c) == pairLimit("ann", client("other")) {
+	if loginLimit("ann") == loginLimit("bob") || netLimit("ann", c) == netLimit("ann", client("other")) || allLimit("ann") == allLimit("bob") {
 		t.Error("different logins or clients share a bucket")
 	}
 }

@@ -200,3 +200,108 @@ func forged(v string) string {
 	}
 	return "A" + v[1:]
 }
+
+// deviceCookie returns the device cookie w gave, or fails.
+func deviceCookie(t *testing.T, w *httptest.ResponseRecorder) string {
+	t.Helper()
+	for _, c := range w.Result().Cookies() {
+		if c.Name == "mc_device" {
+			return c.Value
+		}
+	}
+	t.Fatal("no device cookie")
+	return ""
+}
+
+// TestLoginTrustedNetwork: after alice logs in from one address of a /24
+// (bob from one /64 of a /48), a guesser with 80 other addresses of that
+// network gets no more checks than one trusted client would (the bucket
+// is the network's, not each address's), and alice still gets in with her
+// device cookie.
+func TestLoginTrustedNetwork(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ts := newServer(t, func(c *api.Config) { c.Now = func() time.Time { return now } })
+	w := ts.loginTry("alice", "secret1", "192.0.2.10", nil)
+	must(t, w, 200)
+	device := deviceCookie(t, w)
+	must(t, ts.loginTry("bob", "secret1", "2001:db8:5::1", nil), 200)
+	for _, c := range []struct {
+		login     string
+		neighbour func(i int) string
+	}{
+		{"alice", func(i int) string { return fmt.Sprintf("192.0.2.%d", 100+i) }},
+		{"bob", func(i int) string { return fmt.Sprintf("2001:db8:5:%x::1", i+1) }},
+	} {
+		checked := 0
+		for i := range 80 {
+			switch code := ts.loginTry(c.login, fmt.Sprintf("guess%d", i), c.neighbour(i), nil).Code; code {
+			case 401:
+				checked++
+			case 429:
+			default:
+				t.Fatalf("%s: guess %d: %d", c.login, i, code)
+			}
+		}
+		if checked != 10 {
+			t.Fatalf("%s: 80 neighbours of a trusted address: %d guesses checked at once, want 10", c.login, checked)
+		}
+	}
+	if c := ts.loginTry("alice", "secret1", "203.0.113.50", map[string]string{"Cookie": "mc_device=" + device}).Code; c != 200 {
+		t.Fatalf("alice with her device cookie during the guessing: %d", c)
+	}
+}
+
+// TestLoginOverallLimit: alice logged in from three networks; a guesser
+// with addresses in all three and everywhere else, one guess a second
+// for ten minutes, gets at most 10 checks a minute over all of them, and
+// alice with her device cookie gets in throughout.
+func TestLoginOverallLimit(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ts := newServer(t, func(c *api.Config) { c.Now = func() time.Time { return now } })
+	w := ts.loginTry("alice", "secret1", "192.0.2.10", nil)
+	must(t, w, 200)
+	device := deviceCookie(t, w)
+	nets := [][3]byte{{192, 0, 2}, {198, 51, 100}, {203, 0, 113}}
+	for _, n := range nets[1:] {
+		must(t, ts.loginTry("alice", "secret1", fmt.Sprintf("%d.%d.%d.10", n[0], n[1], n[2]), nil), 200)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	checked := 0
+	for sec := range 600 {
+		now = now.Add(time.Second)
+		var addr netip.Addr
+		if k := rng.IntN(4); k < 3 {
+			n := nets[k]
+			addr = netip.AddrFrom4([4]byte{n[0], n[1], n[2], byte(20 + rng.IntN(230))})
+		} else {
+			addr = netip.AddrFrom4([4]byte{byte(11 + rng.IntN(100)), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(1 + rng.IntN(254))})
+		}
+		switch c := ts.loginTry("alice", fmt.Sprintf("guess%d", sec), addr.String(), nil).Code; c {
+		case 401:
+			checked++
+		case 429:
+		default:
+			t.Fatalf("guess %d: %d", sec, c)
+		}
+		if sec%20 == 10 {
+			if c := ts.loginTry("alice", "secret1", "100.64.0.1", map[string]string{"Cookie": "mc_device=" + device}).Code; c != 200 {
+				t.Fatalf("at %d s alice with her device cookie is refused: %d", sec, c)
+			}
+		}
+	}
+	// 10 at once, then 10 a minute.
+	if checked > 10+10*10+1 {
+		t.Fatalf("%d guesses checked in 10 minutes, want at most 110", checked)
+	}
+	// Her device's own typos have their own bucket.
+	for i := range 10 {
+		if c := ts.loginTry("alice", "typo", "100.64.0.1", map[string]string{"Cookie": "mc_device=" + device}).Code; c != 401 {
+			t.Fatalf("typo %d with the device cookie: %d", i, c)
+		}
+	}
+	if c := ts.loginTry("alice", "secret1", "100.64.0.1", map[string]string{"Cookie": "mc_device=" + device}).Code; c != 429 {
+		t.Fatalf("after 10 typos with the device cookie: %d", c)
+	}
+}

@@ -23,6 +23,10 @@ func (s *Server) routes() {
 	m.Handle("GET /users/{user}", s.handle(s.handleUserGet))
 	m.Handle("PUT /users/{user}", s.handle(s.handleUserUpdate))
 	m.Handle("DELETE /users/{user}", s.handle(s.handleUserDelete))
+	m.Handle("POST /users/{user}/second_factor", s.handle(s.handleSecondFactorStart))
+	m.Handle("PUT /users/{user}/second_factor", s.handle(s.handleSecondFactorConfirm))
+	m.Handle("DELETE /users/{user}/second_factor", s.handle(s.handleSecondFactorDelete))
+	m.Handle("POST /users/{user}/sign_in_link", s.handle(s.handleSignInLinkCreate))
 
 	m.Handle("POST /session", s.handle(s.handleSessionCreate))
 	m.Handle("GET /session", s.handle(s.handleSessionGet))
@@ -82,7 +86,7 @@ func (s *Server) routes() {
 	s.ogcRoutes(m)
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/healthz", "/api", "/users", "/users/{user}", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

@@ -191,10 +191,15 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	p := userParams(q.Params)
 	login, _ := p.String("login")
 	password, _ := p.String("password")
-	if login == "" || password == "" {
+	var u *mapcommons.User
+	if link, _ := p.String("link"); link != "" && s.svc.SignInLinks != nil {
+		u, err = s.linkSignIn(w, r, link)
+	} else if login == "" || password == "" {
 		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "login and password required")
+	} else {
+		code, _ := p.String("code")
+		u, err = s.checkLogin(w, r, login, password, code, false)
 	}
-	u, err := s.checkLogin(w, r, login, password)
 	if err != nil {
 		return err
 	}
@@ -213,8 +218,15 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 	ri.user, ri.session, ri.sessionToken = u, sess, token
-	// Only the new cookie: not the clearing of a stale one (sessionUser).
-	w.Header().Del("Set-Cookie")
+	// Only the new session cookie: not the clearing of a stale one
+	// (sessionUser); the device cookie of a client new to the user stays.
+	var keep []string
+	for _, c := range w.Header().Values("Set-Cookie") {
+		if !strings.HasPrefix(c, sessionCookie+"=") {
+			keep = append(keep, c)
+		}
+	}
+	w.Header()["Set-Cookie"] = keep
 	s.setSessionCookie(w, r, token)
 	w.Header().Set("Cache-Control", "no-store")
 	return s.created(w, r, s.baseURL(r)+"/session.json", s.sessionJSON(u, sess, token))

@@ -17,6 +17,10 @@ type userDoc struct {
 	Fullname  *string `json:"fullname,omitempty"`
 	Admin     *bool   `json:"admin,omitempty"`
 	CreatedAt string  `json:"created_at"`
+	// SecondFactor ("on", "pending", "off") and RecoveryCodes (left) are
+	// shown to the user themself only.
+	SecondFactor  string `json:"second_factor,omitempty"`
+	RecoveryCodes *int   `json:"recovery_codes_left,omitempty"`
 }
 
 // userJSON wraps a user the way the original service did; email, name and
@@ -171,7 +175,17 @@ func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.writeJSON(w, r, http.StatusOK, userJSON(u, s.policy.CanSeeUserDetails(caller(r), u)))
+	doc := userJSON(u, s.policy.CanSeeUserDetails(caller(r), u))
+	if me := caller(r); me != nil && me.ID == u.ID {
+		status, left, err := s.secondFactorStatus(r.Context(), u)
+		if err != nil {
+			return err
+		}
+		d := doc["User"]
+		d.SecondFactor, d.RecoveryCodes = status, &left
+		doc["User"] = d
+	}
+	return s.writeJSON(w, r, http.StatusOK, doc)
 }
 
 func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error {

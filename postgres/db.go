@@ -104,17 +104,19 @@ func utc(t time.Time) time.Time { return t.UTC() }
 // are nil (storetest skips their parts).
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:       &UserService{db: db},
-		Groups:      &GroupService{db: db},
-		Maps:        &MapService{db: db},
-		Datasets:    &DatasetService{db: db},
-		Features:    &FeatureService{db: db},
-		Trust:       &LoginTrustService{db: db},
-		LoginLimits: db.limits,
-		Sessions:    &SessionService{db: db},
-		FeedClaims:  &FeedClaimService{db: db},
-		Search:      &SearchService{db: db},
-		Health:      db,
+		Users:         &UserService{db: db},
+		Groups:        &GroupService{db: db},
+		Maps:          &MapService{db: db},
+		Datasets:      &DatasetService{db: db},
+		Features:      &FeatureService{db: db},
+		Trust:         &LoginTrustService{db: db},
+		LoginLimits:   db.limits,
+		Sessions:      &SessionService{db: db},
+		SecondFactors: &SecondFactorService{db: db},
+		SignInLinks:   &SignInLinkService{db: db},
+		FeedClaims:    &FeedClaimService{db: db},
+		Search:        &SearchService{db: db},
+		Health:        db,
 	}
 }
 

@@ -304,16 +304,18 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // Services are the services of the store db, all of them.
 func (db *DB) Services() mapcommons.Services {
 	return mapcommons.Services{
-		Users:       NewUserService(db),
-		Datasets:    NewDatasetService(db),
-		Features:    NewFeatureService(db),
-		Maps:        NewMapService(db),
-		Search:      NewSearchService(db),
-		Groups:      NewGroupService(db),
-		Trust:       NewLoginTrustService(db),
-		LoginLimits: db.limits,
-		Sessions:    NewSessionService(db),
-		FeedClaims:  NewFeedClaimService(db),
-		Health:      db,
+		Users:         NewUserService(db),
+		Datasets:      NewDatasetService(db),
+		Features:      NewFeatureService(db),
+		Maps:          NewMapService(db),
+		Search:        NewSearchService(db),
+		Groups:        NewGroupService(db),
+		Trust:         NewLoginTrustService(db),
+		LoginLimits:   db.limits,
+		Sessions:      NewSessionService(db),
+		SecondFactors: NewSecondFactorService(db),
+		SignInLinks:   NewSignInLinkService(db),
+		FeedClaims:    NewFeedClaimService(db),
+		Health:        db,
 	}
 }

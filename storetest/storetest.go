@@ -46,6 +46,8 @@ func Run(t *testing.T, open Opener) {
 	part("LoginTrust", testLoginTrust, "Users", "Trust")
 	part("Sessions", testSessions, "Users", "Sessions")
 	part("LoginLimits", testLoginLimits, "LoginLimits")
+	part("SecondFactors", testSecondFactors, "Users", "SecondFactors")
+	part("SignInLinks", testSignInLinks, "Users", "SignInLinks")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 }
 

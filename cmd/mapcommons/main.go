@@ -48,6 +48,9 @@ const usage = `usage:
   mapcommons user create [--admin] LOGIN   create a user (or reset their password),
                                            an administrator with --admin; the
                                            password is read from stdin
+  mapcommons user link LOGIN               print a one-time sign-in link for LOGIN
+                                           (24 hours; for a user locked out while
+                                           their login is being guessed)
   mapcommons bench [-n N] [-csv FILE]      measure ingest, queries and exports
                                            of N points over HTTP
   mapcommons import [--title T] [--owner LOGIN] FILE…
@@ -74,6 +77,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "serve":
 		return serve(ctx, args[1:], getenv, stderr)
 	case "user":
+		if len(args) >= 2 && args[1] == "link" {
+			return userLink(ctx, args[2:], getenv, stdout, stderr)
+		}
 		if len(args) < 2 || args[1] != "create" {
 			fmt.Fprint(stderr, usage)
 			return errors.New("unknown user command")
@@ -710,6 +716,49 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	} else {
 		fmt.Fprintf(stdout, "user %s ready\n", login)
 	}
+	return nil
+}
+
+// userLink issues a one-time sign-in link (mapcommons.IssueSignInLink)
+// and prints its URL: under --base-url, else its path only.
+func userLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user link", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", envDefault(getenv, "data", "./data"), "directory of the embedded store (MAPCOMMONS_DATA)")
+	baseURL := fs.String("base-url", envDefault(getenv, "base-url", ""), "the server's root URL, to print the whole link (MAPCOMMONS_BASE_URL)")
+	dbURL := databaseURLFlag(fs, getenv)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "usage: mapcommons user link [--base-url URL] [--data DIR | --database-url URL] LOGIN\n")
+		return errors.New("need one LOGIN")
+	}
+	if !isPostgresURL(*dbURL) {
+		lock, err := lockData(*data, "mapcommons user link")
+		if errors.Is(err, errLocked) {
+			return fmt.Errorf("%w: while the server runs, an administrator issues links through its API (POST /users/LOGIN/sign_in_link.json), or stop it first", err)
+		} else if err != nil {
+			return err
+		}
+		defer lock.Close()
+	}
+	db, err := openStore(ctx, *data, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := db.svc.Users.FindUserByLogin(ctx, pos[0])
+	if err != nil {
+		return fmt.Errorf("user %s: %w", pos[0], err)
+	}
+	token, expires, err := mapcommons.IssueSignInLink(ctx, db.svc.SignInLinks, u.ID, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s%s\n", strings.TrimRight(*baseURL, "/"), mapcommons.SignInLinkPath(token))
+	fmt.Fprintf(stderr, "one-time sign-in link for %s, good until %s\n", u.Login, expires.UTC().Format(time.RFC3339))
 	return nil
 }
 

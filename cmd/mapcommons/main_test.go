@@ -730,3 +730,37 @@ func TestBasemapFlag(t *testing.T) {
 		t.Fatalf("/basemaps: %s", body)
 	}
 }
+
+// TestUserLinkCommand: `mapcommons user link` prints a one-time sign-in
+// link that signs the user in on a server of the store, once.
+func TestUserLinkCommand(t *testing.T) {
+	data := t.TempDir()
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"user", "create", "--data", data, "ann"}, testEnv, strings.NewReader("pw-123456\n"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"user", "link", "--data", data, "--base-url", "https://maps.example", "ann"}, testEnv, nil, &out, &errb); err != nil {
+		t.Fatalf("user link: %v %s", err, errb.String())
+	}
+	link := strings.TrimSpace(out.String())
+	token, ok := strings.CutPrefix(link, "https://maps.example/app/signin#link=")
+	if !ok || len(token) < 40 {
+		t.Fatalf("link %q", link)
+	}
+	if err := run(context.Background(), []string{"user", "link", "--data", data, "nobody"}, testEnv, nil, &out, &errb); err == nil {
+		t.Fatal("a link for no user")
+	}
+	url, _ := startServerOn(t, data)
+	for _, want := range []int{201, 401} {
+		resp, err := http.Post(url+"/session.json", "application/x-www-form-urlencoded", strings.NewReader("link="+token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == 201 && !strings.Contains(string(b), `"login":"ann"`)) {
+			t.Fatalf("following the link: %d %s, want %d", resp.StatusCode, b, want)
+		}
+	}
+}

@@ -1,7 +1,11 @@
 // The account page: who is signed in, and two forms that change the
 // account through the API (PUT /users/{login}.json): e-mail and name, and
 // the password (the API asks for the new one twice; it ends the account's
-// other sessions). A visitor is sent to sign in and comes back here.
+// other sessions). Two-factor sign-in: set up (the password; the secret
+// shown once as a QR code, a URI and text; a first code confirms it; the
+// recovery codes shown once) and removal (password and code), through
+// /users/{login}/second_factor.json. A visitor is sent to sign in and
+// comes back here.
 import './style.css';
 import { api, el, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
@@ -77,6 +81,72 @@ async function main() {
       password_confirmation: pw.elements.password_confirmation.value,
     }, 'Saved: your password is changed. Your other sessions are signed out.');
     if (changed) pw.reset();
+  });
+  twoFactor(s.login, user.second_factor);
+}
+
+/** twoFactor wires the two-factor section for login, whose second factor
+ * is state ("on", "pending" or "off"). */
+function twoFactor(login, state) {
+  const path = '/users/' + encodeURIComponent(login) + '/second_factor.json';
+  const out = document.getElementById('tfa-status');
+  const start = document.getElementById('tfa-start-form');
+  const setup = document.getElementById('tfa-setup');
+  const confirm = document.getElementById('tfa-confirm-form');
+  const remove = document.getElementById('tfa-remove-form');
+  const show = (st) => {
+    document.getElementById('tfa-state').textContent = st === 'on'
+      ? 'Two-factor sign-in is on.' : 'Two-factor sign-in is off.';
+    start.hidden = st === 'on';
+    remove.hidden = st !== 'on';
+    if (st === 'on') setup.hidden = true;
+  };
+  show(state);
+  /** send calls the API from form, saying how it went; null on failure. */
+  const send = async (form, method, body, done) => {
+    clearFieldErrors(form);
+    busy(form, true);
+    try {
+      const doc = await api(path, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      status(out, done);
+      return doc || {};
+    } catch (e) {
+      status(out, 'Not done: ' + e.message, true);
+      showFieldErrors(form, e)?.focus();
+      return null;
+    } finally {
+      busy(form, false);
+    }
+  };
+  start.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const doc = await send(start, 'POST', { password: start.elements.password.value }, 'Scan the code, then enter a code from the app.');
+    if (!doc) return;
+    start.reset();
+    document.getElementById('tfa-qr').src = doc.qr_code;
+    document.getElementById('tfa-secret').textContent = doc.secret;
+    document.getElementById('tfa-uri').href = doc.otpauth_uri;
+    setup.hidden = false;
+    confirm.elements.code.focus();
+  });
+  confirm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const doc = await send(confirm, 'PUT', { code: confirm.elements.code.value.trim() }, 'Two-factor sign-in is on. Keep the recovery codes below.');
+    if (!doc) return;
+    confirm.reset();
+    document.getElementById('tfa-code-list').replaceChildren(...doc.recovery_codes.map((c) => el('li', {}, el('code', {}, c))));
+    document.getElementById('tfa-codes').hidden = false;
+    show('on');
+  });
+  remove.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const doc = await send(remove, 'DELETE', {
+      password: remove.elements.password.value, code: remove.elements.code.value.trim(),
+    }, 'Two-factor sign-in is off.');
+    if (!doc) return;
+    remove.reset();
+    document.getElementById('tfa-codes').hidden = true;
+    show('off');
   });
 }
 
