@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	part("Sessions", testSessions, "Users", "Sessions")
 	part("LoginLimits", testLoginLimits, "LoginLimits")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
+	part("LongLike", testLongLike, "Datasets", "Features")
 }
 
 // Needing wraps open so that the stores it opens skip their test unless
