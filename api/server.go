@@ -354,7 +354,8 @@ func normalizePath(p string) (string, string) {
 }
 
 // statusWriter records the status and size of an answer and adds the
-// Status header old Rails servers sent (wire contract 0.4).
+// Status header old Rails servers sent (wire contract 0.4), and the
+// security headers of an HTML answer (secureHTML).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -374,6 +375,7 @@ func (w *statusWriter) WriteHeader(code int) {
 		c.abandon()
 	}
 	w.status = code
+	secureHTML(w.Header())
 	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))
 	w.ResponseWriter.WriteHeader(code)
 }
