@@ -491,8 +491,18 @@ func TestWebAccountInBrowser(t *testing.T) {
 		t.Errorf("bob's e-mail after the change: %v", u["email"])
 	}
 
+	// A wrong current password: the API's message beside its field.
+	fillForm(b, [2]string{"current_password", "wrong-pw1"}, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw2"})
+	b.do("change the password with a wrong current one", chromedp.Click(chromedp.ID("password-submit")))
+	b.wait("refused", `document.getElementById('password-status').classList.contains('error')`)
+	if got := statusText(b, "current_password-error"); got != "current password is wrong" {
+		t.Errorf("current password error %q", got)
+	}
+	if eval[string](b, `document.activeElement.id`) != "current_password" {
+		t.Errorf("focus on %q after the refusal", eval[string](b, `document.activeElement.id`))
+	}
 	// A confirmation that differs: the API's message beside the field.
-	fillForm(b, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw3"})
+	fillForm(b, [2]string{"current_password", "secret1"}, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw3"})
 	b.do("change the password wrongly", chromedp.Click(chromedp.ID("password-submit")))
 	b.wait("refused", `document.getElementById('password-status').classList.contains('error')`)
 	if got := statusText(b, "password-status"); got != "Not saved: password: doesn't match confirmation" {
