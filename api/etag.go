@@ -78,6 +78,20 @@ func cacheControl(r *http.Request, public bool) string {
 	return "private, max-age=0, must-revalidate"
 }
 
+// perCaller is the Cache-Control of an answer that depends on who asks
+// and has no validator: only the caller's own cache keeps it, and asks
+// again before each use.
+const perCaller = "private, no-cache"
+
+// privateAnswer marks an answer that depends on the caller (what they may
+// see), also when anonymous: a shared cache keeps none of them, so that
+// it never hands one caller's answer to another.
+func privateAnswer(w http.ResponseWriter) {
+	if h := w.Header(); h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", perCaller)
+	}
+}
+
 // notModified sets the ETag and Cache-Control of an answer and, when the
 // request's If-None-Match holds the tag, answers 304 and reports true:
 // the handler then does no work. An empty etag sets Cache-Control only.

@@ -15,3 +15,6 @@ func (s *Server) FormBudgetLeft() int64 {
 	defer s.forms.mu.Unlock()
 	return s.forms.left
 }
+
+// Patterns are the route patterns the server registered.
+func (s *Server) Patterns() []string { return s.patterns }

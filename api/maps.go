@@ -655,6 +655,7 @@ func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	privateAnswer(w) // the layer's dataset as the caller may see it
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 

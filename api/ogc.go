@@ -335,6 +335,7 @@ const ogcCollectionsLimit = mapcommons.MaxSearchLimit
 // caller may view (the visibility of /datasets.json and search), oldest
 // first, by pages of limit (at most 100; offset and a next link).
 func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) error {
+	privateAnswer(w) // the collections the caller may view
 	f, err := ogcFormat(r)
 	if err != nil {
 		return err

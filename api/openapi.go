@@ -434,15 +434,19 @@ func inlineMarkdown(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-var openAPIHTML = template.Must(template.New("api").Funcs(template.FuncMap{"md": inlineMarkdown}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>
+// openAPIStyle is the style sheet of the HTML view, inline: the
+// documents' Content-Security-Policy (docCSP) allows it by its hash.
+const openAPIStyle = `
 body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}
 h2{border-top:1px solid #ccc;padding-top:.5em;font-family:monospace}
 .op{margin:0 0 1em 1em}.m{font-weight:bold;font-family:monospace}
 table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left;vertical-align:top}
 code,.mono{font-family:monospace}.desc{white-space:pre-wrap}
-</style></head>
+`
+
+var openAPIHTML = template.Must(template.New("api").Funcs(template.FuncMap{"md": inlineMarkdown}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>` + openAPIStyle + `</style></head>
 <body><h1>{{.Title}} <small>{{.Version}}</small></h1>
 <p>The <a href="{{.Server}}/api.json">OpenAPI 3.0 document</a> (JSON) of {{.Server}}.</p>
 <div class="desc">{{md .Description}}</div>

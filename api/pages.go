@@ -12,6 +12,7 @@ package api
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"net/http"
 	"net/url"
@@ -111,6 +112,25 @@ func (s *Server) page(ap appPage) handlerFunc {
 		setPageSecurity(h, s.csp)
 		_, err := w.Write(b.Bytes())
 		return err
+	}
+}
+
+// docCSP is the Content-Security-Policy of the HTML documents the server
+// renders itself (the HTML forms of search, the OGC API and the API
+// description): plain documents, which load nothing but the API
+// description's inline style sheet, allowed by its hash.
+var docCSP = func() string {
+	sum := sha256.Sum256([]byte(openAPIStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src 'self'; " +
+		"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}()
+
+// secureHTML gives an HTML answer that set no policy of its own the
+// documents' security headers: every HTML answer goes through it
+// (statusWriter), so that none is left out of them.
+func secureHTML(h http.Header) {
+	if ct := strings.ToLower(h.Get("Content-Type")); strings.HasPrefix(ct, "text/html") && h.Get("Content-Security-Policy") == "" {
+		setPageSecurity(h, docCSP)
 	}
 }
 

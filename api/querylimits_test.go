@@ -304,3 +304,19 @@ func TestClassCache(t *testing.T) {
 		t.Fatalf("after a change of the data: %d classifications, want 7", n)
 	}
 }
+
+// TestLikeLongValue: a CQL2 LIKE of a 30 KB pattern over a 900 KB value
+// answers, rightly: its cost is about their lengths, not their product.
+func TestLikeLongValue(t *testing.T) {
+	ts := newServer(t)
+	long := strings.Repeat("a", 900<<10) + "b"
+	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Long", user: "alice", ctype: "text/csv",
+		body: []byte("lat,lon,s\n1,2," + long + "\n3,4,ab\n")}), 201)
+	a30 := strings.Repeat("a", 30<<10)
+	for pat, want := range map[string]string{"%" + a30 + "b%": `"numberMatched":1`, "%" + a30 + "c%": `"numberMatched":0`, "%b": `"numberMatched":2`} {
+		body := string(must(t, ts.get("/ogc/collections/1/items?limit=1&filter="+url.QueryEscape("s LIKE '"+pat+"'"), "alice"), 200))
+		if !strings.Contains(body, want) {
+			t.Errorf("LIKE %.12q…: %.300s, want %s", pat, body, want)
+		}
+	}
+}

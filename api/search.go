@@ -192,6 +192,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, path string) err
 	}
 	// Authorize: the caller finds what the policy lets them view.
 	sr.filter.Visibility = s.policy.SearchVisibility(caller(r))
+	privateAnswer(w)
 	if s.svc.Search == nil {
 		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "search is not available on this store")
 	}

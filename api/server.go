@@ -261,6 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ew := newEncodeWriter(w, r)
 	sw := &statusWriter{ResponseWriter: ew}
 	ri := &request{path: r.URL.Path}
+	sw.ri = ri
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -354,12 +355,15 @@ func normalizePath(p string) (string, string) {
 }
 
 // statusWriter records the status and size of an answer and adds the
-// Status header old Rails servers sent (wire contract 0.4).
+// Status header old Rails servers sent (wire contract 0.4), the security
+// headers of an HTML answer (secureHTML), and a private Cache-Control to
+// an identified caller's answer that set none.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
 	clock  *bodyClock // the request's body, when it has one
+	ri     *request   // the request's caller
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -374,6 +378,13 @@ func (w *statusWriter) WriteHeader(code int) {
 		c.abandon()
 	}
 	w.status = code
+	secureHTML(w.Header())
+	if w.ri != nil && w.ri.user != nil && w.Header().Get("Cache-Control") == "" {
+		// An answer to a caller who identified themselves is theirs,
+		// unless its handler said otherwise: no shared cache keeps it
+		// (a session's cookie, unlike Basic, does not keep it out).
+		w.Header().Set("Cache-Control", perCaller)
+	}
 	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))
 	w.ResponseWriter.WriteHeader(code)
 }

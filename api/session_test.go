@@ -289,8 +289,19 @@ func TestSession(t *testing.T) {
 	})
 	t.Run("PasswordChange", func(t *testing.T) {
 		a, other := ts.mustSignIn("bob"), ts.mustSignIn("bob")
-		w := a.do(req{method: "PUT", path: "/users/bob.json", ctype: formType,
-			body: []byte("user[password]=another1&user[password_confirmation]=another1")}, true)
+		// A session proves no password: it must give the current one.
+		change := "user[password]=another1&user[password_confirmation]=another1"
+		errorOf(t, a.do(req{method: "PUT", path: "/users/bob.json", ctype: formType, body: []byte(change)}, true),
+			400, "invalid", "current_password: can't be blank")
+		w := a.do(req{method: "PUT", path: "/users/bob.json", ctype: formType, body: []byte(change + "&user[current_password]=wrong12")}, true)
+		errorOf(t, w, 403, "forbidden", "current_password: is wrong")
+		if doc := decode[map[string]any](t, w.Body.Bytes()); doc["current_password"] == nil {
+			t.Fatalf("no field error: %v", doc)
+		}
+		must(t, other.get("/session"), 200) // nothing changed, nobody signed out
+		must(t, ts.signIn("bob", "secret1", nil), 201)
+		w = a.do(req{method: "PUT", path: "/users/bob.json", ctype: "application/json",
+			body: []byte(`{"user":{"password":"another1","password_confirmation":"another1","current_password":"secret1"}}`)}, true)
 		must(t, w, 200)
 		must(t, a.get("/session"), 200) // the session that changed it stays
 		errorOf(t, other.get("/session"), 401, "unauthorized", "not signed in")
@@ -298,10 +309,33 @@ func TestSession(t *testing.T) {
 		must(t, ts.do(req{method: "PUT", path: "/users/bob.json", user: "admin", ctype: formType,
 			body: []byte("user[password]=secret1&user[password_confirmation]=secret1")}), 200)
 		errorOf(t, a.get("/session"), 401, "unauthorized", "not signed in")
+		// An administrator's session changes another user's without theirs.
+		adm := ts.mustSignIn("admin")
+		must(t, adm.do(req{method: "PUT", path: "/users/bob.json", ctype: formType, body: []byte("user[password]=secret1&user[password_confirmation]=secret1")}, true), 200)
 		// Deleting the user ends theirs.
 		c := ts.mustSignIn("bob")
 		must(t, ts.do(req{method: "DELETE", path: "/users/bob.json", user: "admin"}), 204)
 		errorOf(t, c.get("/session"), 401, "unauthorized", "not signed in")
+	})
+	t.Run("ErrWrongCurrentPassword", func(t *testing.T) {
+		ts := newServer(t)
+		change := "user[password]=another1&user[password_confirmation]=another1"
+		// Wrong current passwords count as failed logins: the limiter then
+		// holds the login, even for the client bob signed in from (his
+		// trusted client's own allowance, 10).
+		d := ts.mustSignIn("bob")
+		for i := 0; ; i++ {
+			w := d.do(req{method: "PUT", path: "/users/bob.json", ctype: formType, body: []byte(change + "&user[current_password]=wrong" + itoa(int64(i)))}, true)
+			if w.Code == 429 {
+				break
+			}
+			errorOf(t, w, 403, "forbidden", "is wrong")
+			if i == 10 {
+				t.Fatal("wrong current passwords are not limited")
+			}
+		}
+		errorOf(t, d.do(req{method: "PUT", path: "/users/bob.json", ctype: formType, body: []byte(change + "&user[current_password]=secret1")}, true),
+			429, "too_many_requests", "too many failed logins")
 	})
 	t.Run("ErrWrongPassword", func(t *testing.T) {
 		ts := newServer(t)

@@ -12,8 +12,8 @@ import (
 // The work of one request is bounded: feature queries, downloads,
 // classifications and searches run under a deadline (Config.QueryTimeout),
 // and under the request's own context, which ends when the client goes
-// away. The engines look at their context every few thousand rows, so the
-// work really stops; the handler's error is then a 503 (ETIMEOUT).
+// away. The engines look at their context every few thousand rows (a LIKE
+// over a long value within the row too), so the work really stops; the handler's error is then a 503 (ETIMEOUT).
 
 // DefaultQueryTimeout is Config.QueryTimeout when it is not set.
 const DefaultQueryTimeout = 30 * time.Second

@@ -215,6 +215,8 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 		confirmation, _ := p.String("password_confirmation")
 		if err := mapcommons.ValidatePassword(u.Login, password, confirmation); err != nil {
 			fe.add(err)
+		} else if err := s.checkCurrentPassword(w, r, u, p); err != nil {
+			return err
 		} else {
 			hash, err := mapcommons.HashPassword(password, s.cfg.BcryptCost)
 			if err != nil {
@@ -246,6 +248,37 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	return s.writeJSON(w, r, http.StatusOK, userJSON(u, true))
+}
+
+// checkCurrentPassword asks a browser that changes its own user's password
+// for the current one (user[current_password]): a session proves only
+// that a cookie was at hand (a computer left signed in, a stolen cookie),
+// not the password, and the change would sign the real user out
+// everywhere. Basic authentication sends the password itself, so the
+// GeoCommons clients, which change a password by Basic without a current
+// one (wire contract 6), keep working; nor does an administrator need
+// another user's. A missing one is a 400, a wrong one a 403, counted as
+// a failed login.
+func (s *Server) checkCurrentPassword(w http.ResponseWriter, r *http.Request, u *mapcommons.User, p Params) error {
+	if info(r).session == nil || caller(r).ID != u.ID {
+		return nil
+	}
+	current, _ := p.String("current_password")
+	if current == "" {
+		return &mapcommons.Error{Code: mapcommons.EINVALID, Message: "current_password: can't be blank (a signed-in browser changes its password with the current one)",
+			Fields: map[string][]string{"current_password": {"can't be blank"}}}
+	}
+	// A user with a second factor sends its code too (user[code]), as
+	// at sign-in.
+	code, _ := p.String("code")
+	if _, err := s.checkLogin(w, r, u.Login, current, code, false); err != nil {
+		if mapcommons.ErrorCode(err) != mapcommons.EUNAUTHORIZED {
+			return err // too many tries, or the store failed
+		}
+		return &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: "current_password: is wrong (or, with two-factor sign-in, the code in user[code])",
+			Fields: map[string][]string{"current_password": {"is wrong"}}}
+	}
+	return nil
 }
 
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {

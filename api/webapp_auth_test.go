@@ -269,7 +269,11 @@ func TestWebAuthInBrowser(t *testing.T) {
 	b.wait("on the account page", `location.pathname === '/app/account' && `+signedInAs("carol"))
 
 	// next= naming another site goes home.
-	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "javascript:alert(1)"} {
+	// Also those that only name it once the browser has resolved them
+	// (dot segments, "%2e", backslashes).
+	for _, next := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "javascript:alert(1)",
+		"/.//evil.example/x", "/..//evil.example/x", "/a/..//evil.example/x", "/%2e//evil.example/x", "/%2E%2E//evil.example/x",
+		"/./\\evil.example/x", "/.\\/evil.example/x", "\\\\evil.example", "/\n/evil.example", "//\tevil.example"} {
 		signOutBrowser(b)
 		b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next="+url.QueryEscape(next)))
 		fillForm(b, [2]string{"login", "carol"}, [2]string{"password", "carol-pw1"})
@@ -277,6 +281,16 @@ func TestWebAuthInBrowser(t *testing.T) {
 		b.wait("signed in", signedInAs("carol"))
 		if got := eval[string](b, `location.href`); got != b.url+"/" {
 			t.Errorf("next=%s: at %s", next, got)
+		}
+	}
+	// A path of this site goes there, as the browser resolves it.
+	for next, want := range map[string]string{"/app/x/../account?a=1#b": "/app/account?a=1#b", "/app/%2e/account": "/app/account"} {
+		signOutBrowser(b)
+		b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next="+url.QueryEscape(next)))
+		fillForm(b, [2]string{"login", "carol"}, [2]string{"password", "carol-pw1"})
+		b.load("sign in", chromedp.Click(chromedp.ID("signin-submit")))
+		if got := eval[string](b, `location.href`); got != b.url+want {
+			t.Errorf("next=%s: at %s, want %s", next, got, b.url+want)
 		}
 	}
 	b.checkNoProblems()
@@ -477,8 +491,18 @@ func TestWebAccountInBrowser(t *testing.T) {
 		t.Errorf("bob's e-mail after the change: %v", u["email"])
 	}
 
+	// A wrong current password: the API's message beside its field.
+	fillForm(b, [2]string{"current_password", "wrong-pw1"}, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw2"})
+	b.do("change the password with a wrong current one", chromedp.Click(chromedp.ID("password-submit")))
+	b.wait("refused", `document.getElementById('password-status').classList.contains('error')`)
+	if got := statusText(b, "current_password-error"); got != "current password is wrong" {
+		t.Errorf("current password error %q", got)
+	}
+	if eval[string](b, `document.activeElement.id`) != "current_password" {
+		t.Errorf("focus on %q after the refusal", eval[string](b, `document.activeElement.id`))
+	}
 	// A confirmation that differs: the API's message beside the field.
-	fillForm(b, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw3"})
+	fillForm(b, [2]string{"current_password", "secret1"}, [2]string{"password", "newer-pw2"}, [2]string{"password_confirmation", "newer-pw3"})
 	b.do("change the password wrongly", chromedp.Click(chromedp.ID("password-submit")))
 	b.wait("refused", `document.getElementById('password-status').classList.contains('error')`)
 	if got := statusText(b, "password-status"); got != "Not saved: password: doesn't match confirmation" {

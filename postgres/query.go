@@ -476,9 +476,16 @@ func (p *plan) matchGeometry(geom []byte) bool {
 	return err == nil && exact.Match(g)
 }
 
-// match applies the tests left to Go to a row read by the prefilter.
-func (p *plan) match(geom []byte, values []any) bool {
-	return p.matchGeometry(geom) && (p.where == nil || p.where.Match(values, geom))
+// match applies the tests left to Go to a row read by the prefilter;
+// fails once ctx is done (a LIKE over a long value looks within the row).
+func (p *plan) match(ctx context.Context, geom []byte, values []any) (bool, error) {
+	if !p.matchGeometry(geom) {
+		return false, nil
+	}
+	if p.where == nil {
+		return true, nil
+	}
+	return p.where.Match(ctx, values, geom)
 }
 
 // scan streams the features of the plan to fn.
@@ -511,7 +518,9 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 		}
 		geom, _ := vals[2].([]byte)
 		f.Values = featureValues(vals[3:], f.Values)
-		if !p.match(geom, f.Values) {
+		if ok, err := p.match(ctx, geom, f.Values); err != nil {
+			return err
+		} else if !ok {
 			continue
 		}
 		if skipped < offset {
@@ -559,7 +568,11 @@ func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, 
 		}
 		geom, _ := vals[0].([]byte)
 		values = featureValues(vals[1:], values)
-		if p.match(geom, values) {
+		ok, err := p.match(ctx, geom, values)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			gs.Add(values)
 		}
 	}

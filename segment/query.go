@@ -268,6 +268,13 @@ func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) er
 // when a spatial condition drives it, else in position order (descending
 // when desc). fn returns false to stop.
 func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) error {
+	p.cells.stop.ctx = ctx
+	return p.cells.stop.or(p.matchRows(ctx, desc, fn))
+}
+
+// matchRows is matches, without the look at the error of an evaluation
+// stopped within a row.
+func (p *plan) matchRows(ctx context.Context, desc bool, fn func(pos int) bool) error {
 	if p.index == nil {
 		n := p.s.n
 		if p.useCand {
@@ -410,6 +417,13 @@ func (e *emitter) emit(s *Segment, pos, at int) error {
 // run calls emit with the positions the plan selects, in its query's
 // order, from offset on and at most limit (> 0) of them, until emit fails.
 func (p *plan) run(ctx context.Context, offset, limit int64, emit func(pos int) error) error {
+	p.cells.stop.ctx = ctx
+	return p.cells.stop.or(p.runRows(ctx, offset, limit, emit))
+}
+
+// runRows is run, without the look at the error of an evaluation stopped
+// within a row.
+func (p *plan) runRows(ctx context.Context, offset, limit int64, emit func(pos int) error) error {
 	s, q := p.s, p.q
 	end := offset + limit // the rank past the page
 	if end < offset {

@@ -7,6 +7,7 @@ package segment
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math"
 
@@ -17,7 +18,10 @@ import (
 
 // Where is a FeatureQuery.Where expression compiled against a dataset's
 // attributes.
-type Where struct{ n whereNode }
+type Where struct {
+	n    whereNode
+	stop stopper
+}
 
 // CompileWhere compiles a validated expression (mapcommons.Expr.Validate)
 // against attrs.
@@ -27,9 +31,16 @@ func CompileWhere(attrs []mapcommons.Attribute, e *mapcommons.Expr) *Where {
 
 // Match reports whether the expression is true (not false, not unknown)
 // for a feature with these values (aligned with the attributes, as
-// mapcommons.Feature.Values) and geometry.
-func (w *Where) Match(values []any, geom []byte) bool {
-	return w.n.match(&valueCells{values: values, g: geom}) == triTrue
+// mapcommons.Feature.Values) and geometry. It fails with ctx's error
+// once ctx is done, which its costly tests (LIKE over long values) look
+// at while they run; a Where is not for concurrent use.
+func (w *Where) Match(ctx context.Context, values []any, geom []byte) (bool, error) {
+	w.stop.ctx = ctx
+	ok := w.n.match(&valueCells{values: values, g: geom, st: &w.stop}) == triTrue
+	if w.stop.err != nil {
+		return false, w.stop.err
+	}
+	return ok, nil
 }
 
 // WhereBoxes returns the boxes the engine's index searches with for e:
@@ -48,6 +59,7 @@ func WhereBoxes(e *mapcommons.Expr) []wkb.Rect {
 type valueCells struct {
 	values []any
 	g      []byte
+	st     *stopper
 }
 
 func (c *valueCells) null(col int) bool { return c.values[col] == nil }
@@ -72,6 +84,8 @@ func (c *valueCells) str(col int) []byte {
 }
 
 func (c *valueCells) geom() []byte { return c.g }
+
+func (c *valueCells) stopper() *stopper { return c.st }
 
 // GroupSet groups features given by their values, as Segment.Groups does.
 type GroupSet struct {

@@ -5,7 +5,6 @@ package segment
 import (
 	"bytes"
 	"cmp"
-	"unicode/utf8"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -248,12 +247,14 @@ type cells interface {
 	num(col int) float64 // numbers; booleans as 0 and 1
 	str(col int) []byte  // strings, dates
 	geom() []byte
+	stopper() *stopper // the query's context, for the costly tests; may be nil
 }
 
 // segCells reads feature pos of a segment.
 type segCells struct {
-	s   *Segment
-	pos int
+	s    *Segment
+	pos  int
+	stop stopper
 }
 
 func (c *segCells) null(col int) bool { return c.s.IsNull(col, c.pos) }
@@ -272,6 +273,8 @@ func (c *segCells) str(col int) []byte {
 }
 
 func (c *segCells) geom() []byte { return c.s.Geometry(c.pos) }
+
+func (c *segCells) stopper() *stopper { return &c.stop }
 
 // match evaluates the node for the feature c reads.
 func (n *whereNode) match(c cells) tri {
@@ -328,7 +331,7 @@ func (n *whereNode) match(c cells) tri {
 		case wBetween:
 			return truth(bytes.Compare(v, n.strs[0]) >= 0 && bytes.Compare(v, n.strs[1]) <= 0)
 		case wLike:
-			return truth(matchLike(n.like, v))
+			return truth(matchLike(n.like, v, c.stopper()))
 		}
 		if n.strSet != nil {
 			_, ok := n.strSet[string(v)]
@@ -411,109 +414,4 @@ func compared(op, c int) bool {
 		return c > 0
 	}
 	return c >= 0
-}
-
-// likePart is a run of a LIKE pattern between two '%': its elements are
-// literal characters (UTF-8 sequences) or, where any is true, '_' (any
-// one character).
-type likePart struct {
-	elems []likeElem
-}
-
-type likeElem struct {
-	any bool
-	lit []byte
-}
-
-// compileLike splits a pattern at its '%' wildcards; '\' escapes the next
-// character. A pattern of n '%' has n+1 parts; the first is anchored at
-// the start of the value, the last at its end.
-func compileLike(pat string) []likePart {
-	parts := []likePart{{}}
-	for i := 0; i < len(pat); {
-		c := pat[i]
-		switch {
-		case c == '%':
-			parts = append(parts, likePart{})
-			i++
-			continue
-		case c == '_':
-			cur := &parts[len(parts)-1]
-			cur.elems = append(cur.elems, likeElem{any: true})
-			i++
-			continue
-		case c == '\\' && i+1 < len(pat):
-			i++
-		}
-		_, size := utf8.DecodeRuneInString(pat[i:])
-		cur := &parts[len(parts)-1]
-		cur.elems = append(cur.elems, likeElem{lit: []byte(pat[i : i+size])})
-		i += size
-	}
-	return parts
-}
-
-// matchAt reports whether the part matches v from its start, and how many
-// bytes it spans.
-func (p *likePart) matchAt(v []byte) (int, bool) {
-	k := 0
-	for _, e := range p.elems {
-		if k >= len(v) {
-			return 0, false
-		}
-		if e.any {
-			_, size := utf8.DecodeRune(v[k:])
-			k += size
-			continue
-		}
-		if !bytes.HasPrefix(v[k:], e.lit) {
-			return 0, false
-		}
-		k += len(e.lit)
-	}
-	return k, true
-}
-
-// matchLike matches a value against a compiled pattern: each part in turn
-// at its leftmost place (every part spans a fixed number of characters,
-// so the leftmost place never loses a match), the last at the end.
-func matchLike(parts []likePart, v []byte) bool {
-	k, ok := parts[0].matchAt(v)
-	if !ok {
-		return false
-	}
-	if len(parts) == 1 {
-		return k == len(v)
-	}
-	v = v[k:]
-	for _, p := range parts[1 : len(parts)-1] {
-		found := false
-		for i := 0; i <= len(v); {
-			if k, ok := p.matchAt(v[i:]); ok {
-				v, found = v[i+k:], true
-				break
-			}
-			if i == len(v) {
-				break
-			}
-			_, size := utf8.DecodeRune(v[i:])
-			i += size
-		}
-		if !found {
-			return false
-		}
-	}
-	// The last part ends the value: try it where its characters would start.
-	last := &parts[len(parts)-1]
-	n := len(last.elems)
-	i := len(v)
-	for j := 0; j < n; j++ {
-		if i == 0 {
-			return false
-		}
-		_, size := utf8.DecodeLastRune(v[:i])
-		i -= size
-	}
-	k, ok = last.matchAt(v[i:])
-	return ok && i+k == len(v)
 }

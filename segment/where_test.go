@@ -427,7 +427,7 @@ func TestLike(t *testing.T) {
 		{"b\\%c", "b%c", true}, {"b\\%c", "bxc", false}, {"%a%a%", "aa", true}, {"%a%a%", "a", false},
 		{"%ab", "aab", true}, {"%_x", "ä_x", true}, {"x\\", "x\\", true}, {"a%b%c", "abbc", true},
 	} {
-		if got := matchLike(compileLike(c.pat), []byte(c.v)); got != c.want {
+		if got := matchLike(compileLike(c.pat), []byte(c.v), nil); got != c.want {
 			t.Errorf("%q LIKE %q = %v, want %v", c.v, c.pat, got, c.want)
 		}
 		if got := likeRegexp(c.pat).MatchString(c.v); got != c.want {

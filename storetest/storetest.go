@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 	part("SecondFactors", testSecondFactors, "Users", "SecondFactors")
 	part("SignInLinks", testSignInLinks, "Users", "SignInLinks")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
+	part("LongLike", testLongLike, "Datasets", "Features")
 }
 
 // Needing wraps open so that the stores it opens skip their test unless

@@ -1,11 +1,11 @@
 // The account page: who is signed in, and two forms that change the
 // account through the API (PUT /users/{login}.json): e-mail and name, and
-// the password (the API asks for the new one twice; it ends the account's
-// other sessions). Two-factor sign-in: set up (the password; the secret
-// shown once as a QR code, a URI and text; a first code confirms it; the
-// recovery codes shown once) and removal (password and code), through
-// /users/{login}/second_factor.json. A visitor is sent to sign in and
-// comes back here.
+// the password (the API asks for the current one, and for the new one
+// twice; it ends the account's other sessions). Two-factor sign-in: set up
+// (the password; the secret shown once as a QR code, a URI and text; a
+// first code confirms it; the recovery codes shown once) and removal
+// (password and code), through /users/{login}/second_factor.json. A
+// visitor is sent to sign in and comes back here.
 import './style.css';
 import { api, el, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
@@ -77,6 +77,7 @@ async function main() {
   pw.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const changed = await update(s.login, pw, document.getElementById('password-status'), {
+      current_password: pw.elements.current_password.value,
       password: pw.elements.password.value,
       password_confirmation: pw.elements.password_confirmation.value,
     }, 'Saved: your password is changed. Your other sessions are signed out.');

@@ -6,17 +6,25 @@
 import './app.css';
 import { api, el, forgetSession, session } from './common.js';
 
-/** safeNext returns raw when it is a path of this site ("/…" but not
- * "//…" nor "/\\…", which browsers read as another host), else "/": where
- * to go after signing in, never another site. */
+/** safeNext returns where to go after signing in: raw resolved as the
+ * browser resolves it against this site (dot segments, "%2e", backslashes
+ * as slashes), when that is a path of this site, as that resolved path;
+ * else "/". Never another site: "//…" and "/\\…" name another host, and so
+ * does a path that only becomes "//…" once resolved ("/.//evil",
+ * "/a/..//evil", "/%2e//evil"), which is why the resolved path must not
+ * start with "//" either. */
 export function safeNext(raw) {
   if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
   // Control characters (a tab inside "/\t/evil") are dropped by URL parsers.
   if (/[\u0000-\u001f\u007f]/.test(raw)) return '/';
-  // And what the browser makes of it must still be this site.
   try {
     const u = new URL(raw, location.origin);
-    return u.origin === location.origin ? u.pathname + u.search + u.hash : '/';
+    const path = u.pathname + u.search + u.hash;
+    if (u.origin !== location.origin || path.startsWith('//')) return '/';
+    // What is returned is read again as a reference (location.assign, a
+    // next= of its own): it must resolve to itself.
+    const again = new URL(path, location.origin);
+    return again.origin === location.origin && again.pathname + again.search + again.hash === path ? path : '/';
   } catch {
     return '/';
   }
