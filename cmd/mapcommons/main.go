@@ -684,18 +684,8 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	if !isPostgresURL(*dbURL) {
-		// One process at a time opens the embedded store: while the
-		// server runs, users are created through it.
-		lock, err := lockData(*data, "mapcommons user create")
-		if errors.Is(err, errLocked) {
-			return fmt.Errorf("%w: while the server runs, create users through its API (POST /users.json as an administrator), or stop it first", err)
-		} else if err != nil {
-			return err
-		}
-		defer lock.Close()
-	}
-	db, err := openStore(ctx, *data, *dbURL)
+	db, err := openUserStore(ctx, *data, *dbURL, "mapcommons user create",
+		"create users through its API (POST /users.json as an administrator)")
 	if err != nil {
 		return err
 	}
@@ -719,6 +709,32 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
+// openUserStore opens the store for a user command (who): the embedded
+// one only while no server holds it, since one process at a time opens
+// it; while one runs, the error says to do instead what viaServer says,
+// through the server. Closing the store releases the lock.
+func openUserStore(ctx context.Context, data, dbURL, who, viaServer string) (*store, error) {
+	var lock io.Closer
+	if !isPostgresURL(dbURL) {
+		l, err := lockData(data, who)
+		if errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("%w: while the server runs, %s, or stop it first", err, viaServer)
+		} else if err != nil {
+			return nil, err
+		}
+		lock = l
+	}
+	st, err := openStore(ctx, data, dbURL)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	st.unlock = lock
+	return st, nil
+}
+
 // userLink issues a one-time sign-in link (mapcommons.IssueSignInLink)
 // and prints its URL: under --base-url, else its path only.
 func userLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -735,16 +751,8 @@ func userLink(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprint(stderr, "usage: mapcommons user link [--base-url URL] [--data DIR | --database-url URL] LOGIN\n")
 		return errors.New("need one LOGIN")
 	}
-	if !isPostgresURL(*dbURL) {
-		lock, err := lockData(*data, "mapcommons user link")
-		if errors.Is(err, errLocked) {
-			return fmt.Errorf("%w: while the server runs, an administrator issues links through its API (POST /users/LOGIN/sign_in_link.json), or stop it first", err)
-		} else if err != nil {
-			return err
-		}
-		defer lock.Close()
-	}
-	db, err := openStore(ctx, *data, *dbURL)
+	db, err := openUserStore(ctx, *data, *dbURL, "mapcommons user link",
+		"an administrator issues links through its API (POST /users/LOGIN/sign_in_link.json)")
 	if err != nil {
 		return err
 	}

@@ -27,9 +27,18 @@ type store struct {
 	embedded *sqlite.DB
 	// pg is the PostgreSQL store; nil on the embedded one.
 	pg *postgres.DB
+	// unlock releases the data directory's lock after Close, when the
+	// opener took it (openUserStore).
+	unlock io.Closer
 }
 
-func (s *store) Close() error { return s.closer.Close() }
+func (s *store) Close() error {
+	err := s.closer.Close()
+	if s.unlock != nil {
+		s.unlock.Close()
+	}
+	return err
+}
 
 // databaseURLFlag adds --database-url (MAPCOMMONS_DATABASE_URL) to fs.
 // Its value holds a password: the usage text shows it redacted.
