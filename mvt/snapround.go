@@ -213,7 +213,29 @@ func (s *snapper) segHits(x0, y0, x1, y1 float64) {
 		a0, a1, b0, da, db, idx = y0, y1, x0, dy, dx, s.byY
 	}
 	lo, hi := math.Min(a0, a1), math.Max(a0, a1)
-	for c := int32(math.Ceil(lo - h)); float64(c) <= hi+h; c++ {
+	cmp := func(p, q [2]int32) int {
+		pa, pb := p[0], p[1]
+		if steep {
+			pa, pb = p[1], p[0]
+		}
+		if pa != q[0] {
+			return int(pa) - int(q[0])
+		}
+		return int(pb) - int(q[1])
+	}
+	c0, c1 := int32(math.Ceil(lo-h)), int32(math.Floor(hi+h))
+	k0, _ := slices.BinarySearchFunc(idx, [2]int32{c0, math.MinInt32}, cmp)
+	k1, _ := slices.BinarySearchFunc(idx, [2]int32{c1, math.MaxInt32}, cmp)
+	if k1-k0 <= int(c1-c0)+1 {
+		// Fewer hot pixels in the segment's span than columns: try each.
+		for _, p := range idx[k0:k1] {
+			if t, ok := passes(x0, y0, dx, dy, p, h); ok {
+				s.hits = append(s.hits, hit{t: t, x: p[0], y: p[1]})
+			}
+		}
+		return
+	}
+	for c := c0; c <= c1; c++ {
 		// The part of the segment within the slab |a − c| ≤ h.
 		t0, t1 := 0.0, 1.0
 		if da != 0 {
@@ -232,17 +254,8 @@ func (s *snapper) segHits(x0, y0, x1, y1 float64) {
 		}
 		// Hot pixels of this column with centre in [bl − h, bh + h].
 		from := int32(math.Ceil(bl - h))
-		k, _ := slices.BinarySearchFunc(idx, [2]int32{c, from}, func(p, q [2]int32) int {
-			pa, pb := p[0], p[1]
-			if steep {
-				pa, pb = p[1], p[0]
-			}
-			if pa != q[0] {
-				return int(pa) - int(q[0])
-			}
-			return int(pb) - int(q[1])
-		})
-		for ; k < len(idx); k++ {
+		k, _ := slices.BinarySearchFunc(idx[k0:k1], [2]int32{c, from}, cmp)
+		for k += k0; k < k1; k++ {
 			p := idx[k]
 			pa, pb := p[0], p[1]
 			if steep {

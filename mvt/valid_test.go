@@ -336,3 +336,71 @@ func inRing2(px, py int64, p []int64) bool {
 	return in
 }
 
+// pixelRing returns the lon/lat ring (closed) whose points project to the
+// given pixels of tile 0/0/0 at extent 4096.
+func pixelRing(px ...float64) []float64 {
+	var out []float64
+	for i := 0; i+1 < len(px); i += 2 {
+		out = append(out, lonOf(px[i]/4096), latOf(px[i+1]/4096))
+	}
+	return append(out, out[0], out[1])
+}
+
+// TestPolygonsStayValid: shapes that rounding to the grid (or the
+// simplification before it) would make invalid come out valid, with the
+// rings the rebuild gives them.
+func TestPolygonsStayValid(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tol   float64
+		geom  []byte
+		rings []int64 // the area (doubled) of each ring, in order
+	}{
+		// Two lobes joined by a channel 0.15 pixels wide: rounded, the
+		// ring would touch itself at 1010,1000; rebuilt, two exteriors
+		// touching there.
+		{"Pinch", 0, wkb.AppendPolygon(nil, [][]float64{pixelRing(1000, 1000, 1010, 1000.3, 1020, 1000, 1020, 1010, 1010, 1000.45, 1000, 1010)}),
+			[]int64{100, 100}},
+		// Two parts of a MultiPolygon 0.2 pixels apart: rounded, they
+		// would share the edge x = 1010; rebuilt, one exterior.
+		{"PartsMeet", 0, wkb.AppendMultiPolygon(nil, [][][]float64{
+			{pixelRing(1000, 1000, 1010.2, 1000, 1010.2, 1010, 1000, 1010)},
+			{pixelRing(1010.4, 1000, 1020, 1000, 1020, 1010, 1010.4, 1010)}}),
+			[]int64{400}},
+		// A hole 0.05 pixels inside the exterior's edge: rounded, it
+		// would share a stretch of that edge; rebuilt, a notch.
+		{"HoleOnEdge", 0, wkb.AppendPolygon(nil, [][]float64{
+			pixelRing(1000.4, 1000, 1100, 1000, 1100, 1100, 1000.4, 1100),
+			pixelRing(1000.45, 1040, 1020, 1050, 1000.45, 1060)}),
+			[]int64{19600}},
+		// Overlapping parts (an invalid input) come out as their union.
+		{"Overlap", 0, wkb.AppendMultiPolygon(nil, [][][]float64{
+			{pixelRing(1000, 1000, 1020, 1000, 1020, 1020, 1000, 1020)},
+			{pixelRing(1010, 1010, 1030, 1010, 1030, 1030, 1010, 1030)}}),
+			[]int64{1400}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := noCluster()
+			opt.Tolerance = tc.tol
+			l := mustTile(t, 0, 0, 0, opt, nil, nil, func(l *Layer) {
+				if err := l.Add(1, tc.geom, nil); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if len(l.Features) != 1 {
+				t.Fatalf("%d features", len(l.Features))
+			}
+			f := l.Features[0]
+			if err := checkPolygon(f.Parts); err != nil {
+				t.Errorf("%v: %v", f.Parts, err)
+			}
+			var areas []int64
+			for _, p := range f.Parts {
+				areas = append(areas, ringArea(p))
+			}
+			if fmt.Sprint(areas) != fmt.Sprint(tc.rings) {
+				t.Errorf("ring areas %v, want %v: %v", areas, tc.rings, f.Parts)
+			}
+		})
+	}
+}
