@@ -170,6 +170,7 @@ func (r *polyRings) nested() bool {
 		}
 		infos[k] = in
 	}
+	idx := newBands(n, func(i int) int64 { return int64(infos[i].y0) }, func(i int) int64 { return int64(infos[i].y1) })
 	shell := -1
 	for k := range n {
 		a := infos[k]
@@ -180,14 +181,14 @@ func (r *polyRings) nested() bool {
 		}
 		q := ring(k)
 		parent, best := -1, int64(math.MaxInt64)
-		for j := range n {
+		for _, j := range idx.at(int64(q[1])) {
 			b := infos[j]
-			if j == k || b.x0 > a.x0 || b.y0 > a.y0 || b.x1 < a.x1 || b.y1 < a.y1 {
+			if int(j) == k || b.x0 > a.x0 || b.y0 > a.y0 || b.x1 < a.x1 || b.y1 < a.y1 {
 				continue
 			}
 			// The rings are disjoint: one vertex tells.
-			if s := abs64(b.area); s < best && inRingInt(2*int64(q[0]), 2*int64(q[1]), ring(j)) {
-				parent, best = j, s
+			if s := abs64(b.area); s < best && inRingInt(2*int64(q[0]), 2*int64(q[1]), ring(int(j))) {
+				parent, best = int(j), s
 			}
 		}
 		if a.area > 0 {
@@ -251,4 +252,53 @@ func inRingInt(px, py int64, q []int32) bool {
 		}
 	}
 	return in
+}
+
+// bands indexes items by their range of y: the y span is cut into
+// horizontal bands, each listing the items that reach into it, so that
+// the items whose range may hold a given y are found without a scan of
+// all of them (which, for each of many rings or components, would be
+// quadratic).
+type bands struct {
+	y0, h int64
+	start []int32 // items of band b: ids[start[b]:start[b+1]]
+	ids   []int32
+}
+
+// newBands indexes n items, item i spanning [lo(i), hi(i)] in y.
+func newBands(n int, lo, hi func(i int) int64) *bands {
+	ymin, ymax := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range n {
+		ymin, ymax = min(ymin, lo(i)), max(ymax, hi(i))
+	}
+	nb := int64(max(1, min(1024, int(math.Sqrt(float64(n))))))
+	h := max(1, (ymax-ymin)/nb+1)
+	b := &bands{y0: ymin, h: h, start: make([]int32, nb+2)}
+	for i := range n {
+		for k := (lo(i) - ymin) / h; k <= (hi(i)-ymin)/h; k++ {
+			b.start[k+1]++
+		}
+	}
+	for k := 1; k < len(b.start); k++ {
+		b.start[k] += b.start[k-1]
+	}
+	b.ids = make([]int32, b.start[len(b.start)-1])
+	fill := slices.Clone(b.start)
+	for i := range n {
+		for k := (lo(i) - ymin) / h; k <= (hi(i)-ymin)/h; k++ {
+			b.ids[fill[k]] = int32(i)
+			fill[k]++
+		}
+	}
+	return b
+}
+
+// at returns the items whose band holds y (a superset of those whose
+// range holds it).
+func (b *bands) at(y int64) []int32 {
+	k := (y - b.y0) / b.h
+	if y < b.y0 || k+1 >= int64(len(b.start)) {
+		return nil
+	}
+	return b.ids[b.start[k]:b.start[k+1]]
 }

@@ -543,9 +543,14 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 	wind := make([]int32, len(cycFirst))
 	known := make([]bool, len(cycFirst))
 	var queue []int32
+	var edges *bands
+	if len(outer) > 1 {
+		edges = newBands(nh/2, func(e int) int64 { return int64(min(g.pts[g.from[2*e]][1], g.pts[g.to[2*e]][1])) },
+			func(e int) int64 { return int64(max(g.pts[g.from[2*e]][1], g.pts[g.to[2*e]][1])) })
+	}
 	for r, c := range outer {
 		if len(outer) > 1 {
-			wind[c] = g.windingAt(g.pts[r], func(h int) bool { return find(g.from[h]) != r })
+			wind[c] = g.windingAt(g.pts[r], edges.at(int64(g.pts[r][1])), func(h int) bool { return find(g.from[h]) != r })
 		}
 		known[c] = true
 		queue = append(queue, c)
@@ -623,6 +628,18 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 			shells = append(shells, i)
 		}
 	}
+	boxes := make([][4]int32, len(shells)) // x0, y0, x1, y1
+	areas := make([]int64, len(shells))
+	for k, s := range shells {
+		q := loops[s]
+		b := [4]int32{q[0], q[1], q[0], q[1]}
+		for i := 2; i+1 < len(q); i += 2 {
+			b[0], b[2] = min(b[0], q[i]), max(b[2], q[i])
+			b[1], b[3] = min(b[1], q[i+1]), max(b[3], q[i+1])
+		}
+		boxes[k], areas[k] = b, area2(q)
+	}
+	shellIdx := newBands(len(shells), func(i int) int64 { return int64(boxes[i][1]) }, func(i int) int64 { return int64(boxes[i][3]) })
 	holesOf := make(map[int][]int)
 	for i, q := range loops {
 		if area2(q) > 0 {
@@ -631,9 +648,13 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 		// The middle of an edge: on no other ring, as rings share no edge.
 		px, py := int64(q[0])+int64(q[2]), int64(q[1])+int64(q[3])
 		best, bestArea := -1, int64(math.MaxInt64)
-		for _, s := range shells {
-			if a := area2(loops[s]); a < bestArea && inRingInt(px, py, loops[s]) {
-				best, bestArea = s, a
+		for _, s := range shellIdx.at(py / 2) {
+			b := boxes[s]
+			if 2*int64(b[0]) > px || 2*int64(b[2]) < px || 2*int64(b[1]) > py || 2*int64(b[3]) < py {
+				continue
+			}
+			if a := areas[s]; a < bestArea && inRingInt(px, py, loops[shells[s]]) {
+				best, bestArea = shells[s], a
 			}
 		}
 		if best >= 0 {
@@ -659,11 +680,14 @@ func half(dx, dy int64) int {
 	return 1
 }
 
-// windingAt returns the winding number of p with respect to the
-// half-edges h (one of each twin pair) that use accepts; p is on none.
-func (g *planar) windingAt(p [2]int32, use func(h int) bool) int32 {
+// windingAt returns the winding number of p with respect to the edges
+// (edge e being half-edges 2e and 2e+1) that use accepts among those
+// given, which must include every edge whose y range holds p's; p is on
+// none.
+func (g *planar) windingAt(p [2]int32, edges []int32, use func(h int) bool) int32 {
 	var w int32
-	for h := 0; h < len(g.from); h += 2 {
+	for _, e := range edges {
+		h := 2 * int(e)
 		if !use(h) {
 			continue
 		}
