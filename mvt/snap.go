@@ -64,7 +64,9 @@ func (r *polyRings) write(c *commands) {
 	}
 	q, ends := r.q, r.qEnd
 	if rebuildAll || !r.valid() {
-		q, ends = r.snap.rebuild(r.f, r.fEnd)
+		if sq, se, ok := r.snap.rebuild(r.f, r.fEnd); ok {
+			q, ends = sq, se
+		} // else the rounded rings, rather than no feature
 	}
 	start := 0
 	for _, e := range ends {

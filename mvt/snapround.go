@@ -31,9 +31,10 @@ const snapEps = 1e-7
 
 // rebuild returns the valid rings (flat, and the end of each) of the
 // feature whose unrounded rings are f (closed, exteriors wound positive
-// and holes negative), rounded to the integer grid. Nothing when it all
-// collapses.
-func (s *snapper) rebuild(f []float64, fEnd []int) ([]int32, []int) {
+// and holes negative), rounded to the integer grid: none when it all
+// collapses. ok is false in the case snap rounding should rule out, a
+// crossing left after several rounds.
+func (s *snapper) rebuild(f []float64, fEnd []int) (q []int32, ends []int, ok bool) {
 	if s.hot == nil {
 		s.hot = map[[2]int32]struct{}{}
 	}
@@ -67,10 +68,10 @@ func (s *snapper) rebuild(f []float64, fEnd []int) ([]int32, []int) {
 	}
 	s.out, s.outEnd = s.out[:0], s.outEnd[:0]
 	if g == nil {
-		return s.out, s.outEnd
+		return nil, nil, false
 	}
 	s.out, s.outEnd = g.polygons(s.out, s.outEnd)
-	return s.out, s.outEnd
+	return s.out, s.outEnd, true
 }
 
 // ringsOf splits flat closed rings at their ends.
