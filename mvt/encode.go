@@ -18,11 +18,21 @@ type geomScratch struct {
 	pieces            []piece
 	s                 simplifier
 	clip              clipper
+	poly              polyRings // the polygon rings of the feature being encoded
 }
 
 // encode appends to c the parts of g of MVT type kind (1 points, 2 lines,
-// 3 polygons), in tile pixels.
+// 3 polygons), in tile pixels. The polygons of g are gathered first and
+// written together (polyRings.write), since their rings are checked, and
+// if need be rebuilt, as one geometry: the parts of a MultiPolygon must
+// not overlap once rounded either.
 func (s *geomScratch) encode(c *commands, g wkb.Geom, kind int, p projector, b box, tol float64) {
+	if kind == 3 {
+		s.poly.reset()
+		s.polygons(g, p, b, tol)
+		s.poly.write(c)
+		return
+	}
 	switch g.Type {
 	case wkb.Point, wkb.MultiPoint:
 		if kind != 1 {
@@ -48,11 +58,7 @@ func (s *geomScratch) encode(c *commands, g wkb.Geom, kind int, p projector, b b
 		if kind == 2 {
 			s.line(c, g.Coords, p, b, tol)
 		}
-	case wkb.Polygon:
-		if kind == 3 {
-			s.polygon(c, g.Rings, p, b, tol)
-		}
-	case wkb.MultiLineString, wkb.MultiPolygon, wkb.GeometryCollection:
+	case wkb.MultiLineString, wkb.GeometryCollection:
 		for _, m := range g.Parts {
 			s.encode(c, m, kind, p, b, tol)
 		}
@@ -88,10 +94,22 @@ func (s *geomScratch) line(c *commands, xy []float64, p projector, b box, tol fl
 	})
 }
 
-// polygon encodes one polygon: the pieces the square cuts it into, each
-// an exterior wound positive then its holes wound negative. Rings that
-// vanish at the zoom are dropped, an exterior with its holes.
-func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box, tol float64) {
+// polygons adds the polygons of g to s.poly.
+func (s *geomScratch) polygons(g wkb.Geom, p projector, b box, tol float64) {
+	switch g.Type {
+	case wkb.Polygon:
+		s.polygon(g.Rings, p, b, tol)
+	case wkb.MultiPolygon, wkb.GeometryCollection:
+		for _, m := range g.Parts {
+			s.polygons(m, p, b, tol)
+		}
+	}
+}
+
+// polygon adds one polygon to s.poly: the pieces the square cuts it into,
+// each an exterior wound positive then its holes wound negative. Rings
+// that vanish at the zoom are dropped, an exterior with its holes.
+func (s *geomScratch) polygon(rings [][]float64, p projector, b box, tol float64) {
 	s.rings = s.rings[:0]
 	if len(rings) == 0 {
 		return // POLYGON EMPTY
@@ -132,24 +150,29 @@ func (s *geomScratch) polygon(c *commands, rings [][]float64, p projector, b box
 		pieces = s.clip.clipPolygon(s.rings, b)
 	}
 	for _, pc := range pieces {
+		dropped := false
 		for i, r := range pc.rings {
 			// Close the ring for the simplifier so that it keeps the
 			// first point and weighs the closing segment.
 			s.tmp = append(append(s.tmp[:0], r...), r[0], r[1])
 			s.simp = s.s.simplify(s.simp[:0], s.tmp, tol)
+			// The ring before rounding, kept should the rounded rings
+			// need rebuilding.
+			s.poly.addFloat(s.simp)
+			if dropped {
+				continue // a hole of a vanished exterior
+			}
 			q := quantize(s.q[:0], s.simp, true, b)
 			s.q = q
 			a := area2(q)
 			if len(q) < 6 || a == 0 {
-				if i == 0 {
-					break
-				}
+				dropped = i == 0
 				continue
 			}
 			if (i == 0) != (a > 0) {
 				reverse(q)
 			}
-			c.line(q, true)
+			s.poly.add(q)
 		}
 	}
 }

@@ -35,20 +35,21 @@ func ogrSQL(t *testing.T, path, sql string) []map[string]string {
 }
 
 // TestGDALReadsTiles has GDAL's MVT driver read every tile of the
-// countries at zoom 2 and of the North Carolina counties at zoom 8: the
-// layer, its fields, the feature count of each tile as our decoder counts
-// it, each feature's name and iso_a3/FIPS by id, and whether SpatiaLite
-// (through GDAL) finds each polygon valid. (Rounding to the grid can
-// still make a narrow spike touch itself — Sudan at zooms 0 and 4 — which
-// only snap rounding would avoid; these tiles have none.)
+// countries at zooms 0 and 2 and of the North Carolina counties at zoom
+// 8: the layer, its fields, the feature count of each tile as our decoder
+// counts it, each feature's name and iso_a3/FIPS by id, and whether
+// SpatiaLite (through GDAL) finds each polygon valid as GDAL reads it
+// (at zoom 0, rounding alone would make Sudan's ring touch itself). Every
+// tile of zooms 0–8 is checked for validity by TestGDALTilePolygonsValid.
 func TestGDALReadsTiles(t *testing.T) {
 	gdaltest.Need(t)
 	for _, tc := range []struct {
 		base, layer string
 		z, tiles    int
 		name, code  string
-	}{{"naturalearth_lowres", "countries", 2, 16, "name", "iso_a3"}, {"nc", "counties", 8, 21, "name", "fips"}} {
-		t.Run(tc.layer, func(t *testing.T) {
+	}{{"naturalearth_lowres", "countries", 0, 1, "name", "iso_a3"}, {"naturalearth_lowres", "countries", 2, 16, "name", "iso_a3"},
+		{"nc", "counties", 8, 21, "name", "fips"}} {
+		t.Run(tc.layer+"/z"+strconv.Itoa(tc.z), func(t *testing.T) {
 			attrs, feats := readReal(t, tc.base)
 			col := func(name string) int {
 				for i, a := range attrs {

@@ -18,7 +18,10 @@
 // simplified with Douglas–Peucker at
 // Options.Tolerance pixels, rounded, and wound as MVT 2.1 wants (exterior
 // rings positive area in tile coordinates, holes negative). Rings that
-// vanish at the zoom are dropped, an exterior with its holes. A
+// vanish at the zoom are dropped, an exterior with its holes; a polygon
+// feature that rounding would leave invalid for GEOS (rings crossing or
+// touching, a hole out of its shell) is rebuilt by snap rounding
+// (snap.go). A
 // MultiPolygon stays one feature with several exteriors; a
 // GeometryCollection becomes up to three features with the same id and
 // properties, one per kind (points, lines, polygons), since an MVT feature

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mvt
+
+const raceEnabled = false
