@@ -21,6 +21,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -146,6 +148,17 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 			k++
 		}
 	}
+	// base takes the adds once the delta would outgrow maxDelta: the
+	// dataset is then written whole, as a compaction would write it right
+	// after, in the writer's bounded memory instead of a delta kept in the
+	// catalogue and read into memory.
+	var base *segment.Writer
+	abort := func() {
+		w.Abort()
+		if base != nil {
+			base.Abort()
+		}
+	}
 	if c.adds != nil {
 		added := 0
 		err := c.adds(func(f *mapcommons.Feature) error {
@@ -154,21 +167,37 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 					return err
 				}
 			}
+			to := w
+			if base != nil {
+				to = base
+			}
 			f.ID = 0
-			if err := w.Add(f); err != nil {
+			if err := to.Add(f); err != nil {
 				return err
 			}
-			f.ID = w.LastID()
+			f.ID = to.LastID()
+			if base == nil && w.Count() >= maxDelta {
+				var err error
+				base, err = db.promoteDelta(ctx, v, w, dead)
+				return err
+			}
 			return nil
 		})
 		if err != nil {
-			w.Abort()
+			abort()
 			return nl, 0, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		w.Abort()
+		abort()
 		return nl, 0, err
+	}
+	if base != nil {
+		name := newSegmentName()
+		if _, err := base.Finish(filepath.Join(db.segs.dir, name)); err != nil {
+			return nl, 0, err
+		}
+		return layout{base: name}, 0, nil
 	}
 	count := w.Count()
 	if err := nl.finishDelta(w, v.Base()); err != nil {
@@ -176,6 +205,68 @@ func (db *DB) writeDelta(ctx context.Context, v *segment.View, old layout, c *ch
 	}
 	nl.dead = dead
 	return nl, count + len(dead), nil
+}
+
+// maxDelta is the most features a write puts in a delta; an edit that adds
+// more writes the dataset whole (promoteDelta). A variable for tests.
+var maxDelta = 1 << 16
+
+// promoteDelta turns a write whose delta writer w grew to maxDelta into
+// a write of the whole dataset: w is finished into a scratch segment, and
+// the writer returned holds the live features of v's base (those not in
+// dead) and all w held (v's delta as the change leaves it, the updates,
+// the adds so far), merged in id order, ids kept, ready for the rest of
+// the adds (whose ids are above them all). w
+// is done either way.
+func (db *DB) promoteDelta(ctx context.Context, v *segment.View, w *segment.Writer, dead []int32) (*segment.Writer, error) {
+	next := w.NextID()
+	scratch := filepath.Join(db.segs.dir, "tmp-"+newSegmentName())
+	if _, err := w.Finish(scratch); err != nil {
+		return nil, err
+	}
+	defer os.Remove(scratch)
+	d, err := segment.Open(scratch)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	b, err := segment.NewWriter(db.segs.dir, v.Attributes())
+	if err != nil {
+		return nil, err
+	}
+	b.SetNextID(next)
+	gone := make(map[int32]bool, len(dead))
+	for _, p := range dead {
+		gone[p] = true
+	}
+	// Both in id order, merged by id, as a view orders its features.
+	base := v.Base()
+	i, k, n := 0, 0, 0
+	for i < base.Len() || k < d.Len() {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				b.Abort()
+				return nil, err
+			}
+		}
+		var err error
+		switch {
+		case i < base.Len() && gone[int32(i)]:
+			i++
+			continue
+		case k >= d.Len() || i < base.Len() && base.ID(i) < d.ID(k):
+			err = b.AddFrom(base, i)
+			i++
+		default:
+			err = b.AddFrom(d, k)
+			k++
+		}
+		if err != nil {
+			b.Abort()
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // finishDelta makes what w wrote the delta of l, on base: none when w

@@ -25,10 +25,17 @@ import (
 // and filtered pages, groups and the summary (exact at once with a small
 // exactSummaryMax; after the compaction with none). No file is left
 // behind.
+//
+// With a tiny maxDelta, writes whose delta would outgrow it write the
+// dataset whole (promoteDelta): the same answers.
 func TestDeltaEdits(t *testing.T) {
-	for _, exact := range []int{20000, 0} {
-		t.Run(fmt.Sprintf("exactSummaryMax=%d", exact), func(t *testing.T) {
+	for _, c := range []struct{ exact, maxDelta int }{{20000, 0}, {0, 0}, {20000, 4}} {
+		exact := c.exact
+		t.Run(fmt.Sprintf("exactSummaryMax=%d,maxDelta=%d", exact, c.maxDelta), func(t *testing.T) {
 			sqlite.SetExactSummaryMax(t, exact)
+			if c.maxDelta > 0 {
+				sqlite.SetMaxDelta(t, c.maxDelta)
+			}
 			dir := t.TempDir()
 			db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
 			if err != nil {
@@ -285,5 +292,52 @@ func testDeltaEdits(t *testing.T, db *sqlite.DB, dir string, seed uint64) {
 	check(-1, true)
 	if got := files(); len(got) != 1 {
 		t.Fatalf("after the last compaction: %v", got)
+	}
+}
+
+// TestLargeAddsWriteWhole: an append of more features than a delta takes
+// (maxDelta) writes the dataset whole, as a compaction would, instead of
+// a delta the catalogue keeps and every reader holds in memory: no delta
+// is left, and the features and their ids are those expected.
+func TestLargeAddsWriteWhole(t *testing.T) {
+	sqlite.SetMaxDelta(t, 1000)
+	dir := t.TempDir()
+	db, err := sqlite.Open(filepath.Join(dir, "mapcommons.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.CompactInBackground(false)
+	ctx := context.Background()
+	s := db.Services()
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(150)); err != nil {
+		t.Fatal(err)
+	}
+	// A small edit first, so that the promoted write carries a delta.
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{3}, Adds: []mapcommons.Feature{{Values: []any{int64(1), 1.5, "x", true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(db.DeltaNames()) != 1 {
+		t.Fatalf("deltas %v after a small edit", db.DeltaNames())
+	}
+	more := storetest.SampleSource(5000)
+	added, err := s.Features.AddFeatures(ctx, ds.ID, more)
+	if err != nil || added != 5000 {
+		t.Fatalf("added %d: %v", added, err)
+	}
+	if d := db.DeltaNames(); len(d) != 0 || strings.Contains(db.LayoutOf(ds.ID), " ") {
+		t.Fatalf("deltas %v, layout %q after a large append", d, db.LayoutOf(ds.ID))
+	}
+	var ids []int64
+	err = s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+		ids = append(ids, f.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 150+5000 || ids[2] != 4 || ids[149] != 151 || ids[len(ids)-1] != 151+5000 {
+		t.Fatalf("%d features, ids %v … %v", len(ids), ids[:4], ids[len(ids)-3:])
 	}
 }

@@ -37,3 +37,11 @@ func (db *DB) DeltaNames() []string {
 	}
 	return names
 }
+
+// SetMaxDelta sets the most features a write puts in a delta before it
+// writes the dataset whole, until the test ends.
+func SetMaxDelta(tb interface{ Cleanup(func()) }, n int) {
+	old := maxDelta
+	maxDelta = n
+	tb.Cleanup(func() { maxDelta = old })
+}
