@@ -103,6 +103,13 @@ type Edits struct {
 	// Updates: the updates past it replace their features whole.
 	Patches []*Patch
 	Deletes []int64 // stable ids
+	// AddSource, when not nil, gives more adds after Adds (ids ignored),
+	// read once, in order, by the store under its write lock: a batch of
+	// many adds is never all in memory. AddCount is how many it gives, for
+	// the MaxFeatures check before they are read; a source that gives
+	// another number fails the edit.
+	AddSource FeatureSource
+	AddCount  int64
 	// MaxFeatures, when above zero, is the most features the dataset may
 	// hold after the edit (checked under the store's write lock): ETOOLARGE
 	// past it.

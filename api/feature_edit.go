@@ -261,11 +261,20 @@ func (s *Server) handleEdits(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, out)
 }
 
+// heldAdds is the most adds readEdits keeps in memory: past it, the
+// store reads them from the spooled body again (editAdds).
+const heldAdds = 1024
+
 // readEdits reads an edits body, streaming, and stops with ETOOLARGE as
-// soon as it holds more features than the dataset may.
-func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapcommons.Edits, error) {
+// soon as it names more features than the dataset may. Every add is
+// checked as it is read; more than heldAdds of them are left in the body,
+// which the edit's AddSource reads again for the store.
+func (s *Server) readEdits(body io.ReaderAt, attrs []mapcommons.Attribute) (*mapcommons.Edits, error) {
 	e := &mapcommons.Edits{MaxFeatures: s.maxFeatures()}
-	dec := json.NewDecoder(body)
+	var adds int64      // the adds read
+	addsAt := int64(-1) // the offset of the adds' array in the body
+	size := int64(1) << 62
+	dec := json.NewDecoder(io.NewSectionReader(body, 0, size))
 	dec.UseNumber()
 	bad := func(err error) error {
 		return mapcommons.Errorf(mapcommons.EINVALID, "malformed JSON body: %v", err)
@@ -325,6 +334,9 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 		} else if t != json.Delim('[') {
 			return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: expected an array", key)
 		}
+		if key == "adds" {
+			addsAt = dec.InputOffset() - 1 // at its '['
+		}
 		for i := 0; dec.More(); i++ {
 			name := fmt.Sprintf("%s[%d]", key, i)
 			var raw json.RawMessage
@@ -342,7 +354,7 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 			// A dataset holds at most MaxFeatures: more adds, or more
 			// updates, than that can never apply; refused before they
 			// are all held in memory.
-			if n := int64(max(len(e.Adds), len(e.Updates))); e.MaxFeatures > 0 && n >= e.MaxFeatures {
+			if n := max(adds, int64(len(e.Updates))); e.MaxFeatures > 0 && n >= e.MaxFeatures {
 				return nil, mapcommons.Errorf(mapcommons.ETOOLARGE, "max-features: a dataset may hold at most %d features on this server", e.MaxFeatures)
 			}
 			var patch *mapcommons.Patch
@@ -354,7 +366,11 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 				return nil, err
 			}
 			if key == "adds" {
-				e.Adds = append(e.Adds, f) // an id given is not the store's to take
+				if adds++; adds <= heldAdds {
+					e.Adds = append(e.Adds, f) // an id given is not the store's to take
+				} else {
+					e.Adds = nil // read again, for the store
+				}
 				continue
 			}
 			if id == 0 {
@@ -388,7 +404,47 @@ func (s *Server) readEdits(body io.Reader, attrs []mapcommons.Attribute) (*mapco
 	if slices.ContainsFunc(patches, func(p *mapcommons.Patch) bool { return p != nil }) {
 		e.Patches = patches
 	}
+	if adds > heldAdds {
+		e.AddCount = adds
+		e.AddSource = &editAdds{r: io.NewSectionReader(body, addsAt, size-addsAt), attrs: attrs}
+	}
 	return e, nil
+}
+
+// editAdds reads the adds of an edits body again, from the array's '['
+// (readEdits read and checked them all once).
+type editAdds struct {
+	r     io.Reader
+	attrs []mapcommons.Attribute
+	dec   *json.Decoder
+	i     int
+	f     mapcommons.Feature
+}
+
+func (a *editAdds) Attributes() []mapcommons.Attribute { return a.attrs }
+
+func (a *editAdds) Next() (*mapcommons.Feature, error) {
+	if a.dec == nil {
+		a.dec = json.NewDecoder(a.r)
+		a.dec.UseNumber()
+		if t, err := a.dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, mapcommons.Errorf(mapcommons.EINTERNAL, "adds read again: no array")
+		}
+	}
+	if !a.dec.More() {
+		return nil, mapcommons.EOF
+	}
+	var raw json.RawMessage
+	if err := a.dec.Decode(&raw); err != nil {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "adds[%d]: %v", a.i, err)
+	}
+	f, _, err := editedFeature(raw, a.attrs, fmt.Sprintf("adds[%d]", a.i), nil)
+	if err != nil {
+		return nil, err
+	}
+	a.i++
+	a.f = f
+	return &a.f, nil
 }
 
 // wellFormedJSON checks, streaming, that r holds one JSON value.

@@ -4,8 +4,10 @@ package api_test
 // updates of edits.json.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -211,4 +213,54 @@ func TestFeatureEditsPartial(t *testing.T) {
 			t.Fatalf("a refused edit changed the dataset: %+v, was %+v", after, before)
 		}
 	})
+}
+
+// TestFeatureEditsManyAdds: edits.json with more adds than are held in
+// memory (read again from the body by the store): all added, in order,
+// with the next ids, with a delete and an update in the same batch; and a
+// bad add far into the array refuses the whole batch.
+func TestFeatureEditsManyAdds(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	path := ts.createCSV("?title=Wells", "n,name,lat,lon\n1,a,10,20\n2,b,11,21\n")
+	body := func(bad int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"updates": [{"id": 2, "name": "B"}], "deletes": [1], "adds": [`)
+		for i := range 2500 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			if i == bad {
+				fmt.Fprintf(&b, `{"n": "not a number", "name": "x", "geometry": null}`)
+				continue
+			}
+			fmt.Fprintf(&b, `{"n": %d, "name": "p%d", "geometry": {"type": "Point", "coordinates": [%d, 5]}}`, i, i, i%90)
+		}
+		b.WriteString(`]}`)
+		return []byte(b.String())
+	}
+	before, etag := editState(t, ts, path)
+	errorOf(t, ts.do(req{method: "POST", path: path + "/edits.json", user: "alice", ctype: jsonType, body: body(2100)}), 400, "invalid", "adds[2100]")
+	if after, etag2 := editState(t, ts, path); fmt.Sprint(after) != fmt.Sprint(before) || etag2 != etag {
+		t.Fatalf("a refused edit changed the dataset")
+	}
+	w := ts.do(req{method: "POST", path: path + "/edits.json", user: "alice", ctype: jsonType, body: body(-1)})
+	var ans struct {
+		Adds []struct {
+			ID int64 `json:"id"`
+		} `json:"addResults"`
+	}
+	if err := json.Unmarshal(must(t, w, 200), &ans); err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Adds) != 2500 || ans.Adds[0].ID != 3 || ans.Adds[2499].ID != 2502 {
+		t.Fatalf("%d adds, ids %v … %v", len(ans.Adds), ans.Adds[0], ans.Adds[len(ans.Adds)-1])
+	}
+	feats := decode[[]map[string]any](t, must(t, ts.get(path+"/features.json?start=0&limit=3", ""), 200))
+	if len(feats) != 3 || feats[0]["name"] != "B" || feats[1]["name"] != "p0" || feats[2]["name"] != "p1" {
+		t.Fatalf("first features %v", feats)
+	}
+	if d := datasetDoc(t, ts, path, ""); d["feature_count"] != 2501.0 {
+		t.Fatalf("%v features", d["feature_count"])
+	}
 }

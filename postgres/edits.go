@@ -78,7 +78,7 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 			gone[i] = pos
 		}
 		left := old.FeatureCount - int64(len(gone))
-		if n := left + int64(len(e.Adds)); e.MaxFeatures > 0 && n > e.MaxFeatures {
+		if n := left + segment.NumAdds(e); e.MaxFeatures > 0 && n > e.MaxFeatures {
 			return segment.TooManyFeatures(e.MaxFeatures)
 		}
 		slices.Sort(gone)
@@ -114,11 +114,11 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 			return err
 		}
 		first := g.nextID
-		if err := g.copyFrom(ctx, &featureSlice{attrs: old.Attributes, fs: e.Adds}, nil); err != nil {
+		if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
 			return err
 		}
-		for i := range e.Adds {
-			res.AddIDs = append(res.AddIDs, first+int64(i))
+		for i := range segment.NumAdds(e) {
+			res.AddIDs = append(res.AddIDs, first+i)
 		}
 		res.FeatureCount = g.n
 		return nil
@@ -164,23 +164,4 @@ func patchedRows(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 		out[f.ID] = f
 	}
 	return out, formatError(rows.Err())
-}
-
-// featureSlice is a FeatureSource over features held in memory; it hands
-// out copies, which the loader may change.
-type featureSlice struct {
-	attrs []mapcommons.Attribute
-	fs    []mapcommons.Feature
-	f     mapcommons.Feature
-}
-
-func (s *featureSlice) Attributes() []mapcommons.Attribute { return s.attrs }
-
-func (s *featureSlice) Next() (*mapcommons.Feature, error) {
-	if len(s.fs) == 0 {
-		return nil, mapcommons.EOF
-	}
-	s.f = mapcommons.Feature{Values: s.fs[0].Values, Geometry: s.fs[0].Geometry}
-	s.fs = s.fs[1:]
-	return &s.f, nil
 }

@@ -16,22 +16,10 @@ import (
 // and no id named twice. Errors are EINVALID and name the item
 // ("updates[2]: ..."). Whether the ids are the dataset's is the store's
 // to check, through EditTargets.
+// (The adds of e.AddSource are checked as AddsOf reads them.)
 func CheckEdits(attrs []mapcommons.Attribute, e *mapcommons.Edits) error {
 	sum := mapcommons.NewSummaryBuilder(attrs, false)
-	check := func(list string, i int, f *mapcommons.Feature) error {
-		fail := func(err error) error {
-			msg := mapcommons.ErrorMessage(err)
-			msg = strings.TrimPrefix(msg, fmt.Sprintf("feature %d: ", i))
-			return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: %s", list, i, msg)
-		}
-		if err := sum.CheckValues(f.Values); err != nil {
-			return fail(err)
-		}
-		if _, _, err := CheckFeature(sum, i, f); err != nil {
-			return fail(err)
-		}
-		return nil
-	}
+	check := func(list string, i int, f *mapcommons.Feature) error { return checkEdited(sum, list, i, f) }
 	for i := range e.Adds {
 		if err := check("adds", i, &e.Adds[i]); err != nil {
 			return err
@@ -111,6 +99,73 @@ func MergePatches(e *mapcommons.Edits, nattrs int, read func(id int64) (*mapcomm
 		*u = mapcommons.Feature{ID: u.ID, Values: values, Geometry: geom}
 	}
 	return &out, nil
+}
+
+// checkEdited checks feature i of list as a created one is.
+func checkEdited(sum *mapcommons.SummaryBuilder, list string, i int, f *mapcommons.Feature) error {
+	fail := func(err error) error {
+		msg := mapcommons.ErrorMessage(err)
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("feature %d: ", i))
+		return mapcommons.Errorf(mapcommons.EINVALID, "%s[%d]: %s", list, i, msg)
+	}
+	if err := sum.CheckValues(f.Values); err != nil {
+		return fail(err)
+	}
+	if _, _, err := CheckFeature(sum, i, f); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// NumAdds is the number of features e adds: e.Adds and e.AddSource's.
+func NumAdds(e *mapcommons.Edits) int64 { return int64(len(e.Adds)) + e.AddCount }
+
+// AddsOf returns the adds of e as one source of features without ids:
+// e.Adds (which CheckEdits checks), then e.AddSource's, each checked as
+// CheckEdits checks an add (named adds[i]) as it is read; EINVALID when
+// e.AddSource gives another number than e.AddCount.
+func AddsOf(attrs []mapcommons.Attribute, e *mapcommons.Edits) mapcommons.FeatureSource {
+	return &addsSource{attrs: attrs, e: e, sum: mapcommons.NewSummaryBuilder(attrs, false)}
+}
+
+type addsSource struct {
+	attrs []mapcommons.Attribute
+	e     *mapcommons.Edits
+	sum   *mapcommons.SummaryBuilder
+	i     int
+	f     mapcommons.Feature
+}
+
+func (s *addsSource) Attributes() []mapcommons.Attribute { return s.attrs }
+
+func (s *addsSource) Next() (*mapcommons.Feature, error) {
+	i := s.i
+	if i < len(s.e.Adds) {
+		s.i++
+		s.f = mapcommons.Feature{Values: s.e.Adds[i].Values, Geometry: s.e.Adds[i].Geometry}
+		return &s.f, nil
+	}
+	if s.e.AddSource == nil {
+		return nil, mapcommons.EOF
+	}
+	f, err := s.e.AddSource.Next()
+	if errors.Is(err, mapcommons.EOF) {
+		if got := int64(i - len(s.e.Adds)); got != s.e.AddCount {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "adds: %d features where %d were counted", got, s.e.AddCount)
+		}
+		return nil, mapcommons.EOF
+	} else if err != nil {
+		return nil, err
+	}
+	s.i++
+	if int64(i-len(s.e.Adds)) >= s.e.AddCount {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "adds: more features than the %d counted", s.e.AddCount)
+	}
+	if err := checkEdited(s.sum, "adds", i, f); err != nil {
+		return nil, err
+	}
+	s.f = mapcommons.Feature{Values: f.Values, Geometry: f.Geometry}
+	return &s.f, nil
 }
 
 // MissingFeature is the error of an edit naming an id the dataset does not

@@ -134,23 +134,28 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 			}
 			c.deletes[id] = true
 		}
-		n := int64(v.Len()-len(c.deletes)) + int64(len(e.Adds))
+		n := int64(v.Len()-len(c.deletes)) + segment.NumAdds(e)
 		if e.MaxFeatures > 0 && n > e.MaxFeatures {
 			return nil, segment.TooManyFeatures(e.MaxFeatures)
 		}
 		res.FeatureCount = n
-		if len(e.Adds) == 0 {
+		if segment.NumAdds(e) == 0 {
 			return c, nil // no adds: the delta may stay as it is
 		}
 		c.adds = func(add func(*mapcommons.Feature) error) error {
-			for i := range e.Adds {
-				a := mapcommons.Feature{Values: e.Adds[i].Values, Geometry: e.Adds[i].Geometry} // the next id
-				if err := add(&a); err != nil {
+			src := segment.AddsOf(v.Attributes(), e)
+			for {
+				a, err := src.Next() // without an id: the next one
+				if errors.Is(err, mapcommons.EOF) {
+					return nil
+				} else if err != nil {
+					return err
+				}
+				if err := add(a); err != nil {
 					return err
 				}
 				res.AddIDs = append(res.AddIDs, a.ID)
 			}
-			return nil
 		}
 		return c, nil
 	})
