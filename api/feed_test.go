@@ -16,6 +16,7 @@ import (
 	"mapcommons"
 	"mapcommons/api"
 	"mapcommons/internal/pgtest"
+	"mapcommons/storetest"
 )
 
 // remote is a web server the tests register URLs from; its answers can be
@@ -357,30 +358,6 @@ func TestFeedAppliance(t *testing.T) {
 	must(t, ts.do(req{method: "POST", path: link, user: "bob"}), http.StatusOK)
 }
 
-// testClock is a store's clock that tests move.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // TestRefreshFeedsEveryInterval: called every interval, as cmd's ticker
 // does, by one server, or two sharing the store at once or half an interval
 // apart, RefreshFeeds fetches each feed once per interval between them,
@@ -401,8 +378,8 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 			t.Parallel()
 			ts := newServer(t, allowPrivate)
 			t0 := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-			clock := &testClock{t: t0}
-			ts.store.setNow(clock.now)
+			clock := storetest.NewClock(t0)
+			ts.store.setNow(clock.Now)
 			rm := newRemote(t)
 			paths := []string{"/a.csv", "/b.csv", "/c.csv", "/d.csv", "/e.csv"}
 			for _, p := range paths {
@@ -414,9 +391,9 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 			var slow atomic.Bool
 			rm.onHit = func(path string) {
 				if path == "/a.csv" && slow.Load() {
-					clock.advance(interval / 4) // a slow remote
+					clock.Advance(interval / 4) // a slow remote
 				} else {
-					clock.advance(interval / 20)
+					clock.Advance(interval / 20)
 				}
 			}
 			rm.mu.Unlock()
@@ -425,7 +402,7 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 			svc := ts.svc
 			if ts.store.pg != nil {
 				db := pgtest.OpenURL(t, ts.store.url)
-				db.Now = clock.now
+				db.Now = clock.Now
 				svc = db.Services()
 			}
 			servers := []*api.Server{ts.handler.(*api.Server), api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, svc)}
@@ -434,10 +411,10 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 				slow.Store(k%2 == 1) // so the feeds after it come earlier in the next pass
 				switch c.phase {
 				case -1:
-					clock.set(tick)
+					clock.Set(tick)
 					servers[0].RefreshFeeds(t.Context(), interval)
 				case 0:
-					clock.set(tick)
+					clock.Set(tick)
 					var wg sync.WaitGroup
 					for _, s := range servers {
 						wg.Add(1)
@@ -448,9 +425,9 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 					}
 					wg.Wait()
 				default:
-					clock.set(tick)
+					clock.Set(tick)
 					servers[0].RefreshFeeds(t.Context(), interval)
-					clock.set(tick.Add(c.phase))
+					clock.Set(tick.Add(c.phase))
 					servers[1].RefreshFeeds(t.Context(), interval)
 				}
 				for _, p := range paths {

@@ -28,6 +28,16 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// Set puts the clock at t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// NewClock returns a clock at t that only Advance and Set move.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
 // clocks are the clocks set for tests, by their testing.TB.
 var clocks sync.Map
 
