@@ -46,6 +46,8 @@ type DB struct {
 	Now    func() time.Time
 	// Applied are the migrations (file names) this Open applied.
 	Applied []string
+	// reserve is room kept for signing in on a full disk (reserve.go).
+	reserve *reserve
 }
 
 // Open opens (creating when missing) the database file at path and brings
@@ -78,7 +80,7 @@ func Open(path string) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, write: w, segs: segs, limits: mapcommons.NewMemoryLoginLimits(), Now: time.Now}
+	db := &DB{path: path, write: w, segs: segs, limits: mapcommons.NewMemoryLoginLimits(), Now: time.Now, reserve: newReserve(path)}
 	segs.loadDelta = db.loadDelta
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()

@@ -23,11 +23,16 @@ func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Ses
 	if sess.CreatedAt.IsZero() {
 		sess.CreatedAt = s.db.Now().UTC().Truncate(time.Microsecond)
 	}
-	res, err := s.db.write.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
-		SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)`,
-		sess.TokenHash, sess.UserID, sess.CreatedAt.UTC().Format(timeLayout), sess.ExpiresAt.Unix(), sess.UserID)
-	if err != nil {
+	// A sign-in on a full disk takes the room kept in reserve (reserve.go).
+	var res sql.Result
+	err := s.db.withReserve(func() (err error) {
+		res, err = s.db.write.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+			SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)`,
+			sess.TokenHash, sess.UserID, sess.CreatedAt.UTC().Format(timeLayout), sess.ExpiresAt.Unix(), sess.UserID)
 		return formatError(err)
+	})
+	if err != nil {
+		return err
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
@@ -74,6 +79,7 @@ func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, k
 
 // DeleteExpiredSessions implements mapcommons.SessionService.
 func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+	s.db.reserve.ensure() // the sweep is also when a reserve spent is made again
 	return s.deleted(s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, now.Unix()))
 }
 
