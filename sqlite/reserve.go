@@ -43,9 +43,7 @@ func (r *reserve) ensure() {
 	for n := 0; n < reserveSize && err == nil; n += len(zeros) {
 		_, err = f.Write(zeros)
 	}
-	if err == nil {
-		err = f.Sync()
-	}
+	// No sync: the file system counts the blocks as taken once written.
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
