@@ -3,6 +3,7 @@ package api_test
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"math"
 	"net/http"
 	"os"
@@ -367,5 +368,46 @@ func TestCSVDownloadOpensInGDAL(t *testing.T) {
 				t.Fatalf("GDAL reads\n%s", info.Output)
 			}
 		})
+	}
+}
+
+// TestCSVDownloadOpensInQGIS: QGIS opens the CSV downloads of polygons,
+// of points and of a dataset without attributes as it opens a file added
+// or dropped on it, and finds their geometry by itself: every feature,
+// within the dataset's extent.
+func TestCSVDownloadOpensInQGIS(t *testing.T) {
+	t.Parallel()
+	py := qgisPython(t)
+	ts := newServer(t)
+	body, ct := multipartBody(t, ncFiles("dataset"), nil)
+	dir := t.TempDir()
+	var files []string
+	var want []map[string]any
+	for _, id := range []string{
+		ts.createFrom(t, ct, body),
+		ts.createCSV("?title=Pts", "name,lat,lon\na,1.5,2.25\nc,-3,4\n"),
+		ts.createFrom(t, "application/geo+json", []byte(`{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]}}`)),
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(strings.TrimPrefix(id, "/"), "/", "_")+".csv")
+		if err := os.WriteFile(p, must(t, ts.get(id+".csv", ""), 200), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+		want = append(want, datasetDoc(t, ts, id, ""))
+	}
+	var got []struct {
+		Valid, Geometry bool
+		Count           int
+		Extent          []float64
+	}
+	out := runQGIS(t, py, append([]string{"testdata/csv_qgis.py"}, files...)...)
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(files) {
+		t.Fatalf("qgis said: %s", out)
+	}
+	for i, g := range got {
+		if !g.Valid || !g.Geometry || float64(g.Count) != want[i]["feature_count"] ||
+			!gdaltest.Near([4]float64(g.Extent), extentOf(want[i]), 1e-6) {
+			t.Errorf("%s: qgis %+v, dataset %v features in %v", filepath.Base(files[i]), g, want[i]["feature_count"], want[i]["extent"])
+		}
 	}
 }
