@@ -1,7 +1,8 @@
 // The account page: who is signed in, and two forms that change the
 // account through the API (PUT /users/{login}.json): e-mail and name, and
 // the password (the API asks for the current one, and for the new one
-// twice; it ends the account's other sessions). Two-factor sign-in: set up
+// twice, and with two-factor sign-in a code as at sign-in; it ends the
+// account's other sessions). Two-factor sign-in: set up
 // (the password; the secret shown once as a QR code, a URI and text; a
 // first code confirms it; the recovery codes shown once) and removal
 // (password and code), through /users/{login}/second_factor.json. A
@@ -76,10 +77,12 @@ async function main() {
   const pw = document.getElementById('password-form');
   pw.addEventListener('submit', async (ev) => {
     ev.preventDefault();
+    const code = pw.elements.code;
     const changed = await update(s.login, pw, document.getElementById('password-status'), {
       current_password: pw.elements.current_password.value,
       password: pw.elements.password.value,
       password_confirmation: pw.elements.password_confirmation.value,
+      ...(code.required ? { code: code.value.trim() } : {}),
     }, 'Saved: your password is changed. Your other sessions are signed out.');
     if (changed) pw.reset();
   });
@@ -101,6 +104,10 @@ function twoFactor(login, state) {
     start.hidden = st === 'on';
     remove.hidden = st !== 'on';
     if (st === 'on') setup.hidden = true;
+    // The password form asks for a code while the second factor is on
+    // (a pending one does not count at sign-in either).
+    document.getElementById('pw-code-label').hidden = st !== 'on';
+    document.getElementById('pw-code').required = st === 'on';
   };
   show(state);
   /** send calls the API from form, saying how it went; null on failure. */
