@@ -17,6 +17,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/storetest"
 )
 
 // notACode is a code of the right form that secret gives at no step the
@@ -51,8 +52,8 @@ func selfSecondFactor(b *browserTest, login string) string {
 // recovery code signs in with the new password; an administrator's
 // one-time link signs her in once.
 func TestWebSecondFactorInBrowser(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
-	b, _ := newAuthBrowserTest(t, func(c *api.Config) { c.Now = clock.now })
+	clock := storetest.NewClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	b, _ := newAuthBrowserTest(t, func(c *api.Config) { c.Now = clock.Now })
 
 	signInBrowser(b, "alice", "secret1")
 	b.load("the account page", chromedp.Navigate(b.url+"/app/account"))
@@ -83,7 +84,7 @@ func TestWebSecondFactorInBrowser(t *testing.T) {
 	b.screenshot("2fa-setup")
 
 	// Confirm with the code of now.
-	enrolCode := mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.now()))
+	enrolCode := mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.Now()))
 	fillForm(b, [2]string{"tfa-code", enrolCode})
 	b.do("confirm", chromedp.Click(chromedp.ID("tfa-confirm")))
 	b.wait("the recovery codes", `!document.getElementById('tfa-codes').hidden`)
@@ -107,7 +108,7 @@ func TestWebSecondFactorInBrowser(t *testing.T) {
 
 	// Signed out, the password alone is not enough: the code is asked for.
 	signOutBrowser(b)
-	clock.advance(mapcommons.TOTPPeriod)
+	clock.Advance(mapcommons.TOTPPeriod)
 	b.load("open the sign-in page", chromedp.Navigate(b.url+"/app/signin?next=/app/account"))
 	fillForm(b, [2]string{"login", "alice"}, [2]string{"password", "secret1"})
 	b.do("sign in with the password", chromedp.Click(chromedp.ID("signin-submit")))
@@ -120,7 +121,7 @@ func TestWebSecondFactorInBrowser(t *testing.T) {
 	}
 	b.screenshot("2fa-code-asked")
 	// A wrong code, then the one the set-up used (a step used is refused).
-	for _, try := range [][2]string{{"a wrong code", notACode(secret, clock.now())}, {"the set-up's code", enrolCode}} {
+	for _, try := range [][2]string{{"a wrong code", notACode(secret, clock.Now())}, {"the set-up's code", enrolCode}} {
 		what, code := try[0], try[1]
 		fillForm(b, [2]string{"password", "secret1"}, [2]string{"code", code})
 		b.do("sign in with "+what, chromedp.Click(chromedp.ID("signin-submit")))
@@ -132,7 +133,7 @@ func TestWebSecondFactorInBrowser(t *testing.T) {
 			t.Errorf("%s: the code field keeps the code refused", what)
 		}
 	}
-	signInCode := mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.now()))
+	signInCode := mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.Now()))
 	fillForm(b, [2]string{"password", "secret1"}, [2]string{"code", signInCode})
 	b.load("sign in with the code", chromedp.Click(chromedp.ID("signin-submit")))
 	b.wait("on the account page", `location.pathname === '/app/account' && !document.getElementById('account').hidden && `+signedInAs("alice"))
@@ -151,9 +152,9 @@ func TestWebSecondFactorInBrowser(t *testing.T) {
 	if got := statusText(b, "current_password-error"); got != "current password is wrong" {
 		t.Errorf("current password error %q", got)
 	}
-	clock.advance(mapcommons.TOTPPeriod)
+	clock.Advance(mapcommons.TOTPPeriod)
 	fillForm(b, [2]string{"current_password", "secret1"}, [2]string{"password", "alice-2fa-pw"}, [2]string{"password_confirmation", "alice-2fa-pw"},
-		[2]string{"pw-code", mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.now()))})
+		[2]string{"pw-code", mapcommons.TOTPCode(secret, mapcommons.TOTPStep(clock.Now()))})
 	b.do("change the password", chromedp.Click(chromedp.ID("password-submit")))
 	b.wait("changed", `document.getElementById('password-status').textContent.startsWith('Saved')`)
 	if eval[string](b, `document.getElementById('pw-code').value`) != "" {
