@@ -133,6 +133,24 @@ func waitMapQuery(b *browserTest) {
 	b.wait("the query drawn", `document.getElementById('map').dataset.state === 'idle' && document.getElementById('map').dataset.query !== undefined`)
 }
 
+// mapDraws is how many changes of the dataset page's map it has drawn
+// (its data-draws, counted on MapLibre's idle after each change).
+func mapDraws(b *browserTest) int {
+	b.t.Helper()
+	return eval[int](b, `Number(document.getElementById('map').dataset.draws ?? 0)`)
+}
+
+// waitMapDrawn waits for the dataset page's map to have drawn a change made
+// after it had drawn the draws given (from mapDraws, read before the
+// change), and to be idle: its pixels are then the change's.
+func waitMapDrawn(b *browserTest, what string, draws int, cond string) {
+	b.t.Helper()
+	if cond == "" {
+		cond = "true"
+	}
+	b.wait(what, fmt.Sprintf(`(m => Number(m.dataset.draws ?? 0) > %d && m.dataset.state === 'idle')(document.getElementById('map')) && (%s)`, draws, cond))
+}
+
 // apiPath is the path and query of an absolute URL of the browser's server.
 func apiPath(t *testing.T, b *browserTest, abs string) string {
 	t.Helper()
@@ -212,8 +230,9 @@ func TestWebDatasetQuery(t *testing.T) {
 	b.screenshot("dataset-filter")
 
 	// Only the matching features: the others go from the map.
+	drawn := mapDraws(b)
 	click(b, "#only-matching")
-	time.Sleep(300 * time.Millisecond)
+	waitMapDrawn(b, "only the matching features drawn", drawn, "")
 	if o, bl, _ := mapColours(b); o > orange1/4+50 || bl == 0 {
 		t.Errorf("only the matching features: %d orange, %d purple pixels", o, bl)
 	}
@@ -246,10 +265,10 @@ func TestWebDatasetQuery(t *testing.T) {
 	b.screenshot("dataset-groups")
 
 	// Clearing restores the whole dataset.
+	drawn = mapDraws(b)
 	click(b, "#clear-query")
 	b.wait("the whole table", `document.getElementById('table-status').textContent === 'Rows 1–20 of 100'`)
-	b.wait("the map redrawn", `document.getElementById('map').dataset.state === 'idle' && document.getElementById('map').dataset.query === undefined`)
-	time.Sleep(300 * time.Millisecond)
+	waitMapDrawn(b, "the map redrawn", drawn, `document.getElementById('map').dataset.query === undefined`)
 	if o, bl, _ := mapColours(b); o < orange0*9/10 || bl > purple0+total/500 {
 		t.Errorf("after clearing: %d orange (was %d), %d purple (was %d)", o, orange0, bl, purple0)
 	}
@@ -457,7 +476,8 @@ func TestWebDatasetOwner(t *testing.T) {
 		t.Errorf("bob, an editor, sees the sharing panel: %q", got)
 	}
 	// The probe's 400 is the answer the page asked for: not a problem.
-	time.Sleep(300 * time.Millisecond)
+	// What the page logged up to now has arrived.
+	b.consoleBarrier()
 	b.mu.Lock()
 	kept := b.problems[:seen]
 	for _, p := range b.problems[seen:] {
@@ -560,7 +580,9 @@ func TestWebDatasetBig(t *testing.T) {
 	steps = append(steps, chromedp.MouseEvent("mouseReleased", x+360, y+180, chromedp.ButtonLeft, chromedp.ClickCount(1)))
 	b.do("pan", steps...)
 	b.wait("the panned map idle", `document.getElementById('map').dataset.state === 'idle'`)
-	time.Sleep(500 * time.Millisecond)
+	// The frame of the idle and the next are among those recorded.
+	seen := eval[int](b, `window.mcFrames.length`)
+	b.wait("two frames more", fmt.Sprintf(`window.mcFrames.length >= %d`, seen+2))
 	frames := eval[[]float64](b, `(() => { window.mcStop = true; return window.mcFrames.slice(1); })()`)
 	longest, sum := 0.0, 0.0
 	for _, f := range frames {

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -282,6 +283,35 @@ func (b *browserTest) wait(what, cond string) {
 		if time.Now().After(deadline) {
 			b.screenshot("failed-" + what)
 			b.t.Fatalf("%s: %s did not hold within a minute (last error %v)", what, cond, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// barriers numbers the markers of consoleBarrier.
+var barriers atomic.Int64
+
+// consoleBarrier logs a marker as an error in the page's console and
+// waits, within a minute, for it to come among the problems, then drops
+// it: the console's messages come in their order, so whatever the page
+// logged before the marker has arrived too.
+func (b *browserTest) consoleBarrier() {
+	b.t.Helper()
+	marker := fmt.Sprintf("mapcommons-console-barrier-%d", barriers.Add(1))
+	b.do("log "+marker, chromedp.Evaluate[chromedp.Void](`console.error('`+marker+`')`))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b.mu.Lock()
+		i := slices.IndexFunc(b.problems, func(p string) bool { return strings.Contains(p, marker) })
+		if i >= 0 {
+			b.problems = slices.Delete(b.problems, i, i+1)
+		}
+		b.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("%s logged in the page did not arrive within a minute", marker)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

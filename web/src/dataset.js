@@ -136,7 +136,7 @@ async function showMap() {
     showOutline(map, 'qbox', null);
     showOutline(map, 'qcircle', null);
     // The map is drawn: say so (the tests wait for it, and time it).
-    map.once('idle', () => { container.dataset.state = 'idle'; performance.mark('mc-map-drawn'); });
+    redrawn(() => performance.mark('mc-map-drawn'));
   });
   map.on('click', (e) => {
     if (picking) {
@@ -159,6 +159,27 @@ async function showMap() {
     drawer.setActive(false);
     outlines();
   });
+}
+
+let draws = 0; // the changes of the map drawn since the page opened
+
+/** redrawn marks the map as drawing (data-state "loading") until
+ * MapLibre's next idle, the render after which nothing is loading or in
+ * transition, then runs after and marks it idle with one more draw in
+ * data-draws. Called with each change of the map, so that whoever reads
+ * the map's pixels (the tests) can wait for the change to be drawn: the
+ * count passing what it was before the change says so. */
+function redrawn(after) {
+  const container = $('map');
+  container.dataset.state = 'loading';
+  map.once('idle', () => {
+    after?.();
+    container.dataset.draws = String(++draws);
+    container.dataset.state = 'idle';
+  });
+  // An idle comes only after a render: one is asked for should the
+  // change not need any.
+  map.triggerRepaint();
 }
 
 /** whenMapReady runs f once the map's style and sources are added. */
@@ -389,7 +410,7 @@ async function runQuery() {
   whenMapReady(() => {
     map.getSource('query').setData(abs(featuresPath(qs([...pairs, ['geojson', '1'], ['limit', String(Math.max(1, drawn))]]))));
     showBase($('only-matching').checked ? 'hidden' : 'dim');
-    map.once('idle', () => { container.dataset.state = 'idle'; container.dataset.query = String(count); });
+    redrawn(() => { container.dataset.query = String(count); });
   });
   outlines();
   Object.assign(table, { sel: pairs, total: count ?? 0, start: 0 });
@@ -409,12 +430,10 @@ function clearQuery() {
   $('group-table').replaceChildren();
   const container = $('map');
   whenMapReady(() => {
-    container.dataset.state = 'loading';
     map.getSource('query').setData({ type: 'FeatureCollection', features: [] });
     showBase('full');
     outlines();
-    map.once('idle', () => { container.dataset.state = 'idle'; delete container.dataset.query; });
-    map.triggerRepaint();
+    redrawn(() => { delete container.dataset.query; });
   });
   Object.assign(table, { sel: [], total: ds.feature_count, start: 0 });
   showTable();
@@ -422,7 +441,11 @@ function clearQuery() {
 
 $('query-form').addEventListener('submit', (e) => { e.preventDefault(); runQuery(); });
 $('clear-query').addEventListener('click', clearQuery);
-$('only-matching').addEventListener('change', () => { if (querySel) showBase($('only-matching').checked ? 'hidden' : 'dim'); });
+$('only-matching').addEventListener('change', () => {
+  if (!querySel) return;
+  showBase($('only-matching').checked ? 'hidden' : 'dim');
+  whenMapReady(() => redrawn());
+});
 $('copy-url').addEventListener('click', async () => {
   try {
     await navigator.clipboard.writeText($('query-url').textContent);
