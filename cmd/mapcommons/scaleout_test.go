@@ -66,7 +66,11 @@ func startHAProxy(t *testing.T, bin string, addrs ...string) string {
 	port := freePort(t)
 	var servers strings.Builder
 	for i, a := range addrs {
-		fmt.Fprintf(&servers, "\tserver s%d %s check inter 200ms fall 1 rise 2\n", i, a)
+		// A killed server refuses connections, which retry-on conn-failure
+		// sends to the other at once: checks need not find it fast, and one
+		// slow answer of the survivor's /healthz on a loaded machine must
+		// not take it out (fall 1 with the check's timeout at 200 ms did).
+		fmt.Fprintf(&servers, "\tserver s%d %s check inter 200ms fall 3 rise 2\n", i, a)
 	}
 	cfg := fmt.Sprintf(`global
 	maxconn 512
@@ -75,6 +79,7 @@ defaults
 	timeout connect 2s
 	timeout client 60s
 	timeout server 60s
+	timeout check 10s
 	option httpclose
 	retries 3
 	retry-on conn-failure
