@@ -132,8 +132,9 @@ type browserTest struct {
 	url       string
 	artefacts string
 	mu        sync.Mutex
-	problems  []string     // console errors and exceptions of the pages
-	tiles     atomic.Int64 // vector tiles the server was asked for
+	problems  []string      // console errors and exceptions of the pages
+	added     chan struct{} // a problem was added (consoleBarrier waits on it)
+	tiles     atomic.Int64  // vector tiles the server was asked for
 }
 
 // parallelBrowsers are the tests that have asked to run in parallel.
@@ -177,7 +178,7 @@ func browserOn(t *testing.T, ts *testServer) *browserTest {
 	if !assets.Built() {
 		skip("the web assets are not built: npm ci && npm run build")
 	}
-	b := &browserTest{t: t}
+	b := &browserTest{t: t, added: make(chan struct{}, 1)}
 	tile := regexp.MustCompile(`^/ogc/collections/\d+/tiles/WebMercatorQuad/\d+/\d+/\d+$`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tile.MatchString(r.URL.Path) {
@@ -227,6 +228,10 @@ func browserOn(t *testing.T, ts *testServer) *browserTest {
 				b.mu.Lock()
 				b.problems = append(b.problems, fmt.Sprintf("%s %s:%d %s", m.Type, m.URL, m.Line+1, m.Text))
 				b.mu.Unlock()
+				select {
+				case b.added <- struct{}{}:
+				default: // one pending is enough: the waiter reads them all
+				}
 			}
 		}
 	}()
@@ -299,7 +304,7 @@ func (b *browserTest) consoleBarrier() {
 	b.t.Helper()
 	marker := fmt.Sprintf("mapcommons-console-barrier-%d", barriers.Add(1))
 	b.do("log "+marker, chromedp.Evaluate[chromedp.Void](`console.error('`+marker+`')`))
-	deadline := time.Now().Add(60 * time.Second)
+	limit := time.After(time.Minute) // a bound on a hang
 	for {
 		b.mu.Lock()
 		i := slices.IndexFunc(b.problems, func(p string) bool { return strings.Contains(p, marker) })
@@ -310,10 +315,11 @@ func (b *browserTest) consoleBarrier() {
 		if i >= 0 {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-b.added:
+		case <-limit:
 			b.t.Fatalf("%s logged in the page did not arrive within a minute", marker)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

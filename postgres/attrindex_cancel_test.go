@@ -62,20 +62,25 @@ func TestDropCancelsOnlyBuilds(t *testing.T) {
 	errs := make(chan error, 2)
 	go func() { errs <- s.Datasets.DeleteDataset(ctx, x.ID) }()
 	// x's delete holds the shared lock and waits in its DROP.
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) { // a bound on a hang
+	eventually(t, "the first delete waiting in its DROP", func() bool {
 		var n int
 		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE%'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first delete does not wait in its DROP")
-		}
-	}
+		return n > 0
+	})
 	go func() { errs <- s.Datasets.DeleteDataset(ctx, y.ID) }()
-	time.Sleep(500 * time.Millisecond)
+	// y's delete finds the build lock held, and has looked for a build to
+	// cancel (its session's last statement says so): it must not have
+	// cancelled x's DROP.
+	eventually(t, "the second delete looking for a build to cancel", func() bool {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE pid <> pg_backend_pid() AND query LIKE 'SELECT pg_cancel_backend(l.pid)%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
 	if _, err := reader.Exec(ctx, `COMMIT`); err != nil {
 		t.Fatal(err)
 	}

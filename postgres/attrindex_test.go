@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -50,20 +51,13 @@ func indexSource(n int) *storetest.SliceSource {
 // waitIndexes waits until dataset id's indexes are all valid.
 func waitIndexes(t *testing.T, conn *pgx.Conn, id int64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	eventually(t, fmt.Sprintf("the attribute indexes of dataset %d", id), func() bool {
 		ok, err := postgres.IndexesReady(context.Background(), conn, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the attribute indexes were not built within a minute")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ok
+	})
 }
 
 // TestAttrIndexes checks that the indexes are built after a create, that
@@ -227,11 +221,7 @@ func TestIndexBuildDuringWrites(t *testing.T) {
 	}
 	waitBuilding := func(ds *mapcommons.Dataset) {
 		t.Helper()
-		for deadline := time.Now().Add(2 * time.Minute); !building(ds); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) { // a bound on a hang
-				t.Fatalf("no index build of dataset %d started", ds.ID)
-			}
-		}
+		eventually(t, fmt.Sprintf("an index build of dataset %d", ds.ID), func() bool { return building(ds) })
 	}
 	keep, gone := &mapcommons.Dataset{Type: "csv"}, &mapcommons.Dataset{Type: "csv"}
 	if err := s.Datasets.CreateDataset(ctx, gone, indexSource(30000)); err != nil {

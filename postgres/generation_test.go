@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -155,21 +156,29 @@ func (c *cancelling) Next() (*mapcommons.Feature, error) {
 	return c.SliceSource.Next()
 }
 
+// eventually waits until cond holds, polling the server's state (which
+// has no other signal), with two minutes as a bound on a hang, never as a
+// measure.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within two minutes", what)
+		}
+	}
+}
+
 // waiting waits until n sessions wait for a lock.
 func waiting(t *testing.T, conn *pgx.Conn, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); { // a bound on a hang
+	eventually(t, fmt.Sprintf("%d sessions waiting for a lock", n), func() bool {
 		var k int
 		if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name <> $1`, postgres.BuildApp).Scan(&k); err != nil {
 			t.Fatal(err)
 		}
-		if k >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%d sessions never waited for a lock", n)
+		return k >= n
+	})
 }
 
 // TestReadDuringReplace checks the generations' reading rule: a reader of
