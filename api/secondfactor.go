@@ -135,10 +135,25 @@ func selfOnly(me, u *mapcommons.User) error {
 	return mapcommons.Errorf(mapcommons.EFORBIDDEN, "only %s may set up their second factor", u.Login)
 }
 
-// checkPassword checks the password of the signed-in u before a change of
-// their second factor, limited as logins are.
-func (s *Server) checkPassword(r *http.Request, u *mapcommons.User, password string) error {
+// reauthenticate checks, before u changes their own account, u's password
+// and, when u has a second factor, its code (or a recovery code): limited
+// as logins are, a wrong one a 403 naming field (the caller is signed in
+// already: a 401 would sign the page out). One rule for every change that
+// asks for them again: the second factor's, the password's.
+func (s *Server) reauthenticate(r *http.Request, u *mapcommons.User, field, password, code string) error {
 	c := s.loginClient(r)
+	f, err := s.secondFactor(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		err := s.verifySecondFactor(r.Context(), u, f, u.Login, password, code, c)
+		if mapcommons.ErrorCode(err) == mapcommons.EUNAUTHORIZED {
+			err = &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: field + ": is wrong (or the code of the second factor)",
+				Fields: map[string][]string{field: {"is wrong"}}}
+		}
+		return err
+	}
 	st, err := s.limiter.state(r.Context(), u.Login, c)
 	if err != nil {
 		return err
@@ -150,7 +165,7 @@ func (s *Server) checkPassword(r *http.Request, u *mapcommons.User, password str
 		if err := s.limiter.failCode(context.WithoutCancel(r.Context()), u.Login, c, true); err != nil {
 			return err
 		}
-		return &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: "password: is wrong", Fields: map[string][]string{"password": {"is wrong"}}}
+		return &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: field + ": is wrong", Fields: map[string][]string{field: {"is wrong"}}}
 	}
 	return nil
 }
@@ -177,8 +192,15 @@ func (s *Server) handleSecondFactorStart(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	defer q.Cleanup()
+	// A confirmed one must go first (the store refuses it too): said
+	// before the password is asked for, since the user's own JSON says it.
+	if f, err := s.secondFactor(r.Context(), u); err != nil {
+		return err
+	} else if f != nil {
+		return mapcommons.Errorf(mapcommons.ECONFLICT, "two-factor sign-in is on already: remove it first")
+	}
 	password, _ := userParams(q.Params).String("password")
-	if err := s.checkPassword(r, u, password); err != nil {
+	if err := s.reauthenticate(r, u, "password", password, ""); err != nil {
 		return err
 	}
 	secret := mapcommons.NewTOTPSecret()
@@ -262,20 +284,7 @@ func (s *Server) handleSecondFactorDelete(w http.ResponseWriter, r *http.Request
 		p := userParams(q.Params)
 		password, _ := p.String("password")
 		code, _ := p.String("code")
-		f, err := s.secondFactor(r.Context(), u)
-		if err != nil {
-			return err
-		}
-		if f == nil {
-			err = s.checkPassword(r, u, password)
-		} else {
-			err = s.verifySecondFactor(r.Context(), u, f, u.Login, password, code, s.loginClient(r))
-			if mapcommons.ErrorCode(err) == mapcommons.EUNAUTHORIZED {
-				// Signed in already: a 403, not a 401 that would sign out.
-				err = &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: "wrong password or code", Fields: map[string][]string{"code": {"or password is wrong"}}}
-			}
-		}
-		if err != nil {
+		if err := s.reauthenticate(r, u, "password", password, code); err != nil {
 			return err
 		}
 	}

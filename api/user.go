@@ -215,7 +215,7 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 		confirmation, _ := p.String("password_confirmation")
 		if err := mapcommons.ValidatePassword(u.Login, password, confirmation); err != nil {
 			fe.add(err)
-		} else if err := s.checkCurrentPassword(w, r, u, p); err != nil {
+		} else if err := s.checkCurrentPassword(r, u, p); err != nil {
 			return err
 		} else {
 			hash, err := mapcommons.HashPassword(password, s.cfg.BcryptCost)
@@ -259,7 +259,7 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 // one (wire contract 6), keep working; nor does an administrator need
 // another user's. A missing one is a 400, a wrong one a 403, counted as
 // a failed login.
-func (s *Server) checkCurrentPassword(w http.ResponseWriter, r *http.Request, u *mapcommons.User, p Params) error {
+func (s *Server) checkCurrentPassword(r *http.Request, u *mapcommons.User, p Params) error {
 	if info(r).session == nil || caller(r).ID != u.ID {
 		return nil
 	}
@@ -268,17 +268,9 @@ func (s *Server) checkCurrentPassword(w http.ResponseWriter, r *http.Request, u 
 		return &mapcommons.Error{Code: mapcommons.EINVALID, Message: "current_password: can't be blank (a signed-in browser changes its password with the current one)",
 			Fields: map[string][]string{"current_password": {"can't be blank"}}}
 	}
-	// A user with a second factor sends its code too (user[code]), as
-	// at sign-in.
+	// A user with a second factor sends its code too (user[code]).
 	code, _ := p.String("code")
-	if _, err := s.checkLogin(w, r, u.Login, current, code, false); err != nil {
-		if mapcommons.ErrorCode(err) != mapcommons.EUNAUTHORIZED {
-			return err // too many tries, or the store failed
-		}
-		return &mapcommons.Error{Code: mapcommons.EFORBIDDEN, Message: "current_password: is wrong (or, with two-factor sign-in, the code in user[code])",
-			Fields: map[string][]string{"current_password": {"is wrong"}}}
-	}
-	return nil
+	return s.reauthenticate(r, u, "current_password", current, code)
 }
 
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
