@@ -226,6 +226,19 @@ func (db *DB) writeBase(ctx context.Context, v *segment.View) (string, error) {
 		return "", err
 	}
 	w.SetNextID(v.NextID())
+	if err := copyView(ctx, w, v); err != nil {
+		w.Abort()
+		return "", err
+	}
+	name := newSegmentName()
+	if _, err := w.Finish(filepath.Join(db.segs.dir, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// copyView adds the live features of v to w, in id order, ids kept.
+func copyView(ctx context.Context, w *segment.Writer, v *segment.View) (err error) {
 	n := 0
 	v.Each(func(s *segment.Segment, p int) bool {
 		if n++; n%4096 == 0 {
@@ -239,15 +252,7 @@ func (db *DB) writeBase(ctx context.Context, v *segment.View) (string, error) {
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		w.Abort()
-		return "", err
-	}
-	name := newSegmentName()
-	if _, err := w.Finish(filepath.Join(db.segs.dir, name)); err != nil {
-		return "", err
-	}
-	return name, nil
+	return err
 }
 
 // reconcile returns the layout on base (written from view v0) that holds

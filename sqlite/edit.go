@@ -214,9 +214,10 @@ var maxDelta = 1 << 16
 // promoteDelta turns a write whose delta writer w grew to maxDelta into
 // a write of the whole dataset: w is finished into a scratch segment, and
 // the writer returned holds the live features of v's base (those not in
-// dead) and all w held (v's delta as the change leaves it, the updates,
-// the adds so far), merged in id order, ids kept, ready for the rest of
-// the adds (whose ids are above them all). w
+// dead, sorted) and all w held (v's delta as the change leaves it, the
+// updates, the adds so far), merged in id order as a view merges them
+// (copyView), ids kept, ready for the rest of the adds (whose ids are
+// above them all). w
 // is done either way.
 func (db *DB) promoteDelta(ctx context.Context, v *segment.View, w *segment.Writer, dead []int32) (*segment.Writer, error) {
 	next := w.NextID()
@@ -235,36 +236,15 @@ func (db *DB) promoteDelta(ctx context.Context, v *segment.View, w *segment.Writ
 		return nil, err
 	}
 	b.SetNextID(next)
-	gone := make(map[int32]bool, len(dead))
-	for _, p := range dead {
-		gone[p] = true
+	// The dataset as the change leaves it so far: v's base less dead,
+	// merged by id with what w held.
+	nv, err := segment.NewView(v.Base(), dead, d)
+	if err == nil {
+		err = copyView(ctx, b, nv)
 	}
-	// Both in id order, merged by id, as a view orders its features.
-	base := v.Base()
-	i, k, n := 0, 0, 0
-	for i < base.Len() || k < d.Len() {
-		if n++; n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				b.Abort()
-				return nil, err
-			}
-		}
-		var err error
-		switch {
-		case i < base.Len() && gone[int32(i)]:
-			i++
-			continue
-		case k >= d.Len() || i < base.Len() && base.ID(i) < d.ID(k):
-			err = b.AddFrom(base, i)
-			i++
-		default:
-			err = b.AddFrom(d, k)
-			k++
-		}
-		if err != nil {
-			b.Abort()
-			return nil, err
-		}
+	if err != nil {
+		b.Abort()
+		return nil, err
 	}
 	return b, nil
 }
