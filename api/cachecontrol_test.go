@@ -2,11 +2,8 @@ package api_test
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"testing"
-
-	"mapcommons/api"
 )
 
 // TestCacheControlPerCaller: the answers that depend on who asks (search,
@@ -31,19 +28,7 @@ func TestCacheControlPerCaller(t *testing.T) {
 		}
 	}
 	// Every GET route, to a session.
-	param := regexp.MustCompile(`\{[^}]*\}`)
-	for _, pat := range ts.handler.(*api.Server).Patterns() {
-		method, path, ok := strings.Cut(pat, " ")
-		if !ok || method != "GET" {
-			continue
-		}
-		path = htmlParam.Replace(path)
-		if param.MatchString(path) {
-			t.Fatalf("pattern %s: a parameter the test does not fill", pat)
-		}
-		if path == "" {
-			path = "/"
-		}
+	for _, path := range getPaths(t, ts) {
 		w := b.get(path)
 		if w.Code >= 300 {
 			continue

@@ -10,10 +10,33 @@ import (
 	"mapcommons/api"
 )
 
-// htmlParam fills a route pattern's parameters for the HTML check.
-var htmlParam = strings.NewReplacer("{id}", "1", "{featureId}", "1", "{fid}", "1", "{index}", "0", "{user}", "alice",
+// routeParam fills a route pattern's parameters (dataset and map 1, alice).
+var routeParam = strings.NewReplacer("{id}", "1", "{featureId}", "1", "{fid}", "1", "{index}", "0", "{user}", "alice",
 	"{login}", "alice", "{tms}", "WebMercatorQuad", "{z}", "0", "{x}", "0", "{y}", "0", "{ignored}", "1", "{$}", "",
 	"{asset}", "x", "{collectionId}", "1", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0")
+
+// getPaths are the paths of every GET route of ts, their parameters
+// filled by routeParam.
+func getPaths(t *testing.T, ts *testServer) []string {
+	t.Helper()
+	param := regexp.MustCompile(`\{[^}]*\}`)
+	var paths []string
+	for _, p := range ts.handler.(*api.Server).Patterns() {
+		method, path, ok := strings.Cut(p, " ")
+		if !ok || method != "GET" {
+			continue
+		}
+		path = routeParam.Replace(path)
+		if param.MatchString(path) {
+			t.Fatalf("pattern %s: a parameter the test does not fill", p)
+		}
+		if path == "" {
+			path = "/"
+		}
+		paths = append(paths, path)
+	}
+	return paths
+}
 
 // TestHTMLSecurityHeaders: every HTML answer of every GET route (its .html
 // suffix, f=html, a browser's Accept) carries a Content-Security-Policy
@@ -23,21 +46,8 @@ func TestHTMLSecurityHeaders(t *testing.T) {
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(3)}), 201)
 	ts.createMap(t, "alice", "title=T&basemap=Acetate&layers[][source]=finder:1")
-	srv := ts.handler.(*api.Server)
-	param := regexp.MustCompile(`\{[^}]*\}`)
 	html := map[string]bool{}
-	for _, p := range srv.Patterns() {
-		method, path, ok := strings.Cut(p, " ")
-		if !ok || method != "GET" {
-			continue
-		}
-		path = htmlParam.Replace(path)
-		if param.MatchString(path) {
-			t.Fatalf("pattern %s: a parameter the test does not fill", p)
-		}
-		if path == "" {
-			path = "/"
-		}
+	for _, path := range getPaths(t, ts) {
 		for _, r := range []req{
 			{method: "GET", path: strings.TrimSuffix(path, "/") + ".html", user: "alice"},
 			{method: "GET", path: path + "?f=html", user: "alice"},
