@@ -463,7 +463,7 @@ func (r *lonLatOnly) Next() (*mapcommons.Feature, error) {
 			if g, in, err = wkb.ClampLonLatWKB(r.buf, f.Geometry, b); err != nil {
 				return nil, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", r.n, err)
 			}
-			if in && &g[0] != &f.Geometry[0] {
+			if in && !b.InLonLat() { // clamped: a copy in r.buf
 				r.buf, f.Geometry = g, g
 			}
 		}
