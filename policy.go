@@ -180,6 +180,29 @@ func (p Policy) CanDeleteUser(caller, target *User) error {
 	return Errorf(EFORBIDDEN, "only %s or an administrator may delete this user", target.Login)
 }
 
+// CanSetUpSecondFactor: only the user themself sets up their second
+// factor (an administrator may remove it: CanModifyUser).
+func (p Policy) CanSetUpSecondFactor(caller, target *User) error {
+	if caller != nil && caller.ID == target.ID {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	return Errorf(EFORBIDDEN, "only %s may set up their second factor", target.Login)
+}
+
+// CanIssueSignInLink: administrators only issue one-time sign-in links.
+func (p Policy) CanIssueSignInLink(caller, target *User) error {
+	if isAdmin(caller) {
+		return nil
+	}
+	if caller == nil {
+		return errLogin()
+	}
+	return Errorf(EFORBIDDEN, "only an administrator may issue a sign-in link")
+}
+
 // CanManageGroups: create, list, change and delete groups and their
 // members. Administrators only, on both kinds of instance (spec
 // "Authentication").

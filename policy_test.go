@@ -40,6 +40,8 @@ func TestPolicy(t *testing.T) {
 		"EditPrivateMap":  func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditMap(u, private) },
 		"EditPublicMap":   func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanEditMap(u, public) },
 		"ShareMap":        func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanSetMapPermissions(u, public) },
+		"SecondFactor":    func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanSetUpSecondFactor(u, owner) },
+		"SignInLink":      func(p mapcommons.Policy, u *mapcommons.User) error { return p.CanIssueSignInLink(u, owner) },
 	}
 	const ok, e401, e403, e404 = "", mapcommons.EUNAUTHORIZED, mapcommons.EFORBIDDEN, mapcommons.ENOTFOUND
 	// want[rule][policy] = codes for anonymous, admin, owner, other.
@@ -59,6 +61,8 @@ func TestPolicy(t *testing.T) {
 		"EditPrivateMap":  {"hosted": {e401, ok, ok, e404}, "appliance": {e401, ok, ok, e404}, "closed": {e401, ok, ok, e404}},
 		"EditPublicMap":   {"hosted": {e401, ok, ok, e403}, "appliance": {e401, ok, ok, e403}, "closed": {e401, ok, ok, e403}},
 		"ShareMap":        {"hosted": {e401, ok, e403, e403}, "appliance": {e401, ok, ok, e403}, "closed": {e401, ok, ok, e403}},
+		"SecondFactor":    {"hosted": {e401, e403, ok, e403}, "appliance": {e401, e403, ok, e403}, "closed": {e401, e403, ok, e403}},
+		"SignInLink":      {"hosted": {e401, ok, e403, e403}, "appliance": {e401, ok, e403, e403}, "closed": {e401, ok, e403, e403}},
 	}
 	policies := map[string]mapcommons.Policy{"hosted": hosted, "appliance": appliance, "closed": closed}
 	callers := []*mapcommons.User{nil, admin, owner, other}

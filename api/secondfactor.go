@@ -124,17 +124,6 @@ type secondFactorDoc struct {
 	Status        string   `json:"status"`
 }
 
-// selfOnly refuses a second factor's enrolment for anyone but the user.
-func selfOnly(me, u *mapcommons.User) error {
-	if me != nil && me.ID == u.ID {
-		return nil
-	}
-	if me == nil {
-		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
-	}
-	return mapcommons.Errorf(mapcommons.EFORBIDDEN, "only %s may set up their second factor", u.Login)
-}
-
 // reauthenticate checks, before u changes their own account, u's password
 // and, when u has a second factor, its code (or a recovery code): limited
 // as logins are, a wrong one a 403 naming field (the caller is signed in
@@ -183,7 +172,7 @@ func (s *Server) handleSecondFactorStart(w http.ResponseWriter, r *http.Request)
 	if err := s.secondFactors(); err != nil {
 		return err
 	}
-	u, err := s.userToChange(r, selfOnly)
+	u, err := s.userToChange(r, s.policy.CanSetUpSecondFactor)
 	if err != nil {
 		return err
 	}
@@ -228,7 +217,7 @@ func (s *Server) handleSecondFactorConfirm(w http.ResponseWriter, r *http.Reques
 	if err := s.secondFactors(); err != nil {
 		return err
 	}
-	u, err := s.userToChange(r, selfOnly)
+	u, err := s.userToChange(r, s.policy.CanSetUpSecondFactor)
 	if err != nil {
 		return err
 	}

@@ -27,12 +27,7 @@ func (s *Server) handleSignInLinkCreate(w http.ResponseWriter, r *http.Request) 
 	if s.svc.SignInLinks == nil {
 		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "this server keeps no sign-in links")
 	}
-	u, err := s.userToChange(r, func(me, _ *mapcommons.User) error {
-		if !me.Admin {
-			return mapcommons.Errorf(mapcommons.EFORBIDDEN, "only an administrator may issue a sign-in link")
-		}
-		return nil
-	})
+	u, err := s.userToChange(r, s.policy.CanIssueSignInLink)
 	if err != nil {
 		return err
 	}
