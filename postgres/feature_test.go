@@ -88,6 +88,12 @@ func edgeQueries(t *testing.T) []*mapcommons.FeatureQuery {
 		`x IS NULL OR NOT (b = true)`, `d >= '2026-01-01'`, `geometry IS NULL`, `geometry IS NOT NULL AND n < 1`,
 		`S_INTERSECTS(geometry, BBOX(170, -5, -170, 20)) AND x > -5`, `S_INTERSECTS(geometry, POLYGON((0 0, 3 0, 3 3, 0 0)))`,
 		`S_INTERSECTS(geometry, POINT(1 1)) OR s = ''`, `NOT (b = false) AND TRUE`,
+		// The forms the planner turns into filters (mapcommons.SplitWhere).
+		`x < 1.5`, `x > -2.25 AND x < 1e300`, `x <= 0 AND x >= 0`, `x = 0 OR x = 1.5 OR x IN (1e300, 7)`,
+		`n > 9007199254740992`, `n < -2.5`, `n >= 9007199254740993`, `n < 9223372036854775807`, `n > -9223372036854775808`,
+		`s < 'a'`, `s > 'a' AND s <= 'zeta'`, `s LIKE 'a%' AND s <> 'a'`, `s LIKE 'am%r'`, `s LIKE 'zeta'`, `d LIKE '2026%'`,
+		`b < true`, `b > false`, `b >= true AND n > 0`, `s = 'a' OR s IN ('A', 'zeta')`, `d BETWEEN '2025-12-31' AND '2026-01-01'`,
+		`x < 1.5 AND S_INTERSECTS(geometry, BBOX(170, -5, 5, 20))`,
 	} {
 		e, err := cql2.ParseText(w)
 		if err != nil {
@@ -166,9 +172,12 @@ func TestSameAsSQLite(t *testing.T) {
 			aggs = append(aggs, mapcommons.Aggregate{Name: "n", Calc: mapcommons.CalcSum},
 				mapcommons.Aggregate{Name: "x", Calc: mapcommons.CalcAverage}, mapcommons.Aggregate{Name: "x", Calc: mapcommons.CalcMin})
 		}
-		for _, a := range edgeAttrs {
+		for _, a := range append(slices.Clone(edgeAttrs), mapcommons.Attribute{}) {
 			gq := *q
 			gq.Sort, gq.GroupBy, gq.Aggregates = "", []string{a.Name}, aggs
+			if a.Name == "" { // a count alone (OGC's numberMatched)
+				gq.GroupBy, gq.Aggregates = nil, nil
+			}
 			var groups [2]string
 			for k, s := range []mapcommons.Services{pg, lite} {
 				g, err := s.Features.GroupFeatures(ctx, ids[k], &gq)

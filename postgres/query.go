@@ -36,11 +36,13 @@ import (
 //     index that give it (plan.sortedPage).
 //   - Paging: in SQL (OFFSET, LIMIT; without any condition or sort, a
 //     range of positions) when SQL's answer is exact, that is with no
-//     spatial condition and no Where; otherwise in Go, over the rows that
+//     spatial condition and no Where left for Go; otherwise in Go, over the rows that
 //     pass the exact tests, streaming (in SQL's order already).
-//   - Where (a CQL2 expression) is evaluated in Go, per prefiltered row,
-//     by the segment engine's own evaluator (segment.Where): it is not
-//     translated to SQL. Its top-level spatial condition, if any, gives
+//   - Where (a CQL2 expression): its top-level conditions that are
+//     attribute filters (mapcommons.SplitWhere: comparisons, BETWEEN, IN,
+//     LIKE of a prefix) join the filters, in SQL; the rest is evaluated
+//     in Go, per prefiltered row, by the segment engine's own evaluator
+//     (segment.Where). Its top-level spatial condition, if any, gives
 //     the box prefilter more boxes (segment.WhereBoxes), as it gives the
 //     segment engine's index search.
 //   - Groups are computed in Go over the rows SQL and the exact tests
@@ -100,6 +102,16 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	if err := q.Validate(attrs); err != nil {
 		return nil, err
 	}
+	if q.Where != nil {
+		// The Where's conditions that are attribute filters join the
+		// filters, exact in SQL and served by the columns' indexes; what
+		// is left is tested in Go, and without a rest the page is SQL's.
+		if fs, rest := mapcommons.SplitWhere(q.Where); len(fs) > 0 {
+			c := *q
+			c.Filters, c.Where = append(slices.Clip(q.Filters), fs...), rest
+			q = &c
+		}
+	}
 	p := &plan{ds: ds, q: q, onlyPts: ds.GeometryMask == 1<<wkb.Point}
 	if b := q.BBox; b != nil {
 		rs := spatial.BBoxRects(b.W, b.S, b.E, b.N)
@@ -121,7 +133,7 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	nanOut := map[int]bool{} // the columns a filter refuses NaN of
 	for _, f := range q.Filters {
-		if f.Op != mapcommons.OpMax {
+		if f.Op != mapcommons.OpMax && f.Op != mapcommons.OpLess { // NaN is below every number
 			nanOut[mapcommons.AttrIndex(attrs, f.Attr)] = true
 		}
 	}
@@ -177,7 +189,7 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 	case mapcommons.AttrBoolean:
 		// As 0 and 1: the booleans that pass, of the two.
 		pass, vals := map[bool]bool{}, f.Values
-		if f.Op == mapcommons.OpMin || f.Op == mapcommons.OpMax {
+		if f.Op != mapcommons.OpEquals && f.Op != mapcommons.OpIn {
 			vals = vals[:1]
 		}
 		for _, v := range vals {
@@ -187,6 +199,10 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 				pass[true], pass[false] = true, !b
 			case mapcommons.OpMax:
 				pass[false], pass[true] = true, b
+			case mapcommons.OpLess:
+				pass[false] = b
+			case mapcommons.OpGreater:
+				pass[true] = !b
 			default:
 				pass[b] = true
 			}
@@ -217,6 +233,13 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 			return col + " <= " + p.arg(nums[0])
 		}
 		return "(" + col + " <= " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
+	case mapcommons.OpGreater:
+		return "(" + col + " > " + p.arg(nums[0]) + " AND " + col + " < 'NaN')"
+	case mapcommons.OpLess:
+		if nanOut {
+			return col + " < " + p.arg(nums[0])
+		}
+		return "(" + col + " < " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
 	}
 	return col + " = ANY(" + p.arg(nums) + "::double precision[])"
 }
@@ -236,6 +259,18 @@ func (p *plan) intFilter(col, op string, nums []float64) string {
 		return col + " >= " + p.arg(lo)
 	case mapcommons.OpMax:
 		hi, ok := intAtMost(nums[0])
+		if !ok {
+			return "false"
+		}
+		return col + " <= " + p.arg(hi)
+	case mapcommons.OpGreater:
+		lo, ok := intAbove(nums[0])
+		if !ok {
+			return "false"
+		}
+		return col + " >= " + p.arg(lo)
+	case mapcommons.OpLess:
+		hi, ok := intBelow(nums[0])
 		if !ok {
 			return "false"
 		}
@@ -298,6 +333,23 @@ func intAtMost(v float64) (int64, bool) {
 	return c - 1, true
 }
 
+// intAbove is the least integer c with float64(c) > v.
+func intAbove(v float64) (int64, bool) {
+	return firstInt(func(c int64) bool { return float64(c) > v })
+}
+
+// intBelow is the greatest integer c with float64(c) < v.
+func intBelow(v float64) (int64, bool) {
+	c, ok := firstInt(func(c int64) bool { return float64(c) >= v })
+	switch {
+	case !ok:
+		return math.MaxInt64, true
+	case c == math.MinInt64:
+		return 0, false
+	}
+	return c - 1, true
+}
+
 // bytesFilter is the condition on a string or date column. Its index
 // holds the values up to indexedBytes only, the table's _long index the
 // rows with longer ones: each arm of the condition says which, so that
@@ -306,11 +358,8 @@ func intAtMost(v float64) (int64, bool) {
 func (p *plan) bytesFilter(col string, f mapcommons.Filter) string {
 	short, long := shortBytes(col), longBytes(col)
 	switch f.Op {
-	case mapcommons.OpMin, mapcommons.OpMax:
-		op := " >= "
-		if f.Op == mapcommons.OpMax {
-			op = " <= "
-		}
+	case mapcommons.OpMin, mapcommons.OpMax, mapcommons.OpLess, mapcommons.OpGreater:
+		op := map[string]string{mapcommons.OpMin: " >= ", mapcommons.OpMax: " <= ", mapcommons.OpLess: " < ", mapcommons.OpGreater: " > "}[f.Op]
 		c := col + op + p.arg([]byte(f.Values[0]))
 		return "((" + c + " AND " + short + ") OR (" + c + " AND " + long + "))"
 	}
@@ -550,6 +599,30 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, error) {
 	p.order = "pos"
 	gs := segment.NewGroupSet(p.ds.Attributes, p.q)
+	if len(p.q.GroupBy) == 0 && len(p.q.Aggregates) == 0 && p.exact() {
+		// A count that SQL answers exactly (OGC's numberMatched): no row
+		// comes to Go.
+		sql := `SELECT count(*) FROM ` + ident(p.ds.table)
+		if len(p.conds) > 0 {
+			sql += ` WHERE ` + strings.Join(p.conds, " AND ")
+		}
+		rows, err := tx.Query(ctx, sql, p.args...)
+		if err != nil {
+			return nil, formatError(err)
+		}
+		defer rows.Close()
+		var n int64
+		for rows.Next() {
+			if err := rows.Scan(&n); err != nil {
+				return nil, formatError(err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, formatError(err)
+		}
+		gs.AddCount(n)
+		return gs.Groups(), nil
+	}
 	sel := "geom"
 	for i := range p.ds.Attributes {
 		sel += ", " + attrColumn(i)

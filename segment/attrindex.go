@@ -107,12 +107,17 @@ func (f *filter) spans(s *Segment, ix *attrIndex) (out []span, ok bool) {
 		})
 	}
 	switch f.op {
-	case mapcommons.OpMin, mapcommons.OpMax:
+	case mapcommons.OpMin, mapcommons.OpMax, mapcommons.OpLess, mapcommons.OpGreater:
 		if k == 0 {
 			return nil, false
 		}
-		if f.op == mapcommons.OpMin {
+		switch f.op {
+		case mapcommons.OpMin:
 			return []span{{first(0, false), n}}, true
+		case mapcommons.OpGreater:
+			return []span{{first(0, true), n}}, true
+		case mapcommons.OpLess:
+			return []span{{0, first(0, false)}}, true
 		}
 		return []span{{0, first(0, true)}}, true
 	case mapcommons.OpEquals, mapcommons.OpIn:
@@ -161,7 +166,7 @@ func (p *plan) planIndex() {
 			continue
 		}
 		var runs []span
-		used := false
+		used := 0
 		for i := range p.filters {
 			f := &p.filters[i]
 			if f.col != col {
@@ -171,12 +176,13 @@ func (p *plan) planIndex() {
 			if !ok {
 				continue
 			}
-			if used {
+			if used > 0 {
 				r = intersect(runs, r)
 			}
-			runs, used = r, true
+			runs = r
+			used++
 		}
-		if !used {
+		if used == 0 {
 			continue
 		}
 		count := 0
@@ -185,6 +191,7 @@ func (p *plan) planIndex() {
 		}
 		if p.spanIx == nil || count < p.spanCount {
 			p.spanIx, p.spanCol, p.spans, p.spanCount = ix, col, runs, count
+			p.spanExact = used == len(p.filters) && p.where == nil
 		}
 	}
 }

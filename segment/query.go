@@ -36,6 +36,9 @@ type plan struct {
 	spanCol   int
 	spans     []span
 	spanCount int
+	// spanExact: the rows of the spans are the answer (every condition of
+	// the query is a filter they serve), spanCount its count.
+	spanExact bool
 	// cand are the only positions to read, ascending, when useCand: the
 	// ids' or the attribute index's.
 	cand    []int
@@ -67,6 +70,7 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	if err := q.Validate(s.attrs); err != nil {
 		return nil, err
 	}
+	q = splitWhere(q)
 	p := &plan{s: s, q: q, sortCol: -1, onlyPts: s.summary.GeometryMask == 1<<wkb.Point}
 	if q.Sort != "" {
 		p.sortCol = mapcommons.AttrIndex(s.attrs, q.Sort)
@@ -134,6 +138,23 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	p.planIndex()
 	return p, nil
+}
+
+// splitWhere is q with the top-level conditions of its Where that are
+// attribute filters (mapcommons.SplitWhere) among its filters, for the
+// attribute index to serve: a copy, when there are any.
+func splitWhere(q *mapcommons.FeatureQuery) *mapcommons.FeatureQuery {
+	if q.Where == nil {
+		return q
+	}
+	fs, rest := mapcommons.SplitWhere(q.Where)
+	if len(fs) == 0 {
+		return q
+	}
+	c := *q
+	c.Filters = append(slices.Clip(q.Filters), fs...)
+	c.Where = rest
+	return &c
 }
 
 // checkEvery is how many rows a scan reads between two looks at its
@@ -217,6 +238,10 @@ func matchOp(op string, n int, compare func(k int) int) bool {
 		return compare(0) >= 0
 	case mapcommons.OpMax:
 		return compare(0) <= 0
+	case mapcommons.OpLess:
+		return compare(0) < 0
+	case mapcommons.OpGreater:
+		return compare(0) > 0
 	default: // equals, in
 		for k := 0; k < n; k++ {
 			if compare(k) == 0 {
@@ -569,6 +594,12 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 		return nil, err
 	}
 	gcols, acols := groupColumns(s.attrs, q)
+	if len(gcols) == 0 && len(acols) == 0 && p.spanExact && p.dead == nil {
+		// A count that the attribute index knows: no row is read.
+		ga := newGrouper()
+		ga.addCount(int64(p.spanCount))
+		return finishGroups(ga.groups, s.attrs, acols, q), nil
+	}
 	if p.selective() {
 		p.useCandidates()
 	}
@@ -590,6 +621,20 @@ type grouper struct {
 }
 
 func newGrouper() *grouper { return &grouper{groups: map[string]*groupAcc{}} }
+
+// addCount counts n features into the one group of a query without
+// groups or aggregates, as n calls of add would.
+func (ga *grouper) addCount(n int64) {
+	if n == 0 {
+		return
+	}
+	g, ok := ga.groups[""]
+	if !ok {
+		g = &groupAcc{values: []any{}, aggs: []aggAcc{}}
+		ga.groups[""] = g
+	}
+	g.count += n
+}
 
 // groupColumns are the columns of q's grouping attributes and those of its
 // aggregates.

@@ -134,6 +134,14 @@ func (g *GroupSet) Add(values []any) {
 	}
 }
 
+// AddCount adds n selected features to the one group of a query without
+// groups or aggregates (whose values it does not need), as n calls of Add
+// would.
+func (g *GroupSet) AddCount(n int64) {
+	ga := grouper{groups: g.groups}
+	ga.addCount(n)
+}
+
 // Groups is the answer: the groups ordered and paged by the query.
 func (g *GroupSet) Groups() []mapcommons.Group {
 	return finishGroups(g.groups, g.attrs, g.acols, g.q)

@@ -153,6 +153,9 @@ func oracleQuery(r *rand.Rand, feats []oracleFeature) *mapcommons.FeatureQuery {
 	for k := r.IntN(3); k > 0; k-- {
 		q.Filters = append(q.Filters, oracleFilter(r))
 	}
+	if r.IntN(2) == 0 {
+		q.Where = oracleWhere(r)
+	}
 	if r.IntN(8) == 0 {
 		q.IDs = []int64{}
 		for k := r.IntN(20); k > 0; k-- {
@@ -246,6 +249,9 @@ func oracleWant(feats []oracleFeature, q *mapcommons.FeatureQuery) ([]int64, []f
 			continue
 		}
 		if near != nil && !near.Match(*f.geom) {
+			continue
+		}
+		if q.Where != nil && oracleEval(q.Where, &f) != oTrue {
 			continue
 		}
 		ok := true
@@ -390,6 +396,9 @@ func testQueryOracle(t *testing.T, open Opener) {
 					calc = []string{mapcommons.CalcMin, mapcommons.CalcMax}[r.IntN(2)]
 				}
 				q.Aggregates = append(q.Aggregates, mapcommons.Aggregate{Name: a.Name, Calc: calc})
+			}
+			if trial%4 == 0 { // a count alone (OGC's numberMatched)
+				q.GroupBy, q.Aggregates = nil, nil
 			}
 			got, err := s.Features.GroupFeatures(ctx, ds.ID, q)
 			if err != nil {
@@ -576,6 +585,9 @@ func describeQuery(q *mapcommons.FeatureQuery) string {
 	}
 	if q.Near != nil {
 		s += fmt.Sprintf(" near %+v distance %v", *q.Near, q.WithDistance)
+	}
+	if q.Where != nil {
+		s += " where " + describeWhere(q.Where)
 	}
 	return s
 }

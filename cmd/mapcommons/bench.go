@@ -443,15 +443,28 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		{"equality filter id=123456 (one feature)", "/features.json?filter[id][][equals]=123456"},
 		{"range filter 500<=x<=501 (0.1%), page of 30", "/features.json?filter[x][][min]=500&filter[x][][max]=501&limit=30"},
 		{"sort by x descending, page of 30", "/features.json?sort=x&order=desc&limit=30"},
+		// The OGC API paths a GIS client takes, CQL2 filters among them.
+		{"OGC items bbox page of 30", "/ogc/collections/{id}/items?bbox=5,40,15,50&limit=30"},
+		{"OGC CQL2 id=123456 (one feature)", "/ogc/collections/{id}/items?filter=id=123456"},
+		{"OGC queryable id=123456", "/ogc/collections/{id}/items?id=123456"},
+		{"OGC CQL2 x BETWEEN 500 AND 501 (0.1%), page of 30", "/ogc/collections/{id}/items?filter=x BETWEEN 500 AND 501&limit=30"},
+		{"OGC CQL2 JSON x>=500 and x<=501", `/ogc/collections/{id}/items?filter-lang=cql2-json&filter={"op":"and","args":[{"op":">=","args":[{"property":"x"},500]},{"op":"<=","args":[{"property":"x"},501]}]}&limit=30`},
+		{"OGC one item", "/ogc/collections/{id}/items/123457"},
+		{"OGC sortby=x, page of 30", "/ogc/collections/{id}/items?sortby=x&limit=30"},
+		{"OGC bbox + CQL2 cat='c3'", "/ogc/collections/{id}/items?bbox=5,40,15,50&filter=cat='c3'&limit=30"},
+		{"OGC limit=10000, few", "/ogc/collections/{id}/items?limit=10000"},
 	}
 	out("\nlatency at concurrency 1, response cache off (%d requests each, after warm-up):", *reqs)
 	out("| query | p50 | p90 | p99 | bytes |")
 	out("|---|---|---|---|---|")
 	for _, q := range queries {
 		u := ds + encodeQuery(q.query)
+		if strings.HasPrefix(q.query, "/ogc/") {
+			u = srv.base + strings.Replace(encodeQuery(q.query), "{id}", strings.TrimPrefix(dsPath, "/datasets/"), 1)
+		}
 		k := *reqs
-		if strings.HasSuffix(q.name, ", all") {
-			k = min(k, 50) // the full scans
+		if strings.HasSuffix(q.name, ", all") || strings.HasSuffix(q.name, ", few") {
+			k = min(k, 50) // the full scans, the big pages
 		}
 		latency(u, 5)
 		lat, size, err := latency(u, k)
@@ -631,7 +644,10 @@ func waitIndexes(ctx context.Context, out func(string, ...any), dbURL, dsPath st
 
 // encodeQuery escapes the brackets of a query string the way clients do.
 func encodeQuery(q string) string {
-	path, query, _ := strings.Cut(q, "?")
+	path, query, ok := strings.Cut(q, "?")
+	if !ok {
+		return q
+	}
 	vals := strings.Split(query, "&")
 	for i, v := range vals {
 		k, val, _ := strings.Cut(v, "=")
