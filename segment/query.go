@@ -604,6 +604,14 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 		p.useCandidates()
 	}
 	ga := newGrouper()
+	if len(gcols) == 0 && len(acols) == 0 { // a count alone: no group to look up per row
+		n := int64(0)
+		if err := p.matches(ctx, false, func(int) bool { n++; return true }); err != nil {
+			return nil, err
+		}
+		ga.addCount(n)
+		return finishGroups(ga.groups, s.attrs, acols, q), nil
+	}
 	err = p.matches(ctx, false, func(pos int) bool {
 		ga.add(s, gcols, acols, pos)
 		return true
