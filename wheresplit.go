@@ -40,7 +40,7 @@ func SplitWhere(e *Expr) (filters []Filter, rest *Expr) {
 	if e == nil {
 		return nil, nil
 	}
-	all := conjuncts(e, nil)
+	all := Conjuncts(e)
 	var left []*Expr
 	for _, c := range all {
 		fs, exact := exprFilters(c)
@@ -59,6 +59,10 @@ func SplitWhere(e *Expr) (filters []Filter, rest *Expr) {
 	}
 	return filters, &Expr{Op: ExprAnd, Args: left}
 }
+
+// Conjuncts are the top-level conjuncts of e: e itself, or the parts of
+// its AND (nested ANDs flattened).
+func Conjuncts(e *Expr) []*Expr { return conjuncts(e, nil) }
 
 // conjuncts appends the top-level conjuncts of e (nested ANDs flattened).
 func conjuncts(e *Expr, out []*Expr) []*Expr {

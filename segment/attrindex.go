@@ -150,15 +150,40 @@ func intersect(a, b []span) []span {
 	return out
 }
 
-// planIndex finds, among the filtered columns with an index, the one whose
-// filters leave the fewest rows, and those rows' runs (p.spans): only when
-// nothing else (a spatial condition, ids) drives the query.
+// planIndex finds the attribute index's best answer, when nothing else (a
+// spatial condition, ids) drives the query: among the filtered columns
+// with an index, the one whose filters leave the fewest rows, and those
+// rows' runs (p.spans); or, when fewer, the union of the runs of the
+// branches of an OR of the Where (p.orParts), each branch through the
+// index of its own best column.
 func (p *plan) planIndex() {
-	if p.index != nil || p.ids != nil || len(p.filters) == 0 {
+	if p.index != nil || p.ids != nil {
 		return
 	}
+	if ix, col, runs, count, used := p.bestSpans(p.filters); ix != nil {
+		p.spanIx, p.spanCol, p.spans, p.spanCount = ix, col, runs, count
+		p.spanExact = used == len(p.filters) && p.where == nil
+	}
+	if p.q.Where == nil {
+		return
+	}
+	for _, c := range mapcommons.Conjuncts(p.q.Where) {
+		if c.Op != mapcommons.ExprOr {
+			continue
+		}
+		parts, total, ok := p.orSpans(c)
+		if ok && (p.spanIx == nil && p.orParts == nil || total < p.spanCount) {
+			p.spanIx, p.spans, p.orParts, p.spanCount, p.spanExact = nil, nil, parts, total, false
+		}
+	}
+}
+
+// bestSpans finds, among the columns of filters with an index, the one
+// whose filters leave the fewest rows: its index, its runs of rows, their
+// count and how many of the filters they serve (ix nil: none).
+func (p *plan) bestSpans(filters []filter) (best *attrIndex, bestCol int, bestRuns []span, bestCount, bestUsed int) {
 	for col := range p.s.cols {
-		if !slices.ContainsFunc(p.filters, func(f filter) bool { return f.col == col }) {
+		if !slices.ContainsFunc(filters, func(f filter) bool { return f.col == col }) {
 			continue // not filtered: its index is not even checked
 		}
 		ix := p.s.attrIndex(col)
@@ -167,8 +192,8 @@ func (p *plan) planIndex() {
 		}
 		var runs []span
 		used := 0
-		for i := range p.filters {
-			f := &p.filters[i]
+		for i := range filters {
+			f := &filters[i]
 			if f.col != col {
 				continue
 			}
@@ -189,17 +214,59 @@ func (p *plan) planIndex() {
 		for _, r := range runs {
 			count += r.hi - r.lo
 		}
-		if p.spanIx == nil || count < p.spanCount {
-			p.spanIx, p.spanCol, p.spans, p.spanCount = ix, col, runs, count
-			p.spanExact = used == len(p.filters) && p.where == nil
+		if best == nil || count < bestCount {
+			best, bestCol, bestRuns, bestCount, bestUsed = ix, col, runs, count, used
 		}
 	}
+	return best, bestCol, bestRuns, bestCount, bestUsed
+}
+
+// orPart is the runs of one column's index that hold the rows of one
+// branch of an OR (and maybe others: the Where is tested on them).
+type orPart struct {
+	ix   *attrIndex
+	runs []span
+}
+
+// orSpans gives the runs of rows of each branch of the OR c, each through
+// its best column's index (the filters mapcommons.SplitWhere finds in
+// it), and their total; false when a branch has none.
+func (p *plan) orSpans(c *mapcommons.Expr) (parts []orPart, total int, ok bool) {
+	var branches []*mapcommons.Expr
+	var flatten func(e *mapcommons.Expr)
+	flatten = func(e *mapcommons.Expr) {
+		if e.Op != mapcommons.ExprOr {
+			branches = append(branches, e)
+			return
+		}
+		for _, a := range e.Args {
+			flatten(a)
+		}
+	}
+	flatten(c)
+	for _, b := range branches {
+		fs, _ := mapcommons.SplitWhere(b)
+		if len(fs) == 0 {
+			return nil, 0, false
+		}
+		compiled := make([]filter, len(fs))
+		for i, f := range fs {
+			compiled[i] = compileFilter(p.s.attrs, f)
+		}
+		ix, _, runs, count, _ := p.bestSpans(compiled)
+		if ix == nil {
+			return nil, 0, false
+		}
+		parts = append(parts, orPart{ix, runs})
+		total += count
+	}
+	return parts, total, true
 }
 
 // selective reports whether the rows of p.spans are few enough to be
 // read one by one rather than by a scan of every row.
 func (p *plan) selective() bool {
-	return p.spanIx != nil && p.spanCount*8 <= p.s.n
+	return (p.spanIx != nil || p.orParts != nil) && p.spanCount*8 <= p.s.n
 }
 
 // selectiveFor is selective for a scan in position order that stops after
@@ -218,8 +285,8 @@ func (p *plan) selectiveFor(need int64) bool {
 	return 4*count < scan
 }
 
-// useCandidates restricts the plan to the rows of p.spans, in position
-// order.
+// useCandidates restricts the plan to the rows of p.spans (or of
+// p.orParts, each once), in position order.
 func (p *plan) useCandidates() {
 	c := make([]int, 0, p.spanCount)
 	for _, r := range p.spans {
@@ -227,7 +294,17 @@ func (p *plan) useCandidates() {
 			c = append(c, int(p.spanIx.perm[i]))
 		}
 	}
+	for _, part := range p.orParts {
+		for _, r := range part.runs {
+			for i := r.lo; i < r.hi; i++ {
+				c = append(c, int(part.ix.perm[i]))
+			}
+		}
+	}
 	slices.Sort(c)
+	if p.orParts != nil {
+		c = slices.Compact(c) // a row in two branches
+	}
 	p.cand, p.useCand = c, true
 }
 

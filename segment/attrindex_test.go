@@ -130,7 +130,93 @@ func randomIndexQuery(r *rand.Rand, spread int) *mapcommons.FeatureQuery {
 	if r.IntN(8) == 0 {
 		q.BBox = &mapcommons.BBox{W: -90, S: -40, E: 90, N: 40}
 	}
+	if r.IntN(2) == 0 {
+		q.Where = randomIndexWhere(r, spread, 0)
+		if r.IntN(2) == 0 {
+			q.Filters = nil
+		}
+	}
 	return q
+}
+
+// randomIndexWhere draws a Where of the conditions the planner serves
+// through the indexes (mapcommons.SplitWhere: comparisons, BETWEEN, IN,
+// LIKE of a prefix, ORs across columns) and of others.
+func randomIndexWhere(r *rand.Rand, spread, depth int) *mapcommons.Expr {
+	if depth < 2 {
+		switch r.IntN(6) {
+		case 0, 1:
+			op := []string{mapcommons.ExprAnd, mapcommons.ExprOr}[r.IntN(2)]
+			e := &mapcommons.Expr{Op: op}
+			for range 2 + r.IntN(2) {
+				e.Args = append(e.Args, randomIndexWhere(r, spread, depth+1))
+			}
+			return e
+		case 2:
+			if r.IntN(3) == 0 {
+				return &mapcommons.Expr{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{randomIndexWhere(r, spread, depth+1)}}
+			}
+		}
+	}
+	a := indexAttrs[r.IntN(len(indexAttrs))]
+	lit := func() mapcommons.Literal {
+		v := indexValue(r, a, spread)
+		switch a.Type {
+		case mapcommons.AttrInteger, mapcommons.AttrFloat:
+			x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: x}
+		case mapcommons.AttrBoolean:
+			b, _ := mapcommons.ParseBool(v)
+			return mapcommons.Literal{Kind: mapcommons.LitBoolean, Bool: b}
+		}
+		return mapcommons.Literal{Kind: mapcommons.LitString, Str: v}
+	}
+	e := &mapcommons.Expr{Property: a.Name}
+	ops := []string{mapcommons.ExprEq, mapcommons.ExprNe, mapcommons.ExprLt, mapcommons.ExprLe, mapcommons.ExprGt, mapcommons.ExprGe,
+		mapcommons.ExprBetween, mapcommons.ExprIn, mapcommons.ExprIsNull}
+	if a.Type == mapcommons.AttrString || a.Type == mapcommons.AttrDate {
+		ops = append(ops, mapcommons.ExprLike, mapcommons.ExprLike)
+	}
+	switch e.Op = ops[r.IntN(len(ops))]; e.Op {
+	case mapcommons.ExprIsNull:
+	case mapcommons.ExprBetween:
+		e.Values = []mapcommons.Literal{lit(), lit()}
+	case mapcommons.ExprIn:
+		for range 1 + r.IntN(10) {
+			e.Values = append(e.Values, lit())
+		}
+	case mapcommons.ExprLike:
+		v := lit().Str
+		cut := r.IntN(len(v) + 1)
+		e.Values = []mapcommons.Literal{{Kind: mapcommons.LitString, Str: v[:cut] + []string{"%", "_%", "%b", ""}[r.IntN(4)]}}
+	default:
+		e.Values = []mapcommons.Literal{lit()}
+	}
+	return e
+}
+
+// TestAttrIndexServesOr checks that an OR of conditions on two columns is
+// served by both columns' indexes, as a union of their runs.
+func TestAttrIndexServesOr(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 7))
+	indexed, scan := writeTwice(t, indexFeatures(r, 20000, 4000))
+	e := &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{
+		{Op: mapcommons.ExprEq, Property: "n", Values: []mapcommons.Literal{{Kind: mapcommons.LitNumber, Num: 5}}},
+		{Op: mapcommons.ExprLike, Property: "s", Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: "abcdefgh12%"}}},
+		{Op: mapcommons.ExprBetween, Property: "x", Values: []mapcommons.Literal{{Kind: mapcommons.LitNumber, Num: 3}, {Kind: mapcommons.LitNumber, Num: 4}}},
+	}}
+	q := &mapcommons.FeatureQuery{Limit: -1, Where: e}
+	p, err := indexed.compile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.orParts) != 3 || !p.selective() {
+		t.Fatalf("the OR is served by %d index parts (selective %v), want 3", len(p.orParts), p.selective())
+	}
+	got, want := queryAll(t, indexed, q), queryAll(t, scan, q)
+	if len(want) == 0 || !reflect.DeepEqual(got, want) && !sameNaN(got, want) {
+		t.Fatalf("%d features through the indexes, %d by scan", len(got), len(want))
+	}
 }
 
 type answer struct {

@@ -36,6 +36,8 @@ type plan struct {
 	spanCol   int
 	spans     []span
 	spanCount int
+	// orParts, instead of spans, are the runs of the branches of an OR.
+	orParts []orPart
 	// spanExact: the rows of the spans are the answer (every condition of
 	// the query is a filter they serve), spanCount its count.
 	spanExact bool
@@ -85,36 +87,7 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 		p.index = p.near.Boxes()
 	}
 	for _, f := range q.Filters {
-		c := mapcommons.AttrIndex(s.attrs, f.Attr)
-		cf := filter{col: c, typ: s.attrs[c].Type, op: f.Op}
-		for _, v := range f.Values {
-			switch cf.typ {
-			case mapcommons.AttrInteger, mapcommons.AttrFloat:
-				x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
-				cf.nums = append(cf.nums, x)
-			case mapcommons.AttrBoolean:
-				b, _ := mapcommons.ParseBool(v)
-				cf.nums = append(cf.nums, map[bool]float64{false: 0, true: 1}[b])
-			default:
-				cf.strs = append(cf.strs, []byte(v))
-			}
-		}
-		if cf.op == mapcommons.OpIn && len(f.Values) > setMin {
-			// Validate refused NaN, so == on float64 (-0 == 0) is the
-			// comparison matchOp makes.
-			if cf.strs != nil {
-				cf.strSet = make(map[string]struct{}, len(cf.strs))
-				for _, v := range cf.strs {
-					cf.strSet[string(v)] = struct{}{}
-				}
-			} else {
-				cf.numSet = make(map[float64]struct{}, len(cf.nums))
-				for _, v := range cf.nums {
-					cf.numSet[v] = struct{}{}
-				}
-			}
-		}
-		p.filters = append(p.filters, cf)
+		p.filters = append(p.filters, compileFilter(s.attrs, f))
 	}
 	if q.Where != nil {
 		p.compileWhere(q.Where)
@@ -138,6 +111,41 @@ func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	}
 	p.planIndex()
 	return p, nil
+}
+
+// compileFilter compiles a validated filter (or one of
+// mapcommons.SplitWhere) against attributes attrs.
+func compileFilter(attrs []mapcommons.Attribute, f mapcommons.Filter) filter {
+	c := mapcommons.AttrIndex(attrs, f.Attr)
+	cf := filter{col: c, typ: attrs[c].Type, op: f.Op}
+	for _, v := range f.Values {
+		switch cf.typ {
+		case mapcommons.AttrInteger, mapcommons.AttrFloat:
+			x, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			cf.nums = append(cf.nums, x)
+		case mapcommons.AttrBoolean:
+			b, _ := mapcommons.ParseBool(v)
+			cf.nums = append(cf.nums, map[bool]float64{false: 0, true: 1}[b])
+		default:
+			cf.strs = append(cf.strs, []byte(v))
+		}
+	}
+	if cf.op == mapcommons.OpIn && len(f.Values) > setMin {
+		// Validate refused NaN, so == on float64 (-0 == 0) is the
+		// comparison matchOp makes.
+		if cf.strs != nil {
+			cf.strSet = make(map[string]struct{}, len(cf.strs))
+			for _, v := range cf.strs {
+				cf.strSet[string(v)] = struct{}{}
+			}
+		} else {
+			cf.numSet = make(map[float64]struct{}, len(cf.nums))
+			for _, v := range cf.nums {
+				cf.numSet[v] = struct{}{}
+			}
+		}
+	}
+	return cf
 }
 
 // splitWhere is q with the top-level conditions of its Where that are
