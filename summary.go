@@ -414,3 +414,48 @@ func MedianOfKeys(m int64, scan func(fn func(key uint64)) error) (float64, error
 	}
 	return (fromOrderKey(prefix[0]) + fromOrderKey(prefix[1])) / 2, nil
 }
+
+// ExtendSummary is the summary of base's features after a change that
+// leaves count features and adds or rewrites those that delta summarizes
+// (nil: none), without reading the others again: the count is exact; the
+// extent, the geometry kinds and the statistics' minima and maxima are
+// base's extended by delta's, so they may still cover features that are
+// gone; the means, deviations and medians are base's. A store makes it
+// exact again when it next reads every feature (a compaction, a rewrite).
+func ExtendSummary(base, delta *Summary, count int64) *Summary {
+	sum := &Summary{Count: count, Extent: base.Extent, GeometryMask: base.GeometryMask,
+		GeometryTypes: base.GeometryTypes, Stats: map[string]Stats{}}
+	for k, st := range base.Stats {
+		sum.Stats[k] = st
+	}
+	if delta == nil {
+		return sum
+	}
+	if delta.Extent != nil {
+		e := *delta.Extent
+		if sum.Extent != nil {
+			e = sum.Extent.Extend(e)
+		}
+		sum.Extent = &e
+	}
+	sum.GeometryMask |= delta.GeometryMask
+	kinds := map[string]bool{}
+	for _, k := range append(slices.Clone(sum.GeometryTypes), delta.GeometryTypes...) {
+		kinds[k] = true
+	}
+	sum.GeometryTypes = []string{}
+	for _, k := range []string{"point", "line", "area"} {
+		if kinds[k] {
+			sum.GeometryTypes = append(sum.GeometryTypes, k)
+		}
+	}
+	for k, st := range delta.Stats {
+		if old, ok := sum.Stats[k]; ok {
+			old.Min, old.Max = min(old.Min, st.Min), max(old.Max, st.Max)
+			sum.Stats[k] = old
+		} else {
+			sum.Stats[k] = st
+		}
+	}
+	return sum
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -12,76 +13,224 @@ import (
 	"mapcommons/segment"
 )
 
-// ApplyEdits implements mapcommons.FeatureService: a new generation, in
-// one transaction under the dataset's write lock, holds the features
-// left untouched (copied in PostgreSQL, renumbered past the deleted ones),
-// the updated ones in their places with their ids (a partial update
-// merged with its row, read first), then the added ones
-// with the next ids; it is swapped in as any rewrite is.
+// ApplyEdits implements mapcommons.FeatureService. An edit is made in
+// place, in one transaction under the dataset's write lock: the deleted
+// rows go (their pos become holes, holes.go), the updated rows are
+// updated where they are, keeping their pos and ids, the added rows are
+// copied in past the last slot with the next ids, and the dataset's row
+// follows (editInPlace). Only an edit that would leave the table more
+// than maxHoles holes rewrites it whole, as a new generation
+// (editRewrite).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+	var res *mapcommons.EditResult
+	rewrite := false
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockFeatures(ctx, tx, datasetID); err != nil {
+			return err
+		}
+		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
+		if err != nil {
+			return err
+		}
+		if len(old.holes)+len(e.Deletes) > maxHoles {
+			rewrite = true
+			return nil
+		}
+		res, err = s.editInPlace(ctx, tx, old, e)
+		return err
+	})
+	if err != nil || !rewrite {
+		return res, err
+	}
+	return s.editRewrite(ctx, datasetID, e)
+}
+
+// preparedEdit is an edit checked against the dataset's rows as the lock
+// holds them: its partial updates merged, the pos of each update and of
+// each delete.
+type preparedEdit struct {
+	e       *mapcommons.Edits
+	updated []int64 // the pos of each update
+	gone    []int64 // the pos of each delete, ascending
+}
+
+// prepareEdit merges e's partial updates with their rows, checks every
+// feature and id, finds the pos of those named and checks the size the
+// dataset would have.
+func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (*preparedEdit, error) {
+	cur, err := patchedRows(ctx, tx, old, e)
+	if err != nil {
+		return nil, err
+	}
+	e, err = segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
+		f, ok := cur[id]
+		return f, ok, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := segment.CheckEdits(old.Attributes, e); err != nil {
+		return nil, err
+	}
+	named := make([]int64, 0, len(e.Updates)+len(e.Deletes))
+	for i := range e.Updates {
+		named = append(named, e.Updates[i].ID)
+	}
+	named = append(named, e.Deletes...)
+	posOf := make(map[int64]int64, len(named))
+	if len(named) > 0 {
+		rows, err := tx.Query(ctx, `SELECT fid, pos FROM `+ident(old.table)+` WHERE fid = ANY($1)`, named)
+		if err != nil {
+			return nil, formatError(err)
+		}
+		for rows.Next() {
+			var fid, pos int64
+			if err := rows.Scan(&fid, &pos); err != nil {
+				rows.Close()
+				return nil, formatError(err)
+			}
+			posOf[fid] = pos
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, formatError(err)
+		}
+	}
+	pe := &preparedEdit{e: e, updated: make([]int64, len(e.Updates)), gone: make([]int64, len(e.Deletes))}
+	for i := range e.Updates {
+		pos, ok := posOf[e.Updates[i].ID]
+		if !ok {
+			return nil, segment.MissingFeature("updates", i, e.Updates[i].ID)
+		}
+		pe.updated[i] = pos
+	}
+	for i, id := range e.Deletes {
+		pos, ok := posOf[id]
+		if !ok {
+			return nil, segment.MissingFeature("deletes", i, id)
+		}
+		pe.gone[i] = pos
+	}
+	left := old.FeatureCount - int64(len(pe.gone))
+	if n := left + segment.NumAdds(e); e.MaxFeatures > 0 && n > e.MaxFeatures {
+		return nil, segment.TooManyFeatures(e.MaxFeatures)
+	}
+	slices.Sort(pe.gone)
+	return pe, nil
+}
+
+// exactSummaryMax is the number of features up to which an edit in place
+// summarizes the dataset exactly, reading every row (a few milliseconds
+// at most), as the embedded store does below the same number; above it,
+// the old summary is extended by the features added and updated
+// (mapcommons.ExtendSummary) until the next rewrite. Variable for tests.
+var exactSummaryMax int64 = 20000
+
+// editInPlace applies e to the dataset's current table (see ApplyEdits).
+func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+	pe, err := prepareEdit(ctx, tx, old, e)
+	if err != nil {
+		return nil, err
+	}
+	e = pe.e
+	t := ident(old.table)
+	// g appends the adds past the last slot and summarizes what the edit
+	// writes (the adds, the updates).
+	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
+		holes: mergeHoles(old.holes, pe.gone), n: old.FeatureCount - int64(len(pe.gone)),
+		lastID: old.nextID - 1, nextID: old.nextID,
+		sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
+	defer g.spool.close()
+	if len(pe.gone) > 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE pos = ANY($1)`, pe.gone); err != nil {
+			return nil, formatError(err)
+		}
+	}
+	if len(e.Updates) > 0 {
+		set := "geom = $1, minx = $2, miny = $3, maxx = $4, maxy = $5"
+		for i := range old.Attributes {
+			set += ", " + attrColumn(i) + " = $" + strconv.Itoa(6+i)
+		}
+		sql := `UPDATE ` + t + ` SET ` + set + ` WHERE pos = $` + strconv.Itoa(6+len(old.Attributes))
+		var b pgx.Batch
+		for i := range e.Updates {
+			u := &e.Updates[i]
+			r, ok, err := segment.CheckFeature(g.sum, i, u)
+			if err != nil {
+				return nil, err
+			}
+			args := make([]any, 0, 6+len(u.Values))
+			var geom []byte
+			if len(u.Geometry) > 0 {
+				geom = u.Geometry
+			}
+			args = append(args, geom)
+			if ok {
+				args = append(args, r.MinX, r.MinY, r.MaxX, r.MaxY)
+			} else {
+				args = append(args, nil, nil, nil, nil)
+			}
+			for _, v := range u.Values {
+				if str, isStr := v.(string); isStr {
+					v = []byte(str) // strings and dates are bytea
+				}
+				args = append(args, v)
+			}
+			b.Queue(sql, append(args, pe.updated[i])...)
+		}
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return nil, formatError(err)
+		}
+	}
+	first := g.nextID
+	if segment.NumAdds(e) > 0 {
+		if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
+			return nil, err
+		}
+	}
+	var sum *mapcommons.Summary
+	if g.n <= exactSummaryMax {
+		whole := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table,
+			sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
+		defer whole.spool.close()
+		if err := whole.summarize(ctx); err != nil {
+			return nil, err
+		}
+		if sum, err = whole.sum.Summary(whole.spool.median); err != nil {
+			return nil, err
+		}
+	} else {
+		delta, err := g.sum.Summary(nil)
+		if err != nil {
+			return nil, err
+		}
+		base := &mapcommons.Summary{Count: old.FeatureCount, Extent: old.Extent, GeometryTypes: old.GeometryTypes,
+			GeometryMask: old.GeometryMask, Stats: old.Stats}
+		sum = mapcommons.ExtendSummary(base, delta, g.n)
+	}
+	if err := g.point(ctx, sum, old.table, s.db.now()); err != nil {
+		return nil, err
+	}
+	res := &mapcommons.EditResult{FeatureCount: g.n}
+	for i := range segment.NumAdds(e) {
+		res.AddIDs = append(res.AddIDs, first+i)
+	}
+	return res, nil
+}
+
+// editRewrite applies e by a new generation, in one transaction under the
+// dataset's write lock: it holds the features left untouched (copied in
+// PostgreSQL, renumbered past the deleted ones), the updated ones in their
+// places with their ids, then the added ones with the next ids; it is
+// swapped in as any rewrite is, and has no holes.
+func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
 	err := s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
-		// Partial updates are merged with the rows as the lock holds them.
-		cur, err := patchedRows(ctx, g.tx, old, e)
+		pe, err := prepareEdit(ctx, g.tx, old, e)
 		if err != nil {
 			return err
 		}
-		e, err := segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
-			f, ok := cur[id]
-			return f, ok, nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := segment.CheckEdits(old.Attributes, e); err != nil {
-			return err
-		}
-		// The positions of the ids named (the lock keeps them as they are).
-		named := make([]int64, 0, len(e.Updates)+len(e.Deletes))
-		for i := range e.Updates {
-			named = append(named, e.Updates[i].ID)
-		}
-		named = append(named, e.Deletes...)
-		posOf := make(map[int64]int64, len(named))
-		if len(named) > 0 {
-			rows, err := g.tx.Query(ctx, `SELECT fid, pos FROM `+ident(old.table)+` WHERE fid = ANY($1)`, named)
-			if err != nil {
-				return formatError(err)
-			}
-			for rows.Next() {
-				var fid, pos int64
-				if err := rows.Scan(&fid, &pos); err != nil {
-					rows.Close()
-					return formatError(err)
-				}
-				posOf[fid] = pos
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return formatError(err)
-			}
-		}
-		updated := make([]int64, len(e.Updates)) // old positions, by update
-		for i := range e.Updates {
-			pos, ok := posOf[e.Updates[i].ID]
-			if !ok {
-				return segment.MissingFeature("updates", i, e.Updates[i].ID)
-			}
-			updated[i] = pos
-		}
-		gone := make([]int64, len(e.Deletes))
-		for i, id := range e.Deletes {
-			pos, ok := posOf[id]
-			if !ok {
-				return segment.MissingFeature("deletes", i, id)
-			}
-			gone[i] = pos
-		}
-		left := old.FeatureCount - int64(len(gone))
-		if n := left + segment.NumAdds(e); e.MaxFeatures > 0 && n > e.MaxFeatures {
-			return segment.TooManyFeatures(e.MaxFeatures)
-		}
-		slices.Sort(gone)
+		e, updated, gone := pe.e, pe.updated, pe.gone
 		// The untouched rows, renumbered past the deleted ones.
 		cols := strings.Join(g.columns()[1:], ", ")
 		if _, err := g.tx.Exec(ctx, `INSERT INTO `+ident(g.table)+` (pos, `+cols+`)
@@ -100,7 +249,7 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 					return err
 				}
 				before, _ := slices.BinarySearch(gone, updated[i])
-				if buf, _, err = encodeRow(buf, updated[i]-int64(before), u.ID, u, r, ok); err != nil {
+				if buf, _, err = encodeRow(buf, old.position(updated[i])-int64(before), u.ID, u, r, ok); err != nil {
 					return err
 				}
 			}

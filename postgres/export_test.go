@@ -71,3 +71,38 @@ func IndexesBuilt(db *DB) int {
 func CancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 	return cancelBuild(ctx, tx, table)
 }
+
+// TableAndHoles are the features table dataset id's row points at and
+// the holes of it (holes.go).
+func TableAndHoles(ctx context.Context, db *DB, id int64) (string, []int64, error) {
+	ds, err := findDataset(ctx, db.pool, id, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return ds.table, ds.holes, nil
+}
+
+// SetMaxHoles sets the most holes a table keeps, for one test.
+func SetMaxHoles(tb interface{ Cleanup(func()) }, n int) {
+	old := maxHoles
+	maxHoles = n
+	tb.Cleanup(func() { maxHoles = old })
+}
+
+// SetExactSummaryMax sets the count up to which an edit in place
+// summarizes exactly, for one test.
+func SetExactSummaryMax(tb interface{ Cleanup(func()) }, n int64) {
+	old := exactSummaryMax
+	exactSummaryMax = n
+	tb.Cleanup(func() { exactSummaryMax = old })
+}
+
+// Slot and Position are datasetRow.slot and datasetRow.position over
+// holes.
+func Slot(holes []int64, count, k int64) int64 {
+	return (&datasetRow{Dataset: &mapcommons.Dataset{FeatureCount: count}, holes: holes}).slot(k)
+}
+
+func Position(holes []int64, pos int64) int64 {
+	return (&datasetRow{Dataset: &mapcommons.Dataset{}, holes: holes}).position(pos)
+}

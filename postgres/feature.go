@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -71,16 +72,71 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 }
 
 // DeleteFeatures implements mapcommons.FeatureService. The features left
-// keep their ids; the ids of those deleted are not given again.
+// keep their ids; the ids of those deleted are not given again. The rows
+// go in place, as an edit's deletes (edits.go), unless that would leave
+// more than maxHoles holes: then the table is rewritten without them.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
-	return s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
-		for _, p := range positions {
-			if p < 0 || p >= old.FeatureCount {
-				return mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, old.FeatureCount)
-			}
+	rewrite := false
+	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockFeatures(ctx, tx, datasetID); err != nil {
+			return err
 		}
-		return g.copyRows(ctx, old.table, positions)
+		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
+		if err != nil {
+			return err
+		}
+		slots, err := deletedSlots(old, positions)
+		if err != nil {
+			return err
+		}
+		if len(old.holes)+len(slots) > maxHoles {
+			rewrite = true
+			return nil
+		}
+		var ids []int64
+		rows, err := tx.Query(ctx, `SELECT fid FROM `+ident(old.table)+` WHERE pos = ANY($1)`, slots)
+		if err != nil {
+			return formatError(err)
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return formatError(err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return formatError(err)
+		}
+		_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids})
+		return err
 	})
+	if err != nil || !rewrite {
+		return err
+	}
+	return s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+		slots, err := deletedSlots(old, positions)
+		if err != nil {
+			return err
+		}
+		return g.copyRows(ctx, old.table, slots)
+	})
+}
+
+// deletedSlots checks the positions of a delete and gives their rows' pos
+// (each once).
+func deletedSlots(old *datasetRow, positions []int64) ([]int64, error) {
+	slots := make([]int64, 0, len(positions))
+	for _, p := range positions {
+		if p < 0 || p >= old.FeatureCount {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "ids: there is no feature %d (the dataset has %d)", p, old.FeatureCount)
+		}
+		slots = append(slots, old.slot(p))
+	}
+	slices.Sort(slots)
+	return slices.Compact(slots), nil
 }
 
 // rewrite fills a new generation of a dataset's features with fill, from

@@ -35,14 +35,15 @@ import (
 // Column and table names are made of numbers only and quoted with
 // pgx.Identifier; values always go as parameters.
 //
-// A write of the features (create, delete, replace) fills a new table in
-// the transaction that points the dataset's row at it and drops the old
-// one, under the dataset's advisory lock (lockFeatures): readers see the
-// old features or the new, a failure leaves the old ones, and the DROP
-// waits for the old table's readers to finish. An append adds rows to the
-// current table in place, in the transaction that updates the row:
-// readers, whose snapshot holds the row and the table together, see the
-// features before it or after.
+// A write of the features (create, delete by position, replace) fills a
+// new table in the transaction that points the dataset's row at it and
+// drops the old one, under the dataset's advisory lock (lockFeatures):
+// readers see the old features or the new, a failure leaves the old ones,
+// and the DROP waits for the old table's readers to finish. An append,
+// and an edit (edits.go), change the current table in place, in the
+// transaction that updates the row: readers, whose snapshot holds the row
+// and the table together, see the features before it or after. An edit's
+// deletes leave holes in pos (holes.go).
 
 // featuresLock namespaces the advisory locks of datasets' features (the
 // first key of pg_advisory_xact_lock(int, int)): "mc" in ASCII.
@@ -114,10 +115,13 @@ type generation struct {
 	// existing: the dataset's current table, appended to in place
 	// (readers of an older snapshot do not see the new rows)
 	existing bool
-	lastID   int64 // the id of the last row (0: none)
-	nextID   int64 // the id the next new row gets
-	sum      *mapcommons.SummaryBuilder
-	spool    *medianSpool // the numeric values, for the medians
+	// holes are the table's holes (holes.go) when existing: added rows
+	// take the pos past them
+	holes  []int64
+	lastID int64 // the id of the last row (0: none)
+	nextID int64 // the id the next new row gets
+	sum    *mapcommons.SummaryBuilder
+	spool  *medianSpool // the numeric values, for the medians
 }
 
 // newGeneration creates a new, empty features table for dataset id.
@@ -174,7 +178,7 @@ func (g *generation) add(f *mapcommons.Feature, buf []byte) (_ []byte, key uint6
 	} else if id <= g.lastID || id == math.MaxInt64 {
 		return nil, 0, fmt.Errorf("postgres: feature %d has id %d, not above the previous %d", g.n, id, g.lastID)
 	}
-	if buf, key, err = encodeRow(buf, g.n, id, f, r, ok); err != nil {
+	if buf, key, err = encodeRow(buf, g.n+int64(len(g.holes)), id, f, r, ok); err != nil {
 		return nil, 0, err
 	}
 	g.lastID, g.nextID = id, max(g.nextID, id+1)
@@ -223,7 +227,7 @@ func (g *generation) load(ctx context.Context, src mapcommons.FeatureSource, mat
 // appendTo returns the current table of dataset old as a generation to
 // append to, in place: its rows, added to the summary, stay.
 func appendTo(ctx context.Context, tx pgx.Tx, old *datasetRow) (*generation, error) {
-	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
+	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true, holes: old.holes,
 		nextID: old.nextID, sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
 	return g, g.summarize(ctx)
 }
@@ -346,11 +350,15 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if old != "" {
 		bump = 1
 	}
+	holes := g.holes
+	if holes == nil {
+		holes = []int64{}
+	}
 	n, err := affected(g.tx.Exec(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
-		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END WHERE id = $13`,
+		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14 WHERE id = $13`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id))
+		sum.GeometryMask, statsJSON, bump, now, g.id, holes))
 	if err != nil {
 		return err
 	} else if n == 0 {

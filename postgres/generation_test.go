@@ -35,8 +35,8 @@ func featureTables(t *testing.T, conn *pgx.Conn) []string {
 	return names
 }
 
-// TestGenerations checks that every write of features but an append
-// leaves one table, a new one, and that a failed write leaves the old one
+// TestGenerations checks that every write of features but an append or
+// a delete leaves one table, a new one, and that a failed write leaves the old one
 // as it was and nothing else.
 func TestGenerations(t *testing.T) {
 	ctx := context.Background()
@@ -49,15 +49,20 @@ func TestGenerations(t *testing.T) {
 	if len(tables) != 1 {
 		t.Fatalf("after create: tables %v", tables)
 	}
-	// An append is made in place.
+	// An append and a delete are made in place.
 	if _, err := s.Features.AddFeatures(ctx, ds.ID, storetest.SampleSource(2)); err != nil {
 		t.Fatal(err)
 	}
 	if now := featureTables(t, conn); !slices.Equal(now, tables) {
 		t.Fatalf("after append: tables %v, before %v", now, tables)
 	}
+	if err := s.Features.DeleteFeatures(ctx, ds.ID, []int64{1}); err != nil {
+		t.Fatal(err)
+	}
+	if now := featureTables(t, conn); !slices.Equal(now, tables) {
+		t.Fatalf("after delete: tables %v, before %v", now, tables)
+	}
 	writes := []func() error{
-		func() error { return s.Features.DeleteFeatures(ctx, ds.ID, []int64{1}) },
 		func() error { _, err := s.Datasets.ReplaceFeatures(ctx, ds.ID, storetest.SampleSource(3)); return err },
 	}
 	for i, write := range writes {

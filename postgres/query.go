@@ -396,11 +396,12 @@ func (p *plan) query(sel string, paged bool) string {
 	narrow := paged && (len(p.conds) > 0 || p.q.Sort != "") && p.q.Limit >= 0 && p.q.Limit <= narrowPageMax
 	if paged && len(p.conds) == 0 && p.q.Sort == "" {
 		// No condition: the page is a range of positions (0 to count-1
-		// in the snapshot the row was read in), found through the key.
+		// in the snapshot the row was read in), found through the key
+		// from the slot of its first (holes.go).
 		if p.q.Descending {
-			p.conds = append(p.conds, "pos < "+p.arg(p.ds.FeatureCount-min(offset, p.ds.FeatureCount)))
+			p.conds = append(p.conds, "pos < "+p.arg(p.ds.slot(p.ds.FeatureCount-min(offset, p.ds.FeatureCount))))
 		} else {
-			p.conds = append(p.conds, "pos >= "+p.arg(offset))
+			p.conds = append(p.conds, "pos >= "+p.arg(p.ds.slot(min(offset, p.ds.FeatureCount))))
 		}
 		offset = 0
 	}
@@ -576,7 +577,7 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 			skipped++
 			continue
 		}
-		f.Position, f.ID, f.Geometry, f.Row = vals[0].(int64), vals[1].(int64), geoms.copy(geom), nil
+		f.Position, f.ID, f.Geometry, f.Row = p.ds.position(vals[0].(int64)), vals[1].(int64), geoms.copy(geom), nil
 		if q.WithDistance && p.near != nil {
 			f.Distance = math.NaN()
 			if g, err := wkb.Decode(geom); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -74,7 +75,7 @@ func (h *rowHints) drop(id int64) {
 // sameQueried reports whether two rows compile every query alike.
 func sameQueried(a, b *datasetRow) bool {
 	return a.table == b.table && a.FeatureCount == b.FeatureCount && a.GeometryMask == b.GeometryMask &&
-		reflect.DeepEqual(a.Attributes, b.Attributes)
+		slices.Equal(a.holes, b.holes) && reflect.DeepEqual(a.Attributes, b.Attributes)
 }
 
 // errStaleHint is the answer of a hinted read whose hint no longer holds.
@@ -82,7 +83,7 @@ var errStaleHint = errors.New("postgres: the dataset changed since the hint")
 
 const (
 	beginRead     = `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`
-	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id FROM datasets WHERE id = $1`
+	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, holes FROM datasets WHERE id = $1`
 )
 
 // scanQueried scans what a query of dataset id's features needs of its
@@ -91,7 +92,7 @@ func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
 	ds := &mapcommons.Dataset{ID: id}
 	r := &datasetRow{Dataset: ds}
 	var attrs []byte
-	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID); err != nil {
+	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID, &r.holes); err != nil {
 		return nil, err
 	}
 	var err error

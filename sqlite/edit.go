@@ -401,39 +401,9 @@ func viewSummary(ctx context.Context, v *segment.View) (*mapcommons.Summary, err
 		return b.Summary(nil)
 	}
 	base := v.Base().Summary()
-	sum := &mapcommons.Summary{Count: int64(v.Len()), Extent: base.Extent, GeometryMask: base.GeometryMask,
-		GeometryTypes: base.GeometryTypes, Stats: map[string]mapcommons.Stats{}}
-	for k, st := range base.Stats {
-		sum.Stats[k] = st
-	}
 	if d := v.Delta(); d != nil && d.Len() > 0 {
 		dsum := d.Summary()
-		if dsum.Extent != nil {
-			e := *dsum.Extent
-			if sum.Extent != nil {
-				e = sum.Extent.Extend(e)
-			}
-			sum.Extent = &e
-		}
-		sum.GeometryMask |= dsum.GeometryMask
-		kinds := map[string]bool{}
-		for _, k := range append(slices.Clone(sum.GeometryTypes), dsum.GeometryTypes...) {
-			kinds[k] = true
-		}
-		sum.GeometryTypes = []string{}
-		for _, k := range []string{"point", "line", "area"} {
-			if kinds[k] {
-				sum.GeometryTypes = append(sum.GeometryTypes, k)
-			}
-		}
-		for k, st := range dsum.Stats {
-			if old, ok := sum.Stats[k]; ok {
-				old.Min, old.Max = min(old.Min, st.Min), max(old.Max, st.Max)
-				sum.Stats[k] = old
-			} else {
-				sum.Stats[k] = st
-			}
-		}
+		return mapcommons.ExtendSummary(&base, &dsum, int64(v.Len())), nil
 	}
-	return sum, nil
+	return mapcommons.ExtendSummary(&base, nil, int64(v.Len())), nil
 }
