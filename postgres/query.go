@@ -393,7 +393,9 @@ func (p *plan) query(sel string, paged bool) string {
 	offset := max(p.q.Offset, 0)
 	// narrow: the page is chosen among rows that a condition or a sort
 	// puts in an order other than the key's.
-	narrow := paged && (len(p.conds) > 0 || p.q.Sort != "") && p.q.Limit >= 0 && p.q.Limit <= narrowPageMax
+	// The ids alone bound the rows to sort to their number: not narrow.
+	idsOnly := p.q.IDs != nil && len(p.conds) == 1 && p.q.Sort == ""
+	narrow := paged && !idsOnly && (len(p.conds) > 0 || p.q.Sort != "") && p.q.Limit >= 0 && p.q.Limit <= narrowPageMax
 	if paged && len(p.conds) == 0 && p.q.Sort == "" {
 		// No condition: the page is a range of positions (0 to count-1
 		// in the snapshot the row was read in), found through the key

@@ -88,7 +88,10 @@ func (a *arena) copy(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, 64<<10)
+		// Blocks grow from 1 KiB to 64 KiB: a read of one feature (an
+		// item, an id) does not clear 64 KiB, a scan of many soon
+		// allocates few blocks.
+		a.block = make([]byte, 0, min(64<<10, max(1<<10, 2*cap(a.block), 2*len(b))))
 	}
 	n := len(a.block)
 	a.block = append(a.block, b...)

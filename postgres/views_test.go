@@ -100,3 +100,30 @@ func gdalConn(t *testing.T, raw string) string {
 	q := u.Query()
 	return fmt.Sprintf("PG:host=%s dbname=%s user=%s", q.Get("host"), strings.TrimPrefix(u.Path, "/"), q.Get("user"))
 }
+
+// TestDatasetViewInParallel reads a dataset's view in a parallel plan, as
+// PostgreSQL makes for a big table: the escaping of strings that are not
+// UTF-8 catches an error in a subtransaction, which a parallel operation
+// refuses, so the function must keep the view's reads out of parallel
+// plans rather than fail them.
+func TestDatasetViewInParallel(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := pgtest.OpenURL(t, url).Services()
+	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}}
+	for i := range 50 {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{fmt.Sprintf("name %d \xff", i)}, Geometry: wkb.AppendPoint(nil, 1, 2)})
+	}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		t.Fatal(err)
+	}
+	conn := rawConn(t, url)
+	if _, err := conn.Exec(ctx, `SET force_parallel_mode = on`); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM dataset_%d WHERE name LIKE 'name%%'`, ds.ID)).Scan(&n); err != nil || n != 50 {
+		t.Fatalf("a parallel read of the view: %d rows, %v", n, err)
+	}
+}

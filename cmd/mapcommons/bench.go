@@ -304,8 +304,13 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbURL := fs.String("database-url", "", "run the servers on this PostgreSQL database (a scratch one: the bench leaves its dataset there) instead of a fresh embedded store; adds the throughput of two servers")
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
 	edits := fs.Bool("edits", false, "after the ingest, measure edits (single-feature adds, updates, deletes, patches; 1,000 adds; the bbox page with the pending changes; the compaction) instead of the queries")
+	pgfs := fs.String("compare-pgfs", "", "with -database-url: measure pg_featureserv (this binary of it, built from its repository, its assets directory beside it) side by side on the same database, after the ingest")
+	compareOnly := fs.Bool("compare-only", false, "with -compare-pgfs: stop after the comparison")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *pgfs != "" && *dbURL == "" {
+		return errors.New("bench: -compare-pgfs needs -database-url")
 	}
 	work, err := os.MkdirTemp("", "mapcommons-bench-")
 	if err != nil {
@@ -415,6 +420,17 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *pgfs != "" {
+		id, _ := strconv.ParseInt(strings.TrimPrefix(dsPath, "/datasets/"), 10, 64)
+		if err := benchComparePGFS(ctx, out, *pgfs, *dbURL, srv.base, id, time.Duration(*seconds)*time.Second); err != nil {
+			srv.stop()
+			return err
+		}
+		if *compareOnly {
+			srv.stop()
+			return nil
+		}
+	}
 	tiles := srv.base + "/ogc/collections/" + strings.TrimPrefix(dsPath, "/datasets/") + "/tiles/WebMercatorQuad"
 	if *tilesOnly {
 		defer srv.stop()
@@ -428,7 +444,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return benchEdits(out, srv, ds, bbox, *n, pct(lat, 0.5))
+		return benchEdits(out, srv, ds, bbox, *n, pct(lat, 0.5), *dbURL)
 	}
 	queries := []struct{ name, query string }{
 		{"bbox page of 30 (5,40,15,50)", "/features.json?bbox=5,40,15,50&limit=30"},

@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mapcommons/format/wkb"
 )
 
 // benchEdits measures edits of the bench's dataset (ds: its URL) on a
@@ -19,7 +25,7 @@ import (
 // with the bbox page's latency during it; then, on the compacted dataset,
 // 1,000 adds one after another and the bbox page with them pending.
 // compacted is the bbox page's p50 before any edit.
-func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int, compacted time.Duration) error {
+func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int, compacted time.Duration, dbURL string) error {
 	r := rand.New(rand.NewPCG(7, 7))
 	// feature is a GeoJSON feature with id fid (0: none), inside the bbox
 	// page's box, so that the pages merge the edits.
@@ -88,6 +94,15 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 		slices.Sort(lat)
 		out("| %s | %s | %s | %s |", e.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
 	}
+	if dbURL != "" {
+		// PostgreSQL edits in place and compacts nothing: the edits are
+		// compared with PostgreSQL's own statements on the same table.
+		id, err := strconv.ParseInt(ds[strings.LastIndex(ds, "/")+1:], 10, 64)
+		if err != nil {
+			return err
+		}
+		return benchRowStatements(out, dbURL, id, k, n)
+	}
 	// One edit of 1,300 features takes the pending changes over the
 	// threshold (2,048): the compaction starts at once, while the bbox
 	// page is asked for again and again.
@@ -151,5 +166,64 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 	}
 	out("- bbox page with these 1,000 pending: p50 %s, p99 %s; compacted p50 %s just before, %s before any edit (%.2f× the first)",
 		ms(pct(lat, 0.5)), ms(pct(lat, 0.99)), ms(pct(idle, 0.5)), ms(compacted), float64(pct(lat, 0.5))/float64(pct(idle, 0.5)))
+	return nil
+}
+
+// benchRowStatements measures PostgreSQL's own single-row statements on
+// the dataset's table, each its own transaction at concurrency 1, as the
+// edits above are: k inserts of new rows, k updates of existing rows by
+// id, then k deletes of the rows inserted (which leaves the table as the
+// server knows it, but for the values updated).
+func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n int) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var table string
+	if err := conn.QueryRow(ctx, `SELECT features FROM datasets WHERE id = $1`, id).Scan(&table); err != nil {
+		return err
+	}
+	t := pgx.Identifier{table}.Sanitize()
+	r := rand.New(rand.NewPCG(9, 9))
+	const base = 1 << 40 // pos and fid far past the dataset's
+	stmts := []struct {
+		name string
+		sql  string
+		args func(i int) []any
+	}{
+		{"INSERT one row", `INSERT INTO ` + t + ` (pos, fid, geom, minx, miny, maxx, maxy, a5) VALUES ($1, $1, $2, $3, $4, $3, $4, $5)`,
+			func(i int) []any {
+				x, y := 5+r.Float64()*10, 40+r.Float64()*10
+				return []any{int64(base + i), wkb.AppendPoint(nil, x, y), x, y, []byte("edited")}
+			}},
+		{"UPDATE one row by id", `UPDATE ` + t + ` SET geom = $2, minx = $3, miny = $4, maxx = $3, maxy = $4, a5 = $5 WHERE fid = $1`,
+			func(i int) []any {
+				x, y := 5+r.Float64()*10, 40+r.Float64()*10
+				return []any{int64(1 + r.IntN(n)), wkb.AppendPoint(nil, x, y), x, y, []byte("edited")}
+			}},
+		{"DELETE one row by id", `DELETE FROM ` + t + ` WHERE fid = $1`, func(i int) []any { return []any{int64(base + i)} }},
+	}
+	out("\nPostgreSQL's own statements on the same table, one row each, autocommit, %d each:", k)
+	out("| statement | p50 | p90 | p99 |")
+	out("|---|---|---|---|")
+	for _, st := range stmts {
+		var lat []time.Duration
+		for i := range k {
+			args := st.args(i)
+			t0 := time.Now()
+			tag, err := conn.Exec(ctx, st.sql, args...)
+			if err != nil {
+				return fmt.Errorf("%s: %v", st.name, err)
+			}
+			if tag.RowsAffected() != 1 {
+				return fmt.Errorf("%s: %d rows", st.name, tag.RowsAffected())
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		out("| %s | %s | %s | %s |", st.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+	}
 	return nil
 }
