@@ -48,6 +48,30 @@ type FeatureQuery struct {
 	// Feature.Values (for callers that only encode them). A store may
 	// ignore it and fill Values.
 	Lazy bool
+
+	// Count, when not nil, receives from ScanFeatures the number of
+	// features the query selects, its paging aside (the count of
+	// CountQuery), before fn is first called and before ScanFeatures
+	// returns: with the page, in one read where the store can (OGC's
+	// numberMatched).
+	Count *int64
+}
+
+// CountQuery is the query that counts what q selects: q without its
+// paging, order, groups and Count, as one group of GroupFeatures.
+func (q *FeatureQuery) CountQuery() *FeatureQuery {
+	c := *q
+	c.Offset, c.Limit, c.Sort, c.Descending = 0, -1, "", false
+	c.GroupBy, c.Aggregates, c.Count, c.WithDistance, c.Lazy = nil, nil, nil, false, false
+	return &c
+}
+
+// GroupCount is the count of a CountQuery's answer (its one group).
+func GroupCount(groups []Group) int64 {
+	if len(groups) == 0 {
+		return 0
+	}
+	return groups[0].Count
 }
 
 // BBox is a box in lon/lat; W > E crosses the antimeridian.

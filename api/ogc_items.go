@@ -367,33 +367,52 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
-	total, err := s.countMatches(r, ds, fq)
-	if err != nil {
-		return err
-	}
 	fq.Offset, fq.Limit = offset, limit
 	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
-	n := min(limit, max(0, total-offset))
-	links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items", r.URL.Query(), f, ogcGeoJSON),
-		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
-	links = append(links, pageLinks(coll+"/items", r.URL.Query(), f, ogcGeoJSON, offset, limit, n, total)...)
+	links := func(total int64) []ogcLink {
+		n := min(limit, max(0, total-offset))
+		links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items", r.URL.Query(), f, ogcGeoJSON),
+			ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
+		return append(links, pageLinks(coll+"/items", r.URL.Query(), f, ogcGeoJSON, offset, limit, n, total)...)
+	}
 	if f == "html" {
-		return s.ogcItemsHTML(w, r, ds, fq, links, total)
+		total, err := s.countMatches(r, ds, fq)
+		if err != nil {
+			return err
+		}
+		return s.ogcItemsHTML(w, r, ds, fq, links(total), total)
 	}
-	o := startJSON(w, r)
-	if callbackOf(r) == "" {
-		w.Header().Set("Content-Type", ogcGeoJSON)
+	// The count comes with the page (FeatureQuery.Count: one read of the
+	// store where it can), before the first feature: the head, which
+	// holds it and the links it decides, is written then.
+	var total int64
+	fq.Count = &total
+	var o *jsonOut
+	var buf []byte
+	started := false
+	start := func() error {
+		started = true
+		o = startJSON(w, r)
+		if callbackOf(r) == "" {
+			w.Header().Set("Content-Type", ogcGeoJSON)
+		}
+		head := fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`, s.cfg.Now().UTC().Format(time.RFC3339), total)
+		head, err := jsonMember(head, "links", links(total))
+		if err != nil {
+			return err
+		}
+		buf = append(head, `,"features":[`...)
+		return nil
 	}
-	head := fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`, s.cfg.Now().UTC().Format(time.RFC3339), total)
-	head, err = jsonMember(head, "links", links)
-	if err != nil {
-		return err
-	}
-	buf := append(head, `,"features":[`...)
 	keys := geojson.Keys(ds.Attributes)
 	returned := 0
 	fq.Lazy = true
 	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
+		if !started {
+			if err := start(); err != nil {
+				return err
+			}
+		}
 		if returned > 0 {
 			buf = append(buf, ',')
 		}
@@ -410,6 +429,11 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	if !started {
+		if err := start(); err != nil {
+			return err
+		}
 	}
 	buf = fmt.Appendf(buf, `],"numberReturned":%d}`, returned)
 	if _, err := o.Write(buf); err != nil {

@@ -64,6 +64,11 @@ type plan struct {
 	args    []any
 	order   string
 	sortCol int // the sort attribute's index; -1: by position
+	// countPage: the page's rows carry the count of every match, its
+	// paging aside (count(*) OVER (), their last column), so that
+	// FeatureQuery.Count comes with the page in one statement.
+	countPage bool
+	counted   bool // scan set FeatureQuery.Count
 }
 
 // arg adds a parameter and returns its placeholder.
@@ -414,6 +419,14 @@ func (p *plan) query(sel string, paged bool) string {
 	if len(p.conds) > 0 {
 		where = ` WHERE ` + strings.Join(p.conds, " AND ")
 	}
+	if narrow && p.countPage {
+		t := ident(p.ds.table)
+		return `SELECT ` + sel + `, page_.n_ FROM ` + t + ` JOIN (SELECT pos, count(*) OVER () AS n_ FROM ` + t + where +
+			` ORDER BY ` + p.order + ` OFFSET ` + p.arg(offset) + ` LIMIT ` + p.arg(p.q.Limit) + `) page_ USING (pos) ORDER BY ` + p.order
+	}
+	if p.countPage {
+		s = `SELECT ` + sel + `, count(*) OVER () AS n_ FROM ` + ident(p.ds.table)
+	}
 	if narrow {
 		// The positions of the page are chosen first, on narrow rows,
 		// and only the page's rows are read whole, by their key. Sorting
@@ -432,6 +445,13 @@ func (p *plan) query(sel string, paged bool) string {
 		}
 	}
 	return s
+}
+
+// canCountPage reports whether SQL's page can carry the count of the
+// query's matches (plan.countPage): it is exact, and not the union of the
+// parts of a sorted page.
+func (p *plan) canCountPage() bool {
+	return p.exact() && len(p.conds) > 0 && p.q.Limit != 0 && !(p.sortCol >= 0 && indexed(p.sortCol) && p.q.Limit >= 0)
 }
 
 // narrowPageMax is the largest page query chooses the positions of first
@@ -567,6 +587,13 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 		vals, err := rr.values()
 		if err != nil {
 			return err
+		}
+		if p.countPage {
+			n, _ := vals[len(vals)-1].(int64)
+			vals = vals[:len(vals)-1]
+			if !p.counted {
+				*q.Count, p.counted = n, true
+			}
 		}
 		geom, _ := vals[2].([]byte)
 		f.Values = featureValues(vals[3:], f.Values)

@@ -189,6 +189,10 @@ func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQu
 	q := &readQuerier{conn: conn, hint: hint}
 	err = fn(q, hint)
 	if q.br == nil {
+		if errors.Is(err, errCountFirst) {
+			endRead(conn)
+			return err // no query was sent: the hint holds
+		}
 		return errStaleHint
 	}
 	if errors.Is(err, errStaleHint) {

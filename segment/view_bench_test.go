@@ -145,6 +145,7 @@ func BenchmarkViewBBox(b *testing.B) {
 		q    mapcommons.FeatureQuery
 	}{
 		{"Page", mapcommons.FeatureQuery{Limit: 30, BBox: &mapcommons.BBox{W: -10, S: -10, E: 10, N: 10}}},
+		{"SmallPage", mapcommons.FeatureQuery{Limit: 30, BBox: &mapcommons.BBox{W: 5, S: 40, E: 15, N: 50}}},
 		{"Offset", mapcommons.FeatureQuery{Limit: 30, Offset: 3000, BBox: &mapcommons.BBox{W: -10, S: -10, E: 10, N: 10}}},
 		{"Sorted", mapcommons.FeatureQuery{Limit: 30, Sort: "x", BBox: &mapcommons.BBox{W: -10, S: -10, E: 10, N: 10}}},
 	} {

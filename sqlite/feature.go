@@ -42,6 +42,15 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 		return err
 	}
 	defer release()
+	if q.Count != nil && !q.Selective() {
+		*q.Count = int64(v.Len())
+	} else if q.Count != nil { // from the same view as the page
+		groups, err := v.Groups(ctx, q.CountQuery())
+		if err != nil {
+			return err
+		}
+		*q.Count = mapcommons.GroupCount(groups)
+	}
 	return v.Query(ctx, q, fn)
 }
 

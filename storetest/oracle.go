@@ -388,9 +388,16 @@ func testQueryOracle(t *testing.T, open Opener) {
 		for trial := 0; trial < 300; trial++ {
 			q := oracleQuery(r, feats)
 			want, wantDist := oracleWant(feats, q)
+			count := int64(-1)
+			if trial%2 == 0 { // the count of every match with the page
+				q.Count = &count
+			}
 			var got []int64
 			var gotDist []float64
 			err := s.Features.ScanFeatures(ctx, ds.ID, q, func(f *mapcommons.Feature) error {
+				if q.Count != nil && count < 0 {
+					return fmt.Errorf("a feature before the count")
+				}
 				got = append(got, f.Position)
 				if q.WithDistance && q.Near != nil {
 					gotDist = append(gotDist, f.Distance)
@@ -402,6 +409,11 @@ func testQueryOracle(t *testing.T, open Opener) {
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("seed %d trial %d: %s\n got %v\nwant %v", seed, trial, describeQuery(q), got, want)
+			}
+			if q.Count != nil {
+				if all, _ := oracleWant(feats, q.CountQuery()); count != int64(len(all)) {
+					t.Fatalf("seed %d trial %d: %s: count %d, want %d", seed, trial, describeQuery(q), count, len(all))
+				}
 			}
 			for k := range wantDist {
 				if d := math.Abs(gotDist[k] - wantDist[k]); d > 1e-9*math.Max(1, math.Abs(wantDist[k])) {
