@@ -305,12 +305,13 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
 	edits := fs.Bool("edits", false, "after the ingest, measure edits (single-feature adds, updates, deletes, patches; 1,000 adds; the bbox page with the pending changes; the compaction) instead of the queries")
 	pgfs := fs.String("compare-pgfs", "", "with -database-url: measure pg_featureserv (this binary of it, built from its repository, its assets directory beside it) side by side on the same database, after the ingest")
-	compareOnly := fs.Bool("compare-only", false, "with -compare-pgfs: stop after the comparison")
+	pgts := fs.String("compare-pgts", "", "with -database-url: measure pg_tileserv (this binary of it, built from its repository) side by side on the same database, after the ingest")
+	compareOnly := fs.Bool("compare-only", false, "with -compare-pgfs or -compare-pgts: stop after the comparison")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *pgfs != "" && *dbURL == "" {
-		return errors.New("bench: -compare-pgfs needs -database-url")
+	if (*pgfs != "" || *pgts != "") && *dbURL == "" {
+		return errors.New("bench: -compare-pgfs and -compare-pgts need -database-url")
 	}
 	work, err := os.MkdirTemp("", "mapcommons-bench-")
 	if err != nil {
@@ -420,9 +421,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *pgfs != "" {
+	if *pgfs != "" || *pgts != "" {
 		id, _ := strconv.ParseInt(strings.TrimPrefix(dsPath, "/datasets/"), 10, 64)
-		if err := benchComparePGFS(ctx, out, *pgfs, *dbURL, srv.base, id, time.Duration(*seconds)*time.Second); err != nil {
+		if err := benchCompare(ctx, out, *pgfs, *pgts, *dbURL, srv.base, id, time.Duration(*seconds)*time.Second); err != nil {
 			srv.stop()
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -44,14 +46,9 @@ var compareShapes = []struct{ name, query string }{
 	{"limit=10000", "/items?limit=10000"},
 }
 
-// benchComparePGFS runs the comparison against our server at ours, whose
-// dataset id holds the bench's points on the database at dbURL.
-func benchComparePGFS(ctx context.Context, out func(string, ...any), bin, dbURL, ours string, id int64, dur time.Duration) error {
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+// makeRivalTable makes the table the rivals serve from dataset id's view
+// (see above), and returns a function that drops it.
+func makeRivalTable(ctx context.Context, out func(string, ...any), conn *pgx.Conn, id int64) (func(), error) {
 	t := time.Now()
 	view := pgx.Identifier{fmt.Sprintf("dataset_%d", id)}.Sanitize()
 	for _, stmt := range []string{
@@ -65,46 +62,98 @@ func benchComparePGFS(ctx context.Context, out func(string, ...any), bin, dbURL,
 		`VACUUM ANALYZE ` + pgfsTable,
 	} {
 		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("%s: %v", stmt, err)
+			return nil, fmt.Errorf("%s: %v", stmt, err)
 		}
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+pgfsTable)
-	out("\npg_featureserv's table %s made from the dataset's view, indexed, analyzed: %v", pgfsTable, time.Since(t).Round(time.Millisecond))
+	out("\nthe rivals' table %s made from the dataset's view, indexed, analyzed: %v", pgfsTable, time.Since(t).Round(time.Millisecond))
+	return func() { conn.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+pgfsTable) }, nil
+}
 
+// startRival starts the server binary bin in its own directory (its
+// assets) with env, and waits until it answers ready (a URL of it, given
+// its port); stop kills it.
+func startRival(bin string, env func(port int) []string, ready func(port int) string) (port int, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	abs, err := filepath.Abs(bin)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	cmd := exec.Command(abs)
-	cmd.Dir = filepath.Dir(abs) // its assets
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PGFS_SERVER_HTTPPORT="+strconv.Itoa(port), "PGFS_SERVER_HTTPHOST=127.0.0.1")
-	log, err := os.CreateTemp("", "pg_featureserv-*.log")
+	cmd.Dir = filepath.Dir(abs)
+	cmd.Env = append(os.Environ(), env(port)...)
+	log, err := os.CreateTemp("", filepath.Base(abs)+"-*.log")
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	defer os.Remove(log.Name())
-	defer log.Close()
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		return err
+		log.Close()
+		os.Remove(log.Name())
+		return 0, nil, err
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	theirs := fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable)
+	stop = func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		log.Close()
+		os.Remove(log.Name())
+	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := get(theirs); err == nil {
-			break
+		if _, err := get(ready(port)); err == nil {
+			return port, stop, nil
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(log.Name())
-			return fmt.Errorf("pg_featureserv did not serve %s within a minute: %s", theirs, b)
+			stop()
+			return 0, nil, fmt.Errorf("%s did not serve %s within a minute: %s", bin, ready(port), b)
 		}
 	}
+}
+
+// benchCompare runs the comparisons asked for (pgfs and pgts, the
+// binaries of pg_featureserv and pg_tileserv; either may be "") against
+// our server at ours, whose dataset id holds the bench's points on the
+// database at dbURL.
+func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbURL, ours string, id int64, dur time.Duration) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	drop, err := makeRivalTable(ctx, out, conn, id)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	if pgfs != "" {
+		if err := comparePGFS(out, pgfs, dbURL, ours, id, dur); err != nil {
+			return err
+		}
+	}
+	if pgts != "" {
+		return comparePGTS(out, pgts, dbURL, ours, id)
+	}
+	return nil
+}
+
+// comparePGFS measures the request shapes on pg_featureserv and on ours.
+func comparePGFS(out func(string, ...any), bin, dbURL, ours string, id int64, dur time.Duration) error {
+	port, stop, err := startRival(bin,
+		func(port int) []string {
+			return []string{"DATABASE_URL=" + dbURL, "PGFS_SERVER_HTTPPORT=" + strconv.Itoa(port), "PGFS_SERVER_HTTPHOST=127.0.0.1"}
+		},
+		func(port int) string {
+			return fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable)
+		})
+	if err != nil {
+		return err
+	}
+	defer stop()
+	theirs := fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable)
 	mine := fmt.Sprintf("%s/ogc/collections/%d", ours, id)
 
 	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds:", dur)
@@ -136,6 +185,76 @@ func benchComparePGFS(ctx context.Context, out func(string, ...any), bin, dbURL,
 	}
 	return nil
 }
+
+// comparePGTS measures vector tiles on pg_tileserv and on ours (whose
+// tile cache the bench's server has off): the tile of each zoom 0-4 that
+// holds 10°E 45°N, medians of 5 interleaved fetches, and 200 random tiles
+// of zooms 10-14, the same on both, p50.
+func comparePGTS(out func(string, ...any), bin, dbURL, ours string, id int64) error {
+	port, stop, err := startRival(bin,
+		func(port int) []string {
+			return []string{"DATABASE_URL=" + dbURL, "TS_HTTPPORT=" + strconv.Itoa(port), "TS_HTTPHOST=127.0.0.1"}
+		},
+		func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/public.%s.json", port, pgfsTable) })
+	if err != nil {
+		return err
+	}
+	defer stop()
+	theirs := func(z, x, y int) string {
+		return fmt.Sprintf("http://127.0.0.1:%d/public.%s/%d/%d/%d.pbf", port, pgfsTable, z, x, y)
+	}
+	mine := func(z, x, y int) string {
+		return fmt.Sprintf("%s/ogc/collections/%d/tiles/WebMercatorQuad/%d/%d/%d", ours, id, z, y, x)
+	}
+	tileOf := func(z int, lon, lat float64) (x, y int) {
+		n := float64(int(1) << z)
+		s := math.Sin(lat * math.Pi / 180)
+		return int((lon + 180) / 360 * n), int((0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)) * n)
+	}
+	out("\nvector tiles side by side with pg_tileserv (its defaults: 4096 extent, a 256 buffer, at most 50,000 features a tile) on the same database:")
+	out("| tile z/x/y | pg_tileserv | bytes | mapcommons | bytes | ratio (their time / ours) |")
+	out("|---|---|---|---|---|---|")
+	for z := 0; z <= 4; z++ {
+		x, y := tileOf(z, 10, 45)
+		urls := [2]string{theirs(z, x, y), mine(z, x, y)}
+		var lats [2][]time.Duration
+		var sizes [2]int64
+		for range 5 {
+			for k, u := range urls {
+				t := time.Now()
+				n, err := get(u)
+				if err != nil {
+					return err
+				}
+				lats[k] = append(lats[k], time.Since(t))
+				sizes[k] = n
+			}
+		}
+		a, b := pct(sorted(lats[0]), 0.5), pct(sorted(lats[1]), 0.5)
+		out("| %d/%d/%d | %s | %d | %s | %d | %.2f× |", z, x, y, ms(a), sizes[0], ms(b), sizes[1], float64(a)/float64(b))
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	var lats [2][]time.Duration
+	var bytes [2]int64
+	for i := range 200 {
+		x, y := tileOf(10+i%5, -180+360*r.Float64(), -80+160*r.Float64())
+		for k, u := range [2]string{theirs(10+i%5, x, y), mine(10+i%5, x, y)} {
+			t := time.Now()
+			n, err := get(u)
+			if err != nil {
+				return err
+			}
+			lats[k] = append(lats[k], time.Since(t))
+			bytes[k] += n
+		}
+	}
+	a, b := pct(sorted(lats[0]), 0.5), pct(sorted(lats[1]), 0.5)
+	out("| 200 tiles of zooms 10-14, p50 | %s | %d avg | %s | %d avg | %.2f× |", ms(a), bytes[0]/200, ms(b), bytes[1]/200, float64(a)/float64(b))
+	return nil
+}
+
+// sorted sorts ds and returns it.
+func sorted(ds []time.Duration) []time.Duration { slices.Sort(ds); return ds }
 
 // countReturned fetches u and says how many features it answered: its
 // numberReturned, or 1 for a single feature.
