@@ -246,4 +246,43 @@ func compareScans(t *testing.T, i int, q *mapcommons.FeatureQuery, pg, lite mapc
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("query %d %+v %+v:\npostgres %.2000q\nsqlite   %.2000q", i, q, q.Filters, got[0], got[1])
 	}
+	// Lazily, the values read through Feature.Row where a store gives it.
+	lq := *q
+	lq.Lazy = true
+	for k, s := range []mapcommons.Services{pg, lite} {
+		var lazy []string
+		err := s.Features.ScanFeatures(context.Background(), ids[k], &lq, func(f *mapcommons.Feature) error {
+			c := *f
+			if f.Row != nil {
+				c.Values = rowValues(f.Row)
+			}
+			lazy = append(lazy, describe(&c))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("query %d lazily: %v", i, err)
+		}
+		if !reflect.DeepEqual(lazy, got[k]) {
+			t.Errorf("query %d %+v lazily on store %d:\n%.2000q\nnot lazily:\n%.2000q", i, q, k, lazy, got[k])
+		}
+	}
+}
+
+// rowValues reads a Row of edgeAttrs' columns into values.
+func rowValues(r mapcommons.Row) []any {
+	out := make([]any, len(edgeAttrs))
+	for i, a := range edgeAttrs {
+		switch {
+		case r.IsNull(i):
+		case a.Type == mapcommons.AttrInteger:
+			out[i] = r.Int(i)
+		case a.Type == mapcommons.AttrFloat:
+			out[i] = r.Float(i)
+		case a.Type == mapcommons.AttrBoolean:
+			out[i] = r.Bool(i)
+		default:
+			out[i] = string(r.Bytes(i))
+		}
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"mapcommons"
 	"mapcommons/format/wkb"
 	"mapcommons/segment"
@@ -583,6 +585,9 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 	f := &mapcommons.Feature{}
 	rr, geoms := newRowReader(rows), &arena{}
 	skipped, sent := int64(0), int64(0)
+	if q.Lazy && p.where == nil && rr.lazy() {
+		return p.scanLazy(rows, fn, offset, limit)
+	}
 	for rows.Next() {
 		vals, err := rr.values()
 		if err != nil {
@@ -607,6 +612,49 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 			continue
 		}
 		f.Position, f.ID, f.Geometry, f.Row = p.ds.position(vals[0].(int64)), vals[1].(int64), geoms.copy(geom), nil
+		if q.WithDistance && p.near != nil {
+			f.Distance = math.NaN()
+			if g, err := wkb.Decode(geom); err == nil {
+				f.Distance = p.near.Distance(g)
+			}
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+		if sent++; sent >= limit {
+			return nil
+		}
+	}
+	return formatError(rows.Err())
+}
+
+// scanLazy is scan's loop for a lazy query (FeatureQuery.Lazy) whose
+// tests left to Go are spatial only, over columns all of rawRow's forms:
+// each feature's values are read through a rawRow, as asked.
+func (p *plan) scanLazy(rows pgx.Rows, fn func(*mapcommons.Feature) error, offset, limit int64) error {
+	q := p.q
+	f := &mapcommons.Feature{}
+	row := &rawRow{base: 3}
+	geoms := &arena{}
+	skipped, sent := int64(0), int64(0)
+	for rows.Next() {
+		raw := rows.RawValues()
+		if p.countPage {
+			if !p.counted {
+				*q.Count, p.counted = rawInt(raw[len(raw)-1]), true
+			}
+			raw = raw[:len(raw)-1]
+		}
+		geom := raw[2]
+		if !p.matchGeometry(geom) {
+			continue
+		}
+		if skipped < offset {
+			skipped++
+			continue
+		}
+		row.raw = raw
+		f.Position, f.ID, f.Geometry, f.Values, f.Row = p.ds.position(rawInt(raw[0])), rawInt(raw[1]), geoms.copy(geom), nil, row
 		if q.WithDistance && p.near != nil {
 			f.Distance = math.NaN()
 			if g, err := wkb.Decode(geom); err == nil {

@@ -76,6 +76,36 @@ func (r *rowReader) values() ([]any, error) {
 	return r.vals, nil
 }
 
+// lazy reports whether every column is of a form rawRow reads.
+func (r *rowReader) lazy() bool {
+	for _, k := range r.kinds {
+		if k == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rawRow is mapcommons.Row over the wire form of the current row's
+// attribute columns (from column base on), decoded as asked: nothing is
+// boxed or converted for the values no one reads (a low-zoom tile reads
+// those of one point a cell). Valid until the next row.
+type rawRow struct {
+	raw  [][]byte
+	base int
+}
+
+func (r *rawRow) IsNull(col int) bool { return r.raw[r.base+col] == nil }
+func (r *rawRow) Int(col int) int64   { return int64(binary.BigEndian.Uint64(r.raw[r.base+col])) }
+func (r *rawRow) Float(col int) float64 {
+	return math.Float64frombits(binary.BigEndian.Uint64(r.raw[r.base+col]))
+}
+func (r *rawRow) Bytes(col int) []byte { return r.raw[r.base+col] }
+func (r *rawRow) Bool(col int) bool    { return r.raw[r.base+col][0] != 0 }
+
+// rawInt is an int8 column's value in its wire form.
+func rawInt(b []byte) int64 { return int64(binary.BigEndian.Uint64(b)) }
+
 // arena hands out copies of byte slices from large blocks: one allocation
 // for many geometries.
 type arena struct{ block []byte }
