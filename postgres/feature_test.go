@@ -94,6 +94,9 @@ func edgeQueries(t *testing.T) []*mapcommons.FeatureQuery {
 		`s < 'a'`, `s > 'a' AND s <= 'zeta'`, `s LIKE 'a%' AND s <> 'a'`, `s LIKE 'am%r'`, `s LIKE 'zeta'`, `d LIKE '2026%'`,
 		`b < true`, `b > false`, `b >= true AND n > 0`, `s = 'a' OR s IN ('A', 'zeta')`, `d BETWEEN '2025-12-31' AND '2026-01-01'`,
 		`x < 1.5 AND S_INTERSECTS(geometry, BBOX(170, -5, 5, 20))`,
+		// ORs across columns, in SQL when every branch is filters.
+		`n = 7 OR s = 'zeta'`, `(x > 0 AND b = true) OR d LIKE '2026%'`, `n < 0 OR (x BETWEEN -3 AND 2 AND s >= 'a')`,
+		`(b = true OR n > 5) AND x < 1.5`, `n = 7 OR s IS NULL`, `x <= 0 OR x > 1e299 OR n IN (7, 0)`,
 	} {
 		e, err := cql2.ParseText(w)
 		if err != nil {

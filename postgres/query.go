@@ -42,7 +42,8 @@ import (
 //     pass the exact tests, streaming (in SQL's order already).
 //   - Where (a CQL2 expression): its top-level conditions that are
 //     attribute filters (mapcommons.SplitWhere: comparisons, BETWEEN, IN,
-//     LIKE of a prefix) join the filters, in SQL; the rest is evaluated
+//     LIKE of a prefix) join the filters, in SQL, and so do its top-level
+//     ORs whose every branch is filters alone (plan.orFilters); the rest is evaluated
 //     in Go, per prefiltered row, by the segment engine's own evaluator
 //     (segment.Where). Its top-level spatial condition, if any, gives
 //     the box prefilter more boxes (segment.WhereBoxes), as it gives the
@@ -138,15 +139,31 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 		p.near.Prepare()
 		p.conds = append(p.conds, p.boxes(p.near.Boxes()))
 	}
-	nanOut := map[int]bool{} // the columns a filter refuses NaN of
-	for _, f := range q.Filters {
-		if f.Op != mapcommons.OpMax && f.Op != mapcommons.OpLess { // NaN is below every number
-			nanOut[mapcommons.AttrIndex(attrs, f.Attr)] = true
+	p.conds = append(p.conds, p.filters(q.Filters)...)
+	if q.Where != nil {
+		// The ORs left whose every branch is attribute filters alone are
+		// SQL too: each branch the conjunction of its filters.
+		var left []*mapcommons.Expr
+		for _, c := range mapcommons.Conjuncts(q.Where) {
+			if sql, ok := p.orFilters(c); ok {
+				p.conds = append(p.conds, sql)
+			} else {
+				left = append(left, c)
+			}
 		}
-	}
-	for _, f := range q.Filters {
-		i := mapcommons.AttrIndex(attrs, f.Attr)
-		p.conds = append(p.conds, p.filter(attrColumn(i), attrs[i].Type, f, nanOut[i]))
+		if len(left) < len(mapcommons.Conjuncts(q.Where)) {
+			c := *q
+			switch len(left) {
+			case 0:
+				c.Where = nil
+			case 1:
+				c.Where = left[0]
+			default:
+				c.Where = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: left}
+			}
+			q = &c
+			p.q = q
+		}
 	}
 	if q.IDs != nil {
 		p.conds = append(p.conds, "fid = ANY("+p.arg(q.IDs)+")")
@@ -182,6 +199,60 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 		p.order += col + " " + dir + ", pos"
 	}
 	return p, nil
+}
+
+// filters are the SQL conditions of attribute filters, and-ed.
+func (p *plan) filters(fs []mapcommons.Filter) []string {
+	attrs := p.ds.Attributes
+	nanOut := map[int]bool{} // the columns a filter refuses NaN of
+	for _, f := range fs {
+		if f.Op != mapcommons.OpMax && f.Op != mapcommons.OpLess { // NaN is below every number
+			nanOut[mapcommons.AttrIndex(attrs, f.Attr)] = true
+		}
+	}
+	var out []string
+	for _, f := range fs {
+		i := mapcommons.AttrIndex(attrs, f.Attr)
+		out = append(out, p.filter(attrColumn(i), attrs[i].Type, f, nanOut[i]))
+	}
+	return out
+}
+
+// orFilters is the SQL of an OR whose every branch (nested ORs
+// flattened) is attribute filters alone (mapcommons.SplitWhere leaves no
+// rest of it): the branches' conjunctions, or-ed; false when c is not so.
+// A branch is true exactly when its filters pass, so the OR is true
+// exactly when SQL's is, as Go's three-valued evaluation has it at the
+// top level.
+func (p *plan) orFilters(c *mapcommons.Expr) (string, bool) {
+	if c.Op != mapcommons.ExprOr {
+		return "", false
+	}
+	var branches []*mapcommons.Expr
+	var flatten func(e *mapcommons.Expr)
+	flatten = func(e *mapcommons.Expr) {
+		if e.Op != mapcommons.ExprOr {
+			branches = append(branches, e)
+			return
+		}
+		for _, a := range e.Args {
+			flatten(a)
+		}
+	}
+	flatten(c)
+	var splits [][]mapcommons.Filter
+	for _, b := range branches {
+		fs, rest := mapcommons.SplitWhere(b)
+		if rest != nil || len(fs) == 0 {
+			return "", false
+		}
+		splits = append(splits, fs)
+	}
+	var or []string
+	for _, fs := range splits {
+		or = append(or, "("+strings.Join(p.filters(fs), " AND ")+")")
+	}
+	return "(" + strings.Join(or, " OR ") + ")", true
 }
 
 // filter is the SQL of one attribute condition, as segment's matchValues
