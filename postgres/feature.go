@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -18,51 +17,37 @@ var _ mapcommons.FeatureService = (*FeatureService)(nil)
 // ScanFeatures implements mapcommons.FeatureService (query.go says what
 // SQL answers and what Go does).
 //
-// With q.Count, the count comes with the page when SQL gives the page
-// (count(*) OVER (), plan.countPage), else from a read of its own before
-// the page's (or after it, when the page was empty).
+// With q.Count, the count comes from the read of the page, in its
+// snapshot: in the page's statement (count(*) OVER (), plan.countPage)
+// when SQL gives the first page, else from a count run as the read's
+// prelude.
 func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
-	counted := false
-	err := s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
+	return s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)
 		if err != nil {
 			return err
 		}
-		counted = false
 		if q.Count != nil {
 			switch {
 			case !q.Selective():
-				*q.Count, counted = ds.FeatureCount, true
+				*q.Count = ds.FeatureCount
 			case p.canCountPage():
 				p.countPage = true
 			default:
-				return errCountFirst
+				cp, err := compile(ds, q.CountQuery())
+				if err != nil {
+					return err
+				}
+				groups, err := cp.groups(ctx, preludeQuerier{tx})
+				if err != nil {
+					return err
+				}
+				*q.Count = mapcommons.GroupCount(groups)
 			}
 		}
-		err = p.scan(ctx, tx, fn)
-		counted = counted || p.counted
-		return err
+		return p.scan(ctx, tx, fn)
 	})
-	before := errors.Is(err, errCountFirst)
-	if (err != nil && !before) || q.Count == nil || counted {
-		return err
-	}
-	groups, err := s.GroupFeatures(ctx, datasetID, q.CountQuery())
-	if err != nil {
-		return err
-	}
-	*q.Count = mapcommons.GroupCount(groups)
-	if !before {
-		return nil // the page was empty: fn was not called
-	}
-	c := *q
-	c.Count = nil
-	return s.ScanFeatures(ctx, datasetID, &c, fn)
 }
-
-// errCountFirst is a read's answer when its query's count must come from
-// a read of its own, before the page's (ScanFeatures).
-var errCountFirst = errors.New("postgres: count first")
 
 // GroupFeatures implements mapcommons.FeatureService.
 func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {

@@ -524,7 +524,9 @@ func (p *plan) query(sel string, paged bool) string {
 // query's matches (plan.countPage): it is exact, and not the union of the
 // parts of a sorted page.
 func (p *plan) canCountPage() bool {
-	return p.exact() && len(p.conds) > 0 && p.q.Limit != 0 && !(p.sortCol >= 0 && indexed(p.sortCol) && p.q.Limit >= 0)
+	// From the first page only: an empty one then says the count is 0,
+	// where one past the end would say nothing.
+	return p.exact() && len(p.conds) > 0 && p.q.Limit != 0 && p.q.Offset <= 0 && !(p.sortCol >= 0 && indexed(p.sortCol) && p.q.Limit >= 0)
 }
 
 // narrowPageMax is the largest page query chooses the positions of first
@@ -636,6 +638,9 @@ func (p *plan) match(ctx context.Context, geom []byte, values []any) (bool, erro
 // scan streams the features of the plan to fn.
 func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Feature) error) error {
 	q := p.q
+	if p.countPage {
+		*q.Count = 0 // unless the page has a row, which carries the count
+	}
 	if q.Limit == 0 {
 		return nil
 	}

@@ -31,9 +31,22 @@ import (
 //     COMMIT.
 
 // rowsQuerier is what a read's function queries through: it runs one
-// query.
+// query, and before it, at most one prelude (whose rows are read and
+// closed before the query), in the same transaction.
 type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Prelude(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// preludeQuerier runs its one query as q's prelude.
+type preludeQuerier struct{ q rowsQuerier }
+
+func (p preludeQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return p.q.Prelude(ctx, sql, args...)
+}
+
+func (p preludeQuerier) Prelude(context.Context, string, ...any) (pgx.Rows, error) {
+	return nil, errors.New("postgres: a prelude of a prelude")
 }
 
 // rowHints keeps the rows reads found, by dataset id (a bounded number).
@@ -130,21 +143,64 @@ type readQuerier struct {
 	conn *pgxpool.Conn
 	hint *datasetRow
 	br   pgx.BatchResults // nil until the query
+	// pre is the prelude's batch (with a hint: BEGIN, the row, the
+	// prelude), closed when the query is sent; begun says the transaction
+	// is begun and the hint checked already.
+	pre   pgx.BatchResults
+	begun bool
+}
+
+// Prelude runs a query before the read's one query, in its transaction:
+// with a hint, in one batch with BEGIN and the row, checked against the
+// hint as Query checks it.
+func (q *readQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if q.br != nil || q.pre != nil {
+		return nil, errors.New("postgres: a read's prelude comes first, once")
+	}
+	if q.hint == nil {
+		var b pgx.Batch
+		b.Queue(sql, args...)
+		q.pre = q.conn.SendBatch(ctx, &b)
+		return q.pre.Query()
+	}
+	var b pgx.Batch
+	b.Queue(beginRead)
+	b.Queue(selectQueried, q.hint.ID)
+	b.Queue(sql, args...)
+	q.pre, q.begun = q.conn.SendBatch(ctx, &b), true
+	if _, err := q.pre.Exec(); err != nil {
+		return nil, errStaleHint
+	}
+	row, err := scanQueried(q.pre.QueryRow(), q.hint.ID)
+	if err != nil || !sameQueried(row, q.hint) {
+		return nil, errStaleHint
+	}
+	rows, err := q.pre.Query()
+	if err != nil {
+		return nil, errStaleHint
+	}
+	return rows, nil
 }
 
 func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if q.br != nil {
 		return nil, errors.New("postgres: a read runs one query")
 	}
+	if q.pre != nil {
+		if err := q.pre.Close(); err != nil {
+			return nil, err
+		}
+		q.pre = nil
+	}
 	var b pgx.Batch
-	if q.hint != nil {
+	if q.hint != nil && !q.begun {
 		b.Queue(beginRead)
 		b.Queue(selectQueried, q.hint.ID)
 	}
 	b.Queue(sql, args...)
 	b.Queue(`COMMIT`)
 	q.br = q.conn.SendBatch(ctx, &b)
-	if q.hint == nil {
+	if q.hint == nil || q.begun {
 		return q.br.Query()
 	}
 	// Any failure before the query's rows (a missing row too) leaves the
@@ -166,6 +222,12 @@ func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.R
 // commit ends the transaction: the COMMIT's result, read after the
 // query's rows (or sent now, when fn ran no query).
 func (q *readQuerier) commit(ctx context.Context) error {
+	if q.pre != nil {
+		if err := q.pre.Close(); err != nil {
+			return err
+		}
+		q.pre = nil
+	}
 	if q.br == nil {
 		_, err := q.conn.Exec(ctx, `COMMIT`)
 		return err
@@ -189,10 +251,10 @@ func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQu
 	q := &readQuerier{conn: conn, hint: hint}
 	err = fn(q, hint)
 	if q.br == nil {
-		if errors.Is(err, errCountFirst) {
-			endRead(conn)
-			return err // no query was sent: the hint holds
+		if q.pre != nil {
+			q.pre.Close()
 		}
+		endRead(conn)
 		return errStaleHint
 	}
 	if errors.Is(err, errStaleHint) {
