@@ -46,7 +46,9 @@ func TestCountWithPage(t *testing.T) {
 	}()
 	var bad []string
 	queries := []func(count *int64) *mapcommons.FeatureQuery{
-		func(c *int64) *mapcommons.FeatureQuery { return &mapcommons.FeatureQuery{Limit: -1, Where: where, Count: c} },
+		func(c *int64) *mapcommons.FeatureQuery {
+			return &mapcommons.FeatureQuery{Limit: -1, Where: where, Count: c}
+		},
 		// SQL's page, past the first: the count is the read's prelude.
 		func(c *int64) *mapcommons.FeatureQuery {
 			return &mapcommons.FeatureQuery{Limit: -1, Offset: 5, Where: &mapcommons.Expr{Op: mapcommons.ExprGe, Property: "n",
