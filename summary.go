@@ -415,6 +415,12 @@ func MedianOfKeys(m int64, scan func(fn func(key uint64)) error) (float64, error
 	return (fromOrderKey(prefix[0]) + fromOrderKey(prefix[1])) / 2, nil
 }
 
+// ExactSummaryMax is the number of features up to which a store
+// summarizes a dataset exactly after an edit, reading every feature (a
+// few milliseconds at most); above it, the store extends the old summary
+// (ExtendSummary) until it next reads every feature.
+const ExactSummaryMax = 20000
+
 // ExtendSummary is the summary of base's features after a change that
 // leaves count features and adds or rewrites those that delta summarizes
 // (nil: none), without reading the others again: the count is exact; the

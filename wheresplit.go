@@ -64,13 +64,21 @@ func SplitWhere(e *Expr) (filters []Filter, rest *Expr) {
 // its AND (nested ANDs flattened).
 func Conjuncts(e *Expr) []*Expr { return conjuncts(e, nil) }
 
+// Disjuncts are the branches of e: e itself, or the parts of its OR
+// (nested ORs flattened).
+func Disjuncts(e *Expr) []*Expr { return flatten(e, ExprOr, nil) }
+
 // conjuncts appends the top-level conjuncts of e (nested ANDs flattened).
-func conjuncts(e *Expr, out []*Expr) []*Expr {
-	if e.Op != ExprAnd {
+func conjuncts(e *Expr, out []*Expr) []*Expr { return flatten(e, ExprAnd, out) }
+
+// flatten appends the parts of e's nested operations op (e itself when it
+// is another operation).
+func flatten(e *Expr, op string, out []*Expr) []*Expr {
+	if e.Op != op {
 		return append(out, e)
 	}
 	for _, a := range e.Args {
-		out = conjuncts(a, out)
+		out = flatten(a, op, out)
 	}
 	return out
 }
@@ -180,29 +188,22 @@ func orEqualities(c *Expr) (Filter, bool) {
 		return Filter{}, false
 	}
 	f := Filter{Op: OpIn}
-	var walk func(e *Expr) bool
-	walk = func(e *Expr) bool {
-		switch e.Op {
-		case ExprOr:
-			for _, a := range e.Args {
-				if !walk(a) {
-					return false
-				}
-			}
-			return true
-		case ExprEq, ExprIn:
-			if f.Attr == "" {
-				f.Attr = e.Property
-			}
-			if e.Property != f.Attr || IsGeometryProperty(e.Property) {
-				return false
-			}
-			for _, v := range e.Values {
-				f.Values = append(f.Values, filterValue(v))
-			}
-			return len(f.Values) <= MaxInValues
+	for _, e := range Disjuncts(c) {
+		if e.Op != ExprEq && e.Op != ExprIn {
+			return Filter{}, false
 		}
-		return false
+		if f.Attr == "" {
+			f.Attr = e.Property
+		}
+		if e.Property != f.Attr || IsGeometryProperty(e.Property) {
+			return Filter{}, false
+		}
+		for _, v := range e.Values {
+			f.Values = append(f.Values, filterValue(v))
+		}
+		if len(f.Values) > MaxInValues {
+			return Filter{}, false
+		}
 	}
-	return f, walk(c)
+	return f, true
 }

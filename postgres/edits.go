@@ -23,26 +23,40 @@ import (
 // (editRewrite).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	var res *mapcommons.EditResult
-	rewrite := false
+	err := s.inPlace(ctx, datasetID,
+		func(tx pgx.Tx, old *datasetRow) (bool, error) {
+			if len(old.holes)+len(e.Deletes) > maxHoles {
+				return false, nil
+			}
+			var err error
+			res, err = s.editInPlace(ctx, tx, old, e)
+			return true, err
+		},
+		func() (err error) { res, err = s.editRewrite(ctx, datasetID, e); return err })
+	return res, err
+}
+
+// inPlace runs edit in one transaction under the dataset's write lock,
+// with the dataset's row as the lock holds it; when edit says it cannot
+// be made in place (the table would keep too many holes), nothing of the
+// transaction stays and rewrite runs instead.
+func (s *FeatureService) inPlace(ctx context.Context, id int64, edit func(tx pgx.Tx, old *datasetRow) (done bool, err error), rewrite func() error) error {
+	done := false
 	err := s.db.tx(ctx, func(tx pgx.Tx) error {
-		if err := lockFeatures(ctx, tx, datasetID); err != nil {
+		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
-		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
+		old, err := findDataset(ctx, tx, id, false) // the lock keeps its features as they are
 		if err != nil {
 			return err
 		}
-		if len(old.holes)+len(e.Deletes) > maxHoles {
-			rewrite = true
-			return nil
-		}
-		res, err = s.editInPlace(ctx, tx, old, e)
+		done, err = edit(tx, old)
 		return err
 	})
-	if err != nil || !rewrite {
-		return res, err
+	if err != nil || done {
+		return err
 	}
-	return s.editRewrite(ctx, datasetID, e)
+	return rewrite()
 }
 
 // preparedEdit is an edit checked against the dataset's rows as the lock
@@ -119,12 +133,10 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 	return pe, nil
 }
 
-// exactSummaryMax is the number of features up to which an edit in place
-// summarizes the dataset exactly, reading every row (a few milliseconds
-// at most), as the embedded store does below the same number; above it,
-// the old summary is extended by the features added and updated
-// (mapcommons.ExtendSummary) until the next rewrite. Variable for tests.
-var exactSummaryMax int64 = 20000
+// exactSummaryMax is mapcommons.ExactSummaryMax for an edit in place, as
+// on the embedded store: above it, the old summary is extended by the
+// features added and updated until the next rewrite. Variable for tests.
+var exactSummaryMax int64 = mapcommons.ExactSummaryMax
 
 // editInPlace applies e to the dataset's current table (see ApplyEdits).
 func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (*mapcommons.EditResult, error) {

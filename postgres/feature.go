@@ -99,53 +99,41 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 // go in place, as an edit's deletes (edits.go), unless that would leave
 // more than maxHoles holes: then the table is rewritten without them.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
-	rewrite := false
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
-		if err := lockFeatures(ctx, tx, datasetID); err != nil {
-			return err
-		}
-		old, err := findDataset(ctx, tx, datasetID, false) // the lock keeps its features as they are
-		if err != nil {
-			return err
-		}
-		slots, err := deletedSlots(old, positions)
-		if err != nil {
-			return err
-		}
-		if len(old.holes)+len(slots) > maxHoles {
-			rewrite = true
-			return nil
-		}
-		var ids []int64
-		rows, err := tx.Query(ctx, `SELECT fid FROM `+ident(old.table)+` WHERE pos = ANY($1)`, slots)
-		if err != nil {
-			return formatError(err)
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return formatError(err)
+	return s.inPlace(ctx, datasetID,
+		func(tx pgx.Tx, old *datasetRow) (bool, error) {
+			slots, err := deletedSlots(old, positions)
+			if err != nil || len(old.holes)+len(slots) > maxHoles {
+				return false, err
 			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return formatError(err)
-		}
-		_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids})
-		return err
-	})
-	if err != nil || !rewrite {
-		return err
-	}
-	return s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
-		slots, err := deletedSlots(old, positions)
-		if err != nil {
-			return err
-		}
-		return g.copyRows(ctx, old.table, slots)
-	})
+			var ids []int64
+			rows, err := tx.Query(ctx, `SELECT fid FROM `+ident(old.table)+` WHERE pos = ANY($1)`, slots)
+			if err != nil {
+				return false, formatError(err)
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return false, formatError(err)
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return false, formatError(err)
+			}
+			_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids})
+			return true, err
+		},
+		func() error {
+			return s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+				slots, err := deletedSlots(old, positions)
+				if err != nil {
+					return err
+				}
+				return g.copyRows(ctx, old.table, slots)
+			})
+		})
 }
 
 // deletedSlots checks the positions of a delete and gives their rows' pos

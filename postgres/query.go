@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"mapcommons"
 	"mapcommons/format/wkb"
 	"mapcommons/segment"
@@ -228,18 +226,7 @@ func (p *plan) orFilters(c *mapcommons.Expr) (string, bool) {
 	if c.Op != mapcommons.ExprOr {
 		return "", false
 	}
-	var branches []*mapcommons.Expr
-	var flatten func(e *mapcommons.Expr)
-	flatten = func(e *mapcommons.Expr) {
-		if e.Op != mapcommons.ExprOr {
-			branches = append(branches, e)
-			return
-		}
-		for _, a := range e.Args {
-			flatten(a)
-		}
-	}
-	flatten(c)
+	branches := mapcommons.Disjuncts(c)
 	var splits [][]mapcommons.Filter
 	for _, b := range branches {
 		fs, rest := mapcommons.SplitWhere(b)
@@ -635,7 +622,11 @@ func (p *plan) match(ctx context.Context, geom []byte, values []any) (bool, erro
 	return p.where.Match(ctx, values, geom)
 }
 
-// scan streams the features of the plan to fn.
+// scan streams the features of the plan to fn. A lazy query
+// (FeatureQuery.Lazy) whose tests left to Go are spatial only, over
+// columns all of rawRow's forms, reads each feature's values through a
+// rawRow, as asked: nothing is boxed or converted for the values no one
+// reads (a low-zoom tile reads those of one point a cell).
 func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Feature) error) error {
 	q := p.q
 	if p.countPage {
@@ -660,24 +651,35 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 	}
 	f := &mapcommons.Feature{}
 	rr, geoms := newRowReader(rows), &arena{}
+	lazy := q.Lazy && p.where == nil && rr.lazy()
+	row := &rawRow{base: 3}
 	skipped, sent := int64(0), int64(0)
-	if q.Lazy && p.where == nil && rr.lazy() {
-		return p.scanLazy(rows, fn, offset, limit)
-	}
 	for rows.Next() {
-		vals, err := rr.values()
-		if err != nil {
-			return err
-		}
-		if p.countPage {
-			n, _ := vals[len(vals)-1].(int64)
-			vals = vals[:len(vals)-1]
-			if !p.counted {
-				*q.Count, p.counted = n, true
+		var pos, fid, count int64
+		var geom []byte
+		if lazy {
+			raw := rows.RawValues()
+			if p.countPage {
+				count, raw = rawInt(raw[len(raw)-1]), raw[:len(raw)-1]
 			}
+			pos, fid, geom, row.raw = rawInt(raw[0]), rawInt(raw[1]), raw[2], raw
+			f.Values, f.Row = nil, row
+		} else {
+			vals, err := rr.values()
+			if err != nil {
+				return err
+			}
+			if p.countPage {
+				count, _ = vals[len(vals)-1].(int64)
+				vals = vals[:len(vals)-1]
+			}
+			pos, fid = vals[0].(int64), vals[1].(int64)
+			geom, _ = vals[2].([]byte)
+			f.Values, f.Row = featureValues(vals[3:], f.Values), nil
 		}
-		geom, _ := vals[2].([]byte)
-		f.Values = featureValues(vals[3:], f.Values)
+		if p.countPage && !p.counted {
+			*q.Count, p.counted = count, true
+		}
 		if ok, err := p.match(ctx, geom, f.Values); err != nil {
 			return err
 		} else if !ok {
@@ -687,50 +689,7 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 			skipped++
 			continue
 		}
-		f.Position, f.ID, f.Geometry, f.Row = p.ds.position(vals[0].(int64)), vals[1].(int64), geoms.copy(geom), nil
-		if q.WithDistance && p.near != nil {
-			f.Distance = math.NaN()
-			if g, err := wkb.Decode(geom); err == nil {
-				f.Distance = p.near.Distance(g)
-			}
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-		if sent++; sent >= limit {
-			return nil
-		}
-	}
-	return formatError(rows.Err())
-}
-
-// scanLazy is scan's loop for a lazy query (FeatureQuery.Lazy) whose
-// tests left to Go are spatial only, over columns all of rawRow's forms:
-// each feature's values are read through a rawRow, as asked.
-func (p *plan) scanLazy(rows pgx.Rows, fn func(*mapcommons.Feature) error, offset, limit int64) error {
-	q := p.q
-	f := &mapcommons.Feature{}
-	row := &rawRow{base: 3}
-	geoms := &arena{}
-	skipped, sent := int64(0), int64(0)
-	for rows.Next() {
-		raw := rows.RawValues()
-		if p.countPage {
-			if !p.counted {
-				*q.Count, p.counted = rawInt(raw[len(raw)-1]), true
-			}
-			raw = raw[:len(raw)-1]
-		}
-		geom := raw[2]
-		if !p.matchGeometry(geom) {
-			continue
-		}
-		if skipped < offset {
-			skipped++
-			continue
-		}
-		row.raw = raw
-		f.Position, f.ID, f.Geometry, f.Values, f.Row = p.ds.position(rawInt(raw[0])), rawInt(raw[1]), geoms.copy(geom), nil, row
+		f.Position, f.ID, f.Geometry = p.ds.position(pos), fid, geoms.copy(geom)
 		if q.WithDistance && p.near != nil {
 			f.Distance = math.NaN()
 			if g, err := wkb.Decode(geom); err == nil {

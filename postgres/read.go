@@ -168,14 +168,22 @@ func (q *readQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx
 	b.Queue(selectQueried, q.hint.ID)
 	b.Queue(sql, args...)
 	q.pre, q.begun = q.conn.SendBatch(ctx, &b), true
-	if _, err := q.pre.Exec(); err != nil {
+	return q.hinted(q.pre)
+}
+
+// hinted reads the results of a batch that begins with BEGIN and the
+// row's SELECT, and returns the rows of the query after them only if the
+// row is the hint. Any failure before the query's rows (a missing row
+// too) leaves the answer to the read without the hint.
+func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
+	if _, err := br.Exec(); err != nil {
 		return nil, errStaleHint
 	}
-	row, err := scanQueried(q.pre.QueryRow(), q.hint.ID)
+	row, err := scanQueried(br.QueryRow(), q.hint.ID)
 	if err != nil || !sameQueried(row, q.hint) {
 		return nil, errStaleHint
 	}
-	rows, err := q.pre.Query()
+	rows, err := br.Query()
 	if err != nil {
 		return nil, errStaleHint
 	}
@@ -203,20 +211,7 @@ func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.R
 	if q.hint == nil || q.begun {
 		return q.br.Query()
 	}
-	// Any failure before the query's rows (a missing row too) leaves the
-	// answer to the read without the hint.
-	if _, err := q.br.Exec(); err != nil {
-		return nil, errStaleHint
-	}
-	row, err := scanQueried(q.br.QueryRow(), q.hint.ID)
-	if err != nil || !sameQueried(row, q.hint) {
-		return nil, errStaleHint
-	}
-	rows, err := q.br.Query()
-	if err != nil {
-		return nil, errStaleHint
-	}
-	return rows, nil
+	return q.hinted(q.br)
 }
 
 // commit ends the transaction: the COMMIT's result, read after the

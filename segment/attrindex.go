@@ -232,18 +232,7 @@ type orPart struct {
 // its best column's index (the filters mapcommons.SplitWhere finds in
 // it), and their total; false when a branch has none.
 func (p *plan) orSpans(c *mapcommons.Expr) (parts []orPart, total int, ok bool) {
-	var branches []*mapcommons.Expr
-	var flatten func(e *mapcommons.Expr)
-	flatten = func(e *mapcommons.Expr) {
-		if e.Op != mapcommons.ExprOr {
-			branches = append(branches, e)
-			return
-		}
-		for _, a := range e.Args {
-			flatten(a)
-		}
-	}
-	flatten(c)
+	branches := mapcommons.Disjuncts(c)
 	for _, b := range branches {
 		fs, _ := mapcommons.SplitWhere(b)
 		if len(fs) == 0 {

@@ -365,7 +365,7 @@ func summaryJSON(ds *mapcommons.Dataset) string {
 // features (a few milliseconds at most). Above it, a write extends the
 // old summary with the delta's (see viewSummary), and the compaction that
 // follows makes it exact.
-var exactSummaryMax = 20000
+var exactSummaryMax = mapcommons.ExactSummaryMax
 
 // viewSummary is the summary of view v: exact (the summary a compacted
 // segment of the same features has) when v has no pending change or at
