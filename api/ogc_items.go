@@ -367,6 +367,12 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
+	// A repeated query on the same version, as the native path keeps it;
+	// the key has the base of the links too.
+	key, cacheable := s.ogcCacheKey(r, ds, "ogc-items."+f)
+	if c, ok := s.cache.get(key); ok && cacheable {
+		return c.write(w, r)
+	}
 	fq.Offset, fq.Limit = offset, limit
 	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
 	links := func(total int64) []ogcLink {
@@ -393,6 +399,9 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	start := func() error {
 		started = true
 		o = startJSON(w, r)
+		if cacheable {
+			o.complete = func(ct string, body []byte) { s.cache.put(key, ct, body) }
+		}
 		if callbackOf(r) == "" {
 			w.Header().Set("Content-Type", ogcGeoJSON)
 		}
@@ -529,6 +538,10 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.ogcItemsHTML(w, r, ds, fq, links, 1)
 	}
+	key, cacheable := s.ogcCacheKey(r, ds, "ogc-item."+f)
+	if c, ok := s.cache.get(key); ok && cacheable {
+		return c.write(w, r)
+	}
 	extra, err := jsonMember([]byte{','}, "links", links)
 	if err != nil {
 		return err
@@ -550,6 +563,18 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	if callbackOf(r) == "" {
 		w.Header().Set("Content-Type", ogcGeoJSON)
 	}
+	if cacheable {
+		o.complete = func(ct string, body []byte) { s.cache.put(key, ct, body) }
+	}
 	o.buf = append(o.buf, body...)
 	return o.Close()
+}
+
+// ogcCacheKey is the response cache's key of an OGC answer of kind (with
+// its format) on ds: its version, the base of its links and the query;
+// cacheable is false for a request with a body, which the key does not
+// hold.
+func (s *Server) ogcCacheKey(r *http.Request, ds *mapcommons.Dataset, kind string) (key string, cacheable bool) {
+	return fmt.Sprintf("%d/%d/%s/%s%s?%s", ds.ID, ds.Version, kind, s.ogcBase(r), r.URL.Path, r.URL.RawQuery),
+		r.ContentLength == 0 && len(r.TransferEncoding) == 0
 }

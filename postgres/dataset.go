@@ -28,7 +28,7 @@ const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
-	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.features, d.next_id, d.holes`
+	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.features, d.next_id, d.holes, ` + rowStamp
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 
@@ -38,6 +38,7 @@ type datasetRow struct {
 	table  string  // the features' table ("" never, once created)
 	nextID int64   // above every id the dataset gave
 	holes  []int64 // the pos of the rows deleted in place, ascending (holes.go)
+	stamp  string  // which versions of its rows the dataset was read from (catalogue.go)
 }
 
 // scanDataset scans a row of datasetColumns.
@@ -53,7 +54,7 @@ func scanDataset(row pgx.Row) (*datasetRow, error) {
 		&m.MetadataURL, &m.CitationURL, &m.ContactName, &m.ContactAddress, &m.ContactPhone, &m.ProcessNotes,
 		&ds.Type, &ds.DataType, &ds.State, &ds.FeatureCount, &minx, &miny, &maxx, &maxy, &gtypes, &ds.GeometryMask,
 		&attrs, &stats, &ds.CRS, &ds.PRJ, &ds.CreatedAt, &ds.UpdatedAt, &ds.Version, &ds.URL, &ds.URLType,
-		&ds.LastFetchError, &fetched, &perms, &ds.FeedKey, &r.table, &r.nextID, &r.holes); err != nil {
+		&ds.LastFetchError, &fetched, &perms, &ds.FeedKey, &r.table, &r.nextID, &r.holes, &r.stamp); err != nil {
 		return nil, err
 	}
 	if minx != nil && miny != nil && maxx != nil && maxy != nil {
@@ -168,12 +169,10 @@ func findDataset(ctx context.Context, q querier, id int64, forUpdate bool) (*dat
 }
 
 // FindDatasetByID implements mapcommons.DatasetService.
+// The row comes from the catalogue cache when the database says it has
+// not changed since (catalogue.go).
 func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
-	r, err := findDataset(ctx, s.db.pool, id, false)
-	if err != nil {
-		return nil, err
-	}
-	return r.Dataset, nil
+	return s.db.catalogue.find(ctx, s.db.pool, id)
 }
 
 // FindDatasets implements mapcommons.DatasetService.

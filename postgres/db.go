@@ -45,6 +45,9 @@ type DB struct {
 	// hints are the datasets' rows as reads last found them (read.go):
 	// a guess, checked in every read's snapshot.
 	hints rowHints
+	// catalogue keeps the datasets' rows FindDatasetByID read, checked
+	// against the database at every use (catalogue.go).
+	catalogue catalogue
 	// indexer builds the features tables' attribute indexes (attrindex.go).
 	indexer indexer
 }

@@ -106,3 +106,7 @@ func Slot(holes []int64, count, k int64) int64 {
 func Position(holes []int64, pos int64) int64 {
 	return (&datasetRow{Dataset: &mapcommons.Dataset{}, holes: holes}).position(pos)
 }
+
+// CatalogueHits is the number of FindDatasetByID calls db answered from
+// its catalogue cache.
+func CatalogueHits(db *DB) int64 { return db.catalogue.hits.Load() }
