@@ -69,3 +69,25 @@ type FeedClaim struct {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
+
+type recentCatalogueKey struct{}
+
+// WithRecentCatalogue marks ctx as a read that may see the datasets'
+// rows as they were up to MaxCatalogueLag ago: a store that keeps them
+// in memory, told of every change by its database, may then answer from
+// memory without asking it. It is for callers with no writes of their
+// own to read back (anonymous reads); every other read sees every change
+// committed before it began.
+func WithRecentCatalogue(ctx context.Context) context.Context {
+	return context.WithValue(ctx, recentCatalogueKey{}, true)
+}
+
+// RecentCatalogue reports whether ctx is marked by WithRecentCatalogue.
+func RecentCatalogue(ctx context.Context) bool {
+	v, _ := ctx.Value(recentCatalogueKey{}).(bool)
+	return v
+}
+
+// MaxCatalogueLag bounds how old the datasets' rows a read marked by
+// WithRecentCatalogue sees.
+const MaxCatalogueLag = time.Second

@@ -2,7 +2,10 @@ package api_test
 
 import (
 	"bytes"
+	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"mapcommons"
@@ -48,4 +51,54 @@ func TestOGCItemsFromCache(t *testing.T) {
 		t.Fatalf("item after the edit: %s", body)
 	}
 	read(item, 0)
+}
+
+// recentFinds records whether each FindDatasetByID may see a recent
+// catalogue (mapcommons.WithRecentCatalogue).
+type recentFinds struct {
+	mapcommons.DatasetService
+	mu     sync.Mutex
+	recent []bool
+}
+
+func (d *recentFinds) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
+	d.mu.Lock()
+	d.recent = append(d.recent, mapcommons.RecentCatalogue(ctx))
+	d.mu.Unlock()
+	return d.DatasetService.FindDatasetByID(ctx, id)
+}
+
+// TestRecentCatalogueOnlyAnonymousReads: only an anonymous GET or HEAD
+// may be answered from a catalogue a moment old; a signed-in caller's
+// reads (who may read back their own writes) and every write see it as
+// it is.
+func TestRecentCatalogueOnlyAnonymousReads(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	ds := ts.createCSV("?title=pts", string(pointsCSV(5)))
+	finds := &recentFinds{}
+	ts.rebuild(nil, func(s *mapcommons.Services) { finds.DatasetService = s.Datasets; s.Datasets = finds })
+	for _, c := range []struct {
+		r      req
+		recent bool
+	}{
+		{req{method: "GET", path: ds + ".json"}, true},
+		{req{method: "HEAD", path: ds + "/features.json"}, true},
+		{req{method: "GET", path: ds + ".json", user: "alice"}, false},
+		{req{method: "PATCH", path: ds + "/features/1.json", user: "alice", ctype: "application/merge-patch+json", body: []byte(`{"name": "x"}`)}, false},
+	} {
+		finds.mu.Lock()
+		finds.recent = nil
+		finds.mu.Unlock()
+		w := ts.do(c.r)
+		if w.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", c.r.method, c.r.path, w.Code, w.Body)
+		}
+		finds.mu.Lock()
+		got := slices.Clone(finds.recent)
+		finds.mu.Unlock()
+		if len(got) == 0 || slices.Contains(got, !c.recent) {
+			t.Errorf("%s %s (user %q): finds recent %v, want all %v", c.r.method, c.r.path, c.r.user, got, c.recent)
+		}
+	}
 }

@@ -322,6 +322,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ri.user = user
 	}
+	if ri.user == nil && safeMethod(r.Method) {
+		// No writes of its own to read back: the store may answer from
+		// a catalogue a moment old (mapcommons.WithRecentCatalogue).
+		r = r.WithContext(mapcommons.WithRecentCatalogue(r.Context()))
+	}
 	if !safeMethod(r.Method) && !signInRequest(r) {
 		// A session's state-changing requests carry its CSRF token.
 		if err := s.checkCSRF(r); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"reflect"
 	"strconv"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"mapcommons"
 	"mapcommons/internal/pgtest"
@@ -111,4 +113,93 @@ func TestCatalogueSeesEveryChange(t *testing.T) {
 	if _, err := rs.Datasets.FindDatasetByID(ctx, ds.ID); mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		t.Fatalf("after the deletion: %v", err)
 	}
+}
+
+// TestCatalogueListens: reads that may see a recent catalogue
+// (mapcommons.WithRecentCatalogue) are answered from memory while the
+// listener hears its beats, see another server's change once its
+// notification comes, and stop trusting memory when the listener stops
+// hearing: a listener that hangs is distrusted once its last beat heard
+// is older than mapcommons.MaxCatalogueLag (the store's clock moved past
+// it here), and one whose connection is cut is not trusted until it
+// listens again, having forgotten what it might have missed.
+func TestCatalogueListens(t *testing.T) {
+	ctx := context.Background()
+	recent := mapcommons.WithRecentCatalogue(ctx)
+	url := pgtest.URL(t)
+	writer, reader := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
+	var offset atomic.Int64 // the reader's clock, moved by the test
+	base := time.Now()
+	reader.Now = func() time.Time { return base.Add(time.Duration(offset.Load())) }
+	ws, rs := writer.Services(), reader.Services()
+	ds := &mapcommons.Dataset{Metadata: mapcommons.Metadata{Title: "t0"}}
+	if err := ws.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(3)); err != nil {
+		t.Fatal(err)
+	}
+	title := func() string {
+		t.Helper()
+		got, err := rs.Datasets.FindDatasetByID(recent, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Metadata.Title
+	}
+	retitle := func(s string) {
+		t.Helper()
+		if _, err := ws.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trustedFind := func(what string) string {
+		t.Helper()
+		var got string
+		eventually(t, what, func() bool {
+			n := postgres.CatalogueTrusted(reader)
+			got = title()
+			return postgres.CatalogueTrusted(reader) > n
+		})
+		return got
+	}
+	if got := trustedFind("a trusted find"); got != "t0" {
+		t.Fatalf("trusted find: %q", got)
+	}
+	retitle("t1")
+	eventually(t, "the change heard", func() bool { return title() == "t1" })
+	if got := trustedFind("trusted after the change"); got != "t1" {
+		t.Fatalf("trusted find after the change: %q", got)
+	}
+
+	// A listener that hears nothing more is trusted within the bound
+	// (the clock has not moved), and not past it.
+	postgres.StallListener(reader, true)
+	retitle("t2")
+	offset.Add(int64(mapcommons.MaxCatalogueLag + time.Millisecond))
+	n := postgres.CatalogueTrusted(reader)
+	if got := title(); got != "t2" || postgres.CatalogueTrusted(reader) != n {
+		t.Fatalf("past the bound, with a stalled listener: %q, trusted %d times more", got, postgres.CatalogueTrusted(reader)-n)
+	}
+	postgres.StallListener(reader, false)
+	if got := trustedFind("trusted once beats are heard again"); got != "t2" {
+		t.Fatalf("after the stall: %q", got)
+	}
+
+	// A listener whose connection is cut: past the bound, changes made
+	// before it listens again are seen by every find.
+	conn := rawConn(t, url)
+	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN mapcommons_catalogue' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	retitle("t3")
+	offset.Add(int64(mapcommons.MaxCatalogueLag + time.Millisecond))
+	eventually(t, "the listener back", func() bool {
+		if got := title(); got != "t3" {
+			t.Fatalf("after the listener's connection was cut: %q", got)
+		}
+		n := postgres.CatalogueTrusted(reader)
+		title()
+		return postgres.CatalogueTrusted(reader) > n
+	})
+	retitle("t4")
+	eventually(t, "a change heard by the listener that came back", func() bool { return title() == "t4" })
 }

@@ -172,7 +172,7 @@ func findDataset(ctx context.Context, q querier, id int64, forUpdate bool) (*dat
 // The row comes from the catalogue cache when the database says it has
 // not changed since (catalogue.go).
 func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
-	return s.db.catalogue.find(ctx, s.db.pool, id)
+	return s.db.catalogue.find(ctx, s.db, s.db.pool, id)
 }
 
 // FindDatasets implements mapcommons.DatasetService.

@@ -87,6 +87,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 // Close cancels the index build under way, if any, and closes every
 // connection of the pool.
 func (db *DB) Close() error {
+	db.catalogue.listen.close()
 	db.indexer.stop()
 	db.pool.Close()
 	return nil

@@ -110,3 +110,11 @@ func Position(holes []int64, pos int64) int64 {
 // CatalogueHits is the number of FindDatasetByID calls db answered from
 // its catalogue cache.
 func CatalogueHits(db *DB) int64 { return db.catalogue.hits.Load() }
+
+// CatalogueTrusted is the number of FindDatasetByID calls db answered
+// from its catalogue cache without checking the row's stamp.
+func CatalogueTrusted(db *DB) int64 { return db.catalogue.trusted.Load() }
+
+// StallListener makes db's catalogue listener ignore what it hears (as a
+// connection that hangs would), or hear again.
+func StallListener(db *DB, stalled bool) { db.catalogue.listen.stalled.Store(stalled) }

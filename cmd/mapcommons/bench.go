@@ -423,7 +423,17 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *pgfs != "" || *pgts != "" {
 		id, _ := strconv.ParseInt(strings.TrimPrefix(dsPath, "/datasets/"), 10, 64)
-		if err := benchCompare(ctx, out, *pgfs, *pgts, *dbURL, srv.base, id, time.Duration(*seconds)*time.Second); err != nil {
+		spool := store
+		store = filepath.Join(work, "spool2") // a second server's own
+		withCache, err := serve("32MiB")
+		store = spool
+		if err != nil {
+			srv.stop()
+			return err
+		}
+		err = benchCompare(ctx, out, *pgfs, *pgts, *dbURL, srv.base, withCache.base, id, time.Duration(*seconds)*time.Second)
+		withCache.stop()
+		if err != nil {
 			srv.stop()
 			return err
 		}

@@ -116,9 +116,9 @@ func startRival(bin string, env func(port int) []string, ready func(port int) st
 
 // benchCompare runs the comparisons asked for (pgfs and pgts, the
 // binaries of pg_featureserv and pg_tileserv; either may be "") against
-// our server at ours, whose dataset id holds the bench's points on the
+// our servers at ours (the response cache off) and cached (on), whose dataset id holds the bench's points on the
 // database at dbURL.
-func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbURL, ours string, id int64, dur time.Duration) error {
+func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbURL, ours, cached string, id int64, dur time.Duration) error {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return err
@@ -130,7 +130,7 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 	}
 	defer drop()
 	if pgfs != "" {
-		if err := comparePGFS(out, pgfs, dbURL, ours, id, dur); err != nil {
+		if err := comparePGFS(out, pgfs, dbURL, ours, cached, id, dur); err != nil {
 			return err
 		}
 	}
@@ -140,8 +140,12 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 	return nil
 }
 
-// comparePGFS measures the request shapes on pg_featureserv and on ours.
-func comparePGFS(out func(string, ...any), bin, dbURL, ours string, id int64, dur time.Duration) error {
+// comparePGFS measures the request shapes on pg_featureserv and on ours,
+// with the response cache off (every request runs its query: ours) and
+// on (cached: a repeated request is answered from memory once its
+// catalogue row is checked), and the items of randomFids random ids,
+// which a cache rarely answers.
+func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id int64, dur time.Duration) error {
 	port, stop, err := startRival(bin,
 		func(port int) []string {
 			return []string{"DATABASE_URL=" + dbURL, "PGFS_SERVER_HTTPPORT=" + strconv.Itoa(port), "PGFS_SERVER_HTTPHOST=127.0.0.1"}
@@ -153,26 +157,42 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours string, id int64, du
 		return err
 	}
 	defer stop()
-	theirs := fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable)
-	mine := fmt.Sprintf("%s/ogc/collections/%d", ours, id)
+	bases := [3]string{fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable),
+		fmt.Sprintf("%s/ogc/collections/%d", ours, id), fmt.Sprintf("%s/ogc/collections/%d", cached, id)}
 
 	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds:", dur)
-	out("| request | pg_featureserv req/s | mapcommons req/s | ratio | features (theirs / ours) |")
-	out("|---|---|---|---|---|")
-	for _, sh := range compareShapes {
-		urls := [2]string{theirs + encodeQuery(sh.query), mine + encodeQuery(sh.query)}
+	out("| request | pg_featureserv req/s | mapcommons, cache off | ratio | mapcommons, cache on | ratio | features (theirs / ours) |")
+	out("|---|---|---|---|---|---|---|")
+	shapes := append(slices.Clone(compareShapes), struct{ name, query string }{
+		fmt.Sprintf("items/{fid}, %d random fids", randomFids), ""})
+	r := rand.New(rand.NewPCG(1, 2))
+	var fids []string
+	for range randomFids {
+		fids = append(fids, fmt.Sprintf("/items/%d", 1+r.IntN(1000000)))
+	}
+	for _, sh := range shapes {
+		queries := []string{sh.query}
+		if sh.query == "" {
+			queries = fids
+		}
+		var urls [3][]string
+		for k, base := range bases {
+			for _, q := range queries {
+				urls[k] = append(urls[k], base+encodeQuery(q))
+			}
+		}
 		var counts [2]string
-		for k, u := range urls {
-			n, err := countReturned(u)
+		for k := range counts {
+			n, err := countReturned(urls[k][0])
 			if err != nil {
 				return fmt.Errorf("%s: %v", sh.name, err)
 			}
 			counts[k] = n
 		}
-		var rates [2][]float64
+		var rates [3][]float64
 		for range 3 {
-			for k, u := range urls {
-				r, _, err := throughput(u, 16, dur)
+			for k := range urls {
+				r, _, err := throughputAcross(urls[k], 16, dur)
 				if err != nil {
 					return fmt.Errorf("%s: %v", sh.name, err)
 				}
@@ -180,11 +200,15 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours string, id int64, du
 			}
 		}
 		med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
-		a, b := med(rates[0]), med(rates[1])
-		out("| %s | %.0f | %.0f | %.2f× | %s / %s |", sh.name, a, b, b/a, counts[0], counts[1])
+		a, b, c := med(rates[0]), med(rates[1]), med(rates[2])
+		out("| %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s / %s |", sh.name, a, b, b/a, c, c/a, counts[0], counts[1])
 	}
 	return nil
 }
+
+// randomFids is how many random items the comparison's last shape asks
+// for, in turn.
+const randomFids = 20000
 
 // comparePGTS measures vector tiles on pg_tileserv and on ours (whose
 // tile cache the bench's server has off): the tile of each zoom 0-4 that
