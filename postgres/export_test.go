@@ -106,3 +106,18 @@ func Slot(holes []int64, count, k int64) int64 {
 func Position(holes []int64, pos int64) int64 {
 	return (&datasetRow{Dataset: &mapcommons.Dataset{}, holes: holes}).position(pos)
 }
+
+// ReplicaReads counts db's reads of features: those a replica answered,
+// those the primary answered, and of those, the ones a replica was behind
+// for and the ones a replica failed.
+func ReplicaReads(db *DB) (replica, primary, behind, failed int64) {
+	rs := db.replicas
+	return rs.replicaReads.Load(), rs.primaryReads.Load(), rs.behind.Load(), rs.failed.Load()
+}
+
+// ReplicaDown reports whether db's replica i is marked down.
+func ReplicaDown(db *DB, i int) bool { return db.replicas.list[i].down.Load() }
+
+// SeenVersion is the highest version of dataset id's row db saw on the
+// primary (0: none).
+func SeenVersion(db *DB, id int64) int64 { return db.replicas.versions.get(id) }
