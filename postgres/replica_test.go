@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -332,4 +333,47 @@ func TestReplicaKilled(t *testing.T) {
 	_, p, _, f := postgres.ReplicaReads(db)
 	t.Logf("%d reads (%d after the kill): %d failed in flight, %d on the primary, of which %d for the replica failing",
 		finished.Load(), after.Load(), failedBefore.Load(), p, f)
+}
+
+// TestReplicaKilledMidRead: a replica that dies after rows of a read
+// reached the caller fails that read (it cannot start again on the
+// primary: the caller would get its first rows twice), and is down.
+func TestReplicaKilledMidRead(t *testing.T) {
+	ctx := context.Background()
+	sb := pgtest.NewStandby(t)
+	url := pgtest.URL(t)
+	sb.CatchUp(t)
+	db := pgtest.OpenReplicas(t, url, sb.URL(url))
+	// Far more rows than the socket's buffers hold: most of them are
+	// still to come from the server when it dies.
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := db.Services().Datasets.CreateDataset(ctx, ds, storetest.SampleSource(50000)); err != nil {
+		t.Fatal(err)
+	}
+	sb.CatchUp(t)
+	seen := map[int64]bool{}
+	err := db.Services().Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+		if seen[f.Position] {
+			return fmt.Errorf("feature %d twice", f.Position)
+		}
+		if len(seen) == 0 {
+			sb.Kill(t)
+		}
+		seen[f.Position] = true
+		return nil
+	})
+	if err == nil || len(seen) == 50000 {
+		t.Fatalf("a read whose replica died: %v after %d of 50000 features", err, len(seen))
+	}
+	if strings.Contains(err.Error(), "twice") {
+		t.Fatalf("the read started again after rows were given: %v", err)
+	}
+	if !postgres.ReplicaDown(db, 0) {
+		t.Fatal("the replica killed is not down")
+	}
+	// The next read is the primary's.
+	if got := label(t, db.Services(), ds.ID, 1); got != "namea" {
+		t.Fatalf("the next read: %v", got)
+	}
+	t.Logf("failed after %d features: %v", len(seen), err)
 }
