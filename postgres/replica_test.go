@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -238,6 +239,8 @@ func TestReplicaReadYourWrites(t *testing.T) {
 // TestReplicaKilled: the standby killed while reads run in a loop, every
 // read started after it went succeeds (on the primary), only those in
 // flight may fail, and once it is started again the reads go back to it.
+// Twice: killed between reads (so that the first reads after it find it
+// up, fail on it and must run again on the primary), then during them.
 func TestReplicaKilled(t *testing.T) {
 	sb, _, db, id := replicated(t)
 	// The store's clock, which the retries of a replica down follow: the
@@ -245,40 +248,39 @@ func TestReplicaKilled(t *testing.T) {
 	var skew atomic.Int64
 	db.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	s := db.Services()
+	want := label(t, s, id, 5)
 
 	const readers = 4
 	var (
-		killed            atomic.Bool
-		stop              atomic.Bool
-		after             atomic.Int64 // reads started after the kill
-		failedBefore      atomic.Int64
-		mu                sync.Mutex
-		failedAfter       []error
-		wg                sync.WaitGroup
-		want              = label(t, s, id, 5)
-		readerErr         atomic.Value
-		started, finished atomic.Int64
+		gate         sync.RWMutex // held by the test to kill between reads
+		killed       atomic.Bool  // reads started now started after the kill
+		stop         atomic.Bool
+		after        atomic.Int64 // reads started after the kill
+		failedBefore atomic.Int64 // reads in flight at the kill that failed
+		mu           sync.Mutex
+		failedAfter  []error
+		wrong        []string
+		wg           sync.WaitGroup
 	)
 	for range readers {
 		wg.Go(func() {
 			for !stop.Load() {
+				gate.RLock()
 				wasKilled := killed.Load()
-				started.Add(1)
 				var got any
 				err := s.Features.ScanFeatures(context.Background(), id, &mapcommons.FeatureQuery{IDs: []int64{5}, Limit: -1},
 					func(f *mapcommons.Feature) error { got = f.Values[2]; return nil })
-				finished.Add(1)
-				if err == nil && got != want {
-					readerErr.Store(fmt.Sprintf("read %v, want %v", got, want))
-				}
+				gate.RUnlock()
+				mu.Lock()
 				switch {
-				case wasKilled && err != nil:
-					mu.Lock()
+				case err == nil && got != want:
+					wrong = append(wrong, fmt.Sprint(got))
+				case err != nil && wasKilled:
 					failedAfter = append(failedAfter, err)
-					mu.Unlock()
 				case err != nil:
 					failedBefore.Add(1)
 				}
+				mu.Unlock()
 				if wasKilled {
 					after.Add(1)
 				}
@@ -297,42 +299,58 @@ func TestReplicaKilled(t *testing.T) {
 		}
 	}
 	replicaReads := func() int64 { r, _, _, _ := postgres.ReplicaReads(db); return r }
-	waitFor("reads on the replica", func() bool { return replicaReads() >= 20 })
 
-	sb.Kill(t)
-	killed.Store(true)
-	waitFor("reads after the kill", func() bool { return after.Load() >= 50 })
-	if !postgres.ReplicaDown(db, 0) {
-		t.Fatal("the replica killed is not down")
-	}
-	down := replicaReads()
+	for _, between := range []bool{true, false} {
+		r0 := replicaReads()
+		waitFor("reads on the replica", func() bool { return replicaReads() >= r0+20 })
+		_, _, _, f0 := postgres.ReplicaReads(db)
+		if between {
+			gate.Lock() // no read in flight
+		}
+		sb.Kill(t)
+		after.Store(0)
+		killed.Store(true)
+		if between {
+			gate.Unlock()
+		}
+		waitFor("reads after the kill", func() bool { return after.Load() >= 50 })
+		if !postgres.ReplicaDown(db, 0) {
+			t.Fatal("the replica killed is not down")
+		}
+		if _, _, _, f := postgres.ReplicaReads(db); between && f == f0 {
+			t.Fatal("no read failed on the replica killed between reads: the test tells nothing")
+		}
+		down := replicaReads()
+		killed.Store(false)
 
-	sb.Start(t)
-	// The retries follow the store's clock: move it on past any backoff
-	// until a ping finds the standby back.
-	waitFor("reads back on the replica", func() bool {
-		skew.Add(int64(time.Minute))
-		return replicaReads() > down
-	})
-	if postgres.ReplicaDown(db, 0) {
-		t.Fatal("reads went to the replica while it was down")
+		sb.Start(t)
+		// The retries follow the store's clock: move it on past any
+		// backoff until a ping finds the standby back.
+		waitFor("reads back on the replica", func() bool {
+			skew.Add(int64(time.Minute))
+			return replicaReads() > down
+		})
+		if postgres.ReplicaDown(db, 0) {
+			t.Fatal("reads went to the replica while it was down")
+		}
+		mu.Lock()
+		failed, answered := slices.Clone(failedAfter), slices.Clone(wrong)
+		mu.Unlock()
+		if len(failed) > 0 {
+			t.Fatalf("killed between reads %v: %d reads started after the kill failed, the first: %v", between, len(failed), failed[0])
+		}
+		if len(answered) > 0 {
+			t.Fatalf("reads answered %v, want %v", answered, want)
+		}
 	}
 	stop.Store(true)
 	wg.Wait()
-	if v := readerErr.Load(); v != nil {
-		t.Fatal(v)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(failedAfter) > 0 {
-		t.Fatalf("%d reads started after the kill failed, the first: %v", len(failedAfter), failedAfter[0])
-	}
 	if n := failedBefore.Load(); n > readers {
 		t.Fatalf("%d reads failed, more than the %d in flight at the kill", n, readers)
 	}
-	_, p, _, f := postgres.ReplicaReads(db)
-	t.Logf("%d reads (%d after the kill): %d failed in flight, %d on the primary, of which %d for the replica failing",
-		finished.Load(), after.Load(), failedBefore.Load(), p, f)
+	r, p, _, f := postgres.ReplicaReads(db)
+	t.Logf("%d reads on the replica, %d on the primary, of which %d for the replica failing; %d failed in flight",
+		r, p, f, failedBefore.Load())
 }
 
 // TestReplicaKilledMidRead: a replica that dies after rows of a read
