@@ -15,6 +15,11 @@
 // PostgreSQL refuses to run as root: as root, initdb and the server run as
 // the user "postgres" (else "nobody"), owning the temporary directory.
 //
+// A test of read replicas may also have a hot standby of the server
+// (NewStandby: pg_basebackup -R, a server of its own that the test can
+// kill and start again, whose replay it can pause); only the tests that
+// ask for one pay for it.
+//
 // The server is the test process's child (postgres in the foreground, not
 // pg_ctl's daemon), which the kernel stops when the process ends however
 // it ends (PR_SET_PDEATHSIG). A package whose tests use it calls Main from
