@@ -183,7 +183,7 @@ func (q *readQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx
 
 // hinted reads the results of a batch that begins with BEGIN and the
 // row's SELECT, and returns the rows of the query after them only if the
-// row is the hint. Any failure before the query's rows (a missing row
+// row is the hint (and its version not below q.min: a replica behind). Any failure before the query's rows (a missing row
 // too) leaves the answer to the read without the hint.
 func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 	if _, err := br.Exec(); err != nil {
