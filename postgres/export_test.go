@@ -121,3 +121,6 @@ func ReplicaDown(db *DB, i int) bool { return db.replicas.list[i].down.Load() }
 // SeenVersion is the highest version of dataset id's row db saw on the
 // primary (0: none).
 func SeenVersion(db *DB, id int64) int64 { return db.replicas.versions.get(id) }
+
+// LostReplica reports whether err fails a replica (lostReplica).
+var LostReplica = lostReplica

@@ -129,10 +129,12 @@ type replicaSet struct {
 	next     atomic.Uint64 // the round-robin
 	versions seenVersions
 	// closing ends the pings under way when the DB closes; pings counts
-	// them.
+	// them, closed (under closeMu) says no more may start.
 	closing context.Context
 	cancel  context.CancelFunc
 	pings   sync.WaitGroup
+	closeMu sync.Mutex
+	closed  bool
 	// For the tests: reads answered by a replica (a query error too),
 	// reads answered by the primary, and of those, the ones a replica
 	// was behind for (or did not have the dataset) and the ones a replica
@@ -182,6 +184,9 @@ func (rs *replicaSet) close() {
 	if rs == nil {
 		return
 	}
+	rs.closeMu.Lock()
+	rs.closed = true
+	rs.closeMu.Unlock()
 	rs.cancel()
 	rs.pings.Wait()
 	for _, r := range rs.list {
@@ -236,7 +241,12 @@ func (rs *replicaSet) markDown(r *replica, err error) {
 func (rs *replicaSet) retry(r *replica) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.down.Load() || r.pinging || rs.db.Now().Before(r.retryAt) || rs.closing.Err() != nil {
+	if !r.down.Load() || r.pinging || rs.db.Now().Before(r.retryAt) {
+		return
+	}
+	rs.closeMu.Lock()
+	defer rs.closeMu.Unlock()
+	if rs.closed {
 		return
 	}
 	r.pinging = true

@@ -3,13 +3,18 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"mapcommons"
 	"mapcommons/internal/pgtest"
@@ -394,4 +399,29 @@ func TestReplicaKilledMidRead(t *testing.T) {
 		t.Fatalf("the next read: %v", got)
 	}
 	t.Logf("failed after %d features: %v", len(seen), err)
+}
+
+// TestReplicaLostErrors: which errors of a read take its replica down
+// (the server's connection failing or the server going) and which are
+// the read's own.
+func TestReplicaLostErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		lost bool
+	}{
+		{&pgconn.PgError{Code: "57P01"}, true},                         // admin shutdown
+		{&pgconn.PgError{Code: "57P02"}, true},                         // crash shutdown
+		{&pgconn.PgError{Code: "57P03"}, true},                         // cannot connect now (starting, shutting down)
+		{fmt.Errorf("scan: %w", &pgconn.PgError{Code: "40001"}), true}, // a recovery conflict
+		{&pgconn.PgError{Code: "42703"}, false},                        // undefined column
+		{&pgconn.PgError{Code: "57014"}, false},                        // statement_timeout
+		{io.ErrUnexpectedEOF, true},
+		{fmt.Errorf("read: %w", &net.OpError{Op: "read", Err: syscall.ECONNRESET}), true},
+		{context.Canceled, false},
+		{mapcommons.Errorf(mapcommons.EINVALID, "bad filter"), false},
+	} {
+		if got := postgres.LostReplica(tc.err); got != tc.lost {
+			t.Errorf("%v: lost %v, want %v", tc.err, got, tc.lost)
+		}
+	}
 }
