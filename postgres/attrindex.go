@@ -320,7 +320,8 @@ func (ix *indexer) buildOne(ctx context.Context, conn *pgx.Conn, s indexSpec) er
 	return err
 }
 
-// SetLogger sets the logger of the background index builds.
+// SetLogger sets the logger of the background index builds and of the
+// read replicas going down and up.
 func (db *DB) SetLogger(l *slog.Logger) {
 	db.indexer.mu.Lock()
 	db.indexer.log = l

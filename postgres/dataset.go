@@ -164,6 +164,8 @@ func findDataset(ctx context.Context, q querier, id int64, forUpdate bool) (*dat
 	r, err := scanDataset(q.QueryRow(ctx, query, id))
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return nil, datasetNotFound(id)
+	} else if err == nil {
+		noteVersion(q, r.ID, r.Version) // in a write's transaction: recorded when it commits
 	}
 	return r, err
 }
@@ -172,7 +174,12 @@ func findDataset(ctx context.Context, q querier, id int64, forUpdate bool) (*dat
 // The row comes from the catalogue cache when the database says it has
 // not changed since (catalogue.go).
 func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
-	return s.db.catalogue.find(ctx, s.db, s.db.pool, id)
+	ds, err := s.db.catalogue.find(ctx, s.db, s.db.pool, id)
+	if err != nil {
+		return nil, err
+	}
+	s.db.replicas.saw(datasetVersion{ds.ID, ds.Version}) // the least version the reads after may see
+	return ds, nil
 }
 
 // FindDatasets implements mapcommons.DatasetService.
@@ -206,6 +213,7 @@ func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetF
 		if err != nil {
 			return nil, 0, err
 		}
+		s.db.replicas.saw(datasetVersion{r.ID, r.Version})
 		out = append(out, r.Dataset)
 	}
 	return out, total, formatError(rows.Err())
@@ -397,19 +405,22 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 	}
 	message = strings.ToValidUTF8(strings.ReplaceAll(message, "\x00", ""), "")
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
-		query := `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3, version = version + 1 WHERE id = $4`
+		query := `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3, version = version + 1 WHERE id = $4
+			RETURNING version`
 		state := mapcommons.StateFetchFailed
 		if message == "" { // a refetch that succeeded
 			query = `UPDATE datasets SET state = $1, last_fetch_error = $2, updated_at = $3, fetched_at = $3,
-			version = version + 1 WHERE id = $4`
+			version = version + 1 WHERE id = $4 RETURNING version`
 			state = mapcommons.StateComplete
 		}
-		n, err := affected(tx.Exec(ctx, query, state, message, s.db.now(), id))
-		if err != nil {
+		var version int64
+		if err := tx.QueryRow(ctx, query, state, message, s.db.now(), id).Scan(&version); err != nil {
+			if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+				return datasetNotFound(id)
+			}
 			return err
-		} else if n == 0 {
-			return datasetNotFound(id)
 		}
+		noteVersion(tx, id, version)
 		// Its search entry shows the new time.
 		return writeDatasetDoc(ctx, tx, id)
 	})

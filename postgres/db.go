@@ -50,25 +50,33 @@ type DB struct {
 	catalogue catalogue
 	// indexer builds the features tables' attribute indexes (attrindex.go).
 	indexer indexer
+	// replicas are the hot standbys reads of features may go to
+	// (replica.go); nil without.
+	replicas *replicaSet
 }
 
 // Open connects to the database at url (postgres://… or a key=value
 // connection string; pgxpool's pool_* parameters apply) and brings its
 // schema up to date.
 func Open(ctx context.Context, url string) (*DB, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	return OpenWithReplicas(ctx, url, nil)
+}
+
+// OpenWithReplicas is Open with read replicas: hot standbys of url's
+// database (PostgreSQL streaming replication), which answer the reads of
+// features when they can (replica.go says which and why they are
+// consistent). Migrations run on url only; a replica that does not
+// answer now is not an error: it is tried again later.
+func OpenWithReplicas(ctx context.Context, url string, replicas []string) (*DB, error) {
+	cfg, err := poolConfig(url)
 	if err != nil {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "database url: %v", err)
 	}
-	if !strings.Contains(url, "pool_max_conns") {
-		// pgxpool's default, max(4, CPUs), is a few slow downloads (a
-		// scan holds its connection while the client reads): more, unless
-		// the URL says.
-		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
-	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
-		// So that pg_stat_activity says whose connections these are.
-		cfg.ConnConfig.RuntimeParams["application_name"] = "mapcommons"
+	rcfgs := make([]*pgxpool.Config, len(replicas))
+	for i, u := range replicas {
+		if rcfgs[i], err = poolConfig(u); err != nil {
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "replica url %d: %v", i+1, err)
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -80,8 +88,34 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	if len(rcfgs) > 0 {
+		if db.replicas, err = openReplicas(ctx, db, rcfgs); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	db.indexer.start(db)
 	return db, nil
+}
+
+// poolConfig is the configuration of a pool on the database at url, the
+// primary's or a replica's.
+func poolConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgxpool's default, max(4, CPUs), is a few slow downloads (a
+		// scan holds its connection while the client reads): more, unless
+		// the URL says.
+		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		// So that pg_stat_activity says whose connections these are.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "mapcommons"
+	}
+	return cfg, nil
 }
 
 // Close cancels the index build under way, if any, and closes every
@@ -89,6 +123,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 func (db *DB) Close() error {
 	db.catalogue.listen.close()
 	db.indexer.stop()
+	db.replicas.close()
 	db.pool.Close()
 	return nil
 }
@@ -125,17 +160,23 @@ func (db *DB) Services() mapcommons.Services {
 }
 
 // tx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise.
+// back otherwise. The versions of datasets fn read or wrote (noteVersion)
+// are recorded once it commits (replica.go).
 func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return formatError(err)
 	}
 	defer tx.Rollback(ctx)
-	if err := fn(tx); err != nil {
+	vt := &versionTx{Tx: tx}
+	if err := fn(vt); err != nil {
 		return err
 	}
-	return formatError(tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return formatError(err)
+	}
+	db.replicas.saw(vt.seen...)
+	return nil
 }
 
 // migrate applies every embedded migration not yet applied, in file name

@@ -118,3 +118,21 @@ func CatalogueTrusted(db *DB) int64 { return db.catalogue.trusted.Load() }
 // StallListener makes db's catalogue listener ignore what it hears (as a
 // connection that hangs would), or hear again.
 func StallListener(db *DB, stalled bool) { db.catalogue.listen.stalled.Store(stalled) }
+
+// ReplicaReads counts db's reads of features: those a replica answered,
+// those the primary answered, and of those, the ones a replica was behind
+// for and the ones a replica failed.
+func ReplicaReads(db *DB) (replica, primary, behind, failed int64) {
+	rs := db.replicas
+	return rs.replicaReads.Load(), rs.primaryReads.Load(), rs.behind.Load(), rs.failed.Load()
+}
+
+// ReplicaDown reports whether db's replica i is marked down.
+func ReplicaDown(db *DB, i int) bool { return db.replicas.list[i].down.Load() }
+
+// SeenVersion is the highest version of dataset id's row db saw on the
+// primary (0: none).
+func SeenVersion(db *DB, id int64) int64 { return db.replicas.versions.get(id) }
+
+// LostReplica reports whether err fails a replica (lostReplica).
+var LostReplica = lostReplica

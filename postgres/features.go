@@ -354,16 +354,18 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if holes == nil {
 		holes = []int64{}
 	}
-	n, err := affected(g.tx.Exec(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
+	var version int64
+	err = g.tx.QueryRow(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
-		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14 WHERE id = $13`,
+		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14 WHERE id = $13 RETURNING version`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id, holes))
-	if err != nil {
-		return err
-	} else if n == 0 {
+		sum.GeometryMask, statsJSON, bump, now, g.id, holes).Scan(&version)
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return datasetNotFound(g.id)
+	} else if err != nil {
+		return err
 	}
+	noteVersion(g.tx, g.id, version) // the reads after the write see it (replica.go)
 	if old != g.table {
 		if err := writeView(ctx, g.tx, g.id, g.table, g.attrs); err != nil {
 			return err

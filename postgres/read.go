@@ -96,16 +96,17 @@ var errStaleHint = errors.New("postgres: the dataset changed since the hint")
 
 const (
 	beginRead     = `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`
-	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, holes FROM datasets WHERE id = $1`
+	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, holes, version FROM datasets WHERE id = $1`
 )
 
 // scanQueried scans what a query of dataset id's features needs of its
-// row (compile): its count, geometry kinds, attributes and table.
+// row (compile): its count, geometry kinds, attributes and table; and its
+// version, which says whether a replica is behind (replica.go).
 func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
 	ds := &mapcommons.Dataset{ID: id}
 	r := &datasetRow{Dataset: ds}
 	var attrs []byte
-	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID, &r.holes); err != nil {
+	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID, &r.holes, &ds.Version); err != nil {
 		return nil, err
 	}
 	var err error
@@ -114,11 +115,19 @@ func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
 }
 
 // read calls fn with dataset id's row in the read's transaction (see
-// above). A reader that finds the table dropped (a replace swapped it out
-// between the row and the query) tries once more.
+// above), on a replica when there are (replica.go), else on the primary.
 func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	if db.replicas != nil {
+		return db.readReplicated(ctx, id, fn)
+	}
+	return db.readOn(ctx, readSource{pool: db.pool}, id, fn)
+}
+
+// readOn is read on src. A reader that finds the table dropped (a
+// replace swapped it out between the row and the query) tries once more.
+func (db *DB) readOn(ctx context.Context, src readSource, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
 	if hint := db.hints.get(id); hint != nil {
-		err := db.readHinted(ctx, hint, fn)
+		err := db.readHinted(ctx, src, hint, fn)
 		if !errors.Is(err, errStaleHint) {
 			db.hints.hinted.Add(1)
 			return err
@@ -126,7 +135,7 @@ func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *dat
 		db.hints.drop(id)
 	}
 	for try := 0; ; try++ {
-		err := db.readOnce(ctx, id, fn)
+		err := db.readOnce(ctx, src, id, fn)
 		var pe *pgconn.PgError
 		if try == 0 && errors.As(err, &pe) && pe.Code == pgUndefinedTable {
 			continue
@@ -142,6 +151,7 @@ func (db *DB) read(ctx context.Context, id int64, fn func(q rowsQuerier, ds *dat
 type readQuerier struct {
 	conn *pgxpool.Conn
 	hint *datasetRow
+	min  int64            // the least version of the row that may answer (readSource)
 	br   pgx.BatchResults // nil until the query
 	// pre is the prelude's batch (with a hint: BEGIN, the row, the
 	// prelude), closed when the query is sent; begun says the transaction
@@ -173,14 +183,14 @@ func (q *readQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx
 
 // hinted reads the results of a batch that begins with BEGIN and the
 // row's SELECT, and returns the rows of the query after them only if the
-// row is the hint. Any failure before the query's rows (a missing row
+// row is the hint (and its version not below q.min: a replica behind). Any failure before the query's rows (a missing row
 // too) leaves the answer to the read without the hint.
 func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 	if _, err := br.Exec(); err != nil {
 		return nil, errStaleHint
 	}
 	row, err := scanQueried(br.QueryRow(), q.hint.ID)
-	if err != nil || !sameQueried(row, q.hint) {
+	if err != nil || !sameQueried(row, q.hint) || row.Version < q.min {
 		return nil, errStaleHint
 	}
 	rows, err := br.Query()
@@ -237,13 +247,13 @@ func (q *readQuerier) commit(ctx context.Context) error {
 // readHinted is a read in one round trip, with the hint's row; it fails
 // with errStaleHint when the hint does not hold (or fn ran no query, so
 // that nothing was checked), and nothing fn did then counts.
-func (db *DB) readHinted(ctx context.Context, hint *datasetRow, fn func(q rowsQuerier, ds *datasetRow) error) error {
-	conn, err := db.pool.Acquire(ctx)
+func (db *DB) readHinted(ctx context.Context, src readSource, hint *datasetRow, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	conn, err := src.pool.Acquire(ctx)
 	if err != nil {
 		return formatError(err)
 	}
 	defer conn.Release() // a connection left in a transaction is closed, not reused
-	q := &readQuerier{conn: conn, hint: hint}
+	q := &readQuerier{conn: conn, hint: hint, min: src.min}
 	err = fn(q, hint)
 	if q.br == nil {
 		if q.pre != nil {
@@ -279,9 +289,9 @@ func endRead(conn *pgxpool.Conn) {
 }
 
 // readOnce is a read in two round trips; the row it finds becomes the
-// dataset's hint.
-func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
-	conn, err := db.pool.Acquire(ctx)
+// dataset's hint. A row older than src.min is errBehind.
+func (db *DB) readOnce(ctx context.Context, src readSource, id int64, fn func(q rowsQuerier, ds *datasetRow) error) error {
+	conn, err := src.pool.Acquire(ctx)
 	if err != nil {
 		return formatError(err)
 	}
@@ -297,6 +307,9 @@ func (db *DB) readOnce(ctx context.Context, id int64, fn func(q rowsQuerier, ds 
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && ds.Version < src.min {
+		err = errBehind
 	}
 	if err == nil {
 		q := &readQuerier{conn: conn}

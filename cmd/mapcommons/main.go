@@ -130,6 +130,7 @@ type settings struct {
 	sessionTTL                time.Duration
 	corsOrigins               string
 	basemaps                  listFlag
+	replicaURLs               secretList
 }
 
 // listFlag is a repeatable flag: each use adds its value. Its environment
@@ -266,6 +267,11 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	fs.StringVar(&st.addr, "addr", envDefault(getenv, "addr", "127.0.0.1:8080"), "address to listen on (MAPCOMMONS_ADDR)")
 	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store, and of the server's temporary files (MAPCOMMONS_DATA)")
 	st.databaseURL = databaseURLFlag(fs, getenv)
+	if v := envDefault(getenv, "database-replica-url", ""); v != "" {
+		st.replicaURLs = secretList{listFlag{items: []string{v}, fromEnv: true}}
+	}
+	fs.Var(&st.replicaURLs, "database-replica-url",
+		"a hot standby of --database-url's PostgreSQL (streaming replication), postgres://…, to which the reads of features go; repeatable (MAPCOMMONS_DATABASE_REPLICA_URL: comma or space separated)")
 	fs.StringVar(&st.baseURL, "base-url", envDefault(getenv, "base-url", ""), "absolute root URL for links; default: from the request's Host (MAPCOMMONS_BASE_URL)")
 	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
 	fs.StringVar(&st.defaultShare, "default-share", envDefault(getenv, "default-share", ""),
@@ -422,6 +428,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	replicas, err := st.replicas()
+	if err != nil {
+		return err
+	}
 	mode := cfg.Mode
 	logs := newLogWriter(stderr, 100*time.Millisecond)
 	defer logs.Close()
@@ -442,7 +452,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("%w: stop that server first, or give this one another --data", err)
 	}
 	defer lock.Close()
-	db, err := openStore(ctx, st.data, *st.databaseURL)
+	db, err := openStore(ctx, st.data, *st.databaseURL, replicas...)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"mapcommons"
 	"mapcommons/postgres"
@@ -61,16 +62,64 @@ func (u *secretURL) String() string {
 
 func (u *secretURL) Set(v string) error { u.s = v; return nil }
 
+// secretList is a repeatable flag of database URLs (listFlag) that never
+// prints their passwords.
+type secretList struct{ listFlag }
+
+func (l *secretList) String() string {
+	if l == nil {
+		return ""
+	}
+	out := make([]string, len(l.items))
+	for i, u := range l.items {
+		out[i] = redactURL(u)
+	}
+	return strings.Join(out, ",")
+}
+
+// replicas are the URLs of --database-replica-url, each a postgres://
+// URL, and only beside a PostgreSQL --database-url.
+func (st *settings) replicas() ([]string, error) {
+	var out []string
+	for _, item := range st.replicaURLs.items {
+		out = append(out, strings.FieldsFunc(item, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })...)
+	}
+	for i, u := range out {
+		if !isPostgresURL(u) {
+			// Not echoed: it may hold a password where no URL parser finds one.
+			return nil, fmt.Errorf("--database-replica-url: the %s is not a postgres:// URL", ordinal(i+1))
+		}
+	}
+	if len(out) > 0 && !isPostgresURL(*st.databaseURL) {
+		return nil, fmt.Errorf("--database-replica-url needs a PostgreSQL --database-url (the primary, which takes the writes)")
+	}
+	return out, nil
+}
+
+// ordinal is 1st, 2nd, 3rd, 4th….
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
 // isPostgresURL reports whether a --database-url names PostgreSQL.
 func isPostgresURL(u string) bool {
 	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
 }
 
 // openStore opens the store: PostgreSQL when databaseURL is a postgres://
-// URL, else the embedded store in dataDir. Any other databaseURL is an
-// error, so that a mistyped URL never runs a server on an empty embedded
-// store.
-func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error) {
+// URL (with read replicas at replicas, if any), else the embedded store
+// in dataDir. Any other databaseURL is an error, so that a mistyped URL
+// never runs a server on an empty embedded store.
+func openStore(ctx context.Context, dataDir, databaseURL string, replicas ...string) (*store, error) {
 	switch {
 	case databaseURL == "":
 		db, err := sqlite.Open(filepath.Join(dataDir, "mapcommons.db"))
@@ -79,7 +128,7 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 		}
 		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "the embedded store in " + dataDir, embedded: db}, nil
 	case isPostgresURL(databaseURL):
-		db, err := postgres.Open(ctx, databaseURL)
+		db, err := postgres.OpenWithReplicas(ctx, databaseURL, replicas)
 		if err != nil {
 			// pgx's errors name the host, user and database, never the password.
 			msg := err.Error()
@@ -88,7 +137,14 @@ func openStore(ctx context.Context, dataDir, databaseURL string) (*store, error)
 			}
 			return nil, fmt.Errorf("--database-url %s: %s", redactURL(databaseURL), msg)
 		}
-		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: "PostgreSQL at " + redactURL(databaseURL), shared: true, pg: db}, nil
+		where := "PostgreSQL at " + redactURL(databaseURL)
+		if len(replicas) > 0 {
+			where += fmt.Sprintf(", %d read replica", len(replicas))
+			if len(replicas) > 1 {
+				where += "s"
+			}
+		}
+		return &store{svc: db.Services(), closer: db, applied: db.Applied, where: where, shared: true, pg: db}, nil
 	}
 	// Not echoed: it may hold a password where no URL parser finds one.
 	return nil, fmt.Errorf("--database-url is not a postgres:// URL (leave it empty for the embedded store in --data)")

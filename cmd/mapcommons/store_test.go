@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -10,8 +11,90 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"mapcommons/internal/pgtest"
 )
+
+// TestDatabaseReplicaFlag: --database-replica-url is repeatable and
+// replaces MAPCOMMONS_DATABASE_REPLICA_URL (a list, comma or space
+// separated), never shows a password, takes postgres:// URLs only, beside
+// a PostgreSQL --database-url, and reaches the store: the server's
+// connections are on the standby.
+func TestDatabaseReplicaFlag(t *testing.T) {
+	envOf := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	env := envOf(map[string]string{
+		"MAPCOMMONS_DATABASE_URL":         "postgres://p/db",
+		"MAPCOMMONS_DATABASE_REPLICA_URL": "postgres://u:secret1@r1/db, postgres://r2/db\tpostgres://r3/db",
+	})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "postgres://u:secret1@r1/db postgres://r2/db postgres://r3/db"},
+		{[]string{"--database-replica-url", "postgres://a/db", "--database-replica-url", "postgres://u:secret2@b/db,postgres://c/db"},
+			"postgres://a/db postgres://u:secret2@b/db postgres://c/db"},
+	} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		var usage strings.Builder
+		fs.SetOutput(&usage)
+		st, err := serverFlags(fs, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.replicas()
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("%v: replicas %q, %v; want %s", tc.args, got, err, tc.want)
+		}
+		fs.PrintDefaults()
+		if f := fs.Lookup("database-replica-url"); strings.Contains(usage.String()+f.Value.String(), "secret") {
+			t.Errorf("the usage shows a replica's password: %s / %s", usage.String(), f.Value)
+		}
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"MAPCOMMONS_DATABASE_URL": "postgres://p/db", "MAPCOMMONS_DATABASE_REPLICA_URL": "postgres://r1/db,host=r2 password=secret3"},
+			"the 2nd is not a postgres:// URL"},
+		{map[string]string{"MAPCOMMONS_DATABASE_REPLICA_URL": "postgres://r1/db"}, "needs a PostgreSQL --database-url"},
+	} {
+		st, err := serverFlags(flag.NewFlagSet("serve", flag.ContinueOnError), envOf(tc.env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.replicas(); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%v: %v, want an error saying %q (and no password)", tc.env, err, tc.want)
+		}
+	}
+	err := run(context.Background(), []string{"serve", "--data", t.TempDir(), "--database-replica-url", "postgres://r/db"},
+		func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--database-replica-url") {
+		t.Fatalf("a replica without --database-url: %v", err)
+	}
+
+	// A server with a standby as its replica has its connections there.
+	sb := pgtest.NewStandby(t)
+	url := pgtest.URL(t)
+	sb.CatchUp(t)
+	startServer(t, map[string]string{"MAPCOMMONS_DATABASE_URL": url, "MAPCOMMONS_DATABASE_REPLICA_URL": sb.URL(url)})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, sb.URL(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mapcommons' AND datname = current_database()`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("the server has no connection on its replica")
+	}
+}
 
 // TestMigrateCommand: mapcommons migrate brings either store up to date,
 // says what it applied, and the second time that nothing was left.

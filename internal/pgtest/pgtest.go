@@ -15,6 +15,11 @@
 // PostgreSQL refuses to run as root: as root, initdb and the server run as
 // the user "postgres" (else "nobody"), owning the temporary directory.
 //
+// A test of read replicas may also have a hot standby of the server
+// (NewStandby: pg_basebackup -R, a server of its own that the test can
+// kill and start again, whose replay it can pause); only the tests that
+// ask for one pay for it.
+//
 // The server is the test process's child (postgres in the foreground, not
 // pg_ctl's daemon), which the kernel stops when the process ends however
 // it ends (PR_SET_PDEATHSIG). A package whose tests use it calls Main from
@@ -57,8 +62,10 @@ var server struct {
 	dir     string // the temporary directory: data/ and the socket
 	cmd     *exec.Cmd
 	exited  chan struct{}
-	counter atomic.Int64 // names the databases of tests
-	main    bool         // Main runs the tests (and stops the server after)
+	bin     string              // the binaries' directory
+	cred    *syscall.Credential // whom the server runs as (nil: us)
+	counter atomic.Int64        // names the databases of tests (and standbys)
+	main    bool                // Main runs the tests (and stops the server after)
 }
 
 // templateDB is the migrated database every test's database is cloned from.
@@ -145,10 +152,30 @@ func OpenURL(tb testing.TB, url string) *postgres.DB {
 	return db
 }
 
+// OpenReplicas is OpenURL with read replicas (Standby.URL): a server of
+// the store with --database-replica-url.
+func OpenReplicas(tb testing.TB, url string, replicas ...string) *postgres.DB {
+	tb.Helper()
+	small := make([]string, len(replicas))
+	for i, r := range replicas {
+		small[i] = r + "&pool_max_conns=4"
+	}
+	db, err := postgres.OpenWithReplicas(context.Background(), url+"&pool_max_conns=4", small)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
 // dbURL is the connection string of the database name on the server.
-func dbURL(name string) string {
+func dbURL(name string) string { return socketURL(server.dir, name) }
+
+// socketURL is the connection string of the database name on the server
+// whose socket is in dir.
+func socketURL(dir, name string) string {
 	// A URL, as users give --database-url; the socket's directory is the host.
-	return "postgres:///" + name + "?host=" + url.QueryEscape(server.dir) + "&user=postgres&sslmode=disable"
+	return "postgres:///" + name + "?host=" + url.QueryEscape(dir) + "&user=postgres&sslmode=disable"
 }
 
 // adminExec runs one statement on the database "postgres" (CREATE and DROP
@@ -252,20 +279,32 @@ func startServer(bin string) error {
 	if err := initCluster(bin, data, cred); err != nil {
 		return err
 	}
+	server.bin, server.cred = bin, cred
+	cmd, exited, err := spawn(bin, data, dir, cred)
+	if err != nil {
+		return err
+	}
+	server.cmd, server.exited = cmd, exited
+	return nil
+}
+
+// spawn starts a server on the cluster in data, its socket in dir, and
+// waits until it accepts connections.
+func spawn(bin, data, dir string, cred *syscall.Credential, args ...string) (*exec.Cmd, chan struct{}, error) {
 	// The server runs in the foreground as our child, not through pg_ctl's
 	// daemon, so that the kernel stops it when this process ends however
 	// it ends. PR_SET_PDEATHSIG fires when the thread that started the
 	// child ends: a goroutine holds its thread for the child's life.
 	logPath := filepath.Join(dir, "postgres.log")
-	logFile, err := os.Create(logPath)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer logFile.Close()
 	readLog := func() string { b, _ := os.ReadFile(logPath); return string(b) }
-	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir,
+	cmd := exec.Command(filepath.Join(bin, "postgres"), append([]string{"-D", data, "-k", dir,
 		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "shared_buffers=32MB", "-c", "max_connections=200")
+		"-c", "shared_buffers=32MB", "-c", "max_connections=200"}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
@@ -284,26 +323,27 @@ func startServer(bin string) error {
 		// the child is gone.
 	}()
 	if err := <-started; err != nil {
-		return err
+		return nil, nil, err
 	}
-	server.cmd, server.exited = cmd, exited
 	// Wait until it accepts connections.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		conn, err := pgx.Connect(ctx, dbURL("postgres"))
+		conn, err := pgx.Connect(ctx, socketURL(dir, "postgres"))
 		cancel()
 		if err == nil {
 			conn.Close(context.Background())
-			return nil
+			return cmd, exited, nil
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("postgres exited: %s", readLog())
+			return nil, nil, fmt.Errorf("postgres exited: %s", readLog())
 		default:
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres did not answer in 30 s: %v\n%s", err, readLog())
+			cmd.Process.Kill()
+			<-exited
+			return nil, nil, fmt.Errorf("postgres did not answer in 30 s: %v\n%s", err, readLog())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
