@@ -48,6 +48,21 @@ type FeatureQuery struct {
 	// Feature.Values (for callers that only encode them). A store may
 	// ignore it and fill Values.
 	Lazy bool
+	// AnyOrder says the caller takes the features in any order, each
+	// still with its Position (a tile's thinned points): a store may then
+	// give them in the order it reads them in. Only a query of every
+	// match (no Offset, Limit, Sort or Count) may come out of order.
+	AnyOrder bool
+	// NoValues says the caller reads no feature's values, only their
+	// geometry, ID and Position: a store may leave Values and Row nil.
+	NoValues bool
+	// Then, when set, is called after the query's last feature and gives
+	// a follow-up query and the function its features go to (nil for
+	// none), which the store runs in the same snapshot: a second pass
+	// over the few features the first chose (the values of a tile's
+	// points alone in their cells, after a first pass without values).
+	// ScanFeatures only; the follow-up's own Then is not called.
+	Then func() (*FeatureQuery, func(*Feature) error)
 
 	// Count, when not nil, receives from ScanFeatures the number of
 	// features the query selects, its paging aside (the count of
@@ -63,6 +78,7 @@ func (q *FeatureQuery) CountQuery() *FeatureQuery {
 	c := *q
 	c.Offset, c.Limit, c.Sort, c.Descending = 0, -1, "", false
 	c.GroupBy, c.Aggregates, c.Count, c.WithDistance, c.Lazy = nil, nil, nil, false, false
+	c.AnyOrder, c.NoValues, c.Then = false, false, nil
 	return &c
 }
 

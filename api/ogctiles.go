@@ -476,10 +476,33 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 		return t.Encode(), nil
 	}
 	q := &mapcommons.FeatureQuery{Limit: -1, Lazy: true}
+	valued := false
+	if ds.OnlyPoints() && l.Thinned() {
+		// Points alone, thinned: the tile is the same in any order (mvt
+		// says how), so the store may skip ordering them; and it shows
+		// the values of the points alone in their cells only, so they
+		// are read after, in the same snapshot, for those alone.
+		q.AnyOrder, q.NoValues = true, true
+		q.Then = func() (*mapcommons.FeatureQuery, func(*mapcommons.Feature) error) {
+			alone := l.Alone()
+			if len(alone) == 0 || valued {
+				return nil, nil
+			}
+			ids := make([]int64, len(alone))
+			for i, id := range alone {
+				ids[i] = int64(id)
+			}
+			return &mapcommons.FeatureQuery{IDs: ids, Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
+				l.SetValues(uint64(f.ID), f)
+				return nil
+			}
+		}
+	}
 	if b := t.Bounds(); !scanAll(b, ds.Extent) {
 		q.BBox = &mapcommons.BBox{W: b.MinX, S: b.MinY, E: b.MaxX, N: b.MaxY}
 	}
 	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, q, func(f *mapcommons.Feature) error {
+		valued = valued || f.Values != nil || f.Row != nil // a store that read them anyway
 		id := f.ID
 		if id <= 0 {
 			id = f.Position + 1

@@ -9,6 +9,7 @@ package api_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"mapcommons"
@@ -784,5 +786,77 @@ func TestTileMatrixSetGDAL(t *testing.T) {
 	px, _ := strconv.ParseFloat(m[1], 64)
 	if z < 1 || z >= len(set.TileMatrices) || math.Abs(px-set.TileMatrices[z].CellSize) > 1e-6 {
 		t.Fatalf("GDAL tiles at zoom %d with pixels of %v\n%s", z, px, b)
+	}
+}
+
+// orderedFeatures strips what lets a store read a tile's points in two
+// passes, out of order (FeatureQuery.AnyOrder, NoValues, Then): every
+// query comes in position order with its values.
+type orderedFeatures struct {
+	mapcommons.FeatureService
+	twoPass atomic.Int32 // queries that asked for two passes
+}
+
+func (f *orderedFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	if q.Then != nil {
+		f.twoPass.Add(1)
+	}
+	cp := *q
+	cp.AnyOrder, cp.NoValues, cp.Then = false, false, nil
+	return f.FeatureService.ScanFeatures(ctx, id, &cp, fn)
+}
+
+// TestTilePointsTwoPasses: a thinned tile of points made the quick way
+// (read out of order without values, then the values of the points alone
+// in their cells, in the same snapshot) is byte for byte the tile read in
+// position order with every value, on a dataset with edits in place (on
+// PostgreSQL, its positions have holes): clusters, points alone with
+// their values, edges of tiles.
+func TestTilePointsTwoPasses(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	var b strings.Builder
+	b.WriteString("lat,lon,name,n,x\n")
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := range 3000 {
+		lat, lon := -80+160*r.Float64(), -180+360*r.Float64()
+		if i%3 == 0 {
+			lat, lon = 10+r.Float64()/100, 10+r.Float64()/100
+		}
+		fmt.Fprintf(&b, "%.6f,%.6f,p%d,%d,%g\n", lat, lon, i, i, float64(i)/7)
+	}
+	ds := ts.createCSV("?title=pts", b.String())
+	id := strings.TrimPrefix(ds, "/datasets/")
+	must(t, ts.do(req{method: "DELETE", path: ds + "/features.json?ids=5", user: "alice"}), 204)
+	must(t, ts.do(req{method: "PATCH", path: ds + "/features/8.json", user: "alice", ctype: "application/merge-patch+json",
+		body: []byte(`{"name": "patched"}`)}), 200)
+	tiles := [][3]int{{0, 0, 0}, {1, 0, 1}, {2, 1, 2}, {3, 3, 4}, {4, 7, 8}, {5, 15, 16}, {6, 31, 33}}
+	quick := map[[3]int][]byte{}
+	alone := 0
+	for _, zyx := range tiles {
+		body, feats := getTile(t, ts, id, zyx[0], zyx[1], zyx[2], "")
+		quick[zyx] = body
+		for _, f := range feats {
+			if f.props["point_count"] == int64(1) {
+				if f.props["name"] == nil {
+					t.Fatalf("tile %v: a point alone without its values: %+v", zyx, f)
+				}
+				alone++
+			}
+		}
+	}
+	if alone < 50 {
+		t.Fatalf("%d points alone in their cells", alone)
+	}
+	ordered := &orderedFeatures{}
+	ts.rebuild(nil, func(s *mapcommons.Services) { ordered.FeatureService = s.Features; s.Features = ordered })
+	for _, zyx := range tiles {
+		body, _ := getTile(t, ts, id, zyx[0], zyx[1], zyx[2], "")
+		if !bytes.Equal(body, quick[zyx]) {
+			t.Fatalf("tile %v: %d bytes the quick way, %d in order", zyx, len(quick[zyx]), len(body))
+		}
+	}
+	if ordered.twoPass.Load() == 0 {
+		t.Fatal("no tile asked for two passes")
 	}
 }

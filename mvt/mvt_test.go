@@ -1,8 +1,12 @@
 package mvt
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 
 	"mapcommons"
@@ -536,6 +540,57 @@ func TestDropCollinear(t *testing.T) {
 				t.Errorf("%v → %v, want %v", tc.in, got, tc.want)
 				break
 			}
+		}
+	}
+}
+
+// TestClusterAnyOrder: a thinned layer of points added with AddFeature
+// comes out byte for byte the same whatever order the points come in:
+// each cell's first point is the one of the least Position, alone in
+// its cell it keeps its values, and the cells are written in the order
+// of their first points. Points near the tile's edges (outside the
+// buffer by a hair) are among them.
+func TestClusterAnyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	var feats []*mapcommons.Feature
+	for i := range 5000 {
+		lon, lat := -180+360*r.Float64(), -85+170*r.Float64()
+		if i%7 == 0 { // a cluster of its own far from the rest
+			lon, lat = 10+r.Float64()*1e-3, 10+r.Float64()*1e-3
+		}
+		if i%11 == 0 { // at the edges of tile 1/1/0's buffer
+			lon = []float64{0, 180, -180, 5.625, -5.625}[i%5] + (r.Float64()-0.5)*1e-9
+		}
+		feats = append(feats, &mapcommons.Feature{Position: int64(i), Geometry: wkb.AppendPoint(nil, lon, lat),
+			Values: []any{"p" + strconv.Itoa(i), int64(i), float64(i) / 3, i%2 == 0}})
+	}
+	for _, tile := range [][3]int{{0, 0, 0}, {1, 1, 0}, {3, 4, 3}} {
+		encode := func(order []*mapcommons.Feature) []byte {
+			tl, err := NewTile(tile[0], tile[1], tile[2], DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := tl.AddLayer("pts", testAttrs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range order {
+				if err := l.AddFeature(uint64(f.Position+1), f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return tl.Encode()
+		}
+		want := encode(feats)
+		shuffled := slices.Clone(feats)
+		for range 3 {
+			r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+			if got := encode(shuffled); !bytes.Equal(got, want) {
+				t.Fatalf("tile %v: %d bytes shuffled, %d in order", tile, len(got), len(want))
+			}
+		}
+		if len(want) < 100 {
+			t.Fatalf("tile %v: %d bytes", tile, len(want))
 		}
 	}
 }

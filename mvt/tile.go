@@ -29,8 +29,10 @@
 //
 // At zooms up to Options.ClusterMaxZoom, Point features are thinned on a
 // grid of Options.ClusterCell pixels: each occupied cell gives one point,
-// at the position and with the id of the first point that fell in it,
-// and a point_count property with the number of points of the cell. A
+// at the position and with the id of its first point (the first added, or
+// with AddFeature the least Feature.Position: a layer of points alone
+// comes out the same whatever the order they are added in), and a
+// point_count property with the number of points of the cell. A
 // point alone in its cell keeps its properties (point_count 1); a cluster
 // has point_count only, since the values of one of its points would
 // misrepresent the others and would fill the tile with values no one
@@ -44,9 +46,11 @@
 package mvt
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -154,7 +158,11 @@ type Layer struct {
 	n     int
 
 	cluster   bool
-	counts    []uint32 // points in each cell of the thinning grid
+	counts    []uint32       // points in each cell of the thinning grid
+	clusterAt []int32        // each cell's index in clusters, plus one (0: none)
+	alone     map[uint64]int // SetValues's index of clusters
+	order     int64          // the order of the point being added (addToCluster)
+	added     int64          // points added with Add and AddRow
 	gridN     int
 	cellSide  float64 // 1 / Options.ClusterCell
 	ytab      *yTable
@@ -171,7 +179,9 @@ type cluster struct {
 	x, y          int32
 	cell          int32 // index in Layer.counts
 	id            uint64
-	pendOff, pend int // the first point's values in Layer.pending
+	order         int64 // the first point's
+	first         bool  // a point of the cell is its first (x, y, id, order)
+	pendOff, pend int   // the first point's values in Layer.pending
 }
 
 // pendingValue is a value of a thinned point's first point, interned only
@@ -241,12 +251,58 @@ func (t *Tile) AddLayer(name string, attrs []mapcommons.Attribute, props []strin
 		l.cluster = true
 		l.gridN = (o.Extent+2*o.Buffer)/o.ClusterCell + 1
 		l.counts = make([]uint32, l.gridN*l.gridN)
+		l.clusterAt = make([]int32, l.gridN*l.gridN)
 		l.cellSide = 1 / float64(o.ClusterCell)
 		l.ytab = mercatorTable()
 	}
 	t.layers = append(t.layers, l)
 	return l, nil
 }
+
+// Alone returns the ids of the thinned points alone in their cells, so
+// far: after a first pass that added the points without their values
+// (FeatureQuery.NoValues), the points whose values the tile shows, which
+// SetValues then gives.
+func (l *Layer) Alone() []uint64 {
+	var ids []uint64
+	for _, c := range l.clusters {
+		if c.first && l.counts[c.cell] == 1 {
+			ids = append(ids, c.id)
+		}
+	}
+	return ids
+}
+
+// SetValues gives the values (Values or Row) of f to the thinned point
+// of id alone in its cell (one of Alone's); other ids change nothing.
+func (l *Layer) SetValues(id uint64, f *mapcommons.Feature) {
+	if l.alone == nil {
+		l.alone = map[uint64]int{}
+		for i, c := range l.clusters {
+			if c.first && l.counts[c.cell] == 1 {
+				l.alone[c.id] = i
+			}
+		}
+	}
+	i, ok := l.alone[id]
+	if !ok {
+		return
+	}
+	tags := l.valueTags(f.Values)
+	if f.Values == nil && f.Row != nil {
+		tags = l.rowTags(f.Row)
+	}
+	c := &l.clusters[i]
+	start := len(l.pending)
+	l.deferring = true
+	tags()
+	l.deferring = false
+	c.pendOff, c.pend = start, len(l.pending)-start
+}
+
+// Thinned reports whether the layer thins its points (the tile's zoom
+// is at most Options.ClusterMaxZoom).
+func (l *Layer) Thinned() bool { return l.cluster }
 
 // Len returns the number of features the layer will hold (thinned points
 // count once per cell).
@@ -259,7 +315,19 @@ func (l *Layer) Len() int { return l.n + len(l.clusters) }
 // outside the buffered tile, or vanishes at the zoom, adds nothing. An
 // undecodable geometry is an EINVALID error.
 func (l *Layer) Add(id uint64, geom []byte, values []any) error {
-	return l.add(id, geom, func() {
+	l.added++
+	l.order = l.added
+	return l.addValues(id, geom, values)
+}
+
+func (l *Layer) addValues(id uint64, geom []byte, values []any) error {
+	return l.add(id, geom, l.valueTags(values))
+}
+
+// valueTags returns the function that tags the current feature with
+// values.
+func (l *Layer) valueTags(values []any) func() {
+	return func() {
 		for k, c := range l.cols {
 			if c >= len(values) {
 				continue
@@ -283,13 +351,25 @@ func (l *Layer) Add(id uint64, geom []byte, values []any) error {
 				l.tagBool(k, v)
 			}
 		}
-	})
+	}
 }
 
 // AddRow is Add with the values read in place from row (as
 // mapcommons.Feature.Row of a lazy query), typed by the attributes.
 func (l *Layer) AddRow(id uint64, geom []byte, row mapcommons.Row) error {
-	return l.add(id, geom, func() {
+	l.added++
+	l.order = l.added
+	return l.addRow(id, geom, row)
+}
+
+func (l *Layer) addRow(id uint64, geom []byte, row mapcommons.Row) error {
+	return l.add(id, geom, l.rowTags(row))
+}
+
+// rowTags returns the function that tags the current feature with the
+// values of row.
+func (l *Layer) rowTags(row mapcommons.Row) func() {
+	return func() {
 		for k, c := range l.cols {
 			if row.IsNull(c) {
 				continue
@@ -305,15 +385,18 @@ func (l *Layer) AddRow(id uint64, geom []byte, row mapcommons.Row) error {
 				l.tagBytes(k, row.Bytes(c))
 			}
 		}
-	})
+	}
 }
 
-// AddFeature adds f with Add or AddRow, whichever its values suit.
+// AddFeature adds f with Add or AddRow, whichever its values suit; its
+// Position orders it among the points of a thinned layer, which may then
+// come in any order.
 func (l *Layer) AddFeature(id uint64, f *mapcommons.Feature) error {
+	l.order = f.Position
 	if f.Values == nil && f.Row != nil {
-		return l.AddRow(id, f.Geometry, f.Row)
+		return l.addRow(id, f.Geometry, f.Row)
 	}
-	return l.Add(id, f.Geometry, f.Values)
+	return l.addValues(id, f.Geometry, f.Values)
 }
 
 // add encodes the geometry and, when it survives, the tags props makes.
@@ -364,11 +447,14 @@ func (l *Layer) add(id uint64, geom []byte, props func()) error {
 	return nil
 }
 
-// addToCluster counts the point lon/lat in its cell. Finding the cell
-// uses the table projection (a point within a hair of a cell's side may
-// be counted in the neighbouring cell, which thinning does not mind); the
-// first point of a cell, which gives the cluster its position, is
-// projected exactly.
+// addToCluster counts the point lon/lat, of order l.order, in its cell.
+// Finding the cell uses the table projection (a point within a hair of a
+// cell's side may be counted in the neighbouring cell, which thinning
+// does not mind); the cell's first point, of the least order, which
+// gives the cluster its position, is projected exactly, and one whose
+// exact position is outside the buffered tile is counted but cannot be
+// first (a cell with no first point is left out). These rules do not
+// depend on the order points come in.
 func (l *Layer) addToCluster(id uint64, lon, lat float64, props func()) {
 	t := l.t
 	x := worldX(lon)*t.proj.scale - t.proj.ox
@@ -380,20 +466,29 @@ func (l *Layer) addToCluster(id uint64, lon, lat float64, props func()) {
 	if cell < 0 || cell >= len(l.counts) {
 		return
 	}
-	if l.counts[cell] > 0 {
-		l.counts[cell]++
+	if l.clusterAt[cell] == 0 {
+		l.clusters = append(l.clusters, cluster{cell: int32(cell)})
+		l.clusterAt[cell] = int32(len(l.clusters))
+	}
+	c := &l.clusters[l.clusterAt[cell]-1]
+	l.counts[cell]++
+	if c.first && l.order >= c.order {
 		return
 	}
 	ex, ey := t.proj.xy(lon, lat)
 	if !t.box.contains(ex, ey) {
 		return
 	}
-	l.counts[cell] = 1
-	start := len(l.pending)
-	l.deferring = true
-	props()
-	l.deferring = false
-	l.clusters = append(l.clusters, cluster{x: int32(math.Round(ex)), y: int32(math.Round(ey)), cell: int32(cell), id: id, pendOff: start, pend: len(l.pending) - start})
+	c.x, c.y, c.id, c.order, c.first = int32(math.Round(ex)), int32(math.Round(ey)), id, l.order, true
+	c.pend = 0
+	if l.counts[cell] == 1 {
+		// Its values matter only while it is alone in its cell.
+		start := len(l.pending)
+		l.deferring = true
+		props()
+		l.deferring = false
+		c.pendOff, c.pend = start, len(l.pending)-start
+	}
 }
 
 // key returns the key index of selected property k.
@@ -536,7 +631,16 @@ func (l *Layer) flushClusters() {
 		return
 	}
 	pk := l.keyIndex(PointCount)
+	// In the order of their first points: the order of a layer whose
+	// points came in order.
+	byOrder := func(a, b cluster) int { return cmp.Compare(a.order, b.order) }
+	if !slices.IsSortedFunc(l.clusters, byOrder) {
+		slices.SortStableFunc(l.clusters, byOrder)
+	}
 	for _, c := range l.clusters {
+		if !c.first {
+			continue
+		}
 		l.tags = l.tags[:0]
 		count := l.counts[c.cell]
 		if count == 1 {
@@ -561,8 +665,9 @@ func (l *Layer) flushClusters() {
 		l.cmd.points([]int32{c.x, c.y})
 		l.writeFeature(c.id, 1, l.tags, l.cmd.cmds)
 	}
-	l.clusters, l.pending = nil, nil
+	l.clusters, l.pending, l.alone = nil, nil, nil
 	clear(l.counts)
+	clear(l.clusterAt)
 }
 
 // Encode returns the tile's protobuf bytes: every layer, empty ones

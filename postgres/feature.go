@@ -45,7 +45,21 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 				*q.Count = mapcommons.GroupCount(groups)
 			}
 		}
-		return p.scan(ctx, tx, fn)
+		if err := p.scan(ctx, tx, fn, q.Then != nil); err != nil || q.Then == nil {
+			return err
+		}
+		// The follow-up, in the same transaction.
+		tq, tfn := q.Then()
+		if tq == nil {
+			return nil
+		}
+		cp := *tq
+		cp.Then, cp.Count = nil, nil
+		tp, err := compile(ds, &cp)
+		if err != nil {
+			return err
+		}
+		return tp.scan(ctx, tx, tfn, false)
 	})
 }
 

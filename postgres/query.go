@@ -461,6 +461,15 @@ func (p *plan) query(sel string, paged bool) string {
 	// The ids alone bound the rows to sort to their number: not narrow.
 	idsOnly := p.q.IDs != nil && len(p.conds) == 1 && p.q.Sort == ""
 	narrow := paged && !idsOnly && (len(p.conds) > 0 || p.q.Sort != "") && p.q.Limit >= 0 && p.q.Limit <= narrowPageMax
+	if p.anyOrder() {
+		// Every match, in the order the rows are read: a sequential or
+		// bitmap scan, not the key's walk (a million points: 0.65 s in
+		// PostgreSQL ordered, 0.22 s not).
+		if len(p.conds) > 0 {
+			s += ` WHERE ` + strings.Join(p.conds, " AND ")
+		}
+		return s
+	}
 	if paged && len(p.conds) == 0 && p.q.Sort == "" {
 		// No condition: the page is a range of positions (0 to count-1
 		// in the snapshot the row was read in), found through the key
@@ -505,6 +514,17 @@ func (p *plan) query(sel string, paged bool) string {
 		}
 	}
 	return s
+}
+
+// noValues reports whether the plan's rows may come without their values
+// (FeatureQuery.NoValues): no test left to Go reads them.
+func (p *plan) noValues() bool { return p.q.NoValues && p.where == nil }
+
+// anyOrder reports whether the plan's rows may come in any order
+// (FeatureQuery.AnyOrder): every match, uncounted.
+func (p *plan) anyOrder() bool {
+	q := p.q
+	return q.AnyOrder && q.Offset <= 0 && q.Limit < 0 && q.Sort == "" && !q.Descending && q.Count == nil && !p.countPage
 }
 
 // canCountPage reports whether SQL's page can carry the count of the
@@ -588,6 +608,9 @@ func (p *plan) sortedPage(sel string, offset int64) string {
 // selectAll is the select list of whole features.
 func (p *plan) selectAll() string {
 	sel := "pos, fid, geom"
+	if p.noValues() {
+		return sel
+	}
 	for i := range p.ds.Attributes {
 		sel += ", " + attrColumn(i)
 	}
@@ -627,7 +650,9 @@ func (p *plan) match(ctx context.Context, geom []byte, values []any) (bool, erro
 // columns all of rawRow's forms, reads each feature's values through a
 // rawRow, as asked: nothing is boxed or converted for the values no one
 // reads (a low-zoom tile reads those of one point a cell).
-func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Feature) error) error {
+//
+// With more, a query follows in the read's transaction (QueryMore).
+func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Feature) error, more bool) error {
 	q := p.q
 	if p.countPage {
 		*q.Count = 0 // unless the page has a row, which carries the count
@@ -636,7 +661,11 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 		return nil
 	}
 	exact := p.exact()
-	rows, err := tx.Query(ctx, p.query(p.selectAll(), exact), p.args...)
+	send := tx.Query
+	if more {
+		send = tx.QueryMore
+	}
+	rows, err := send(ctx, p.query(p.selectAll(), exact), p.args...)
 	if err != nil {
 		return formatError(err)
 	}
@@ -676,6 +705,9 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 			pos, fid = vals[0].(int64), vals[1].(int64)
 			geom, _ = vals[2].([]byte)
 			f.Values, f.Row = featureValues(vals[3:], f.Values), nil
+		}
+		if p.noValues() {
+			f.Values, f.Row = nil, nil
 		}
 		if p.countPage && !p.counted {
 			*q.Count, p.counted = count, true

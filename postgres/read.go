@@ -36,6 +36,9 @@ import (
 type rowsQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	Prelude(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	// QueryMore is Query with another query to follow it in the read's
+	// transaction (FeatureQuery.Then), which ends after the last Query.
+	QueryMore(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // preludeQuerier runs its one query as q's prelude.
@@ -47,6 +50,10 @@ func (p preludeQuerier) Query(ctx context.Context, sql string, args ...any) (pgx
 
 func (p preludeQuerier) Prelude(context.Context, string, ...any) (pgx.Rows, error) {
 	return nil, errors.New("postgres: a prelude of a prelude")
+}
+
+func (p preludeQuerier) QueryMore(context.Context, string, ...any) (pgx.Rows, error) {
+	return nil, errors.New("postgres: a prelude is one query")
 }
 
 // rowHints keeps the rows reads found, by dataset id (a bounded number).
@@ -158,6 +165,9 @@ type readQuerier struct {
 	// is begun and the hint checked already.
 	pre   pgx.BatchResults
 	begun bool
+	// open says the batch br has no COMMIT (QueryMore), done that the
+	// last query was sent.
+	open, done bool
 }
 
 // Prelude runs a query before the read's one query, in its transaction:
@@ -201,8 +211,23 @@ func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 }
 
 func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if q.br != nil {
-		return nil, errors.New("postgres: a read runs one query")
+	return q.query(ctx, sql, args, true)
+}
+
+func (q *readQuerier) QueryMore(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return q.query(ctx, sql, args, false)
+}
+
+// query sends a query of the read, with the COMMIT when it is the last.
+func (q *readQuerier) query(ctx context.Context, sql string, args []any, last bool) (pgx.Rows, error) {
+	if q.done {
+		return nil, errors.New("postgres: a read's last query was sent")
+	}
+	if q.br != nil { // QueryMore's, whose rows were read
+		if err := q.br.Close(); err != nil {
+			return nil, err
+		}
+		q.br = nil
 	}
 	if q.pre != nil {
 		if err := q.pre.Close(); err != nil {
@@ -211,14 +236,18 @@ func (q *readQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.R
 		q.pre = nil
 	}
 	var b pgx.Batch
-	if q.hint != nil && !q.begun {
+	check := q.hint != nil && !q.begun
+	if check {
 		b.Queue(beginRead)
 		b.Queue(selectQueried, q.hint.ID)
 	}
 	b.Queue(sql, args...)
-	b.Queue(`COMMIT`)
+	if last {
+		b.Queue(`COMMIT`)
+	}
+	q.open, q.done, q.begun = !last, last, true
 	q.br = q.conn.SendBatch(ctx, &b)
-	if q.hint == nil || q.begun {
+	if !check {
 		return q.br.Query()
 	}
 	return q.hinted(q.br)
@@ -234,6 +263,13 @@ func (q *readQuerier) commit(ctx context.Context) error {
 		q.pre = nil
 	}
 	if q.br == nil {
+		_, err := q.conn.Exec(ctx, `COMMIT`)
+		return err
+	}
+	if q.open { // the follow-up did not come
+		if err := q.br.Close(); err != nil {
+			return err
+		}
 		_, err := q.conn.Exec(ctx, `COMMIT`)
 		return err
 	}

@@ -336,6 +336,14 @@ func (g givingQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.
 	return givingRows{rows, g.given}, nil
 }
 
+func (g givingQuerier) QueryMore(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	rows, err := g.q.QueryMore(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return givingRows{rows, g.given}, nil
+}
+
 func (g givingQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	return g.q.Prelude(ctx, sql, args...)
 }

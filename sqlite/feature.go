@@ -51,7 +51,16 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 		}
 		*q.Count = mapcommons.GroupCount(groups)
 	}
-	return v.Query(ctx, q, fn)
+	if err := v.Query(ctx, q, fn); err != nil || q.Then == nil {
+		return err
+	}
+	// The follow-up, in the same view.
+	if tq, tfn := q.Then(); tq != nil {
+		cp := *tq
+		cp.Then = nil
+		return v.Query(ctx, &cp, tfn)
+	}
+	return nil
 }
 
 // GroupFeatures implements mapcommons.FeatureService.

@@ -241,6 +241,12 @@ func throughput(u string, c int, d time.Duration) (float64, string, error) {
 // requests to the URLs in turn (servers behind a client-side balancer),
 // and returns requests per second.
 func throughputAcross(urls []string, c int, d time.Duration) (float64, string, error) {
+	return throughputOf(func(i, k int) string { return urls[(i+k)%len(urls)] }, c, d)
+}
+
+// throughputOf runs c concurrent Go clients for d, client i sending its
+// k-th request to next(i, k), and returns requests per second.
+func throughputOf(next func(i, k int) string, c int, d time.Duration) (float64, string, error) {
 	var n atomic.Int64
 	var firstErr atomic.Value
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -250,8 +256,8 @@ func throughputAcross(urls []string, c int, d time.Duration) (float64, string, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := i; ctx.Err() == nil; k++ {
-				if _, err := get(urls[k%len(urls)]); err != nil {
+			for k := 0; ctx.Err() == nil; k++ {
+				if _, err := get(next(i, k)); err != nil {
 					if ctx.Err() == nil {
 						firstErr.CompareAndSwap(nil, err)
 					}

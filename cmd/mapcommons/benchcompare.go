@@ -143,8 +143,8 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 // comparePGFS measures the request shapes on pg_featureserv and on ours,
 // with the response cache off (every request runs its query: ours) and
 // on (cached: a repeated request is answered from memory once its
-// catalogue row is checked), and the items of randomFids random ids,
-// which a cache rarely answers.
+// catalogue row is known), and items of random ids, which a cache
+// rarely answers.
 func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id int64, dur time.Duration) error {
 	port, stop, err := startRival(bin,
 		func(port int) []string {
@@ -163,27 +163,24 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds:", dur)
 	out("| request | pg_featureserv req/s | mapcommons, cache off | ratio | mapcommons, cache on | ratio | features (theirs / ours) |")
 	out("|---|---|---|---|---|---|---|")
-	shapes := append(slices.Clone(compareShapes), struct{ name, query string }{
-		fmt.Sprintf("items/{fid}, %d random fids", randomFids), ""})
-	r := rand.New(rand.NewPCG(1, 2))
-	var fids []string
-	for range randomFids {
-		fids = append(fids, fmt.Sprintf("/items/%d", 1+r.IntN(1000000)))
-	}
+	shapes := append(slices.Clone(compareShapes), struct{ name, query string }{"items/{fid}, a random fid each", ""})
 	for _, sh := range shapes {
-		queries := []string{sh.query}
-		if sh.query == "" {
-			queries = fids
+		// next gives the k-th request of client i of server s.
+		next := func(s int) func(i, k int) string {
+			return func(int, int) string { return bases[s] + encodeQuery(sh.query) }
 		}
-		var urls [3][]string
-		for k, base := range bases {
-			for _, q := range queries {
-				urls[k] = append(urls[k], base+encodeQuery(q))
+		if sh.query == "" {
+			next = func(s int) func(i, k int) string {
+				return func(i, k int) string {
+					// Random, never the same sequence twice (a cache
+					// answers only the fids asked before by chance).
+					return fmt.Sprintf("%s/items/%d", bases[s], 1+rand.IntN(1000000))
+				}
 			}
 		}
 		var counts [2]string
 		for k := range counts {
-			n, err := countReturned(urls[k][0])
+			n, err := countReturned(next(k)(0, 0))
 			if err != nil {
 				return fmt.Errorf("%s: %v", sh.name, err)
 			}
@@ -191,8 +188,8 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 		}
 		var rates [3][]float64
 		for range 3 {
-			for k := range urls {
-				r, _, err := throughputAcross(urls[k], 16, dur)
+			for k := range bases {
+				r, _, err := throughputOf(next(k), 16, dur)
 				if err != nil {
 					return fmt.Errorf("%s: %v", sh.name, err)
 				}
@@ -205,10 +202,6 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 	}
 	return nil
 }
-
-// randomFids is how many random items the comparison's last shape asks
-// for, in turn.
-const randomFids = 20000
 
 // comparePGTS measures vector tiles on pg_tileserv and on ours (whose
 // tile cache the bench's server has off): the tile of each zoom 0-4 that
