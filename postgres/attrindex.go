@@ -166,14 +166,24 @@ func (ix *indexer) run(ctx context.Context) {
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
+		tick := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-ix.wake:
 		case <-t.C:
+			tick = true
 		}
 		if err := ix.sweep(ctx); err != nil && ctx.Err() == nil {
 			ix.logger().Warn("attribute indexes", "err", err)
+		}
+		if !tick {
+			continue
+		}
+		// The summaries extended by edits, of datasets left alone since
+		// (resummary.go): at the periodic sweeps only.
+		if err := ix.db.resummarize(ctx, time.Now().Add(-resummaryIdle)); err != nil && ctx.Err() == nil {
+			ix.logger().Warn("summaries", "err", err)
 		}
 	}
 }

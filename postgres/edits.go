@@ -219,6 +219,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		base := &mapcommons.Summary{Count: old.FeatureCount, Extent: old.Extent, GeometryTypes: old.GeometryTypes,
 			GeometryMask: old.GeometryMask, Stats: old.Stats}
 		sum = mapcommons.ExtendSummary(base, delta, g.n)
+		g.extended = true // made exact again once the dataset is left alone (resummary.go)
 	}
 	if err := g.point(ctx, sum, old.table, s.db.now()); err != nil {
 		return nil, err

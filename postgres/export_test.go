@@ -136,3 +136,22 @@ func SeenVersion(db *DB, id int64) int64 { return db.replicas.versions.get(id) }
 
 // LostReplica reports whether err fails a replica (lostReplica).
 var LostReplica = lostReplica
+
+// Resummarize summarizes again the datasets whose summaries edits
+// extended, unchanged since before (the indexer's periodic sweep).
+func Resummarize(ctx context.Context, db *DB, before time.Time) error { return db.resummarize(ctx, before) }
+
+// ResummarizeOne summarizes dataset id again if edits extended its
+// summary, running beforeWrite between the read and the write; it
+// reports whether it wrote.
+func ResummarizeOne(ctx context.Context, db *DB, id int64, beforeWrite func()) (bool, error) {
+	return db.resummarizeOne(ctx, id, beforeWrite)
+}
+
+// SummaryExtended reports whether dataset id's summary is marked as
+// extended by edits.
+func SummaryExtended(ctx context.Context, db *DB, id int64) (bool, error) {
+	var ext bool
+	err := db.pool.QueryRow(ctx, `SELECT summary_extended FROM datasets WHERE id = $1`, id).Scan(&ext)
+	return ext, err
+}

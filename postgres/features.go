@@ -122,6 +122,9 @@ type generation struct {
 	nextID int64 // the id the next new row gets
 	sum    *mapcommons.SummaryBuilder
 	spool  *medianSpool // the numeric values, for the medians
+	// extended says the summary point writes is extended, not exact
+	// (resummary.go)
+	extended bool
 }
 
 // newGeneration creates a new, empty features table for dataset id.
@@ -357,9 +360,10 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	var version int64
 	err = g.tx.QueryRow(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
-		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14 WHERE id = $13 RETURNING version`,
+		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14, summary_extended = $15
+		WHERE id = $13 RETURNING version`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id, holes).Scan(&version)
+		sum.GeometryMask, statsJSON, bump, now, g.id, holes, g.extended).Scan(&version)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return datasetNotFound(g.id)
 	} else if err != nil {
