@@ -139,7 +139,9 @@ var LostReplica = lostReplica
 
 // Resummarize summarizes again the datasets whose summaries edits
 // extended, unchanged since before (the indexer's periodic sweep).
-func Resummarize(ctx context.Context, db *DB, before time.Time) error { return db.resummarize(ctx, before) }
+func Resummarize(ctx context.Context, db *DB, before time.Time) error {
+	return db.resummarize(ctx, before)
+}
 
 // ResummarizeOne summarizes dataset id again if edits extended its
 // summary, running beforeWrite between the read and the write; it
