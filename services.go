@@ -2,6 +2,7 @@ package mapcommons
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -78,15 +79,68 @@ type recentCatalogueKey struct{}
 // memory without asking it. It is for callers with no writes of their
 // own to read back (anonymous reads); every other read sees every change
 // committed before it began.
+//
+// Such a row may be older than the features a read of the same request
+// then finds: a store that answered from memory notes the version it gave
+// (NoteRecentRow), and a read whose snapshot holds another version of the
+// dataset fails with ErrCatalogueMoved before any feature, so that the
+// request is never answered with features its dataset's row did not
+// authorize (the server runs it again, with the catalogue as it is).
 func WithRecentCatalogue(ctx context.Context) context.Context {
-	return context.WithValue(ctx, recentCatalogueKey{}, true)
+	return context.WithValue(ctx, recentCatalogueKey{}, &recentRows{})
+}
+
+// WithoutRecentCatalogue is ctx without the mark of WithRecentCatalogue.
+func WithoutRecentCatalogue(ctx context.Context) context.Context {
+	return context.WithValue(ctx, recentCatalogueKey{}, false)
 }
 
 // RecentCatalogue reports whether ctx is marked by WithRecentCatalogue.
 func RecentCatalogue(ctx context.Context) bool {
-	v, _ := ctx.Value(recentCatalogueKey{}).(bool)
-	return v
+	_, ok := ctx.Value(recentCatalogueKey{}).(*recentRows)
+	return ok
 }
+
+// recentRows are the versions of the datasets' rows a store gave a
+// request from memory.
+type recentRows struct {
+	mu       sync.Mutex
+	versions map[int64]int64
+}
+
+// NoteRecentRow records, in a request marked by WithRecentCatalogue, that
+// dataset id's row was given as of version (from memory).
+func NoteRecentRow(ctx context.Context, id, version int64) {
+	rr, ok := ctx.Value(recentCatalogueKey{}).(*recentRows)
+	if !ok {
+		return
+	}
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if rr.versions == nil {
+		rr.versions = map[int64]int64{}
+	}
+	rr.versions[id] = version
+}
+
+// RecentRow returns the version of dataset id's row given to the request
+// from memory (NoteRecentRow), if one was.
+func RecentRow(ctx context.Context, id int64) (int64, bool) {
+	rr, ok := ctx.Value(recentCatalogueKey{}).(*recentRows)
+	if !ok {
+		return 0, false
+	}
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	v, ok := rr.versions[id]
+	return v, ok
+}
+
+// ErrCatalogueMoved is a read's error when the dataset's row given to the
+// request from memory is not the row of the read's snapshot (see
+// WithRecentCatalogue): nothing was read; run the request again without
+// the mark.
+var ErrCatalogueMoved = &Error{Code: ETIMEOUT, Message: "the dataset changed while it was read: try again"}
 
 // MaxCatalogueLag bounds how old the datasets' rows a read marked by
 // WithRecentCatalogue sees.

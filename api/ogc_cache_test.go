@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"mapcommons"
@@ -100,5 +101,38 @@ func TestRecentCatalogueOnlyAnonymousReads(t *testing.T) {
 		if len(got) == 0 || slices.Contains(got, !c.recent) {
 			t.Errorf("%s %s (user %q): finds recent %v, want all %v", c.r.method, c.r.path, c.r.user, got, c.recent)
 		}
+	}
+}
+
+// movedOnce fails the first read of a request marked by
+// mapcommons.WithRecentCatalogue with mapcommons.ErrCatalogueMoved, as a
+// store does whose row from memory is older than the read's snapshot.
+type movedOnce struct {
+	mapcommons.FeatureService
+	moved, unmarked atomic.Int32
+}
+
+func (f *movedOnce) ScanFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	if mapcommons.RecentCatalogue(ctx) && f.moved.Add(1) == 1 {
+		return mapcommons.ErrCatalogueMoved
+	}
+	if !mapcommons.RecentCatalogue(ctx) {
+		f.unmarked.Add(1)
+	}
+	return f.FeatureService.ScanFeatures(ctx, id, q, fn)
+}
+
+// TestCatalogueMovedRunsAgain: a read refused because the dataset's row
+// given from memory was not its snapshot's is run again, unmarked, and
+// answered whole; the caller never sees the refusal.
+func TestCatalogueMovedRunsAgain(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	ds := ts.createCSV("?title=pts", string(pointsCSV(5)))
+	feats := &movedOnce{}
+	ts.rebuild(nil, func(s *mapcommons.Services) { feats.FeatureService = s.Features; s.Features = feats })
+	body := must(t, ts.get(ds+"/features.json", ""), 200)
+	if feats.moved.Load() != 1 || feats.unmarked.Load() != 1 || !bytes.Contains(body, []byte("point number 4")) {
+		t.Fatalf("moved %d, unmarked reads %d: %s", feats.moved.Load(), feats.unmarked.Load(), body)
 	}
 }

@@ -4,6 +4,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -214,7 +215,17 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
+		err := h(w, r)
+		if errors.Is(err, mapcommons.ErrCatalogueMoved) && mapcommons.RecentCatalogue(r.Context()) {
+			if sw, ok := w.(*statusWriter); !ok || sw.status == 0 {
+				// The dataset's row from memory was older than its
+				// features: nothing was answered; again, with the
+				// catalogue as it is (mapcommons.WithRecentCatalogue).
+				r = r.WithContext(mapcommons.WithoutRecentCatalogue(r.Context()))
+				err = h(w, r)
+			}
+		}
+		if err != nil {
 			if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
 				// Too late for an error body: the answer has begun. Log and cut.
 				s.logger.ErrorContext(r.Context(), "error after the response began", "path", r.URL.Path, "err", err)

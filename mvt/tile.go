@@ -161,6 +161,7 @@ type Layer struct {
 	counts    []uint32       // points in each cell of the thinning grid
 	clusterAt []int32        // each cell's index in clusters, plus one (0: none)
 	alone     map[uint64]int // SetValues's index of clusters
+	firsts    int            // clusters with a first point (those written)
 	order     int64          // the order of the point being added (addToCluster)
 	added     int64          // points added with Add and AddRow
 	gridN     int
@@ -306,7 +307,7 @@ func (l *Layer) Thinned() bool { return l.cluster }
 
 // Len returns the number of features the layer will hold (thinned points
 // count once per cell).
-func (l *Layer) Len() int { return l.n + len(l.clusters) }
+func (l *Layer) Len() int { return l.n + l.firsts }
 
 // Add adds a feature: its id, its geometry (WKB, nil or empty for none)
 // and its values aligned with the layer's attributes (int64, float64,
@@ -478,6 +479,9 @@ func (l *Layer) addToCluster(id uint64, lon, lat float64, props func()) {
 	ex, ey := t.proj.xy(lon, lat)
 	if !t.box.contains(ex, ey) {
 		return
+	}
+	if !c.first {
+		l.firsts++
 	}
 	c.x, c.y, c.id, c.order, c.first = int32(math.Round(ex)), int32(math.Round(ey)), id, l.order, true
 	c.pend = 0
@@ -665,7 +669,7 @@ func (l *Layer) flushClusters() {
 		l.cmd.points([]int32{c.x, c.y})
 		l.writeFeature(c.id, 1, l.tags, l.cmd.cmds)
 	}
-	l.clusters, l.pending, l.alone = nil, nil, nil
+	l.clusters, l.pending, l.alone, l.firsts = nil, nil, nil, 0
 	clear(l.counts)
 	clear(l.clusterAt)
 }

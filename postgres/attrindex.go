@@ -182,7 +182,7 @@ func (ix *indexer) run(ctx context.Context) {
 		}
 		// The summaries extended by edits, of datasets left alone since
 		// (resummary.go): at the periodic sweeps only.
-		if err := ix.db.resummarize(ctx, time.Now().Add(-resummaryIdle)); err != nil && ctx.Err() == nil {
+		if err := ix.db.resummarize(ctx, ix.db.now().Add(-resummaryIdle)); err != nil && ctx.Err() == nil {
 			ix.logger().Warn("summaries", "err", err)
 		}
 	}

@@ -77,6 +77,8 @@ func (c *catalogue) find(ctx context.Context, db *DB, q querier, id int64) (*map
 		if r := c.get(id); r != nil && c.listen.fresh(db.now()) {
 			c.hits.Add(1)
 			c.trusted.Add(1)
+			// The reads of the request check it in their snapshots.
+			mapcommons.NoteRecentRow(ctx, id, r.Version)
 			return copyDataset(r.Dataset), nil
 		}
 	}
@@ -189,6 +191,11 @@ type listener struct {
 	seq   uint64               // the last beat sent
 	sent  map[uint64]time.Time // beats sent, not yet heard, by seq
 	heard time.Time            // when the last beat heard was sent
+	// heardSeq is the seq of the last beat heard; needSeq the first beat
+	// that must be heard before the rows are trusted again: the next one
+	// after this server's last write, whose notification comes before it
+	// (wrote).
+	heardSeq, needSeq uint64
 	// stalled, in tests, makes the listener ignore what it hears, as a
 	// connection that hangs without a word would.
 	stalled atomic.Bool
@@ -225,7 +232,17 @@ func (l *listener) close() {
 func (l *listener) fresh(now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.live && now.Sub(l.heard) < mapcommons.MaxCatalogueLag
+	return l.live && l.heardSeq >= l.needSeq && now.Sub(l.heard) < mapcommons.MaxCatalogueLag
+}
+
+// wrote says this server committed a write: until a beat sent after it
+// is heard (and with it the write's notification), the cached rows are
+// checked by their stamps, so that this server's anonymous reads see its
+// own writes at once.
+func (l *listener) wrote() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.needSeq = l.seq + 1
 }
 
 // run listens until ctx ends, connecting again after a failure (a
@@ -285,8 +302,8 @@ func (l *listener) heardNote(db *DB, payload string) {
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if at, ok := l.sent[seq]; ok && at.After(l.heard) {
-			l.heard = at
+		if at, ok := l.sent[seq]; ok && seq > l.heardSeq {
+			l.heard, l.heardSeq = at, seq
 		}
 		for k := range l.sent {
 			if k <= seq {

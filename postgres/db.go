@@ -175,6 +175,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := tx.Commit(ctx); err != nil {
 		return formatError(err)
 	}
+	db.catalogue.listen.wrote()
 	db.replicas.saw(vt.seen...)
 	return nil
 }

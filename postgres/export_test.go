@@ -157,3 +157,16 @@ func SummaryExtended(ctx context.Context, db *DB, id int64) (bool, error) {
 	err := db.pool.QueryRow(ctx, `SELECT summary_extended FROM datasets WHERE id = $1`, id).Scan(&ext)
 	return ext, err
 }
+
+// RowVersion is dataset id's version as the database has it now.
+func RowVersion(t interface {
+	Helper()
+	Fatal(...any)
+}, db *DB, id int64) int64 {
+	t.Helper()
+	var v int64
+	if err := db.pool.QueryRow(context.Background(), `SELECT version FROM datasets WHERE id = $1`, id).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -158,7 +158,10 @@ func (db *DB) readOn(ctx context.Context, src readSource, id int64, fn func(q ro
 type readQuerier struct {
 	conn *pgxpool.Conn
 	hint *datasetRow
-	min  int64            // the least version of the row that may answer (readSource)
+	min  int64 // the least version of the row that may answer (readSource)
+	// want is the version of the row the request was given from memory
+	// (mapcommons.NoteRecentRow; 0: none): another is ErrCatalogueMoved.
+	want int64
 	br   pgx.BatchResults // nil until the query
 	// pre is the prelude's batch (with a hint: BEGIN, the row, the
 	// prelude), closed when the query is sent; begun says the transaction
@@ -200,6 +203,9 @@ func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 		return nil, errStaleHint
 	}
 	row, err := scanQueried(br.QueryRow(), q.hint.ID)
+	if err == nil && q.want > 0 && row.Version != q.want {
+		return nil, mapcommons.ErrCatalogueMoved
+	}
 	if err != nil || !sameQueried(row, q.hint) || row.Version < q.min {
 		return nil, errStaleHint
 	}
@@ -289,7 +295,8 @@ func (db *DB) readHinted(ctx context.Context, src readSource, hint *datasetRow, 
 		return formatError(err)
 	}
 	defer conn.Release() // a connection left in a transaction is closed, not reused
-	q := &readQuerier{conn: conn, hint: hint, min: src.min}
+	want, _ := mapcommons.RecentRow(ctx, hint.ID)
+	q := &readQuerier{conn: conn, hint: hint, min: src.min, want: want}
 	err = fn(q, hint)
 	if q.br == nil {
 		if q.pre != nil {
@@ -346,6 +353,9 @@ func (db *DB) readOnce(ctx context.Context, src readSource, id int64, fn func(q 
 	}
 	if err == nil && ds.Version < src.min {
 		err = errBehind
+	}
+	if want, ok := mapcommons.RecentRow(ctx, id); err == nil && ok && ds.Version != want {
+		err = mapcommons.ErrCatalogueMoved // the request was authorized against another row
 	}
 	if err == nil {
 		q := &readQuerier{conn: conn}

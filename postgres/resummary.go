@@ -19,7 +19,7 @@ import (
 // old ones. Such a dataset is marked (datasets.summary_extended, set by
 // generation.point) and summarized exactly again by the indexer's
 // periodic sweep (every sweepEvery) once nobody has changed it for
-// resummaryIdle (by the server's clock, which wrote updated_at): every
+// resummaryIdle (by the store's clock, which wrote updated_at): every
 // feature read in a snapshot of its own, outside any write, and the
 // summary written only if the dataset's row is still the version it was
 // read from (a change meanwhile leaves the mark for a later sweep). A
@@ -62,12 +62,32 @@ func (db *DB) resummarizeOne(ctx context.Context, id int64, beforeWrite func()) 
 	var table string
 	var version int64
 	var sum *mapcommons.Summary
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	// The scan runs as an index build does (attrindex.go): on a
+	// connection of its own named buildApp, holding the table's build
+	// lock, so that a write dropping the table (a replace, a deletion)
+	// cancels it rather than waiting for it, and so that two servers never
+	// summarize the same table at once.
+	cfg := db.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = buildApp
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false, formatError(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	skip := errors.New("skip")
+	err = pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var attrs []mapcommons.Attribute
 		err := tx.QueryRow(ctx, `SELECT features, attributes, version FROM datasets WHERE id = $1 AND summary_extended`, id).
 			Scan(&table, &attrs, &version)
 		if err != nil {
 			return err
+		}
+		var got bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, hashtext($2))`, indexLock, table).Scan(&got); err != nil {
+			return err
+		}
+		if !got {
+			return skip // built, dropped or summarized by another: a later sweep
 		}
 		g := &generation{tx: tx, id: id, attrs: attrs, table: table,
 			sum: mapcommons.NewSummaryBuilder(attrs, false), spool: newMedianSpool(attrs)}
@@ -78,8 +98,8 @@ func (db *DB) resummarizeOne(ctx context.Context, id int64, beforeWrite func()) 
 		sum, err = g.sum.Summary(g.spool.median)
 		return err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil // not marked (any more), or gone
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, skip) {
+		return false, nil // not marked (any more), gone, or another's
 	} else if err != nil {
 		return false, formatError(err)
 	}
