@@ -144,16 +144,7 @@ func (c *catalogue) put(gen uint64, r *datasetRow) {
 	if c.gen != gen {
 		return
 	}
-	if c.rows == nil {
-		c.rows = map[int64]*datasetRow{}
-	}
-	if _, ok := c.rows[r.ID]; !ok && len(c.rows) >= maxCatalogue {
-		for k := range c.rows { // any one goes
-			delete(c.rows, k)
-			break
-		}
-	}
-	c.rows[r.ID] = r
+	c.rows = putBounded(c.rows, r.ID, r, maxCatalogue)
 }
 
 func (c *catalogue) drop(id int64) {

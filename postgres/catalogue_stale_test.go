@@ -40,13 +40,7 @@ func TestTrustedRowNotMixedWithNewFeatures(t *testing.T) {
 	if err := ws.Datasets.CreateDataset(ctx, ds, v1); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a trusted find", func() bool {
-		n := postgres.CatalogueTrusted(reader)
-		if _, err := rs.Datasets.FindDatasetByID(recent, ds.ID); err != nil {
-			t.Fatal(err)
-		}
-		return postgres.CatalogueTrusted(reader) > n
-	})
+	untilTrusted(t, reader, ds.ID)
 	// The listener is slow to hear the next change (within the bound).
 	postgres.StallListener(reader, true)
 	v2 := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}}
@@ -113,13 +107,7 @@ func TestOwnWriteSeenByOwnAnonymousReads(t *testing.T) {
 	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(3)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a trusted find", func() bool {
-		n := postgres.CatalogueTrusted(db)
-		if _, err := s.Datasets.FindDatasetByID(recent, ds.ID); err != nil {
-			t.Fatal(err)
-		}
-		return postgres.CatalogueTrusted(db) > n
-	})
+	untilTrusted(t, db, ds.ID)
 	postgres.StallListener(db, true)
 	title := "t1"
 	if _, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title}); err != nil {
@@ -156,13 +144,7 @@ func TestTrustedRowNeverLeaksUnsharedFeatures(t *testing.T) {
 	if err := ws.Datasets.CreateDataset(ctx, ds, public); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a trusted find", func() bool {
-		n := postgres.CatalogueTrusted(reader)
-		if _, err := rs.Datasets.FindDatasetByID(recent, ds.ID); err != nil {
-			t.Fatal(err)
-		}
-		return postgres.CatalogueTrusted(reader) > n
-	})
+	untilTrusted(t, reader, ds.ID)
 	postgres.StallListener(reader, true)
 	none := []mapcommons.Permission{}
 	if _, err := ws.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &none}); err != nil {
@@ -194,4 +176,18 @@ func TestTrustedRowNeverLeaksUnsharedFeatures(t *testing.T) {
 			t.Fatalf("an anonymous read authorized by version %d (shared with everyone) reads features %v, written after the dataset was unshared", got.Version, names)
 		}
 	}
+}
+
+// untilTrusted waits until db answers an anonymous find of dataset id
+// from memory, without the stamp (its listener has heard a beat).
+func untilTrusted(t *testing.T, db *postgres.DB, id int64) {
+	t.Helper()
+	recent := mapcommons.WithRecentCatalogue(context.Background())
+	eventually(t, "a trusted find", func() bool {
+		n := postgres.CatalogueTrusted(db)
+		if _, err := db.Services().Datasets.FindDatasetByID(recent, id); err != nil {
+			t.Fatal(err)
+		}
+		return postgres.CatalogueTrusted(db) > n
+	})
 }

@@ -170,3 +170,10 @@ func RowVersion(t interface {
 	}
 	return v
 }
+
+// OnResummaryScan calls fn once each resummary's scan has its first row,
+// for one test.
+func OnResummaryScan(tb interface{ Cleanup(func()) }, fn func()) {
+	resummaryScanning = fn
+	tb.Cleanup(func() { resummaryScanning = nil })
+}

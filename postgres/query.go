@@ -309,37 +309,31 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 	return col + " = ANY(" + p.arg(nums) + "::double precision[])"
 }
 
+// intBounds are the filter operations that bound an integer column: the
+// bound in integers of a float64 value, and SQL's comparison with it.
+var intBounds = map[string]struct {
+	bound func(float64) (int64, bool)
+	cmp   string
+}{
+	mapcommons.OpMin:     {intAtLeast, " >= "},
+	mapcommons.OpMax:     {intAtMost, " <= "},
+	mapcommons.OpGreater: {intAbove, " >= "},
+	mapcommons.OpLess:    {intBelow, " <= "},
+}
+
 // intFilter is the condition on integer column col that Go's comparison
 // of float64(value) with the filter values nums makes: float64(int64) is
 // monotonic, so each test is a range of integers, found exactly in Go
 // (past 2^53 several integers round to one float: all of them match it),
 // and SQL compares integers with integers.
 func (p *plan) intFilter(col, op string, nums []float64) string {
-	switch op {
-	case mapcommons.OpMin:
-		lo, ok := intAtLeast(nums[0])
+	// A bound: the integer range of the comparison, inclusive.
+	if b, ok := intBounds[op]; ok {
+		n, ok := b.bound(nums[0])
 		if !ok {
 			return "false"
 		}
-		return col + " >= " + p.arg(lo)
-	case mapcommons.OpMax:
-		hi, ok := intAtMost(nums[0])
-		if !ok {
-			return "false"
-		}
-		return col + " <= " + p.arg(hi)
-	case mapcommons.OpGreater:
-		lo, ok := intAbove(nums[0])
-		if !ok {
-			return "false"
-		}
-		return col + " >= " + p.arg(lo)
-	case mapcommons.OpLess:
-		hi, ok := intBelow(nums[0])
-		if !ok {
-			return "false"
-		}
-		return col + " <= " + p.arg(hi)
+		return col + b.cmp + p.arg(n)
 	}
 	var single []int64
 	var or []string

@@ -74,16 +74,7 @@ func (h *rowHints) get(id int64) *datasetRow {
 func (h *rowHints) put(r *datasetRow) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.rows == nil {
-		h.rows = map[int64]*datasetRow{}
-	}
-	if len(h.rows) >= maxRowHints {
-		for k := range h.rows { // any one goes
-			delete(h.rows, k)
-			break
-		}
-	}
-	h.rows[r.ID] = r
+	h.rows = putBounded(h.rows, r.ID, r, maxRowHints)
 }
 
 func (h *rowHints) drop(id int64) {
@@ -96,6 +87,23 @@ func (h *rowHints) drop(id int64) {
 func sameQueried(a, b *datasetRow) bool {
 	return a.table == b.table && a.FeatureCount == b.FeatureCount && a.GeometryMask == b.GeometryMask &&
 		slices.Equal(a.holes, b.holes) && reflect.DeepEqual(a.Attributes, b.Attributes)
+}
+
+// putBounded sets m[k] = v in m (made when nil), first dropping any one
+// other entry when m holds max already: a cache of a bounded number of
+// entries, of which those used again are read again.
+func putBounded[K comparable, V any](m map[K]V, k K, v V, max int) map[K]V {
+	if m == nil {
+		m = map[K]V{}
+	}
+	if _, ok := m[k]; !ok && len(m) >= max {
+		for old := range m { // any one goes
+			delete(m, old)
+			break
+		}
+	}
+	m[k] = v
+	return m
 }
 
 // errStaleHint is the answer of a hinted read whose hint no longer holds.

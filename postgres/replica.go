@@ -84,16 +84,7 @@ func (s *seenVersions) see(id, version int64) {
 	if ok && cur >= version {
 		return
 	}
-	if s.m == nil {
-		s.m = map[int64]int64{}
-	}
-	if !ok && len(s.m) >= maxSeenVersions {
-		for k := range s.m { // any one goes
-			delete(s.m, k)
-			break
-		}
-	}
-	s.m[id] = version
+	s.m = putBounded(s.m, id, version, maxSeenVersions)
 }
 
 func (s *seenVersions) get(id int64) int64 {

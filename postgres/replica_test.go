@@ -22,10 +22,6 @@ import (
 	"mapcommons/storetest"
 )
 
-// replicaLimit bounds the tests' waits for an event (a replica back up):
-// a limit for a broken setup, not a timing the tests count on.
-const replicaLimit = 2 * time.Minute
-
 // replicaQueries are reads of every kind that goes to a replica: pages
 // (with a count from the page, and from a prelude), a bbox, a filter, a
 // group.
@@ -158,13 +154,7 @@ func TestReplicaDownAtOpen(t *testing.T) {
 // for takes effect at the next record).
 func waitPaused(t *testing.T, sb *pgtest.Standby) {
 	t.Helper()
-	deadline := time.Now().Add(replicaLimit)
-	for !sb.Paused(t) {
-		if time.Now().After(deadline) {
-			t.Fatal("the standby's replay does not pause")
-		}
-		time.Sleep(5 * time.Millisecond) // the poll's period
-	}
+	eventually(t, "the standby's replay paused", func() bool { return sb.Paused(t) })
 }
 
 // TestReplicaReadYourWrites: with the standby's replay paused (so that
@@ -293,21 +283,11 @@ func TestReplicaKilled(t *testing.T) {
 		})
 	}
 	defer func() { stop.Store(true); wg.Wait() }()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(replicaLimit)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s in %v", what, replicaLimit)
-			}
-			time.Sleep(time.Millisecond) // the poll's period
-		}
-	}
 	replicaReads := func() int64 { r, _, _, _ := postgres.ReplicaReads(db); return r }
 
 	for _, between := range []bool{true, false} {
 		r0 := replicaReads()
-		waitFor("reads on the replica", func() bool { return replicaReads() >= r0+20 })
+		eventually(t, "reads on the replica", func() bool { return replicaReads() >= r0+20 })
 		_, _, _, f0 := postgres.ReplicaReads(db)
 		if between {
 			gate.Lock() // no read in flight
@@ -318,7 +298,7 @@ func TestReplicaKilled(t *testing.T) {
 		if between {
 			gate.Unlock()
 		}
-		waitFor("reads after the kill", func() bool { return after.Load() >= 50 })
+		eventually(t, "reads after the kill", func() bool { return after.Load() >= 50 })
 		if !postgres.ReplicaDown(db, 0) {
 			t.Fatal("the replica killed is not down")
 		}
@@ -331,7 +311,7 @@ func TestReplicaKilled(t *testing.T) {
 		sb.Start(t)
 		// The retries follow the store's clock: move it on past any
 		// backoff until a ping finds the standby back.
-		waitFor("reads back on the replica", func() bool {
+		eventually(t, "reads back on the replica", func() bool {
 			skew.Add(int64(time.Minute))
 			return replicaReads() > down
 		})

@@ -89,6 +89,9 @@ func (db *DB) resummarizeOne(ctx context.Context, id int64, beforeWrite func()) 
 		if !got {
 			return skip // built, dropped or summarized by another: a later sweep
 		}
+		if resummaryScanning != nil {
+			tx = scanningTx{tx}
+		}
 		g := &generation{tx: tx, id: id, attrs: attrs, table: table,
 			sum: mapcommons.NewSummaryBuilder(attrs, false), spool: newMedianSpool(attrs)}
 		defer g.spool.close()
@@ -134,4 +137,33 @@ func (db *DB) resummarizeOne(ctx context.Context, id int64, beforeWrite func()) 
 		return datasetChanged(ctx, tx, id)
 	})
 	return wrote, err
+}
+
+// resummaryScanning, when set (by tests), is called once the resummary's
+// scan has its first row: the scan is under way, holding its table.
+var resummaryScanning func()
+
+// scanningTx calls resummaryScanning at the first row of its queries.
+type scanningTx struct{ pgx.Tx }
+
+func (t scanningTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	rows, err := t.Tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &scanningRows{Rows: rows}, nil
+}
+
+type scanningRows struct {
+	pgx.Rows
+	told bool
+}
+
+func (r *scanningRows) Next() bool {
+	ok := r.Rows.Next()
+	if ok && !r.told {
+		r.told = true
+		resummaryScanning()
+	}
+	return ok
 }
