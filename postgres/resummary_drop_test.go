@@ -21,7 +21,8 @@ import (
 // in the same place is cancelled by cancelBuild; this one is not).
 func TestResummaryGivesWayToDrop(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t)
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
 	s := db.Services()
 	postgres.SetExactSummaryMax(t, 10)
 	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger},
@@ -38,21 +39,32 @@ func TestResummaryGivesWayToDrop(t *testing.T) {
 	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{n}}); err != nil {
 		t.Fatal(err)
 	}
+	// The indexes built first: their builds hold the lock the resummary
+	// takes (it would leave the table to them).
+	waitIndexes(t, rawConn(t, url), ds.ID)
 	// The deletion starts once the scan is under way (its first row),
 	// and must not wait for it: whichever ends first, it succeeds.
 	postgres.SetDropLockTimeout(t, 50*time.Millisecond)
 	scanning := make(chan struct{})
 	postgres.OnResummaryScan(t, func() { close(scanning) })
 	done := make(chan error, 1)
-	go func() {
-		_, err := postgres.ResummarizeOne(ctx, db, ds.ID, nil)
-		done <- err
-	}()
-	select {
-	case <-scanning:
-	case err := <-done:
-		t.Fatalf("the resummary ended before its scan: %v", err)
-	}
+	// A build may still hold the table's lock for a moment after its
+	// indexes are valid: the resummary then leaves it, and runs again.
+	eventually(t, "a resummary's scan under way", func() bool {
+		go func() {
+			_, err := postgres.ResummarizeOne(ctx, db, ds.ID, nil)
+			done <- err
+		}()
+		select {
+		case <-scanning:
+			return true
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return false
+		}
+	})
 	err := s.Datasets.DeleteDataset(ctx, ds.ID)
 	<-done // cancelled, or done: either is fine
 	if err != nil {

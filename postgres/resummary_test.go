@@ -20,7 +20,8 @@ import (
 // summary of the change, and is not left alone before its last change.
 func TestResummarizeAfterEdits(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.Open(t)
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
 	clock := storetest.ClockFor(t)
 	db.Now = clock
 	s := db.Services()
@@ -33,6 +34,10 @@ func TestResummarizeAfterEdits(t *testing.T) {
 	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
 		t.Fatal(err)
 	}
+	// The indexes built first: a build holds the table's lock, which the
+	// resummary leaves to it (and it may hold it a moment after: the
+	// resummaries below run again until they get it).
+	waitIndexes(t, rawConn(t, url), ds.ID)
 	stats := func() (mapcommons.Stats, *mapcommons.Dataset) {
 		t.Helper()
 		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
@@ -65,22 +70,30 @@ func TestResummarizeAfterEdits(t *testing.T) {
 		t.Fatalf("summarized again before it was left alone: max %v", st.Max)
 	}
 	// A change between the read and the write: the write is skipped.
-	wrote, err := postgres.ResummarizeOne(ctx, db, ds.ID, func() {
-		if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{1}}); err != nil {
-			t.Fatal(err)
+	eventually(t, "a resummary that reads", func() bool {
+		read := false
+		wrote, err := postgres.ResummarizeOne(ctx, db, ds.ID, func() {
+			read = true
+			if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{1}}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if err != nil || wrote {
+			t.Fatalf("summarized over a change: wrote %v, %v", wrote, err)
 		}
+		return read
 	})
-	if err != nil || wrote {
-		t.Fatalf("summarized over a change: wrote %v, %v", wrote, err)
-	}
 	st, got = stats()
 	if st.Max != 39 || st.Min != 0 || got.FeatureCount != 38 || !extended() {
 		t.Fatalf("after the skipped write: %+v, %d features, extended %v", st, got.FeatureCount, extended())
 	}
 	version := got.Version
-	if err := postgres.Resummarize(ctx, db, clock().Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	eventually(t, "summarized again", func() bool {
+		if err := postgres.Resummarize(ctx, db, clock().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		return !extended()
+	})
 	st, got = stats()
 	if st.Max != 38 || st.Min != 1 || got.Extent.MaxX != 38 || got.Extent.MinX != 1 || got.FeatureCount != 38 || extended() || got.Version <= version {
 		t.Fatalf("summarized again: %+v, extent %+v, %d features, extended %v, version %d (was %d)",
