@@ -343,7 +343,8 @@ func (s *Server) countMatches(r *http.Request, ds *mapcommons.Dataset, fq *mapco
 }
 
 // handleOGCItems answers GET /ogc/collections/{id}/items: a GeoJSON
-// FeatureCollection with numberMatched, numberReturned, timeStamp and the
+// FeatureCollection with numberReturned, timeStamp, numberMatched (where
+// known without a count of its own: see below) and the
 // self, alternate, collection, next and prev links; or its HTML table.
 func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.ogcItemsDataset(r)
@@ -375,8 +376,8 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	}
 	fq.Offset, fq.Limit = offset, limit
 	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
-	links := func(total int64) []ogcLink {
-		n := min(limit, max(0, total-offset))
+	// The links of the page of n features among total (-1: not counted).
+	links := func(total, n int64) []ogcLink {
 		links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items", r.URL.Query(), f, ogcGeoJSON),
 			ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
 		return append(links, pageLinks(coll+"/items", r.URL.Query(), f, ogcGeoJSON, offset, limit, n, total)...)
@@ -386,13 +387,20 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		return s.ogcItemsHTML(w, r, ds, fq, links(total), total)
+		return s.ogcItemsHTML(w, r, ds, fq, links(total, min(limit, max(0, total-offset))), total)
 	}
-	// The count comes with the page (FeatureQuery.Count: one read of the
-	// store where it can), before the first feature: the head, which
-	// holds it and the links it decides, is written then.
-	var total int64
-	fq.Count = &total
+	// numberMatched is given where it costs no count of its own: the
+	// dataset's count for a query without a condition (from the page's
+	// read: FeatureQuery.Count), and offset + numberReturned for a page
+	// that is not full, the last. A full page of a query with a condition
+	// leaves it out, as OGC allows: counting would read every match, where
+	// the page reads about its own (the first 30 points of a box of 1,627
+	// on PostgreSQL: 0.25 ms against 1.2 ms with the count). The links
+	// come after the features, when the page says whether there is a next.
+	total := int64(-1)
+	if !fq.Selective() {
+		fq.Count = &total
+	}
 	var o *jsonOut
 	var buf []byte
 	started := false
@@ -405,12 +413,11 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		if callbackOf(r) == "" {
 			w.Header().Set("Content-Type", ogcGeoJSON)
 		}
-		head := fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s","numberMatched":%d,`, s.cfg.Now().UTC().Format(time.RFC3339), total)
-		head, err := jsonMember(head, "links", links(total))
-		if err != nil {
-			return err
+		buf = fmt.Appendf(nil, `{"type":"FeatureCollection","timeStamp":"%s",`, s.cfg.Now().UTC().Format(time.RFC3339))
+		if total >= 0 {
+			buf = fmt.Appendf(buf, `"numberMatched":%d,`, total)
 		}
-		buf = append(head, `,"features":[`...)
+		buf = append(buf, `"features":[`...)
 		return nil
 	}
 	keys := geojson.Keys(ds.Attributes)
@@ -444,7 +451,16 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	buf = fmt.Appendf(buf, `],"numberReturned":%d}`, returned)
+	buf = fmt.Appendf(buf, `],"numberReturned":%d`, returned)
+	if n := int64(returned); total < 0 && n < limit && (n > 0 || offset == 0) {
+		total = offset + n
+		buf = fmt.Appendf(buf, `,"numberMatched":%d`, total)
+	}
+	buf = append(buf, ',')
+	if buf, err = jsonMember(buf, "links", links(total, int64(returned))); err != nil {
+		return err
+	}
+	buf = append(buf, '}')
 	if _, err := o.Write(buf); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -211,6 +212,57 @@ func TestOGCItems(t *testing.T) {
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
 	path := "/ogc/collections/" + id + "/items"
+
+	t.Run("NumberMatchedWhereKnown", func(t *testing.T) {
+		// Given without a count of its own: for a query without a
+		// condition, and for a page that is not full (offset + returned);
+		// a full page of a query with one leaves it out, and its next
+		// link is there all the same.
+		const box = "bbox=-80,35,-78,36"
+		m := featuresCount(t, ts, id, box, "")
+		if m < 5 {
+			t.Fatalf("%d features in the box", m)
+		}
+		matched := func(q string) (int64, bool, ogcFC) {
+			t.Helper()
+			body := must(t, ts.get(path+"?"+q, ""), 200)
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(body, &raw); err != nil {
+				t.Fatal(err)
+			}
+			fc := decode[ogcFC](t, body)
+			_, ok := raw["numberMatched"]
+			return fc.NumberMatched, ok, fc
+		}
+		for _, c := range []struct {
+			q    string
+			want int64 // -1: left out
+		}{
+			{"limit=2", 100},
+			{"limit=2&" + box, -1},
+			{"limit=1000&" + box, int64(m)},
+			{fmt.Sprintf("limit=5&offset=%d&%s", m-1, box), int64(m)},
+			{fmt.Sprintf("limit=5&offset=%d&%s", m+10, box), -1},
+			{"limit=2&filter=" + url.QueryEscape("NAME = 'Ashe'"), 1},
+		} {
+			n, ok, _ := matched(c.q)
+			if (c.want < 0) != !ok || (ok && n != c.want) {
+				t.Errorf("%s: numberMatched %d (given %v), want %d", c.q, n, ok, c.want)
+			}
+		}
+		seen, next := 0, path+"?limit=2&"+box
+		for next != "" {
+			fc := items(t, ts, next, "")
+			seen += len(fc.Features)
+			next = link(fc.Links, "next", "")
+			if next != "" {
+				next = pathOf(t, next)
+			}
+		}
+		if seen != m {
+			t.Errorf("the box's pages hold %d features, want %d", seen, m)
+		}
+	})
 
 	t.Run("PagingWalksAll", func(t *testing.T) {
 		seen := map[int64]bool{}

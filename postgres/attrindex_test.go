@@ -263,7 +263,7 @@ func TestIndexBuildDuringWrites(t *testing.T) {
 		}
 		names = append(names, name)
 	}
-	if len(names) != 3+len(edgeAttrs)+1 { // the key, the ids', the boxes', an attribute's each, the long strings'
+	if len(names) != 4+len(edgeAttrs)+1 { // the key, the ids', the boxes', the boxes and positions', an attribute's each, the long strings'
 		t.Errorf("indexes %v", names)
 	}
 	if postgres.IndexesBuilt(db) == 0 {

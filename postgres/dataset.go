@@ -39,6 +39,7 @@ type datasetRow struct {
 	nextID int64   // above every id the dataset gave
 	holes  []int64 // the pos of the rows deleted in place, ascending (holes.go)
 	stamp  string  // which versions of its rows the dataset was read from (catalogue.go)
+	xmin   string  // the version of its row a read's hint was read from (read.go)
 }
 
 // scanDataset scans a row of datasetColumns.

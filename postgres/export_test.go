@@ -57,6 +57,7 @@ func QuerySQL(ctx context.Context, db *DB, id int64, q *mapcommons.FeatureQuery)
 	if err != nil {
 		return "", nil, err
 	}
+	p.countPage = q.Count != nil && q.Selective() && p.canCountPage() // as ScanFeatures has it
 	return p.query(p.selectAll(), p.exact()), p.args, nil
 }
 

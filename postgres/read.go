@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"reflect"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -83,12 +81,6 @@ func (h *rowHints) drop(id int64) {
 	delete(h.rows, id)
 }
 
-// sameQueried reports whether two rows compile every query alike.
-func sameQueried(a, b *datasetRow) bool {
-	return a.table == b.table && a.FeatureCount == b.FeatureCount && a.GeometryMask == b.GeometryMask &&
-		slices.Equal(a.holes, b.holes) && reflect.DeepEqual(a.Attributes, b.Attributes)
-}
-
 // putBounded sets m[k] = v in m (made when nil), first dropping any one
 // other entry when m holds max already: a cache of a bounded number of
 // entries, of which those used again are read again.
@@ -111,7 +103,12 @@ var errStaleHint = errors.New("postgres: the dataset changed since the hint")
 
 const (
 	beginRead     = `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`
-	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, holes, version FROM datasets WHERE id = $1`
+	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, holes, version, xmin::text FROM datasets WHERE id = $1`
+	// selectHinted is what a hinted read checks of the row: that it is
+	// the hint's version of the row (PostgreSQL gives every new version of
+	// a row a new xmin), and the version number (a replica behind, a
+	// request authorized against another row).
+	selectHinted = `SELECT version, xmin::text FROM datasets WHERE id = $1`
 )
 
 // scanQueried scans what a query of dataset id's features needs of its
@@ -121,7 +118,7 @@ func scanQueried(row pgx.Row, id int64) (*datasetRow, error) {
 	ds := &mapcommons.Dataset{ID: id}
 	r := &datasetRow{Dataset: ds}
 	var attrs []byte
-	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID, &r.holes, &ds.Version); err != nil {
+	if err := row.Scan(&ds.FeatureCount, &ds.GeometryMask, &attrs, &r.table, &r.nextID, &r.holes, &ds.Version, &r.xmin); err != nil {
 		return nil, err
 	}
 	var err error
@@ -196,7 +193,7 @@ func (q *readQuerier) Prelude(ctx context.Context, sql string, args ...any) (pgx
 	}
 	var b pgx.Batch
 	b.Queue(beginRead)
-	b.Queue(selectQueried, q.hint.ID)
+	b.Queue(selectHinted, q.hint.ID)
 	b.Queue(sql, args...)
 	q.pre, q.begun = q.conn.SendBatch(ctx, &b), true
 	return q.hinted(q.pre)
@@ -210,12 +207,14 @@ func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 	if _, err := br.Exec(); err != nil {
 		return nil, errStaleHint
 	}
-	row, err := scanQueried(br.QueryRow(), q.hint.ID)
-	if err == nil && q.want > 0 && row.Version != q.want {
+	var version int64
+	var xmin string
+	err := br.QueryRow().Scan(&version, &xmin)
+	if err == nil && q.want > 0 && version != q.want {
 		return nil, mapcommons.ErrCatalogueMoved
 	}
-	if err != nil || !sameQueried(row, q.hint) || row.Version < q.min {
-		return nil, errStaleHint
+	if err != nil || xmin != q.hint.xmin || version < q.min {
+		return nil, errStaleHint // any change of the row, even one no query reads
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -253,7 +252,7 @@ func (q *readQuerier) query(ctx context.Context, sql string, args []any, last bo
 	check := q.hint != nil && !q.begun
 	if check {
 		b.Queue(beginRead)
-		b.Queue(selectQueried, q.hint.ID)
+		b.Queue(selectHinted, q.hint.ID)
 	}
 	b.Queue(sql, args...)
 	if last {

@@ -1,0 +1,120 @@
+package postgres_test
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/internal/pgtest"
+	"mapcommons/internal/sqlitetest"
+	"mapcommons/postgres"
+	"mapcommons/storetest"
+)
+
+// TestBoxPageInPositionOrder checks that a page of a box's points, in
+// position order either way, is read through the (box, pos) index and
+// stops after the page, instead of reading every match of the box to sort
+// them; that the count with a first page is not planned as if it stopped
+// there too (a walk of the whole key); and that the answers are the
+// segment engine's.
+func TestBoxPageInPositionOrder(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
+	pg := db.Services()
+	conn := rawConn(t, url)
+	lite := sqlitetest.Open(t, filepath.Join(t.TempDir(), "store.db")).Services()
+	// Points on a grid whose positions run across it, so that the box's
+	// first positions are spread over the table.
+	const n = 40000
+	source := func() *storetest.SliceSource {
+		src := &storetest.SliceSource{Attrs: edgeAttrs}
+		for i := range n {
+			j := (i * 7919) % n
+			src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i % 10), nil, nil, nil, nil},
+				Geometry: wkb.AppendPoint(nil, float64(j%200)-100, float64(j/200)/2-50)})
+		}
+		return src
+	}
+	var ids [2]int64
+	for k, s := range []mapcommons.Services{pg, lite} {
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, source()); err != nil {
+			t.Fatal(err)
+		}
+		ids[k] = ds.ID
+	}
+	waitIndexes(t, conn, ids[0])
+	if _, err := conn.Exec(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	box := &mapcommons.BBox{W: -50, S: -30, E: 30, N: 20} // 81 × 101 of the 200 × 200 points
+	knn := regexp.MustCompile(`Index Scan using \S+_knn .*actual time=\S+ rows=(\d+)`)
+	removed := regexp.MustCompile(`Rows Removed by Filter: (\d+)`)
+	var count int64
+	for _, c := range []struct {
+		q    *mapcommons.FeatureQuery
+		most int // rows read through the (box, pos) index, at most; 0: not asked
+	}{
+		{&mapcommons.FeatureQuery{BBox: box, Limit: 30}, 30},
+		{&mapcommons.FeatureQuery{BBox: box, Limit: 30, Offset: 40}, 70},
+		{&mapcommons.FeatureQuery{BBox: box, Limit: 30, Descending: true}, 30},
+		{&mapcommons.FeatureQuery{BBox: box, Limit: 30, Count: &count}, 0},
+	} {
+		sql, args, err := postgres.QuerySQL(ctx, db, ids[0], c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, `EXPLAIN ANALYZE `+sql, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			rows.Scan(&line)
+			plan = append(plan, line)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if c.most > 0 {
+			m := knn.FindStringSubmatch(text)
+			if m == nil {
+				t.Errorf("%+v does not read the page through the (box, pos) index:\n%s\n%s", c.q, sql, text)
+			} else if k, _ := strconv.Atoi(m[1]); k > c.most {
+				t.Errorf("%+v: %d rows read, at most %d wanted:\n%s", c.q, k, c.most, text)
+			}
+		}
+		for _, m := range removed.FindAllStringSubmatch(text, -1) {
+			if k, _ := strconv.Atoi(m[1]); k > n/10 {
+				t.Errorf("%+v: %d rows read and left:\n%s\n%s", c.q, k, sql, text)
+			}
+		}
+	}
+	for i, q := range []*mapcommons.FeatureQuery{
+		{BBox: box, Limit: 30}, {BBox: box, Limit: 30, Offset: 40}, {BBox: box, Limit: 30, Descending: true},
+		{BBox: box, Limit: 30, Offset: 8170}, {BBox: box, Limit: 30, Descending: true, Offset: 8170},
+		{BBox: box, Limit: 100, Filters: []mapcommons.Filter{{Attr: "n", Op: mapcommons.OpEquals, Values: []string{"3"}}}},
+		{BBox: &mapcommons.BBox{W: 170, S: -30, E: -60, N: 20}, Limit: 30}, // across the antimeridian: two boxes
+	} {
+		compareScans(t, i, q, pg, lite, ids)
+	}
+	// The count with the first page is every match's.
+	var counts [2]int64
+	for k, s := range []mapcommons.Services{pg, lite} {
+		q := &mapcommons.FeatureQuery{BBox: box, Limit: 30, Count: &counts[k]}
+		if err := s.Features.ScanFeatures(ctx, ids[k], q, func(*mapcommons.Feature) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if counts[0] != 81*101 || counts[1] != counts[0] {
+		t.Errorf("counts %v, want %d", counts, 81*101)
+	}
+}
