@@ -93,6 +93,17 @@ func (p *plan) boxes(rs []wkb.Rect) string {
 	return "(" + strings.Join(or, " OR ") + ")"
 }
 
+// anyOf is the condition that col is one of vs, of SQL type typ: = for
+// one value, whose prepared statement PostgreSQL plans once, where an
+// ANY of an array of unknown length it planned again at every execution
+// (75 µs under load, against 14 µs to run it).
+func anyOf[T any](p *plan, col string, vs []T, typ string) string {
+	if len(vs) == 1 {
+		return col + " = " + p.arg(vs[0]) + "::" + typ
+	}
+	return col + " = ANY(" + p.arg(vs) + "::" + typ + "[])"
+}
+
 // pointBoxes is the exact condition that a point lies in one of rs, edges
 // included, as spatial.InAnyRect has it; the box column's && serves it
 // through the index.
@@ -294,7 +305,7 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 				bs = append(bs, b)
 			}
 		}
-		return col + " = ANY(" + p.arg(bs) + "::boolean[])"
+		return anyOf(p, col, bs, "boolean")
 	}
 	nums := make([]float64, len(f.Values))
 	for k, v := range f.Values {
@@ -322,7 +333,7 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 		}
 		return "(" + col + " < " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
 	}
-	return col + " = ANY(" + p.arg(nums) + "::double precision[])"
+	return anyOf(p, col, nums, "double precision")
 }
 
 // intBounds are the filter operations that bound an integer column: the
@@ -365,7 +376,7 @@ func (p *plan) intFilter(col, op string, nums []float64) string {
 		}
 	}
 	if len(single) > 0 {
-		or = append(or, col+" = ANY("+p.arg(single)+"::bigint[])")
+		or = append(or, anyOf(p, col, single, "bigint"))
 	}
 	if len(or) == 0 {
 		return "false"
@@ -448,10 +459,10 @@ func (p *plan) bytesFilter(col string, f mapcommons.Filter) string {
 	}
 	var or []string
 	if shortVals != nil {
-		or = append(or, "("+col+" = ANY("+p.arg(shortVals)+"::bytea[]) AND "+short+")")
+		or = append(or, "("+anyOf(p, col, shortVals, "bytea")+" AND "+short+")")
 	}
 	if longVals != nil {
-		or = append(or, "("+col+" = ANY("+p.arg(longVals)+"::bytea[]) AND "+long+")")
+		or = append(or, "("+anyOf(p, col, longVals, "bytea")+" AND "+long+")")
 	}
 	if len(or) == 0 {
 		return "false"
