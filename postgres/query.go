@@ -503,7 +503,7 @@ func (p *plan) query(sel string, paged bool) string {
 		offset = 0
 	}
 	if paged && p.sortCol >= 0 && indexed(p.sortCol) && p.q.Limit >= 0 {
-		return p.sortedPage(sel, offset)
+		return genericPlan + p.sortedPage(sel, offset)
 	}
 	where := ""
 	if len(p.conds) > 0 {
