@@ -140,7 +140,18 @@ type indexer struct {
 	log    *slog.Logger
 	// built counts the indexes this indexer built (for the tests).
 	built int
+	// busy says a sweep left a table to another builder, whose work the
+	// indexer checks again after busyRetry: it may die at it, and the
+	// lock of a server stopped in a build outlives it a while (its
+	// backend ends the statement before it sees the connection gone).
+	busy bool
+	// sweeps counts the sweeps done (for the tests).
+	sweeps int
 }
+
+// busyRetry is how soon a sweep that left a table to another builder
+// runs again (variable for tests).
+var busyRetry = 10 * time.Second
 
 func (ix *indexer) start(db *DB) {
 	ix.db, ix.wake, ix.done, ix.log = db, make(chan struct{}, 1), make(chan struct{}), slog.Default()
@@ -179,17 +190,29 @@ func (ix *indexer) run(ctx context.Context) {
 	defer close(ix.done)
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
+	var retry <-chan time.Time
 	for {
 		tick := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-ix.wake:
+		case <-retry:
 		case <-t.C:
 			tick = true
 		}
+		ix.mu.Lock()
+		ix.busy = false
+		ix.mu.Unlock()
 		if err := ix.sweep(ctx); err != nil && ctx.Err() == nil {
 			ix.logger().Warn("attribute indexes", "err", err)
+		}
+		ix.mu.Lock()
+		busy := ix.busy
+		ix.sweeps++
+		ix.mu.Unlock()
+		if retry = nil; busy {
+			retry = time.After(busyRetry)
 		}
 		if !tick {
 			continue
@@ -270,11 +293,17 @@ func (ix *indexer) sweep(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := ix.build(ctx, conn, t.name, missing); err != nil {
+		mine, err := ix.build(ctx, conn, t.name, missing)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			ix.logger().Warn("attribute indexes", "table", t.name, "err", err)
+		}
+		if !mine {
+			ix.mu.Lock()
+			ix.busy = true
+			ix.mu.Unlock()
 		}
 	}
 	return nil
@@ -283,10 +312,9 @@ func (ix *indexer) sweep(ctx context.Context) error {
 // build builds the indexes specs of table, one after the other, unless
 // another server is at it. A table dropped meanwhile (a write cancels the
 // build to drop it) ends the build quietly.
-func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, specs []indexSpec) error {
-	var mine bool
+func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, specs []indexSpec) (mine bool, err error) {
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, indexLock, table).Scan(&mine); err != nil || !mine {
-		return err
+		return err != nil, err
 	}
 	defer func() {
 		// The lock is the session's: a connection that cannot say
@@ -305,16 +333,16 @@ func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, spec
 			if errors.As(err, &pe) && (pe.Code == pgUndefinedTable || pe.Code == pgQueryCanceled) {
 				// The table is gone, or going: a write that drops it
 				// cancelled the build (dropTable).
-				return nil
+				return true, nil
 			}
-			return fmt.Errorf("%s: %w", s.name, formatError(err))
+			return true, fmt.Errorf("%s: %w", s.name, formatError(err))
 		}
 		ix.mu.Lock()
 		ix.built++
 		ix.mu.Unlock()
 		ix.logger().Debug("attribute index built", "index", s.name, "took", time.Since(t).Round(time.Millisecond))
 	}
-	return nil
+	return true, nil
 }
 
 // buildOne builds one index, dropping first what a failed build of it

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +47,9 @@ func HintedReads(db *DB) int64 { return db.hints.hinted.Load() }
 // BuildApp is the application_name of the index builds' connections.
 const BuildApp = buildApp
 
+// IndexLock is the first key of the builds' advisory locks.
+const IndexLock = indexLock
+
 // QuerySQL is the SQL (and its parameters) that ScanFeatures runs for q
 // on dataset id, as it stands.
 func QuerySQL(ctx context.Context, db *DB, id int64, q *mapcommons.FeatureQuery) (string, []any, error) {
@@ -59,6 +63,24 @@ func QuerySQL(ctx context.Context, db *DB, id int64, q *mapcommons.FeatureQuery)
 	}
 	p.countPage = q.Count != nil && q.Selective() && p.canCountPage() // as ScanFeatures has it
 	return p.query(p.selectAll(), p.exact()), p.args, nil
+}
+
+// Sweeps is how many sweeps db's builder has done.
+func Sweeps(db *DB) int {
+	db.indexer.mu.Lock()
+	defer db.indexer.mu.Unlock()
+	return db.indexer.sweeps
+}
+
+// SweepAgain asks db's builder for a sweep.
+func SweepAgain(db *DB) { db.indexer.changed() }
+
+// SetBusyRetry sets how soon a sweep that left a table to another
+// builder runs again, for the test.
+func SetBusyRetry(t *testing.T, d time.Duration) {
+	old := busyRetry
+	busyRetry = d
+	t.Cleanup(func() { busyRetry = old })
 }
 
 // IndexesBuilt is how many indexes db's builder built.
