@@ -150,7 +150,7 @@ type indexer struct {
 }
 
 // busyRetry is how soon a sweep that left a table to another builder
-// runs again (variable for tests).
+// runs again, doubling while it does so again (variable for tests).
 var busyRetry = 10 * time.Second
 
 func (ix *indexer) start(db *DB) {
@@ -191,6 +191,7 @@ func (ix *indexer) run(ctx context.Context) {
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	var retry <-chan time.Time
+	retryIn := busyRetry
 	for {
 		tick := false
 		select {
@@ -211,8 +212,14 @@ func (ix *indexer) run(ctx context.Context) {
 		busy := ix.busy
 		ix.sweeps++
 		ix.mu.Unlock()
-		if retry = nil; busy {
-			retry = time.After(busyRetry)
+		// Again and again while another builder holds a table, backing
+		// off to the periodic sweep's pace.
+		retry = nil
+		if busy {
+			retry = time.After(retryIn)
+			retryIn = min(2*retryIn, sweepEvery)
+		} else {
+			retryIn = busyRetry
 		}
 		if !tick {
 			continue

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,9 @@ func QuerySQL(ctx context.Context, db *DB, id int64, q *mapcommons.FeatureQuery)
 	p.countPage = q.Count != nil && q.Selective() && p.canCountPage() // as ScanFeatures has it
 	return p.query(p.selectAll(), p.exact()), p.args, nil
 }
+
+// GenericPlan reports whether a read runs sql on its generic plan.
+func GenericPlan(sql string) bool { return strings.HasPrefix(sql, genericPlan) }
 
 // Sweeps is how many sweeps db's builder has done.
 func Sweeps(db *DB) int {

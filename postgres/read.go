@@ -216,7 +216,7 @@ func (q *readQuerier) hinted(br pgx.BatchResults) (pgx.Rows, error) {
 	if err == nil && q.want > 0 && version != q.want {
 		return nil, mapcommons.ErrCatalogueMoved
 	}
-	if err != nil || xmin != q.hint.xmin || version < q.min {
+	if err != nil || xmin != q.hint.xmin || version != q.hint.Version || version < q.min {
 		return nil, errStaleHint // any change of the row, even one no query reads
 	}
 	if err := q.setGeneric(br); err != nil {
@@ -260,7 +260,8 @@ func (q *readQuerier) query(ctx context.Context, sql string, args []any, last bo
 		b.Queue(beginRead)
 		b.Queue(selectHinted, q.hint.ID)
 	}
-	q.generic = strings.HasPrefix(sql, genericPlan)
+	// (Not before a follow-up: SET LOCAL would hold for it too.)
+	q.generic = last && strings.HasPrefix(sql, genericPlan)
 	if q.generic {
 		b.Queue(`SET LOCAL plan_cache_mode = force_generic_plan`)
 	}
@@ -280,7 +281,8 @@ func (q *readQuerier) query(ctx context.Context, sql string, args []any, last bo
 }
 
 // genericPlan begins the SQL of a query whose prepared statement is to
-// run on its generic plan (the sorted pages of query.go: PostgreSQL
+// run on its generic plan (the sorted pages of query.go without a
+// condition: PostgreSQL
 // planned them again at every execution, 0.2 ms, three times the time to
 // run one), which the read sets for its transaction before it.
 const genericPlan = "/* generic plan */ "
