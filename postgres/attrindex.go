@@ -140,17 +140,15 @@ type indexer struct {
 	log    *slog.Logger
 	// built counts the indexes this indexer built (for the tests).
 	built int
-	// busy says a sweep left a table to another builder, whose work the
-	// indexer checks again after busyRetry: it may die at it, and the
-	// lock of a server stopped in a build outlives it a while (its
-	// backend ends the statement before it sees the connection gone).
-	busy bool
 	// sweeps counts the sweeps done (for the tests).
 	sweeps int
 }
 
 // busyRetry is how soon a sweep that left a table to another builder
-// runs again, doubling while it does so again (variable for tests).
+// runs again, doubling while it does so again (variable for tests): the
+// builder may die at it, and the lock of a server stopped in a build
+// outlives it a while (its backend ends the statement before it sees the
+// connection gone).
 var busyRetry = 10 * time.Second
 
 func (ix *indexer) start(db *DB) {
@@ -202,14 +200,11 @@ func (ix *indexer) run(ctx context.Context) {
 		case <-t.C:
 			tick = true
 		}
-		ix.mu.Lock()
-		ix.busy = false
-		ix.mu.Unlock()
-		if err := ix.sweep(ctx); err != nil && ctx.Err() == nil {
+		busy, err := ix.sweep(ctx)
+		if err != nil && ctx.Err() == nil {
 			ix.logger().Warn("attribute indexes", "err", err)
 		}
 		ix.mu.Lock()
-		busy := ix.busy
 		ix.sweeps++
 		ix.mu.Unlock()
 		// Again and again while another builder holds a table, backing
@@ -232,15 +227,16 @@ func (ix *indexer) run(ctx context.Context) {
 	}
 }
 
-// sweep builds the indexes missing on the tables the datasets point to.
-func (ix *indexer) sweep(ctx context.Context) error {
+// sweep builds the indexes missing on the tables the datasets point to;
+// busy says it left one to another builder.
+func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 	type table struct {
 		name  string
 		attrs []mapcommons.Attribute
 	}
 	var tables []table
 	valid := map[string]bool{}
-	err := ix.db.tx(ctx, func(tx pgx.Tx) error {
+	err = ix.db.tx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT features, attributes FROM datasets WHERE features <> '' ORDER BY id`)
 		if err != nil {
 			return formatError(err)
@@ -272,7 +268,7 @@ func (ix *indexer) sweep(ctx context.Context) error {
 		return formatError(rows.Err())
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The builds run on a connection of their own, not the pool's: a
 	// write that cancels a build (cancelBuild) must never cancel the
@@ -297,23 +293,19 @@ func (ix *indexer) sweep(ctx context.Context) error {
 			cfg := ix.db.pool.Config().ConnConfig
 			cfg.RuntimeParams["application_name"] = buildApp
 			if conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
-				return err
+				return busy, err
 			}
 		}
 		mine, err := ix.build(ctx, conn, t.name, missing)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return busy, nil
 			}
 			ix.logger().Warn("attribute indexes", "table", t.name, "err", err)
 		}
-		if !mine {
-			ix.mu.Lock()
-			ix.busy = true
-			ix.mu.Unlock()
-		}
+		busy = busy || !mine
 	}
-	return nil
+	return busy, nil
 }
 
 // build builds the indexes specs of table, one after the other, unless

@@ -48,6 +48,31 @@ func indexSource(n int) *storetest.SliceSource {
 	return src
 }
 
+// explainQuery runs EXPLAIN ANALYZE on the SQL db makes of q on dataset
+// id, and returns the SQL and the plan.
+func explainQuery(t *testing.T, db *postgres.DB, conn *pgx.Conn, id int64, q *mapcommons.FeatureQuery) (sql, plan string) {
+	t.Helper()
+	ctx := context.Background()
+	sql, args, err := postgres.QuerySQL(ctx, db, id, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `EXPLAIN ANALYZE `+sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	var lines []string
+	for rows.Next() {
+		var line string
+		rows.Scan(&line)
+		lines = append(lines, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sql, strings.Join(lines, "\n")
+}
+
 // waitIndexes waits until dataset id's indexes are all valid.
 func waitIndexes(t *testing.T, conn *pgx.Conn, id int64) {
 	t.Helper()
@@ -105,24 +130,7 @@ func TestAttrIndexes(t *testing.T) {
 		// the index with the long ones only when it expects few long ones;
 		// here it sorts, which the answers below check.)
 	} {
-		sql, args, err := postgres.QuerySQL(ctx, db, ids[0], c.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := conn.Query(ctx, `EXPLAIN ANALYZE `+sql, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			rows.Scan(&line)
-			plan = append(plan, line)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		sql, text := explainQuery(t, db, conn, ids[0], c.q)
 		used := false
 		for _, m := range indexScan.FindAllStringSubmatch(text, -1) {
 			if strings.HasSuffix(m[1], c.index) {

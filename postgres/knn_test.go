@@ -5,14 +5,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
 	"mapcommons/internal/pgtest"
 	"mapcommons/internal/sqlitetest"
-	"mapcommons/postgres"
 	"mapcommons/storetest"
 )
 
@@ -66,24 +64,7 @@ func TestBoxPageInPositionOrder(t *testing.T) {
 		{&mapcommons.FeatureQuery{BBox: box, Limit: 30, Descending: true}, 30},
 		{&mapcommons.FeatureQuery{BBox: box, Limit: 30, Count: &count}, 0},
 	} {
-		sql, args, err := postgres.QuerySQL(ctx, db, ids[0], c.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := conn.Query(ctx, `EXPLAIN ANALYZE `+sql, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			rows.Scan(&line)
-			plan = append(plan, line)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		sql, text := explainQuery(t, db, conn, ids[0], c.q)
 		if c.most > 0 {
 			m := knn.FindStringSubmatch(text)
 			if m == nil {

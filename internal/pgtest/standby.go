@@ -116,15 +116,22 @@ func (s *Standby) Kill(tb testing.TB) {
 	s.cmd = nil
 }
 
+// connect opens a connection to the standby's database "postgres".
+func (s *Standby) connect(tb testing.TB) *pgx.Conn {
+	tb.Helper()
+	conn, err := pgx.Connect(context.Background(), socketURL(s.dir, "postgres"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return conn
+}
+
 // Exec runs sql on the standby's database "postgres" (such as SELECT
 // pg_wal_replay_pause()).
 func (s *Standby) Exec(tb testing.TB, sql string, args ...any) {
 	tb.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, socketURL(s.dir, "postgres"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	conn := s.connect(tb)
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, sql, args...); err != nil {
 		tb.Fatalf("standby: %s: %v", sql, err)
@@ -141,10 +148,7 @@ func (s *Standby) CatchUp(tb testing.TB) {
 	if err := adminQueryRow(ctx, `SELECT pg_current_wal_insert_lsn()::text`, &lsn); err != nil {
 		tb.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, socketURL(s.dir, "postgres"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	conn := s.connect(tb)
 	defer conn.Close(ctx)
 	deadline := time.Now().Add(catchUpLimit)
 	for {
@@ -207,10 +211,7 @@ func adminQueryRow(ctx context.Context, sql string, dst any, args ...any) error 
 func (s *Standby) Paused(tb testing.TB) bool {
 	tb.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, socketURL(s.dir, "postgres"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	conn := s.connect(tb)
 	defer conn.Close(ctx)
 	var paused bool
 	if err := conn.QueryRow(ctx, `SELECT pg_get_wal_replay_pause_state() = 'paused'`).Scan(&paused); err != nil {
