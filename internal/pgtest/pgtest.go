@@ -33,6 +33,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -499,6 +500,26 @@ func stop() {
 		}
 	}
 	if server.dir != "" {
+		reportCrashes(os.Stderr, filepath.Join(server.dir, "postgres.log"))
 		os.RemoveAll(server.dir)
+	}
+}
+
+// reportCrashes writes to w, before the server's directory goes, the
+// lines of its log about a process of it that ended abnormally (the
+// server then restarts, and the tests of the moment fail with "in
+// recovery mode"), with the lines before them: the log is gone after.
+func reportCrashes(w io.Writer, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "terminated by signal") || strings.Contains(l, "was terminated by exception") ||
+			(strings.Contains(l, "server process") && strings.Contains(l, "exited with exit code")) {
+			fmt.Fprintf(w, "pgtest: a PostgreSQL process ended abnormally; its log before:\n%s\n",
+				strings.Join(lines[max(0, i-30):min(len(lines), i+3)], "\n"))
+		}
 	}
 }
