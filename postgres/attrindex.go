@@ -114,18 +114,33 @@ func attrIndexes(table string, attrs []mapcommons.Attribute) []indexSpec {
 	return specs
 }
 
-// knnIndex is the GiST index of table on (box, pos) (btree_gist holds the
-// position): the features of a box in position order, best first
-// (pos <-> 0 in query.go), so that the first page of a box's points reads
-// about the page where the box index alone reads every match and sorts
-// them (a page of 30 among 1,627 of the bench's million points: 55
-// buffers and 0.24 ms against 140 and 1.0 ms). The load's own box index
-// (features.go) stays: it is built sorted, in a third of the time, and
-// the whole-box reads of tiles and counts use it.
+// knnIndex is the GiST index of table on the box and the position
+// (btree_gist holds the position): the features of a box in position
+// order, best first (knnPos <-> 0 in query.go), so that the first page of
+// a box's points reads about the page where the box index alone reads
+// every match and sorts them (a page of 30 among 1,627 of the bench's
+// million points: 55 buffers and 0.24 ms against 140 and 1.0 ms). The
+// load's own box index (features.go) stays: it is built sorted, in a
+// third of the time, and the whole-box reads of tiles and counts use it.
+//
+// The position is the expression knnPos, not the column: an index on
+// (box, pos) also serves pos = $1, and PostgreSQL's estimate of a GiST
+// scan, which does not see that the box is not constrained, made it
+// choose this index over the primary key for the edits' one-row
+// statements, reading the whole index for each: 38 ms for an UPDATE of
+// one row of the million where the key takes 0.3 ms. The index of that
+// first form (named oldKNN) is dropped where a server made it.
 func knnIndex(table string) indexSpec {
-	name := table + "_knn"
-	return indexSpec{name, `CREATE INDEX CONCURRENTLY ` + ident(name) + ` ON ` + ident(table) + ` USING gist (box, pos)`}
+	name := table + "_near"
+	return indexSpec{name, `CREATE INDEX CONCURRENTLY ` + ident(name) + ` ON ` + ident(table) + ` USING gist (box, (` + knnPos + `))`}
 }
+
+// knnPos is the position as knnIndex holds it.
+const knnPos = "pos + 0"
+
+// oldKNN is the name of the (box, pos) index of the first servers with
+// knnIndex, which the indexer drops.
+func oldKNN(table string) string { return table + "_knn" }
 
 // indexed reports whether column i of attrs has an index (once built).
 func indexed(i int) bool { return i < maxIndexedAttrs }
@@ -235,7 +250,7 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 		attrs []mapcommons.Attribute
 	}
 	var tables []table
-	valid := map[string]bool{}
+	valid, present := map[string]bool{}, map[string]bool{}
 	err = ix.db.tx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT features, attributes FROM datasets WHERE features <> '' ORDER BY id`)
 		if err != nil {
@@ -252,18 +267,19 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 		if err := rows.Err(); err != nil {
 			return formatError(err)
 		}
-		rows, err = tx.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-			WHERE i.indisvalid AND c.relname LIKE 'features\_%' AND c.relnamespace = current_schema()::regnamespace`)
+		rows, err = tx.Query(ctx, `SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE c.relname LIKE 'features\_%' AND c.relnamespace = current_schema()::regnamespace`)
 		if err != nil {
 			return formatError(err)
 		}
 		for rows.Next() {
 			var name string
-			if err := rows.Scan(&name); err != nil {
+			var ok bool
+			if err := rows.Scan(&name, &ok); err != nil {
 				rows.Close()
 				return formatError(err)
 			}
-			valid[name] = true
+			valid[name], present[name] = ok, true
 		}
 		return formatError(rows.Err())
 	})
@@ -286,7 +302,11 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 				missing = append(missing, s)
 			}
 		}
-		if len(missing) == 0 {
+		var drop []string
+		if present[oldKNN(t.name)] {
+			drop = append(drop, oldKNN(t.name))
+		}
+		if len(missing) == 0 && len(drop) == 0 {
 			continue
 		}
 		if conn == nil || conn.IsClosed() {
@@ -296,7 +316,7 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 				return busy, err
 			}
 		}
-		mine, err := ix.build(ctx, conn, t.name, missing)
+		mine, err := ix.build(ctx, conn, t.name, missing, drop)
 		if err != nil {
 			if ctx.Err() != nil {
 				return busy, nil
@@ -308,10 +328,10 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 	return busy, nil
 }
 
-// build builds the indexes specs of table, one after the other, unless
-// another server is at it. A table dropped meanwhile (a write cancels the
-// build to drop it) ends the build quietly.
-func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, specs []indexSpec) (mine bool, err error) {
+// build builds the indexes specs of table, one after the other, and drops
+// the indexes named drop, unless another server is at it. A table dropped
+// meanwhile (a write cancels the build to drop it) ends the build quietly.
+func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, specs []indexSpec, drop []string) (mine bool, err error) {
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, indexLock, table).Scan(&mine); err != nil || !mine {
 		return err != nil, err
 	}
@@ -324,6 +344,11 @@ func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, spec
 			conn.Close(uctx)
 		}
 	}()
+	for _, name := range drop {
+		if _, err := conn.Exec(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+ident(name)); err != nil {
+			return true, fmt.Errorf("%s: %w", name, formatError(err))
+		}
+	}
 	for _, s := range specs {
 		t := time.Now()
 		err := ix.buildOne(ctx, conn, s)

@@ -94,7 +94,7 @@ func TestTrustedRowNotMixedWithNewFeatures(t *testing.T) {
 // anonymous reads, the row its own write just replaced until the
 // notification of that write comes back from the database (the listener
 // is made slow here, as a loaded server's is): the server knows at its
-// commit which rows it changed (versionTx.seen) but does not drop them.
+// commit which rows it changed (pipeTx.seen) but does not drop them.
 // Fixed: a commit makes the listener wait for a beat sent after it.
 func TestOwnWriteSeenByOwnAnonymousReads(t *testing.T) {
 	ctx := context.Background()

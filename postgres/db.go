@@ -159,24 +159,24 @@ func (db *DB) Services() mapcommons.Services {
 	}
 }
 
-// tx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise. The versions of datasets fn read or wrote (noteVersion)
+// tx runs fn in a transaction (a pipeTx), committed when fn returns nil
+// and rolled back otherwise. The versions of datasets fn read or wrote (noteVersion)
 // are recorded once it commits (replica.go).
 func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := db.pool.Begin(ctx)
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return formatError(err)
 	}
+	tx := &pipeTx{conn: conn}
 	defer tx.Rollback(ctx)
-	vt := &versionTx{Tx: tx}
-	if err := fn(vt); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return formatError(err)
 	}
 	db.catalogue.listen.wrote()
-	db.replicas.saw(vt.seen...)
+	db.replicas.saw(tx.seen...)
 	return nil
 }
 

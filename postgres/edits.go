@@ -46,7 +46,9 @@ func (s *FeatureService) inPlace(ctx context.Context, id int64, edit func(tx pgx
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
-		old, err := findDataset(ctx, tx, id, false) // the lock keeps its features as they are
+		// The lock keeps its features as they are; the row's lock, its
+		// metadata (which the search entry is written from, datasetDoc).
+		old, err := findDataset(ctx, tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -150,12 +152,12 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 	// writes (the adds, the updates).
 	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
 		holes: mergeHoles(old.holes, pe.gone), n: old.FeatureCount - int64(len(pe.gone)),
-		lastID: old.nextID - 1, nextID: old.nextID,
+		lastID: old.nextID - 1, nextID: old.nextID, row: old,
 		sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
 	defer g.spool.close()
 	if len(pe.gone) > 0 {
-		if _, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE pos = ANY($1)`, pe.gone); err != nil {
-			return nil, formatError(err)
+		if err := later(ctx, tx, nil, `DELETE FROM `+t+` WHERE pos = ANY($1)`, pe.gone); err != nil {
+			return nil, err
 		}
 	}
 	if len(e.Updates) > 0 {
@@ -164,41 +166,25 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 			set += ", " + attrColumn(i) + " = $" + strconv.Itoa(6+i)
 		}
 		sql := `UPDATE ` + t + ` SET ` + set + ` WHERE pos = $` + strconv.Itoa(6+len(old.Attributes))
-		var b pgx.Batch
 		for i := range e.Updates {
 			u := &e.Updates[i]
 			r, ok, err := segment.CheckFeature(g.sum, i, u)
 			if err != nil {
 				return nil, err
 			}
-			args := make([]any, 0, 6+len(u.Values))
-			var geom []byte
-			if len(u.Geometry) > 0 {
-				geom = u.Geometry
+			args := rowArgs(make([]any, 0, 7+len(u.Values)), u, r, ok)
+			if err := later(ctx, tx, nil, sql, append(args, pe.updated[i])...); err != nil {
+				return nil, err
 			}
-			args = append(args, geom)
-			if ok {
-				args = append(args, r.MinX, r.MinY, r.MaxX, r.MaxY)
-			} else {
-				args = append(args, nil, nil, nil, nil)
-			}
-			for _, v := range u.Values {
-				if str, isStr := v.(string); isStr {
-					v = []byte(str) // strings and dates are bytea
-				}
-				args = append(args, v)
-			}
-			b.Queue(sql, append(args, pe.updated[i])...)
-		}
-		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-			return nil, formatError(err)
 		}
 	}
 	first := g.nextID
-	if segment.NumAdds(e) > 0 {
-		if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
+	if e.AddSource == nil && len(e.Adds) <= fewRows {
+		if err := g.insertFew(ctx, e.Adds); err != nil {
 			return nil, err
 		}
+	} else if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
+		return nil, err
 	}
 	var sum *mapcommons.Summary
 	if g.n <= exactSummaryMax {

@@ -204,3 +204,17 @@ func OnResummaryScan(tb interface{ Cleanup(func()) }, fn func()) {
 	resummaryScanning = fn
 	tb.Cleanup(func() { resummaryScanning = nil })
 }
+
+// WriteTx runs fn in a write's transaction (db.tx), and says how many
+// round trips it made.
+func WriteTx(ctx context.Context, db *DB, fn func(tx pgx.Tx) error) (sends int, err error) {
+	var t *pipeTx
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		t = tx.(*pipeTx)
+		return fn(tx)
+	})
+	return t.sends, err
+}
+
+// Later and LaterRow queue a statement of a write's transaction.
+var Later, LaterRow = later, laterRow

@@ -52,8 +52,7 @@ const featuresLock int32 = 0x6d63
 // lockFeatures takes dataset id's write lock until the end of tx: the
 // writes of one dataset's features, from any server, come one at a time.
 func lockFeatures(ctx context.Context, tx pgx.Tx, id int64) error {
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, featuresLock, int32(id))
-	return formatError(err)
+	return later(ctx, tx, nil, `SELECT pg_advisory_xact_lock($1, $2)`, featuresLock, int32(id))
 }
 
 // ident quotes a table or column name.
@@ -125,6 +124,10 @@ type generation struct {
 	// extended says the summary point writes is extended, not exact
 	// (resummary.go)
 	extended bool
+	// row, when not nil, is the dataset's row as the transaction locked
+	// it (FOR UPDATE) before it wrote: point writes the search entry from
+	// it rather than reading it again.
+	row *datasetRow
 }
 
 // newGeneration creates a new, empty features table for dataset id.
@@ -167,26 +170,91 @@ var world = wkb.Rect{MinX: -180, MinY: -90, MaxX: 180, MaxY: 90}
 // not zero, else the next id) and appends its row to buf as binary COPY
 // data (copy.go); key is its box centre's place on the Hilbert curve.
 func (g *generation) add(f *mapcommons.Feature, buf []byte) (_ []byte, key uint64, err error) {
-	if err := g.sum.CheckValues(f.Values); err != nil {
-		return nil, 0, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
-	}
-	r, ok, err := segment.CheckFeature(g.sum, int(g.n), f)
+	pos, id, r, ok, err := g.admit(f)
 	if err != nil {
 		return nil, 0, err
 	}
+	if buf, key, err = encodeRow(buf, pos, id, f, r, ok); err != nil {
+		return nil, 0, err
+	}
+	g.took(id)
+	return buf, key, nil
+}
+
+// admit checks feature f as the next row, and gives its pos and id and
+// index box (ok false without one); took then counts it in.
+func (g *generation) admit(f *mapcommons.Feature) (pos, id int64, r wkb.Rect, ok bool, err error) {
+	if err := g.sum.CheckValues(f.Values); err != nil {
+		return 0, 0, r, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
+	}
+	r, ok, err = segment.CheckFeature(g.sum, int(g.n), f)
+	if err != nil {
+		return 0, 0, r, false, err
+	}
 	g.spool.add(f.Values)
-	id := f.ID
+	id = f.ID
 	if id == 0 {
 		id = g.nextID
 	} else if id <= g.lastID || id == math.MaxInt64 {
-		return nil, 0, fmt.Errorf("postgres: feature %d has id %d, not above the previous %d", g.n, id, g.lastID)
+		return 0, 0, r, false, fmt.Errorf("postgres: feature %d has id %d, not above the previous %d", g.n, id, g.lastID)
 	}
-	if buf, key, err = encodeRow(buf, g.n+int64(len(g.holes)), id, f, r, ok); err != nil {
-		return nil, 0, err
-	}
+	return g.n + int64(len(g.holes)), id, r, ok, nil
+}
+
+// took counts in the row admit gave id.
+func (g *generation) took(id int64) {
 	g.lastID, g.nextID = id, max(g.nextID, id+1)
 	g.n++
-	return buf, key, nil
+}
+
+// rowArgs appends the arguments that write feature f's geometry, index
+// box (r; ok false without one) and values, in the order of the table's
+// columns after pos and fid.
+func rowArgs(args []any, f *mapcommons.Feature, r wkb.Rect, ok bool) []any {
+	var geom []byte
+	if len(f.Geometry) > 0 {
+		geom = f.Geometry
+	}
+	args = append(args, geom)
+	if ok {
+		args = append(args, r.MinX, r.MinY, r.MaxX, r.MaxY)
+	} else {
+		args = append(args, nil, nil, nil, nil)
+	}
+	for _, v := range f.Values {
+		if str, isStr := v.(string); isStr {
+			v = []byte(str) // strings and dates are bytea
+		}
+		args = append(args, v)
+	}
+	return args
+}
+
+// fewRows is the most added rows an edit in place inserts with its other
+// statements rather than copies (COPY is two round trips of its own).
+const fewRows = 16
+
+// insertFew adds the features of src to the table as copyFrom does, by
+// INSERTs queued with the transaction's next statements (pipeTx).
+func (g *generation) insertFew(ctx context.Context, src []mapcommons.Feature) error {
+	cols := g.columns()
+	marks := make([]string, len(cols))
+	for i := range marks {
+		marks[i] = "$" + strconv.Itoa(i+1)
+	}
+	sql := `INSERT INTO ` + ident(g.table) + ` (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(marks, ", ") + `)`
+	for i := range src {
+		f := &mapcommons.Feature{Values: src[i].Values, Geometry: src[i].Geometry} // the store gives the ids
+		pos, id, r, ok, err := g.admit(f)
+		if err != nil {
+			return err
+		}
+		if err := later(ctx, g.tx, nil, sql, rowArgs(append(make([]any, 0, len(cols)), pos, id), f, r, ok)...); err != nil {
+			return err
+		}
+		g.took(id)
+	}
+	return nil
 }
 
 // encodeRow appends the row of feature f, at position pos with id id, to
@@ -357,26 +425,51 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if holes == nil {
 		holes = []int64{}
 	}
-	var version int64
-	err = g.tx.QueryRow(ctx, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
+	// With the row locked since the transaction began (g.row), the
+	// version comes back with the COMMIT; else it is checked before.
+	queue := laterRow
+	if g.row != nil {
+		queue = laterRowRead
+	}
+	err = queue(ctx, g.tx, func(row pgx.Row) error {
+		var version int64
+		err := formatError(row.Scan(&version))
+		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+			return datasetNotFound(g.id)
+		} else if err != nil {
+			return err
+		}
+		noteVersion(g.tx, g.id, version) // the reads after the write see it (replica.go)
+		return nil
+	}, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
 		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14, summary_extended = $15
 		WHERE id = $13 RETURNING version`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id, holes, g.extended).Scan(&version)
-	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return datasetNotFound(g.id)
-	} else if err != nil {
+		sum.GeometryMask, statsJSON, bump, now, g.id, holes, g.extended)
+	if err != nil {
 		return err
 	}
-	noteVersion(g.tx, g.id, version) // the reads after the write see it (replica.go)
 	if old != g.table {
 		if err := writeView(ctx, g.tx, g.id, g.table, g.attrs); err != nil {
 			return err
 		}
 	}
 	// Its search entry and those of the maps that show it follow.
-	return datasetChanged(ctx, g.tx, g.id)
+	if g.row == nil {
+		return datasetChanged(ctx, g.tx, g.id)
+	}
+	// From the row as the transaction locked it, with what this write
+	// changes of it.
+	ds := *g.row.Dataset
+	ds.FeatureCount, ds.Extent = sum.Count, sum.Extent
+	if bump == 1 {
+		ds.UpdatedAt = now
+	}
+	if err := upsertDatasetDoc(ctx, g.tx, &ds); err != nil {
+		return err
+	}
+	return refreshMapDocs(ctx, g.tx, mapsShowingDataset, g.id)
 }
 
 // pgUndefinedTable is the error of a statement on a table that is gone.

@@ -70,7 +70,7 @@ type plan struct {
 	// FeatureQuery.Count comes with the page in one statement.
 	countPage bool
 	counted   bool // scan set FeatureQuery.Count
-	// knn: a condition is one box's, which the (box, pos) index
+	// knn: a condition is one box's, which the box and position index
 	// (knnIndex) serves in position order.
 	knn bool
 }
@@ -528,7 +528,7 @@ func (p *plan) query(sel string, paged bool) string {
 		s = `SELECT ` + sel + `, count(*) OVER () AS n_ FROM ` + ident(p.ds.table)
 	}
 	if narrow && p.pageOrder() != p.order {
-		// A box's page in position order, through the (box, pos) index
+		// A box's page in position order, through the box and position index
 		// best first: the scan reads the page's rows, whole, and stops.
 		return s + where + ` ORDER BY ` + p.pageOrder() + ` OFFSET ` + p.arg(offset) + ` LIMIT ` + p.arg(p.q.Limit)
 	}
@@ -555,7 +555,7 @@ func (p *plan) query(sel string, paged bool) string {
 // pageOrder is the order the positions of a narrow page are chosen in:
 // p.order, or, by position through a box's condition, the distance of the
 // position from the first one (or the last), which is the position's
-// order and which the (box, pos) index (knnIndex) gives best first: the
+// order and which the box and position index (knnIndex) gives best first: the
 // scan stops after the page instead of reading every match of the box to
 // sort them. Without that index (still being built) the answer is the
 // same, sorted.
@@ -567,9 +567,9 @@ func (p *plan) pageOrder() string {
 		// From 2^52: the index orders by the distance as a float8, exact
 		// below 2^53 (from 2^63 every position was one distance, in any
 		// order). Positions count the features ever put in a table.
-		return "pos <-> 4503599627370496::int8"
+		return "(" + knnPos + ") <-> 4503599627370496::int8"
 	}
-	return "pos <-> 0::int8"
+	return "(" + knnPos + ") <-> 0::int8"
 }
 
 // noValues reports whether the plan's rows may come without their values

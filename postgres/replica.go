@@ -50,17 +50,11 @@ import (
 // datasetVersion is a version of a dataset's row.
 type datasetVersion struct{ id, version int64 }
 
-// versionTx is a write's transaction (db.tx): it keeps the versions of the
-// datasets' rows read or written in it, recorded once it commits.
-type versionTx struct {
-	pgx.Tx
-	seen []datasetVersion
-}
-
 // noteVersion notes that the transaction q holds dataset id's row at
-// version, when q is a write's transaction (else it does nothing).
+// version, when q is a write's transaction (a pipeTx: recorded once it
+// commits); else it does nothing.
 func noteVersion(q any, id, version int64) {
-	if t, ok := q.(*versionTx); ok {
+	if t, ok := q.(*pipeTx); ok {
 		t.seen = append(t.seen, datasetVersion{id, version})
 	}
 }

@@ -204,7 +204,12 @@ func writeDatasetDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 	} else if err != nil {
 		return err
 	}
-	ds := r.Dataset
+	return upsertDatasetDoc(ctx, tx, r.Dataset)
+}
+
+// upsertDatasetDoc writes the search entry of dataset ds, queued with the
+// transaction's next statements (pipeTx).
+func upsertDatasetDoc(ctx context.Context, tx pgx.Tx, ds *mapcommons.Dataset) error {
 	shared, groups := mapcommons.SearchGrants(ds.Permissions)
 	var owner *int64
 	if ds.OwnerID != 0 {
@@ -215,10 +220,9 @@ func writeDatasetDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 		ext = [4]*float64{&e.MinX, &e.MinY, &e.MaxX, &e.MaxY}
 	}
 	m := &ds.Metadata
-	_, err = tx.Exec(ctx, upsertDoc, 2*id, kindDataset, id, owner, m.Title, m.Description, m.Tags,
+	return later(ctx, tx, nil, upsertDoc, 2*ds.ID, kindDataset, ds.ID, owner, m.Title, m.Description, m.Tags,
 		searchVector(m.Title, m.Description, m.Tags), shared, nonNil(groups), ds.FeatureCount,
 		ext[0], ext[1], ext[2], ext[3], ds.CreatedAt, ds.UpdatedAt)
-	return formatError(err)
 }
 
 // nonNil is ids, or an empty list for none (the column is NOT NULL).
@@ -247,8 +251,7 @@ const mapDocsLock int64 = 0x6d6170646f6373
 
 // lockMapDocs takes mapDocsLock until the end of tx (again, if tx has it).
 func lockMapDocs(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, mapDocsLock)
-	return formatError(err)
+	return later(ctx, tx, nil, `SELECT pg_advisory_xact_lock($1)`, mapDocsLock)
 }
 
 // refreshMapDocs rewrites the search entries of the maps the query (with
