@@ -185,7 +185,10 @@ func (g *generation) copyFrom(ctx context.Context, src mapcommons.FeatureSource,
 	wg.Go(func() { p.run(free, ready, stop) })
 	cr := &copyReader{p: p, free: free, ready: ready}
 	sql := `COPY ` + ident(g.table) + ` (` + strings.Join(g.columns(), ", ") + `) FROM STDIN (FORMAT binary)`
-	_, err := g.tx.Conn().PgConn().CopyFrom(ctx, cr, sql)
+	err := flush(ctx, g.tx) // what the transaction queued goes first, its failure with it
+	if err == nil {
+		_, err = g.tx.Conn().PgConn().CopyFrom(ctx, cr, sql)
+	}
 	close(stop)
 	wg.Wait() // the generation is the producer's until it is done
 	if p.err != nil {

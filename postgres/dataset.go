@@ -40,6 +40,9 @@ type datasetRow struct {
 	holes  []int64 // the pos of the rows deleted in place, ascending (holes.go)
 	stamp  string  // which versions of its rows the dataset was read from (catalogue.go)
 	xmin   string  // the version of its row a read's hint was read from (read.go)
+	// noMaps says an edit in place saw no map show the dataset when it
+	// locked the row, and checks so at its end (edits.go).
+	noMaps bool
 }
 
 // scanDataset scans a row of datasetColumns.

@@ -50,6 +50,9 @@ type DB struct {
 	catalogue catalogue
 	// indexer builds the features tables' attribute indexes (attrindex.go).
 	indexer indexer
+	// tables are the features tables of the datasets edits locked: a
+	// guess, checked in the edit's transaction (edits.go).
+	tables tableGuesses
 	// replicas are the hot standbys reads of features may go to
 	// (replica.go); nil without.
 	replicas *replicaSet
@@ -170,14 +173,19 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx := &pipeTx{conn: conn}
 	defer tx.Rollback(ctx)
 	if err := fn(tx); err != nil {
+		if tx.err != nil && !errors.Is(err, tx.err) {
+			// A queued statement failed first: what came after it
+			// failed for that (an aborted transaction).
+			return formatError(tx.err)
+		}
 		return err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return formatError(err)
+	err = tx.Commit(ctx)
+	if tx.committed {
+		db.catalogue.listen.wrote()
+		db.replicas.saw(tx.seen...)
 	}
-	db.catalogue.listen.wrote()
-	db.replicas.saw(tx.seen...)
-	return nil
+	return formatError(err)
 }
 
 // migrate applies every embedded migration not yet applied, in file name

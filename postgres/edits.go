@@ -3,11 +3,14 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"mapcommons"
 	"mapcommons/segment"
@@ -23,13 +26,13 @@ import (
 // (editRewrite).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	var res *mapcommons.EditResult
-	err := s.inPlace(ctx, datasetID,
-		func(tx pgx.Tx, old *datasetRow) (bool, error) {
+	err := s.inPlace(ctx, datasetID, e.AddSource == nil, namedIDs(e),
+		func(tx pgx.Tx, old *datasetRow, named map[int64]*namedRow) (bool, error) {
 			if len(old.holes)+len(e.Deletes) > maxHoles {
 				return false, nil
 			}
 			var err error
-			res, err = s.editInPlace(ctx, tx, old, e)
+			res, err = s.editInPlace(ctx, tx, old, e, named)
 			return true, err
 		},
 		func() (err error) { res, err = s.editRewrite(ctx, datasetID, e); return err })
@@ -40,26 +43,162 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 // with the dataset's row as the lock holds it; when edit says it cannot
 // be made in place (the table would keep too many holes), nothing of the
 // transaction stays and rewrite runs instead.
-func (s *FeatureService) inPlace(ctx context.Context, id int64, edit func(tx pgx.Tx, old *datasetRow) (done bool, err error), rewrite func() error) error {
-	done := false
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
-		if err := lockFeatures(ctx, tx, id); err != nil {
-			return err
-		}
-		// The lock keeps its features as they are; the row's lock, its
-		// metadata (which the search entry is written from, datasetDoc).
-		old, err := findDataset(ctx, tx, id, true)
-		if err != nil {
-			return err
-		}
-		done, err = edit(tx, old)
-		return err
-	})
-	if err != nil || done {
-		return err
+//
+// The maps that show the dataset, whose search entries follow its
+// count and extent, are looked for unlocked with the row: when there are
+// none (as for most datasets), the transaction ends with a check of that
+// under the maps' lock (mapcommons_no_map_shows, migration 0014) that
+// goes with its COMMIT, rather than with a query of them it would wait
+// for. A map that came meanwhile fails the check, and the edit runs
+// again, looking for them under the lock. An edit that may not run twice
+// (adds streamed from its request: once) always looks under the lock.
+//
+// The rows of the features named (ids: those an edit updates or
+// deletes) are read in the same round trip as the dataset's row, from the
+// table the dataset had at its last edit on this server (tableGuesses);
+// edit gets them (by id) when the row says so too, else nil. A cached table that is gone fails
+// the transaction, which runs again without the guess (an edit that may
+// not run twice makes none).
+func (s *FeatureService) inPlace(ctx context.Context, id int64, again bool, ids []int64,
+	edit func(tx pgx.Tx, old *datasetRow, named map[int64]*namedRow) (done bool, err error), rewrite func() error) error {
+	peek := again
+	var guess *tableGuess
+	if len(ids) > 0 && again {
+		guess = s.db.tables.get(id)
 	}
-	return rewrite()
+	for {
+		done := false
+		err := s.db.tx(ctx, func(tx pgx.Tx) error {
+			if err := lockFeatures(ctx, tx, id); err != nil {
+				return err
+			}
+			var maps bool
+			if peek {
+				if err := laterRow(ctx, tx, func(row pgx.Row) error { return row.Scan(&maps) },
+					`SELECT EXISTS (SELECT 1 FROM search_map_datasets WHERE dataset_id = $1)`, id); err != nil {
+					return err
+				}
+			}
+			var named map[int64]*namedRow
+			if guess != nil {
+				if err := readNamed(ctx, tx, *guess, ids, &named); err != nil {
+					return err
+				}
+			}
+			// The lock keeps its features as they are; the row's lock, its
+			// metadata (which the search entry is written from,
+			// generation.point). The row stays locked for the whole edit
+			// (short: an edit in place writes the rows it names, and
+			// summarizes at most ExactSummaryMax rows), so the writes of
+			// its metadata, a feed's claim and the summaries' wait for it.
+			old, err := findDataset(ctx, tx, id, true)
+			if err != nil {
+				return err
+			}
+			if afterEditRead != nil {
+				afterEditRead()
+			}
+			old.noMaps = peek && !maps
+			if guess != nil && *guess != (tableGuess{old.table, len(old.Attributes)}) {
+				named = nil
+			}
+			s.db.tables.put(id, tableGuess{old.table, len(old.Attributes)})
+			done, err = edit(tx, old, named)
+			return err
+		})
+		var pe *pgconn.PgError
+		switch {
+		case peek && errors.As(err, &pe) && pe.Code == pgMapCame:
+			peek = false
+			continue
+		case guess != nil && errors.As(err, &pe) && pe.Code == pgUndefinedTable:
+			guess = nil
+			continue
+		}
+		if err != nil || done {
+			return err
+		}
+		return rewrite()
+	}
 }
+
+// tableGuess is the features table a dataset had when an edit last
+// locked it, and its count of attribute columns.
+type tableGuess struct {
+	table string
+	attrs int
+}
+
+// tableGuesses are the tables of the datasets edits locked, for a bounded
+// number of datasets.
+type tableGuesses struct {
+	mu sync.Mutex
+	m  map[int64]tableGuess
+}
+
+func (g *tableGuesses) get(id int64) *tableGuess {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t, ok := g.m[id]; ok {
+		return &t
+	}
+	return nil
+}
+
+func (g *tableGuesses) put(id int64, t tableGuess) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.m = putBounded(g.m, id, t, maxCatalogue)
+}
+
+// namedRow is the row of a feature an edit names: its pos, and the
+// feature as it is.
+type namedRow struct {
+	pos int64
+	f   *mapcommons.Feature
+}
+
+// readNamed reads the rows of the features ids of table t into
+// *named (queued: they come with the transaction's next statement).
+func readNamed(ctx context.Context, tx pgx.Tx, t tableGuess, ids []int64, named *map[int64]*namedRow) error {
+	sel := "fid, pos, geom"
+	for i := range t.attrs {
+		sel += ", " + attrColumn(i)
+	}
+	return laterRows(ctx, tx, func(rows pgx.Rows) error {
+		m := make(map[int64]*namedRow, len(ids))
+		rr := newRowReader(rows)
+		for rows.Next() {
+			vals, err := rr.values()
+			if err != nil {
+				return err
+			}
+			f := &mapcommons.Feature{ID: vals[0].(int64), Values: featureValues(vals[3:], nil)}
+			if g, ok := vals[2].([]byte); ok {
+				f.Geometry = bytes.Clone(g) // the row's bytes go with the next row
+			}
+			m[f.ID] = &namedRow{pos: vals[1].(int64), f: f}
+		}
+		*named = m
+		return nil
+	}, `SELECT `+sel+` FROM `+ident(t.table)+` WHERE fid = ANY($1)`, ids)
+}
+
+// namedIDs are the ids of the features e updates or deletes.
+func namedIDs(e *mapcommons.Edits) []int64 {
+	ids := make([]int64, 0, len(e.Updates)+len(e.Deletes))
+	for i := range e.Updates {
+		ids = append(ids, e.Updates[i].ID)
+	}
+	return append(ids, e.Deletes...)
+}
+
+// afterEditRead, in tests, runs after an edit in place read the
+// dataset's row.
+var afterEditRead func()
+
+// pgMapCame is the error of mapcommons_no_map_shows.
+const pgMapCame = "MCM01"
 
 // preparedEdit is an edit checked against the dataset's rows as the lock
 // holds them: its partial updates merged, the pos of each update and of
@@ -72,15 +211,24 @@ type preparedEdit struct {
 
 // prepareEdit merges e's partial updates with their rows, checks every
 // feature and id, finds the pos of those named and checks the size the
-// dataset would have.
-func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (*preparedEdit, error) {
-	cur, err := patchedRows(ctx, tx, old, e)
-	if err != nil {
-		return nil, err
+// dataset would have. named are the rows of the features named, when
+// read already (inPlace).
+func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits, named map[int64]*namedRow) (*preparedEdit, error) {
+	ids := namedIDs(e)
+	if named == nil && len(ids) > 0 {
+		if err := readNamed(ctx, tx, tableGuess{old.table, len(old.Attributes)}, ids, &named); err != nil {
+			return nil, err
+		}
+		if err := flush(ctx, tx); err != nil {
+			return nil, err
+		}
 	}
-	e, err = segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
-		f, ok := cur[id]
-		return f, ok, nil
+	e, err := segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
+		r, ok := named[id]
+		if !ok {
+			return nil, false, nil
+		}
+		return r.f, true, nil
 	})
 	if err != nil {
 		return nil, err
@@ -88,40 +236,23 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 	if err := segment.CheckEdits(old.Attributes, e); err != nil {
 		return nil, err
 	}
-	named := make([]int64, 0, len(e.Updates)+len(e.Deletes))
-	for i := range e.Updates {
-		named = append(named, e.Updates[i].ID)
-	}
-	named = append(named, e.Deletes...)
-	posOf := make(map[int64]int64, len(named))
-	if len(named) > 0 {
-		rows, err := tx.Query(ctx, `SELECT fid, pos FROM `+ident(old.table)+` WHERE fid = ANY($1)`, named)
-		if err != nil {
-			return nil, formatError(err)
+	posOf := func(id int64) (int64, bool) {
+		r, ok := named[id]
+		if !ok {
+			return 0, false
 		}
-		for rows.Next() {
-			var fid, pos int64
-			if err := rows.Scan(&fid, &pos); err != nil {
-				rows.Close()
-				return nil, formatError(err)
-			}
-			posOf[fid] = pos
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, formatError(err)
-		}
+		return r.pos, true
 	}
 	pe := &preparedEdit{e: e, updated: make([]int64, len(e.Updates)), gone: make([]int64, len(e.Deletes))}
 	for i := range e.Updates {
-		pos, ok := posOf[e.Updates[i].ID]
+		pos, ok := posOf(e.Updates[i].ID)
 		if !ok {
 			return nil, segment.MissingFeature("updates", i, e.Updates[i].ID)
 		}
 		pe.updated[i] = pos
 	}
 	for i, id := range e.Deletes {
-		pos, ok := posOf[id]
+		pos, ok := posOf(id)
 		if !ok {
 			return nil, segment.MissingFeature("deletes", i, id)
 		}
@@ -141,8 +272,8 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 var exactSummaryMax int64 = mapcommons.ExactSummaryMax
 
 // editInPlace applies e to the dataset's current table (see ApplyEdits).
-func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
-	pe, err := prepareEdit(ctx, tx, old, e)
+func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits, named map[int64]*namedRow) (*mapcommons.EditResult, error) {
+	pe, err := prepareEdit(ctx, tx, old, e, named)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +356,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
 	err := s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
-		pe, err := prepareEdit(ctx, g.tx, old, e)
+		pe, err := prepareEdit(ctx, g.tx, old, e, nil)
 		if err != nil {
 			return err
 		}
@@ -254,6 +385,9 @@ func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *ma
 			}
 			buf = append(buf, 0xff, 0xff)
 			sql := `COPY ` + ident(g.table) + ` (` + strings.Join(g.columns(), ", ") + `) FROM STDIN (FORMAT binary)`
+			if err := flush(ctx, g.tx); err != nil {
+				return err
+			}
 			if _, err := g.tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), sql); err != nil {
 				return formatError(err)
 			}
@@ -275,41 +409,4 @@ func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *ma
 		return nil, err
 	}
 	return res, nil
-}
-
-// patchedRows reads the features the partial updates of e name (those
-// with a patch), by id: what MergePatches merges them with.
-func patchedRows(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits) (map[int64]*mapcommons.Feature, error) {
-	var ids []int64
-	for i, p := range e.Patches {
-		if p != nil && i < len(e.Updates) {
-			ids = append(ids, e.Updates[i].ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	sel := "fid, geom"
-	for i := range old.Attributes {
-		sel += ", " + attrColumn(i)
-	}
-	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(old.table)+` WHERE fid = ANY($1)`, ids)
-	if err != nil {
-		return nil, formatError(err)
-	}
-	defer rows.Close()
-	out := make(map[int64]*mapcommons.Feature, len(ids))
-	rr := newRowReader(rows)
-	for rows.Next() {
-		vals, err := rr.values()
-		if err != nil {
-			return nil, formatError(err)
-		}
-		f := &mapcommons.Feature{ID: vals[0].(int64), Values: featureValues(vals[2:], nil)}
-		if g, ok := vals[1].([]byte); ok {
-			f.Geometry = bytes.Clone(g) // the row's bytes go with the next row
-		}
-		out[f.ID] = f
-	}
-	return out, formatError(rows.Err())
 }

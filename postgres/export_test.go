@@ -218,3 +218,10 @@ func WriteTx(ctx context.Context, db *DB, fn func(tx pgx.Tx) error) (sends int, 
 
 // Later and LaterRow queue a statement of a write's transaction.
 var Later, LaterRow = later, laterRow
+
+// SetAfterEditRead sets a function an edit in place calls after its first
+// round trip (the dataset's row read), for one test.
+func SetAfterEditRead(tb interface{ Cleanup(func()) }, fn func()) {
+	afterEditRead = fn
+	tb.Cleanup(func() { afterEditRead = nil })
+}

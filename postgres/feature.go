@@ -113,8 +113,8 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 // go in place, as an edit's deletes (edits.go), unless that would leave
 // more than maxHoles holes: then the table is rewritten without them.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
-	return s.inPlace(ctx, datasetID,
-		func(tx pgx.Tx, old *datasetRow) (bool, error) {
+	return s.inPlace(ctx, datasetID, true, nil,
+		func(tx pgx.Tx, old *datasetRow, _ map[int64]*namedRow) (bool, error) {
 			slots, err := deletedSlots(old, positions)
 			if err != nil || len(old.holes)+len(slots) > maxHoles {
 				return false, err
@@ -136,7 +136,7 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 			if err := rows.Err(); err != nil {
 				return false, formatError(err)
 			}
-			_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids})
+			_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids}, nil)
 			return true, err
 		},
 		func() error {

@@ -469,6 +469,12 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if err := upsertDatasetDoc(ctx, g.tx, &ds); err != nil {
 		return err
 	}
+	if g.row.noMaps { // none when the row was read: checked so at the end (edits.go)
+		if err := lockMapDocs(ctx, g.tx); err != nil {
+			return err
+		}
+		return later(ctx, g.tx, nil, `SELECT mapcommons_no_map_shows($1)`, g.id)
+	}
 	return refreshMapDocs(ctx, g.tx, mapsShowingDataset, g.id)
 }
 

@@ -29,7 +29,10 @@ type pipeTx struct {
 	seen    []datasetVersion
 	err     error
 	closed  bool
-	sends   int // round trips (for the tests)
+	// committed says the COMMIT was answered COMMIT (a reader after it
+	// may still fail the call: laterRowRead)
+	committed bool
+	sends     int // round trips (for the tests)
 }
 
 // queued is a statement waiting to be sent, with what reads its result
@@ -79,6 +82,31 @@ func laterRowRead(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, sql 
 	return queueRow(ctx, tx, scan, false, sql, args)
 }
 
+// laterRows queues a query of tx, whose rows fn reads when they come
+// (when tx is not a pipeTx: now); what fn returns fails the transaction.
+func laterRows(ctx context.Context, tx pgx.Tx, fn func(pgx.Rows) error, sql string, args ...any) error {
+	read := func(rows pgx.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if err := fn(rows); err != nil {
+			return err
+		}
+		rows.Close()
+		return rows.Err()
+	}
+	t, ok := tx.(*pipeTx)
+	if !ok {
+		return read(tx.Query(ctx, sql, args...))
+	}
+	if t.err != nil {
+		return t.err
+	}
+	t.pending = append(t.pending, queued{sql, args, func(br pgx.BatchResults) error { return read(br.Query()) }, true})
+	return nil
+}
+
 func queueRow(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, checks bool, sql string, args []any) error {
 	t, ok := tx.(*pipeTx)
 	if !ok {
@@ -88,6 +116,14 @@ func queueRow(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, checks b
 		return t.err
 	}
 	t.pending = append(t.pending, queued{sql, args, func(br pgx.BatchResults) error { return scan(br.QueryRow()) }, checks})
+	return nil
+}
+
+// flush sends what tx has queued, if it is a pipeTx.
+func flush(ctx context.Context, tx pgx.Tx) error {
+	if t, ok := tx.(*pipeTx); ok {
+		return t.send(ctx)
+	}
 	return nil
 }
 
@@ -264,7 +300,7 @@ func (t *pipeTx) Prepare(ctx context.Context, name, sql string) (*pgconn.Stateme
 
 // Conn is the transaction's connection, with what was waiting sent (a
 // failure then is the transaction's, returned by its next call and by
-// Commit).
+// Commit; callers send it first with flush, to see it).
 func (t *pipeTx) Conn() *pgx.Conn {
 	t.send(context.Background())
 	return t.conn.Conn()
@@ -293,12 +329,15 @@ func (t *pipeTx) Commit(ctx context.Context) error {
 			return err
 		}
 	}
-	if t.begun || len(t.pending) > 0 {
+	if !t.begun && len(t.pending) == 0 {
+		t.committed = true // nothing to commit
+	} else {
 		t.pending = append(t.pending, queued{`COMMIT`, nil, func(br pgx.BatchResults) error {
 			tag, err := br.Exec()
 			if err == nil && tag.String() == "ROLLBACK" {
 				err = pgx.ErrTxCommitRollback
 			}
+			t.committed = err == nil
 			return err
 		}, false})
 		if err := t.send(ctx); err != nil {

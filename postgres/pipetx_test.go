@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"mapcommons"
 	"mapcommons/internal/pgtest"
 	"mapcommons/postgres"
 )
@@ -95,6 +96,17 @@ func TestPipeTx(t *testing.T) {
 		if err := conn.QueryRow(ctx, `SELECT v FROM piped WHERE k = 1`).Scan(&v); err != nil || v != "x" || rows() != 3 {
 			t.Errorf("%s: %d rows, v %q, %v: something of it stayed", name, rows(), v, err)
 		}
+	}
+	// A statement sent on the connection itself (as a COPY is) after a
+	// queued one that failed fails for that: the write's error is the
+	// first failure's (here a conflict), not the aborted transaction's.
+	_, err = postgres.WriteTx(ctx, db, func(tx pgx.Tx) error {
+		postgres.Later(ctx, tx, nil, `INSERT INTO piped VALUES (0, 'dup')`)
+		_, err := tx.Conn().Exec(ctx, `SELECT 1`)
+		return err
+	})
+	if mapcommons.ErrorCode(err) != mapcommons.ECONFLICT {
+		t.Errorf("a statement on the connection after a failed one: %v, want the conflict", err)
 	}
 	// A transaction that sent nothing commits nothing, in no round trip.
 	if sends, err := postgres.WriteTx(ctx, db, func(pgx.Tx) error { return nil }); err != nil || sends != 0 {

@@ -15,7 +15,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/postgres"
 )
 
 // benchEdits measures edits of the bench's dataset (ds: its URL) on a
@@ -101,6 +103,9 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 		if err != nil {
 			return err
 		}
+		if err := benchStoreEdits(out, dbURL, id, k, n); err != nil {
+			return err
+		}
 		return benchRowStatements(out, dbURL, id, k, n)
 	}
 	// One edit of 1,300 features takes the pending changes over the
@@ -166,6 +171,57 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 	}
 	out("- bbox page with these 1,000 pending: p50 %s, p99 %s; compacted p50 %s just before, %s before any edit (%.2f× the first)",
 		ms(pct(lat, 0.5)), ms(pct(lat, 0.99)), ms(pct(idle, 0.5)), ms(compacted), float64(pct(lat, 0.5))/float64(pct(idle, 0.5)))
+	return nil
+}
+
+// benchStoreEdits measures the store's own transaction of an edit of one
+// feature (FeatureService.ApplyEdits, in this process, on a store of its
+// own: no HTTP, no login, no catalogue read), at concurrency 1, as the
+// edits above: k adds, k updates of features the edits above left alone,
+// k deletes of those.
+func benchStoreEdits(out func(string, ...any), dbURL string, id int64, k, n int) error {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fs := db.Services().Features
+	r := rand.New(rand.NewPCG(11, 11))
+	ids := r.Perm(n)[:2*k]
+	feature := func(fid int64) mapcommons.Feature {
+		x, y := 5+r.Float64()*10, 40+r.Float64()*10
+		return mapcommons.Feature{ID: fid, Values: []any{int64(r.IntN(n)), int64(r.IntN(1000)), r.Float64() * 1000,
+			"c" + strconv.Itoa(r.IntN(10)), "edited", "2025-01-01T00:00:00Z"}, Geometry: wkb.AppendPoint(nil, x, y)}
+	}
+	out("\nthe store's own transaction of an edit of one feature (ApplyEdits, no HTTP), %d each:", k)
+	out("| edit | p50 | p90 | p99 |")
+	out("|---|---|---|---|")
+	for _, e := range []struct {
+		name  string
+		edits func(i int) *mapcommons.Edits
+	}{
+		{"add one", func(int) *mapcommons.Edits { return &mapcommons.Edits{Adds: []mapcommons.Feature{feature(0)}} }},
+		{"update one", func(i int) *mapcommons.Edits {
+			return &mapcommons.Edits{Updates: []mapcommons.Feature{feature(int64(ids[i] + 1))}}
+		}},
+		{"delete one", func(i int) *mapcommons.Edits { return &mapcommons.Edits{Deletes: []int64{int64(ids[k+i] + 1)}} }},
+	} {
+		var lat []time.Duration
+		for i := range k {
+			ed := e.edits(i)
+			t := time.Now()
+			if _, err := fs.ApplyEdits(ctx, id, ed); err != nil {
+				if mapcommons.ErrorCode(err) == mapcommons.EINVALID && len(ed.Deletes)+len(ed.Updates) > 0 {
+					continue // a feature the HTTP edits deleted
+				}
+				return fmt.Errorf("%s: %v", e.name, err)
+			}
+			lat = append(lat, time.Since(t))
+		}
+		slices.Sort(lat)
+		out("| %s | %s | %s | %s |", e.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+	}
 	return nil
 }
 
