@@ -148,6 +148,14 @@ type SecondFactor struct {
 	CreatedAt     time.Time
 }
 
+// LoginFinder is a UserService that reads the user of a login and the
+// user's second factor (pending or confirmed, as FindSecondFactor gives
+// it; nil when none) in one read: what a login checks, in one round trip
+// of a store. ENOTFOUND when there is no such user.
+type LoginFinder interface {
+	FindUserAndSecondFactor(ctx context.Context, login string) (*User, *SecondFactor, error)
+}
+
 // SecondFactorService keeps the users' second factors and recovery codes.
 // A user's go with them when the user is deleted.
 type SecondFactorService interface {

@@ -47,6 +47,26 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (*mapcommo
 func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, password, code string, basic bool) (*mapcommons.User, error) {
 	c := s.loginClient(r)
 	bad := mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "invalid login or password")
+	// The user is looked for while the limits are read (two round trips
+	// of a store at once); a login the limits refuse waits for both.
+	type found struct {
+		u   *mapcommons.User
+		f   *mapcommons.SecondFactor
+		err error
+	}
+	var lookup chan found
+	if len(login) <= 100 {
+		lookup = make(chan found, 1)
+		go func() {
+			u, f, err := s.findLogin(r.Context(), login)
+			lookup <- found{u, f, err}
+		}()
+		defer func() {
+			if lookup != nil {
+				<-lookup // not left behind the request
+			}
+		}()
+	}
 	st, err := s.limiter.state(r.Context(), login, c)
 	if err != nil {
 		return nil, err
@@ -61,18 +81,14 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 	if len(login) > 100 || len(password) > maxLen {
 		return nil, s.failedLogin(r, login, c, st.trust, bad)
 	}
-	u, err := s.svc.Users.FindUserByLogin(r.Context(), login)
+	res := <-lookup
+	lookup = nil
+	u, f, err := res.u, res.f, res.err
 	if err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
 	}
-	if u != nil {
-		f, err := s.secondFactor(r.Context(), u)
-		if err != nil {
-			return nil, err
-		}
-		if f != nil {
-			return s.checkSecondFactor(w, r, u, f, login, password, code, basic, c)
-		}
+	if u != nil && f != nil {
+		return s.checkSecondFactor(w, r, u, f, login, password, code, basic, c)
 	}
 	if st.trust < trustDevice && st.wait() > 0 && u != nil && s.svc.Trust != nil {
 		// The login is being guessed: clients its user logged in from
@@ -98,6 +114,25 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, login, passw
 	}
 	s.trustClient(w, r, u, login, c)
 	return u, nil
+}
+
+// findLogin finds the user of a login and the user's confirmed second
+// factor (nil without one): in one read when the store can
+// (mapcommons.LoginFinder). ENOTFOUND when there is no such user.
+func (s *Server) findLogin(ctx context.Context, login string) (*mapcommons.User, *mapcommons.SecondFactor, error) {
+	if lf, ok := s.svc.Users.(mapcommons.LoginFinder); ok && s.svc.SecondFactors != nil {
+		u, f, err := lf.FindUserAndSecondFactor(ctx, login)
+		if f != nil && !f.Confirmed {
+			f = nil
+		}
+		return u, f, err
+	}
+	u, err := s.svc.Users.FindUserByLogin(ctx, login)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := s.secondFactor(ctx, u)
+	return u, f, err
 }
 
 // failedLogin counts a failed login against the limits, and returns the

@@ -64,6 +64,7 @@ type catalogue struct {
 	// change it announced may have come after the read.
 	gen     uint64
 	hits    atomic.Int64 // finds answered from the cache (for the tests)
+	stamps  atomic.Int64 // stamps read (for the tests)
 	trusted atomic.Int64 // of them, without the stamp (for the tests)
 	listen  listener
 }
@@ -85,6 +86,7 @@ func (c *catalogue) find(ctx context.Context, db *DB, q querier, id int64) (*map
 	gen := c.generation()
 	if r := c.get(id); r != nil {
 		var stamp string
+		c.stamps.Add(1)
 		err := q.QueryRow(ctx, selectStamp, id).Scan(&stamp)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):

@@ -191,3 +191,49 @@ func untilTrusted(t *testing.T, db *postgres.DB, id int64) {
 		return postgres.CatalogueTrusted(db) > n
 	})
 }
+
+// TestOwnWriteReadInOneRoundTrip checks that the dataset rows a server's
+// write held are not kept by its catalogue cache past the commit: the
+// next find reads the row whole, in one round trip, rather than its stamp
+// (which differs) and then the row, even while the write's notification
+// has not come back (the listener stalled here).
+func TestOwnWriteReadInOneRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	s := db.Services()
+	ds := storetest.MustCreateDataset(t, s, 0, "Before", "", "", 1, 1)
+	if _, err := s.Datasets.FindDatasetByID(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	postgres.StallListener(db, true)
+	defer postgres.StallListener(db, false)
+	for _, write := range []func() error{
+		func() error {
+			title := "After"
+			_, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title})
+			return err
+		},
+		func() error {
+			_, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: make([]any, len(ds.Attributes)), Geometry: wkb.AppendPoint(nil, 1, 2)}}})
+			return err
+		},
+	} {
+		if _, err := s.Datasets.FindDatasetByID(ctx, ds.ID); err != nil { // cached
+			t.Fatal(err)
+		}
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+		stamps := postgres.CatalogueStamps(db)
+		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := postgres.CatalogueStamps(db) - stamps; n != 0 {
+			t.Errorf("the find after the server's own write read a stamp (%d) before the row", n)
+		}
+		if got.Title != "After" {
+			t.Errorf("title %q after the write", got.Title)
+		}
+	}
+}

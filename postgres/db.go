@@ -184,6 +184,12 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if tx.committed {
 		db.catalogue.listen.wrote()
 		db.replicas.saw(tx.seen...)
+		// The rows it held are read again by the next find, in one
+		// round trip rather than a stamp that differs and then the row
+		// (their notifications may come after it).
+		for _, v := range tx.seen {
+			db.catalogue.changed(v.id)
+		}
 	}
 	return formatError(err)
 }

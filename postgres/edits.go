@@ -69,6 +69,13 @@ func (s *FeatureService) inPlace(ctx context.Context, id int64, again bool, ids 
 	for {
 		done := false
 		err := s.db.tx(ctx, func(tx pgx.Tx) error {
+			// Every statement of an edit in place finds its rows by a key
+			// (pos, fid, id), whatever the values: planned once, not at
+			// every execution (PostgreSQL kept planning most of them
+			// again, 0.37 ms of an edit's 1.5).
+			if err := later(ctx, tx, nil, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
+				return err
+			}
 			if err := lockFeatures(ctx, tx, id); err != nil {
 				return err
 			}

@@ -138,6 +138,9 @@ func Position(holes []int64, pos int64) int64 {
 // its catalogue cache.
 func CatalogueHits(db *DB) int64 { return db.catalogue.hits.Load() }
 
+// CatalogueStamps is how many stamps db's catalogue cache read.
+func CatalogueStamps(db *DB) int64 { return db.catalogue.stamps.Load() }
+
 // CatalogueTrusted is the number of FindDatasetByID calls db answered
 // from its catalogue cache without checking the row's stamp.
 func CatalogueTrusted(db *DB) int64 { return db.catalogue.trusted.Load() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -54,6 +55,38 @@ func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.U
 func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
 	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE `+loginKey+` = lower($1 COLLATE "C")`, login))
 	return u, userNotFound(formatError(err), login)
+}
+
+var _ mapcommons.LoginFinder = (*UserService)(nil)
+
+// FindUserAndSecondFactor implements mapcommons.LoginFinder: the user's
+// row and the second factor's (FindSecondFactor's) in one query.
+func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string) (*mapcommons.User, *mapcommons.SecondFactor, error) {
+	var u mapcommons.User
+	var secret []byte
+	var confirmed *bool
+	var step *int64
+	var created *time.Time
+	var codes int
+	err := s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`, t.f_secret, t.f_confirmed, t.f_step, t.f_created,
+		(SELECT count(*) FROM user_recovery_codes WHERE user_id = users.id)
+		FROM users LEFT JOIN LATERAL (SELECT secret AS f_secret, confirmed AS f_confirmed, last_step AS f_step, created_at AS f_created
+			FROM user_totp WHERE user_id = users.id) t ON true
+		WHERE `+loginKey+` = lower($1 COLLATE "C")`, login).
+		Scan(&u.ID, &u.Login, &u.Email, &u.Fullname, &u.PasswordHash, &u.Admin, &u.CreatedAt, &u.UpdatedAt, &u.GroupIDs,
+			&secret, &confirmed, &step, &created, &codes)
+	if err != nil {
+		return nil, nil, userNotFound(formatError(err), login)
+	}
+	u.CreatedAt, u.UpdatedAt = utc(u.CreatedAt), utc(u.UpdatedAt)
+	if len(u.GroupIDs) == 0 {
+		u.GroupIDs = nil
+	}
+	if confirmed == nil {
+		return &u, nil, nil
+	}
+	return &u, &mapcommons.SecondFactor{UserID: u.ID, Secret: secret, Confirmed: *confirmed, LastStep: *step,
+		RecoveryCodes: codes, CreatedAt: utc(*created)}, nil
 }
 
 // CreateUser implements mapcommons.UserService.

@@ -227,8 +227,9 @@ func benchStoreEdits(out func(string, ...any), dbURL string, id int64, k, n int)
 
 // benchRowStatements measures PostgreSQL's own single-row statements on
 // the dataset's table, each its own transaction at concurrency 1, as the
-// edits above are: k inserts of new rows, k updates of existing rows by
-// id, then k deletes of the rows inserted (which leaves the table as the
+// edits above are: k inserts of new rows (every column, as an add
+// writes), k updates of existing rows by id, then k deletes of the rows
+// inserted (which leaves the table as the
 // server knows it, but for the values updated).
 func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n int) error {
 	ctx := context.Background()
@@ -249,10 +250,14 @@ func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n i
 		sql  string
 		args func(i int) []any
 	}{
-		{"INSERT one row", `INSERT INTO ` + t + ` (pos, fid, geom, minx, miny, maxx, maxy, a5) VALUES ($1, $1, $2, $3, $4, $3, $4, $5)`,
+		// Every column, with values like the edits': each attribute's
+		// index takes its key.
+		{"INSERT one row", `INSERT INTO ` + t + ` (pos, fid, geom, minx, miny, maxx, maxy, a0, a1, a2, a3, a4, a5)
+			VALUES ($1, $1, $2, $3, $4, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			func(i int) []any {
 				x, y := 5+r.Float64()*10, 40+r.Float64()*10
-				return []any{int64(base + i), wkb.AppendPoint(nil, x, y), x, y, []byte("edited")}
+				return []any{int64(base + i), wkb.AppendPoint(nil, x, y), x, y, int64(r.IntN(n)), int64(r.IntN(1000)),
+					r.Float64() * 1000, []byte("c" + strconv.Itoa(r.IntN(10))), []byte("edited"), []byte("2025-01-01T00:00:00Z")}
 			}},
 		{"UPDATE one row by id", `UPDATE ` + t + ` SET geom = $2, minx = $3, miny = $4, maxx = $3, maxy = $4, a5 = $5 WHERE fid = $1`,
 			func(i int) []any {
