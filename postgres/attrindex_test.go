@@ -57,20 +57,31 @@ func explainQuery(t *testing.T, db *postgres.DB, conn *pgx.Conn, id int64, q *ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.Query(ctx, `EXPLAIN ANALYZE `+sql, args...)
+	return sql, planOf(t, conn, `EXPLAIN ANALYZE `+sql, args...)
+}
+
+// planOf is the text of the plan an EXPLAIN statement gives, through q
+// (a connection or a transaction).
+func planOf(t *testing.T, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, explain string, args ...any) string {
+	t.Helper()
+	rows, err := q.Query(context.Background(), explain, args...)
 	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
+		t.Fatalf("%s: %v", explain, err)
 	}
 	var lines []string
 	for rows.Next() {
 		var line string
-		rows.Scan(&line)
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
 		lines = append(lines, line)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return sql, strings.Join(lines, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // waitIndexes waits until dataset id's indexes are all valid.

@@ -161,27 +161,12 @@ func TestOneRowStatementsTakeTheKey(t *testing.T) {
 		if _, err := tx.Exec(ctx, `PREPARE one AS `+sql); err != nil {
 			t.Fatal(err)
 		}
-		var plan strings.Builder
 		explain := `EXPLAIN EXECUTE one(5, 1.5)`
 		if strings.Count(sql, "$") == 1 {
 			explain = `EXPLAIN EXECUTE one(5)`
 		}
-		rows, err := tx.Query(ctx, explain)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan.WriteString(line + "\n")
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(plan.String(), table+"_pkey") {
-			t.Errorf("%s does not take the key:\n%s", sql, plan.String())
+		if plan := planOf(t, tx, explain); !strings.Contains(plan, table+"_pkey") {
+			t.Errorf("%s does not take the key:\n%s", sql, plan)
 		}
 		if _, err := tx.Exec(ctx, `DEALLOCATE one`); err != nil {
 			t.Fatal(err)

@@ -56,15 +56,8 @@ func later(ctx context.Context, tx pgx.Tx, fn func(pgconn.CommandTag) error, sql
 		}
 		return fn(tag)
 	}
-	t, ok := tx.(*pipeTx)
-	if !ok {
-		return read(tx.Exec(ctx, sql, args...))
-	}
-	if t.err != nil {
-		return t.err
-	}
-	t.pending = append(t.pending, queued{sql, args, func(br pgx.BatchResults) error { return read(br.Exec()) }, fn != nil})
-	return nil
+	return enqueue(tx, queued{sql, args, func(br pgx.BatchResults) error { return read(br.Exec()) }, fn != nil},
+		func() error { return read(tx.Exec(ctx, sql, args...)) })
 }
 
 // laterRow queues a query of tx for one row, which scan reads when its
@@ -82,6 +75,11 @@ func laterRowRead(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, sql 
 	return queueRow(ctx, tx, scan, false, sql, args)
 }
 
+func queueRow(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, checks bool, sql string, args []any) error {
+	return enqueue(tx, queued{sql, args, func(br pgx.BatchResults) error { return scan(br.QueryRow()) }, checks},
+		func() error { return scan(tx.QueryRow(ctx, sql, args...)) })
+}
+
 // laterRows queues a query of tx, whose rows fn reads when they come
 // (when tx is not a pipeTx: now); what fn returns fails the transaction.
 func laterRows(ctx context.Context, tx pgx.Tx, fn func(pgx.Rows) error, sql string, args ...any) error {
@@ -96,26 +94,21 @@ func laterRows(ctx context.Context, tx pgx.Tx, fn func(pgx.Rows) error, sql stri
 		rows.Close()
 		return rows.Err()
 	}
-	t, ok := tx.(*pipeTx)
-	if !ok {
-		return read(tx.Query(ctx, sql, args...))
-	}
-	if t.err != nil {
-		return t.err
-	}
-	t.pending = append(t.pending, queued{sql, args, func(br pgx.BatchResults) error { return read(br.Query()) }, true})
-	return nil
+	return enqueue(tx, queued{sql, args, func(br pgx.BatchResults) error { return read(br.Query()) }, true},
+		func() error { return read(tx.Query(ctx, sql, args...)) })
 }
 
-func queueRow(ctx context.Context, tx pgx.Tx, scan func(pgx.Row) error, checks bool, sql string, args []any) error {
+// enqueue queues q in tx when it is a pipeTx (the transaction's failure,
+// if it failed already), else runs now, the statement sent at once.
+func enqueue(tx pgx.Tx, q queued, now func() error) error {
 	t, ok := tx.(*pipeTx)
 	if !ok {
-		return scan(tx.QueryRow(ctx, sql, args...))
+		return now()
 	}
 	if t.err != nil {
 		return t.err
 	}
-	t.pending = append(t.pending, queued{sql, args, func(br pgx.BatchResults) error { return scan(br.QueryRow()) }, checks})
+	t.pending = append(t.pending, q)
 	return nil
 }
 

@@ -93,8 +93,7 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 			}
 			lat = append(lat, d)
 		}
-		slices.Sort(lat)
-		out("| %s | %s | %s | %s |", e.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+		latencyRow(out, e.name, lat)
 	}
 	if dbURL != "" {
 		// PostgreSQL edits in place and compacts nothing: the edits are
@@ -219,8 +218,7 @@ func benchStoreEdits(out func(string, ...any), dbURL string, id int64, k, n int)
 			}
 			lat = append(lat, time.Since(t))
 		}
-		slices.Sort(lat)
-		out("| %s | %s | %s | %s |", e.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+		latencyRow(out, e.name, lat)
 	}
 	return nil
 }
@@ -283,8 +281,13 @@ func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n i
 			}
 			lat = append(lat, time.Since(t0))
 		}
-		slices.Sort(lat)
-		out("| %s | %s | %s | %s |", st.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
+		latencyRow(out, st.name, lat)
 	}
 	return nil
+}
+
+// latencyRow writes a row of p50, p90 and p99 of lat (sorted here).
+func latencyRow(out func(string, ...any), name string, lat []time.Duration) {
+	slices.Sort(lat)
+	out("| %s | %s | %s | %s |", name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)))
 }
