@@ -90,10 +90,12 @@ var cacheGzipWriters = sync.Pool{New: func() any {
 	return zw
 }}
 
+// put keeps a copy of body as the answer for key.
 func (c *responseCache) put(key, contentType string, body []byte) {
 	if c == nil || len(body) > c.maxBody || int64(len(body)) > c.max {
 		return
 	}
+	body = bytes.Clone(body) // the caller's buffer serves again
 	e := &cachedResponse{key: key, contentType: contentType, body: body}
 	if len(body) >= minCompress && compressible(contentType) {
 		// Compressed once, outside the lock, and kept when it is smaller.

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"mapcommons"
@@ -46,27 +47,90 @@ var processTag = func() string {
 // the query string, the caller and the base URL of links. ok is false when
 // the answer depends on a request body, which no tag covers.
 func (s *Server) requestHash(r *http.Request, f string) (h hash.Hash64, ok bool) {
-	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+	var buf [256]byte
+	parts, ok := s.requestParts(buf[:0], r, f)
+	if !ok {
 		return nil, false
 	}
 	h = fnv.New64a()
-	login := ""
-	if u := caller(r); u != nil {
-		login = fmt.Sprintf("%d:%s:%v:%v", u.ID, u.Login, u.Admin, u.GroupIDs)
-	}
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", processTag, f, r.URL.Path, r.URL.RawQuery, login, s.baseURL(r))
+	h.Write(parts)
 	return h, true
+}
+
+// requestParts appends what requestHash hashes to b. Every read of a
+// dataset makes a validator, so its parts are appended, not formatted.
+func (s *Server) requestParts(b []byte, r *http.Request, f string) ([]byte, bool) {
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return b, false
+	}
+	b = append(b, processTag...)
+	b = append(append(b, 0), f...)
+	b = append(append(b, 0), r.URL.Path...)
+	b = append(append(b, 0), r.URL.RawQuery...)
+	b = append(b, 0)
+	if u := caller(r); u != nil {
+		b = strconv.AppendInt(b, u.ID, 10)
+		b = append(append(b, ':'), u.Login...)
+		b = append(b, ':')
+		b = appendBools(b, u.Admin)
+		for _, g := range u.GroupIDs {
+			b = strconv.AppendInt(append(b, ','), g, 10)
+		}
+	}
+	b = append(append(b, 0), s.baseURL(r)...)
+	return append(b, 0), true
+}
+
+// appendBools appends a letter per flag: t or f.
+func appendBools(b []byte, flags ...bool) []byte {
+	for _, v := range flags {
+		if v {
+			b = append(b, 't')
+		} else {
+			b = append(b, 'f')
+		}
+	}
+	return b
+}
+
+// appendPermissions appends a sharing list to a validator's parts.
+func appendPermissions(b []byte, perms []mapcommons.Permission) []byte {
+	for _, p := range perms {
+		b = append(append(b, p.Group...), ':')
+		b = append(appendBools(b, p.View, p.Download, p.Edit), ';')
+	}
+	return b
+}
+
+// fnv64a is the 64-bit FNV-1a hash of b (hash/fnv's, without its
+// allocation).
+func fnv64a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // datasetETag is the weak validator of an answer about ds in format f.
 // It is "" when the answer depends on a request body, which no tag covers.
 func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) string {
-	h, ok := s.requestHash(r, f)
+	var buf [512]byte
+	b, ok := s.requestParts(buf[:0], r, f)
 	if !ok {
 		return ""
 	}
-	fmt.Fprintf(h, "%+v\x00%+v\x00%d", s.policy.DatasetRights(caller(r), ds), ds.Permissions, ds.UpdatedAt.UnixNano())
-	return fmt.Sprintf(`W/"d%d-%d-%x"`, ds.ID, ds.Version, h.Sum64())
+	rights := s.policy.DatasetRights(caller(r), ds)
+	b = append(appendBools(b, rights.View, rights.Download, rights.Edit), 0)
+	b = append(appendPermissions(b, ds.Permissions), 0)
+	b = strconv.AppendInt(b, ds.UpdatedAt.UnixNano(), 10)
+	sum := fnv64a(b)
+	tag := append(buf[:0], `W/"d`...)
+	tag = strconv.AppendInt(tag, ds.ID, 10)
+	tag = strconv.AppendInt(append(tag, '-'), ds.Version, 10)
+	tag = strconv.AppendUint(append(tag, '-'), sum, 16)
+	return string(append(tag, '"'))
 }
 
 // cacheControl is the Cache-Control of an answer that public says anyone

@@ -172,7 +172,8 @@ type jsonOut struct {
 	status    int // 0 means 200
 	buf       []byte
 	streaming bool
-	// complete, when set, receives a whole answer that was held, not streamed.
+	// complete, when set, receives a whole answer that was held, not
+	// streamed; the bytes are its own only during the call.
 	complete func(contentType string, body []byte)
 	ctx      context.Context
 }
@@ -187,7 +188,7 @@ const holdLimit = 64 << 10
 
 // startJSON begins a JSON answer.
 func startJSON(w http.ResponseWriter, r *http.Request) *jsonOut {
-	o := &jsonOut{w: w, callback: callbackOf(r), ctx: r.Context()}
+	o := &jsonOut{w: w, callback: callbackOf(r), ctx: r.Context(), buf: (*jsonBufs.Get().(*[]byte))[:0]}
 	if o.callback != "" {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 		o.buf = append(o.buf, o.callback...)
@@ -206,12 +207,26 @@ func (o *jsonOut) Write(b []byte) (int, error) {
 	if len(o.buf) >= holdLimit {
 		o.streaming = true
 		o.writeHeader()
-		if _, err := o.w.Write(o.buf); err != nil {
+		_, err := o.w.Write(o.buf)
+		o.release()
+		if err != nil {
 			return 0, err
 		}
-		o.buf = nil
 	}
 	return len(b), nil
+}
+
+// jsonBufs keep the buffers of held answers between requests: most
+// answers are held, and growing a buffer again for each one was a tenth
+// of a page's allocations.
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// release gives the held buffer back to jsonBufs once it is written.
+func (o *jsonOut) release() {
+	if b := o.buf[:0]; cap(b) > 0 && cap(b) <= 2*holdLimit {
+		jsonBufs.Put(&b)
+	}
+	o.buf = nil
 }
 
 // Close ends the answer.
@@ -231,6 +246,7 @@ func (o *jsonOut) Close() error {
 	o.w.Header().Set("Content-Length", strconv.Itoa(len(o.buf)))
 	o.writeHeader()
 	_, err := o.w.Write(o.buf)
+	o.release()
 	return err
 }
 

@@ -289,8 +289,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ri.user != nil {
 			login = ri.user.Login
 		}
-		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "path", ri.path, "status", sw.code(),
-			"bytes", sw.bytes, "ms", float64(time.Since(start).Microseconds())/1000, "user", login, "client", s.clientIP(r).String())
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", ri.path),
+			slog.Int("status", sw.code()), slog.Int64("bytes", sw.bytes), slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("user", login), slog.String("client", s.clientIP(r).String()))
 	}()
 
 	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))

@@ -274,16 +274,29 @@ func (p *plan) matchGeometry(pos int, box wkb.Rect) bool {
 	return err == nil && exact.Match(g)
 }
 
+// everyHitTaken reports whether every live feature the index search finds
+// is selected: points in a box, and no other condition.
+func (p *plan) everyHitTaken() bool {
+	return p.onlyPts && p.near == nil && len(p.filters) == 0 && p.ids == nil && p.where == nil
+}
+
 // inOrder calls fn with each feature the query selects in position order
 // (descending when desc), until fn returns false: through the index's
 // best-first search when a spatial condition drives the query.
-func (p *plan) inOrder(ctx context.Context, desc bool, fn func(pos int) bool) error {
+//
+// need > 0 promises that fn returns false at the need-th feature it
+// accepts at the latest.
+func (p *plan) inOrder(ctx context.Context, desc bool, need int64, fn func(pos int) bool) error {
 	if p.index == nil {
 		return p.matches(ctx, desc, fn)
 	}
 	k, every := 0, p.every()
 	var err error
-	p.s.SearchOrdered(p.index, desc, func(pos int, box wkb.Rect) bool {
+	hint := 0 // the search's own need: the leaves it gives are all taken
+	if p.everyHitTaken() && need > 0 && need <= maxNeed {
+		hint = int(need)
+	}
+	p.s.SearchOrdered(p.index, desc, hint, p.dead, func(pos int, box wkb.Rect) bool {
 		if k++; k%every == 0 {
 			if err = ctx.Err(); err != nil {
 				return false
@@ -487,7 +500,7 @@ func (p *plan) runRows(ctx context.Context, offset, limit int64, emit func(pos i
 			p.useCandidates()
 		}
 		pg := &pager{offset: offset, limit: limit, emit: emit}
-		return pg.done(p.inOrder(ctx, q.Descending, pg.take))
+		return pg.done(p.inOrder(ctx, q.Descending, end, pg.take))
 	}
 	// Ordered by an attribute with an index: its permutation walked until
 	// the page is full, that of the filtered runs when the filters are on

@@ -422,7 +422,10 @@ func (s *Segment) Search(r wkb.Rect, fn func(pos int, box wkb.Rect) bool) {
 }
 
 // SearchOrdered is Search over several boxes, calling fn in order of
-// position (descending when desc), each feature once.
-func (s *Segment) SearchOrdered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Rect) bool) {
-	s.tree.ordered(rs, desc, fn)
+// position (descending when desc), each feature once, leaving out those
+// whose position is set in the bitmap dead (nil: none). need > 0 promises
+// that fn returns false at the need-th feature at the latest, which lets
+// the search leave out what it cannot reach.
+func (s *Segment) SearchOrdered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn func(pos int, box wkb.Rect) bool) {
+	s.tree.ordered(rs, desc, need, dead, fn)
 }

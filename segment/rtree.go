@@ -154,11 +154,25 @@ var orderQueues = sync.Pool{New: func() any { q := make([]orderEntry, 0, 512); r
 
 const maxPooledQueue = 1 << 16
 
+// orderBests keep ordered's heaps of the best keys queued, as orderQueues
+// keep its queues.
+var orderBests = sync.Pool{New: func() any { q := make([]uint32, 0, 64); return &q }}
+
+// maxNeed bounds the leaves whose keys ordered keeps to prune its search;
+// a search that needs more does not prune.
+const maxNeed = 4096
+
 // ordered calls fn with the leaves whose boxes meet any of rs in order of
 // feature position (descending when desc), until fn returns false. It is a
 // best-first search on the positions stored in the nodes, so a page of the
 // first features costs about the page, not every match.
-func (v *treeView) ordered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Rect) bool) {
+//
+// need > 0 promises that fn stops at the need-th leaf it is given: the
+// search then keeps the keys of the need best leaves it has queued, and
+// queues no node that cannot hold a better one. (A box's page of 30 from
+// 1M points queued 426 leaves to read 30 without it.) Leaves whose
+// position is set in the bitmap dead (nil: none) are left out.
+func (v *treeView) ordered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn func(pos int, box wkb.Rect) bool) {
 	n := v.nodes()
 	if n == 0 {
 		return
@@ -178,6 +192,54 @@ func (v *treeView) ordered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Re
 			orderQueues.Put(hp)
 		}
 	}()
+	if need > maxNeed {
+		need = 0
+	}
+	// best is a max-heap of the keys of the need best leaves queued; once
+	// it is full, bound is its largest, and nothing above it is queued.
+	var best []uint32
+	bound := uint32(math.MaxUint32)
+	if need > 0 {
+		bp := orderBests.Get().(*[]uint32)
+		best = (*bp)[:0]
+		defer func() {
+			*bp = best[:0]
+			orderBests.Put(bp)
+		}()
+	}
+	keep := func(k uint32) { // a leaf of key k <= bound is queued
+		if len(best) < need {
+			best = append(best, k)
+			for i := len(best) - 1; i > 0; {
+				p := (i - 1) / 2
+				if best[p] >= best[i] {
+					break
+				}
+				best[p], best[i] = best[i], best[p]
+				i = p
+			}
+			if len(best) == need {
+				bound = best[0]
+			}
+			return
+		}
+		best[0] = k
+		for i := 0; ; {
+			l := 2*i + 1
+			if l >= len(best) {
+				break
+			}
+			if r := l + 1; r < len(best) && best[r] > best[l] {
+				l = r
+			}
+			if best[i] >= best[l] {
+				break
+			}
+			best[i], best[l] = best[l], best[i]
+			i = l
+		}
+		bound = best[0]
+	}
 	push := func(e entry) {
 		h = append(h, e)
 		for i := len(h) - 1; i > 0; {
@@ -224,12 +286,25 @@ func (v *treeView) ordered(rs []wkb.Rect, desc bool, fn func(pos int, box wkb.Re
 			}
 			continue
 		}
+		if e.key > bound {
+			continue // queued before the bound came below it
+		}
 		first := int(v.ids[i])
 		end := min(first+nodeSize, v.levels[e.level-1])
 		for c := first; c < end; c++ {
-			if v.hits(c, rs) {
-				push(entry{key(c), int32(c), e.level - 1})
+			k := key(c)
+			if k > bound || !v.hits(c, rs) {
+				continue
 			}
+			if e.level == 1 {
+				if pos := v.ids[c]; dead != nil && dead[pos/64]&(1<<(pos%64)) != 0 {
+					continue
+				}
+				if need > 0 {
+					keep(k)
+				}
+			}
+			push(entry{k, int32(c), e.level - 1})
 		}
 	}
 }
