@@ -2,10 +2,10 @@ package api
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,13 +60,7 @@ func appendFlat(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapc
 			dst = append(dst, "null"...)
 		case mode == geomHex:
 			dst = append(dst, '"')
-			n := len(dst)
-			dst = hex.AppendEncode(dst, f.Geometry)
-			for i := n; i < len(dst); i++ {
-				if c := dst[i]; c >= 'a' {
-					dst[i] = c - 'a' + 'A'
-				}
-			}
+			dst = appendUpperHex(dst, f.Geometry)
 			dst = append(dst, '"')
 		case mode == geomEncoded:
 			g, err := wkb.Decode(f.Geometry)
@@ -82,6 +76,19 @@ func appendFlat(dst []byte, keys [][]byte, attrs []mapcommons.Attribute, f *mapc
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendUpperHex appends b in upper-case hexadecimal, as the original
+// service wrote WKB. b must not share dst's memory.
+func appendUpperHex(dst, b []byte) []byte {
+	const digits = "0123456789ABCDEF"
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
+	for i, c := range b {
+		dst[n+2*i] = digits[c>>4]
+		dst[n+2*i+1] = digits[c&15]
+	}
+	return dst
 }
 
 // appendEncoded writes a geometry as encoded polylines: a string for a
