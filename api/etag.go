@@ -4,9 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"hash"
-	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,24 +39,12 @@ var processTag = func() string {
 	return hex.EncodeToString(b[:])
 }()
 
-// requestHash starts the hash of a validator with what every answer
-// depends on besides its object: this process, the format f, the path,
-// the query string, the caller and the base URL of links. ok is false when
-// the answer depends on a request body, which no tag covers.
-func (s *Server) requestHash(r *http.Request, f string) (h hash.Hash64, ok bool) {
-	var buf [256]byte
-	parts, ok := s.requestParts(buf[:0], r, f)
-	if !ok {
-		return nil, false
-	}
-	h = fnv.New64a()
-	h.Write(parts)
-	return h, true
-}
-
-// requestParts appends what requestHash hashes to b. Every read of a
-// dataset makes a validator, so its parts are appended, not formatted.
-func (s *Server) requestParts(b []byte, r *http.Request, f string) ([]byte, bool) {
+// requestParts appends to b what every validator hashes besides its
+// object: this process, the format f, the path, the query string, the
+// caller and the base URL of links. ok is false when the answer depends on
+// a request body, which no tag covers. Every read makes a validator, so
+// its parts are appended, not formatted.
+func (s *Server) requestParts(b []byte, r *http.Request, f string) (_ []byte, ok bool) {
 	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
 		return b, false
 	}
@@ -93,6 +78,11 @@ func appendBools(b []byte, flags ...bool) []byte {
 	return b
 }
 
+// appendRights appends a caller's rights to a validator's parts.
+func appendRights(b []byte, r mapcommons.Rights) []byte {
+	return append(appendBools(b, r.View, r.Download, r.Edit), 0)
+}
+
 // appendPermissions appends a sharing list to a validator's parts.
 func appendPermissions(b []byte, perms []mapcommons.Permission) []byte {
 	for _, p := range perms {
@@ -121,8 +111,7 @@ func (s *Server) datasetETag(r *http.Request, ds *mapcommons.Dataset, f string) 
 	if !ok {
 		return ""
 	}
-	rights := s.policy.DatasetRights(caller(r), ds)
-	b = append(appendBools(b, rights.View, rights.Download, rights.Edit), 0)
+	b = appendRights(b, s.policy.DatasetRights(caller(r), ds))
 	b = append(appendPermissions(b, ds.Permissions), 0)
 	b = strconv.AppendInt(b, ds.UpdatedAt.UnixNano(), 10)
 	sum := fnv64a(b)
@@ -197,9 +186,9 @@ func etagMatch(values []string, etag string) bool {
 // mapETag is the weak validator of an answer about m in format f. Maps
 // have no version: the tag hashes the whole stored map (layers, sharing,
 // times) and the id, version and sharing of each layer's dataset, which
-// the map's answers show, with what datasetETag hashes of the request.
+// the map's answers show, with the request's parts (requestParts).
 func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
-	h, ok := s.requestHash(r, f)
+	b, ok := s.requestParts(nil, r, f)
 	if !ok {
 		return ""
 	}
@@ -207,16 +196,21 @@ func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
 	if err != nil {
 		return ""
 	}
-	fmt.Fprintf(h, "%+v\x00", s.policy.MapRights(caller(r), m))
-	h.Write(doc)
+	b = append(appendRights(b, s.policy.MapRights(caller(r), m)), doc...)
 	for _, l := range m.Layers {
-		if ds := s.layerDataset(r.Context(), l.Source); ds != nil {
-			fmt.Fprintf(h, "\x00%d:%d:%d:%+v", ds.ID, ds.Version, ds.UpdatedAt.UnixNano(), ds.Permissions)
-		} else {
-			h.Write([]byte("\x00-"))
+		ds := s.layerDataset(r.Context(), l.Source)
+		if ds == nil {
+			b = append(b, 0, '-')
+			continue
 		}
+		b = strconv.AppendInt(append(b, 0), ds.ID, 10)
+		b = strconv.AppendInt(append(b, ':'), ds.Version, 10)
+		b = strconv.AppendInt(append(b, ':'), ds.UpdatedAt.UnixNano(), 10)
+		b = appendPermissions(append(b, ':'), ds.Permissions)
 	}
-	return fmt.Sprintf(`W/"m%d-%x"`, m.ID, h.Sum64())
+	tag := strconv.AppendInt([]byte(`W/"m`), m.ID, 10)
+	tag = strconv.AppendUint(append(tag, '-'), fnv64a(b), 16)
+	return string(append(tag, '"'))
 }
 
 // mapPublic reports whether anyone may have the answers about m: the map

@@ -53,7 +53,7 @@ func (s *Segment) checkPerm(col int, ix *attrIndex) bool {
 	ix.nonNull = s.n
 	for i, u := range ix.perm {
 		p := int(u)
-		if p >= s.n || seen[p/64]&(1<<(p%64)) != 0 {
+		if p >= s.n || bitSet(seen, p) {
 			return false
 		}
 		seen[p/64] |= 1 << (p % 64)

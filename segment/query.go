@@ -189,7 +189,7 @@ func (p *plan) every() int {
 // A null value passes no condition.
 func (p *plan) matchValues(pos int) bool {
 	s := p.s
-	if p.dead != nil && p.dead[pos/64]&(1<<(pos%64)) != 0 {
+	if bitSet(p.dead, pos) {
 		return false
 	}
 	if p.ids != nil {
@@ -293,8 +293,8 @@ func (p *plan) inOrder(ctx context.Context, desc bool, need int64, fn func(pos i
 	k, every := 0, p.every()
 	var err error
 	hint := 0 // the search's own need: the leaves it gives are all taken
-	if p.everyHitTaken() && need > 0 && need <= maxNeed {
-		hint = int(need)
+	if p.everyHitTaken() && need > 0 {
+		hint = int(min(need, maxNeed+1)) // past maxNeed the search does not prune
 	}
 	p.s.SearchOrdered(p.index, desc, hint, p.dead, func(pos int, box wkb.Rect) bool {
 		if k++; k%every == 0 {
@@ -361,7 +361,7 @@ func (p *plan) matchRows(ctx context.Context, desc bool, fn func(pos int) bool) 
 				}
 			}
 			if seen != nil {
-				if seen[pos/64]&(1<<(pos%64)) != 0 {
+				if bitSet(seen, pos) {
 					return true
 				}
 				seen[pos/64] |= 1 << (pos % 64)

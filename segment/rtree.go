@@ -146,17 +146,65 @@ type orderEntry struct {
 	level int32
 }
 
-// orderQueues keep ordered's queues between searches: a box's queue holds
+// orderHeap is a min-heap of entries by key: ordered's queue, and (keys
+// negated) its heap of the best leaves queued.
+type orderHeap []orderEntry
+
+func (h *orderHeap) push(e orderEntry) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].key <= q[i].key {
+			break
+		}
+		q[p], q[i] = q[i], q[p]
+		i = p
+	}
+}
+
+// down restores the order after the top changed.
+func (h orderHeap) down() {
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r].key < h[l].key {
+			l = r
+		}
+		if h[i].key <= h[l].key {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+}
+
+func (h *orderHeap) pop() orderEntry {
+	q := *h
+	top, last := q[0], len(q)-1
+	q[0] = q[last]
+	*h = q[:last]
+	h.down()
+	return top
+}
+
+// orderHeaps keep ordered's heaps between searches: a box's queue holds
 // hundreds of nodes (its matches' parents), grown again at every search
 // it was a fifth of the search's time. Those over maxPooledQueue entries
 // are left to the collector.
-var orderQueues = sync.Pool{New: func() any { q := make([]orderEntry, 0, 512); return &q }}
+var orderHeaps = sync.Pool{New: func() any { q := make(orderHeap, 0, 512); return &q }}
 
 const maxPooledQueue = 1 << 16
 
-// orderBests keep ordered's heaps of the best keys queued, as orderQueues
-// keep its queues.
-var orderBests = sync.Pool{New: func() any { q := make([]uint32, 0, 64); return &q }}
+func getOrderHeap() *orderHeap { h := orderHeaps.Get().(*orderHeap); *h = (*h)[:0]; return h }
+
+func putOrderHeap(h *orderHeap) {
+	if cap(*h) <= maxPooledQueue {
+		orderHeaps.Put(h)
+	}
+}
 
 // maxNeed bounds the leaves whose keys ordered keeps to prune its search;
 // a search that needs more does not prune.
@@ -177,108 +225,32 @@ func (v *treeView) ordered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn
 	if n == 0 {
 		return
 	}
-	type entry = orderEntry
 	key := func(i int) uint32 {
 		if desc {
 			return math.MaxUint32 - v.maxPos[i]
 		}
 		return v.minPos[i]
 	}
-	hp := orderQueues.Get().(*[]entry)
-	h := (*hp)[:0]
-	defer func() {
-		if cap(h) <= maxPooledQueue {
-			*hp = h[:0]
-			orderQueues.Put(hp)
-		}
-	}()
+	h := getOrderHeap()
+	defer putOrderHeap(h)
 	if need > maxNeed {
 		need = 0
 	}
-	// best is a max-heap of the keys of the need best leaves queued; once
-	// it is full, bound is its largest, and nothing above it is queued.
-	var best []uint32
+	// best holds the negated keys of the need best leaves queued; once it
+	// is full, bound is the largest key, and nothing above it is queued.
+	var best *orderHeap
 	bound := uint32(math.MaxUint32)
 	if need > 0 {
-		bp := orderBests.Get().(*[]uint32)
-		best = (*bp)[:0]
-		defer func() {
-			*bp = best[:0]
-			orderBests.Put(bp)
-		}()
-	}
-	keep := func(k uint32) { // a leaf of key k <= bound is queued
-		if len(best) < need {
-			best = append(best, k)
-			for i := len(best) - 1; i > 0; {
-				p := (i - 1) / 2
-				if best[p] >= best[i] {
-					break
-				}
-				best[p], best[i] = best[i], best[p]
-				i = p
-			}
-			if len(best) == need {
-				bound = best[0]
-			}
-			return
-		}
-		best[0] = k
-		for i := 0; ; {
-			l := 2*i + 1
-			if l >= len(best) {
-				break
-			}
-			if r := l + 1; r < len(best) && best[r] > best[l] {
-				l = r
-			}
-			if best[i] >= best[l] {
-				break
-			}
-			best[i], best[l] = best[l], best[i]
-			i = l
-		}
-		bound = best[0]
-	}
-	push := func(e entry) {
-		h = append(h, e)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if h[p].key <= h[i].key {
-				break
-			}
-			h[p], h[i] = h[i], h[p]
-			i = p
-		}
-	}
-	pop := func() entry {
-		top := h[0]
-		last := len(h) - 1
-		h[0] = h[last]
-		h = h[:last]
-		for i := 0; ; {
-			l := 2*i + 1
-			if l >= len(h) {
-				break
-			}
-			if r := l + 1; r < len(h) && h[r].key < h[l].key {
-				l = r
-			}
-			if h[i].key <= h[l].key {
-				break
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-		return top
+		best = getOrderHeap()
+		defer putOrderHeap(best)
 	}
 	root := n - 1
 	if v.hits(root, rs) {
-		push(entry{key(root), int32(root), int32(len(v.levels) - 1)})
+		h.push(orderEntry{key(root), int32(root), int32(len(v.levels) - 1)})
 	}
 	b := v.boxes
-	for len(h) > 0 {
-		e := pop()
+	for len(*h) > 0 {
+		e := h.pop()
 		i := int(e.node)
 		if e.level == 0 {
 			if !fn(int(v.ids[i]), wkb.Rect{MinX: b[4*i], MinY: b[4*i+1], MaxX: b[4*i+2], MaxY: b[4*i+3]}) {
@@ -297,14 +269,22 @@ func (v *treeView) ordered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn
 				continue
 			}
 			if e.level == 1 {
-				if pos := v.ids[c]; dead != nil && dead[pos/64]&(1<<(pos%64)) != 0 {
+				if bitSet(dead, int(v.ids[c])) {
 					continue
 				}
-				if need > 0 {
-					keep(k)
+				if need > 0 { // a leaf of key k <= bound: among the best
+					if len(*best) < need {
+						best.push(orderEntry{key: ^k})
+					} else {
+						(*best)[0].key = ^k
+						best.down()
+					}
+					if len(*best) == need {
+						bound = ^(*best)[0].key
+					}
 				}
 			}
-			push(entry{k, int32(c), e.level - 1})
+			h.push(orderEntry{k, int32(c), e.level - 1})
 		}
 	}
 }

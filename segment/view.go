@@ -89,7 +89,10 @@ func (v *View) Dead() []int32 { return v.dead }
 func (v *View) Pending() bool { return v.delta != nil || len(v.dead) > 0 }
 
 // IsDead reports whether base position p is dead.
-func (v *View) IsDead(p int) bool { return v.bits != nil && v.bits[p/64]&(1<<(p%64)) != 0 }
+func (v *View) IsDead(p int) bool { return bitSet(v.bits, p) }
+
+// bitSet reports whether bit i of the bitmap bits (nil: none set) is set.
+func bitSet(bits []uint64, i int) bool { return bits != nil && bits[i/64]&(1<<(i%64)) != 0 }
 
 // Len is the number of live features.
 func (v *View) Len() int {
