@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -402,8 +403,21 @@ func (w *statusWriter) WriteHeader(code int) {
 		// (a session's cookie, unlike Basic, does not keep it out).
 		w.Header().Set("Cache-Control", perCaller)
 	}
-	w.Header().Set("Status", fmt.Sprintf("%d %s", code, http.StatusText(code)))
+	w.Header()["Status"] = statusLine(code)
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// okStatus is the Status header of most answers, made once. Header values
+// are only ever replaced or appended to, so answers can share it.
+var okStatus = []string{"200 OK"}
+
+// statusLine is the value of the Status header the original service sent
+// (wire contract): the code and its text.
+func statusLine(code int) []string {
+	if code == http.StatusOK {
+		return okStatus
+	}
+	return []string{strconv.Itoa(code) + " " + http.StatusText(code)}
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
