@@ -144,7 +144,8 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 // with the response cache off (every request runs its query: ours) and
 // on (cached: a repeated request is answered from memory once its
 // catalogue row is known), and items of random ids, which a cache
-// rarely answers.
+// rarely answers; the items on the floor too (bench-pgfloor: the least a
+// server reading the row per request costs on this machine).
 func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id int64, dur time.Duration) error {
 	port, stop, err := startRival(bin,
 		func(port int) []string {
@@ -157,12 +158,18 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 		return err
 	}
 	defer stop()
-	bases := [3]string{fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable),
-		fmt.Sprintf("%s/ogc/collections/%d", ours, id), fmt.Sprintf("%s/ogc/collections/%d", cached, id)}
+	floor, err := startChild("bench-pgfloor", "--database-url", dbURL)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	bases := [4]string{fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable),
+		fmt.Sprintf("%s/ogc/collections/%d", ours, id), fmt.Sprintf("%s/ogc/collections/%d", cached, id), floor.base}
 
-	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds:", dur)
-	out("| request | pg_featureserv req/s | mapcommons, cache off | ratio | mapcommons, cache on | ratio | features (theirs / ours) |")
-	out("|---|---|---|---|---|---|---|")
+	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds;"+
+		" the floor (items only): net/http, a pgx pool and one statement by the key, nothing else (bench-pgfloor):", dur)
+	out("| request | pg_featureserv req/s | mapcommons, cache off | ratio | mapcommons, cache on | ratio | floor | ratio | features (theirs / ours) |")
+	out("|---|---|---|---|---|---|---|---|---|")
 	shapes := append(slices.Clone(compareShapes), struct{ name, query string }{"items/{fid}, a random fid each", ""})
 	for _, sh := range shapes {
 		// next gives the k-th request of client i of server s.
@@ -186,9 +193,13 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 			}
 			counts[k] = n
 		}
-		var rates [3][]float64
+		item := sh.query == "" || strings.HasPrefix(sh.query, "/items/")
+		var rates [4][]float64
 		for range 3 {
 			for k := range bases {
+				if k == 3 && !item {
+					continue
+				}
 				r, _, err := throughputOf(next(k), 16, dur)
 				if err != nil {
 					return fmt.Errorf("%s: %v", sh.name, err)
@@ -198,7 +209,12 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 		}
 		med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 		a, b, c := med(rates[0]), med(rates[1]), med(rates[2])
-		out("| %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s / %s |", sh.name, a, b, b/a, c, c/a, counts[0], counts[1])
+		fl := "— | —"
+		if item {
+			f := med(rates[3])
+			fl = fmt.Sprintf("%.0f | %.2f×", f, f/a)
+		}
+		out("| %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s | %s / %s |", sh.name, a, b, b/a, c, c/a, fl, counts[0], counts[1])
 	}
 	return nil
 }

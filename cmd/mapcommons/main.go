@@ -92,6 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return benchSlow(ctx, args[1:], stdout, stderr)
 	case "bench-static":
 		return serveStatic(ctx, args[1:], stderr)
+	case "bench-pgfloor":
+		return servePGFloor(ctx, args[1:], stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "import":
