@@ -283,15 +283,22 @@ func serveStatic(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	body := []byte(strings.Repeat("x", *size))
+	return serveBench(ctx, stderr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+}
+
+// serveBench serves h on a free loopback port, which it writes to stderr
+// as the servers' "listening" line (startChild reads it), until ctx ends:
+// the bench's helper servers.
+func serveBench(ctx context.Context, stderr io.Writer, h http.Handler) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "msg=listening addr=%s\n", ln.Addr())
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})}
+	srv := &http.Server{Handler: h}
 	go func() { <-ctx.Done(); srv.Close() }()
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -39,12 +36,7 @@ func servePGFloor(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer pool.Close()
 	sql := `SELECT ST_X(geom), ST_Y(geom), id, n, x, cat, label, ts FROM ` + pgx.Identifier{pgfsTable}.Sanitize() + ` WHERE fid = $1`
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "msg=listening addr=%s\n", ln.Addr())
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveBench(ctx, stderr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fid, err := strconv.ParseInt(strings.TrimPrefix(r.URL.Path, "/items/"), 10, 64)
 		if err != nil {
 			http.NotFound(w, r)
@@ -79,10 +71,5 @@ func servePGFloor(ctx context.Context, args []string, stderr io.Writer) error {
 		b = append(b, "}}"...)
 		w.Header().Set("Content-Type", "application/geo+json")
 		w.Write(b)
-	})}
-	go func() { <-ctx.Done(); srv.Close() }()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	}))
 }

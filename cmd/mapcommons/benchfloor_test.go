@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,18 +31,20 @@ func TestPGFloor(t *testing.T) {
 		INSERT INTO `+pgfsTable+` VALUES (7, ST_SetSRID(ST_Point(10.25, -45.5), 4326), 70, 3, 1.5e-7, 'c"3', E'é\n', '2020-05-27T10:18:09Z')`); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := make(chan string, 16)
 	done := make(chan error, 1)
-	go func() { done <- servePGFloor(ctx, []string{"--database-url", url}, logs) }()
+	go func() { done <- servePGFloor(ctx, []string{"--database-url", url}, lineWriter(logs)) }()
 	var addr string
 	for addr == "" {
 		select {
 		case err := <-done:
-			t.Fatalf("the floor ended: %v: %s", err, logs.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if m := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
+			t.Fatalf("the floor ended before it listened: %v", err)
+		case line := <-logs:
+			if m := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(line); m != nil {
+				addr = m[1]
+			}
+		case <-time.After(time.Minute): // a safety net only
+			t.Fatal("the floor did not say where it listens")
 		}
 	}
 	get := func(path string) (int, string) {
@@ -86,20 +86,11 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// syncBuffer is a bytes.Buffer written and read by different goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// lineWriter sends what is written to it (a log line a write) on its
+// channel.
+type lineWriter chan string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
 }
