@@ -157,6 +157,9 @@ type indexer struct {
 	built int
 	// sweeps counts the sweeps done (for the tests).
 	sweeps int
+	// backends holds, by index, the server process of its last build
+	// (for the tests).
+	backends map[string]uint32
 }
 
 // busyRetry is how soon a sweep that left a table to another builder
@@ -353,6 +356,14 @@ func (ix *indexer) build(ctx context.Context, conn *pgx.Conn, table string, spec
 		t := time.Now()
 		err := ix.buildOne(ctx, conn, s)
 		if err != nil {
+			// Nothing more runs on a backend whose build failed or was
+			// cut short: the tests' PostgreSQL (15.18, PostGIS 3.3.2,
+			// btree_gist) aborted three times with "malloc assertion
+			// failure in sysmalloc" in a GiST build on the build
+			// connection after builds on it were cancelled. The next
+			// build connects afresh (sweep), and the close releases the
+			// table's lock.
+			conn.Close(context.WithoutCancel(ctx))
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && (pe.Code == pgUndefinedTable || pe.Code == pgQueryCanceled) {
 				// The table is gone, or going: a write that drops it
@@ -386,6 +397,9 @@ func (ix *indexer) buildOne(ctx context.Context, conn *pgx.Conn, s indexSpec) er
 			return err
 		}
 	}
+	ix.mu.Lock()
+	ix.backends = putBounded(ix.backends, s.name, conn.PgConn().PID(), maxRowHints)
+	ix.mu.Unlock()
 	_, err := conn.Exec(ctx, s.create)
 	var pe *pgconn.PgError
 	if err != nil && ctx.Err() == nil && !(errors.As(err, &pe) && (pe.Code == pgUndefinedTable || pe.Code == pgQueryCanceled)) {

@@ -147,3 +147,42 @@ func TestCancelBuildSeesNewBuilds(t *testing.T) {
 		t.Fatal("the build was not cancelled")
 	}
 }
+
+// TestBuildAfterAFailureConnectsAfresh: once a build fails or is cut
+// short, no other statement runs on its server process; the next build
+// connects afresh (the tests' PostgreSQL aborted in a GiST build on the
+// build connection after builds on it were cancelled). Here the failure
+// is that of a dataset whose row names a table that is not there, whose
+// build the sweep tries before the next dataset's.
+func TestBuildAfterAFailureConnectsAfresh(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
+	s := db.Services()
+	conn := rawConn(t, url)
+	create := func() (*mapcommons.Dataset, string) {
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, indexSource(50)); err != nil {
+			t.Fatal(err)
+		}
+		var table string
+		if err := conn.QueryRow(ctx, `SELECT features FROM datasets WHERE id = $1`, ds.ID).Scan(&table); err != nil {
+			t.Fatal(err)
+		}
+		return ds, table
+	}
+	x, _ := create()
+	waitIndexes(t, conn, x.ID)
+	if _, err := conn.Exec(ctx, `UPDATE datasets SET features = 'features_gone' WHERE id = $1`, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	y, table := create()
+	waitIndexes(t, conn, y.ID)
+	failed, next := postgres.BuildBackend(db, "features_gone_near"), postgres.BuildBackend(db, table+"_near")
+	if failed == 0 || next == 0 {
+		t.Fatalf("builds on processes %d (the failed one) and %d", failed, next)
+	}
+	if failed == next {
+		t.Errorf("the build after a failed one ran on the same server process, %d", next)
+	}
+}

@@ -88,6 +88,14 @@ func SetBusyRetry(t *testing.T, d time.Duration) {
 }
 
 // IndexesBuilt is how many indexes db's builder built.
+// BuildBackend is the server process of the last build of index name (0:
+// none).
+func BuildBackend(db *DB, name string) uint32 {
+	db.indexer.mu.Lock()
+	defer db.indexer.mu.Unlock()
+	return db.indexer.backends[name]
+}
+
 func IndexesBuilt(db *DB) int {
 	db.indexer.mu.Lock()
 	defer db.indexer.mu.Unlock()
