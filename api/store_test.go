@@ -43,7 +43,7 @@ func openTestStore(tb testing.TB, dir string) *testStore {
 	s := &testStore{}
 	if testStoreKind == "postgres" {
 		s.url = pgtest.URL(tb)
-		s.pg = pgtest.OpenURL(tb, s.url)
+		s.pg = openPG(tb, s.url)
 		v := reflect.ValueOf(s.pg.Services())
 		for i := range v.NumField() {
 			if v.Field(i).IsNil() {
@@ -55,6 +55,18 @@ func openTestStore(tb testing.TB, dir string) *testStore {
 	s.path = filepath.Join(dir, "mapcommons.db")
 	s.sq = sqlitetest.Open(tb, s.path)
 	return s
+}
+
+// openPG opens the PostgreSQL store at url as a server does: with local
+// copies of the datasets (built in the background, so that a test's
+// reads go to the database or to a copy as a server's would).
+func openPG(tb testing.TB, url string) *postgres.DB {
+	tb.Helper()
+	db := pgtest.OpenURL(tb, url)
+	if err := db.SetMirror(tb.TempDir(), 1<<30); err != nil {
+		tb.Fatal(err)
+	}
+	return db
 }
 
 // services are the store's services.
@@ -81,7 +93,7 @@ func (s *testStore) reopen(tb testing.TB) {
 	tb.Helper()
 	if s.pg != nil {
 		s.pg.Close()
-		s.pg = pgtest.OpenURL(tb, s.url)
+		s.pg = openPG(tb, s.url)
 	} else {
 		s.sq.Close()
 		db, err := sqlite.Open(s.path)

@@ -311,6 +311,7 @@ func (l *listener) heardNote(db *DB, payload string) {
 	}
 	db.catalogue.changed(id)
 	db.hints.drop(id)
+	db.mirror.changed(id)
 }
 
 // beat announces a beat every beatEvery until ctx ends.

@@ -56,6 +56,9 @@ type DB struct {
 	// replicas are the hot standbys reads of features may go to
 	// (replica.go); nil without.
 	replicas *replicaSet
+	// mirror keeps local copies of datasets' features (mirror.go); nil
+	// without.
+	mirror *mirror
 }
 
 // Open connects to the database at url (postgres://… or a key=value
@@ -126,6 +129,7 @@ func poolConfig(url string) (*pgxpool.Config, error) {
 func (db *DB) Close() error {
 	db.catalogue.listen.close()
 	db.indexer.stop()
+	db.mirror.close()
 	db.replicas.close()
 	db.pool.Close()
 	return nil

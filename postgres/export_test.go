@@ -236,3 +236,41 @@ func SetAfterEditRead(tb interface{ Cleanup(func()) }, fn func()) {
 	afterEditRead = fn
 	tb.Cleanup(func() { afterEditRead = nil })
 }
+
+// SetMirrorEager keeps local copies in dir (mirror.go) built in the read
+// that wants one, so that every read is answered from a copy.
+func SetMirrorEager(tb testing.TB, db *DB, dir string) {
+	if err := db.SetMirror(dir, 1<<40); err != nil {
+		tb.Fatal(err)
+	}
+	db.mirror.eager = true
+}
+
+// MirrorReads counts the reads db's local copies answered, and the copies
+// built.
+func MirrorReads(db *DB) (served, built int64) {
+	return db.mirror.served.Load(), db.mirror.built.Load()
+}
+
+// OnMirrorBuilt calls fn at the end of each build of a local copy; set
+// before the store is used.
+func OnMirrorBuilt(db *DB, fn func(id int64, err error)) { db.mirror.onBuilt = fn }
+
+// MirrorBytes is what db's local copies take, and how many there are.
+func MirrorBytes(db *DB) (int64, int) {
+	db.mirror.mu.Lock()
+	defer db.mirror.mu.Unlock()
+	return db.mirror.bytes, len(db.mirror.entries)
+}
+
+// SetMinMissedReads sets how many reads miss a stale copy before it is
+// built again, for one test.
+func SetMinMissedReads(tb interface{ Cleanup(func()) }, n int64) {
+	old := minMissedReads
+	minMissedReads = n
+	tb.Cleanup(func() { minMissedReads = old })
+}
+
+// OnMirrorChecked calls fn at the end of each look for a dataset whose
+// change was heard; set before the store is used.
+func OnMirrorChecked(db *DB, fn func(id int64)) { db.mirror.onChecked = fn }

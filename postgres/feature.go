@@ -22,6 +22,10 @@ var _ mapcommons.FeatureService = (*FeatureService)(nil)
 // when SQL gives the first page, else from a count run as the read's
 // prelude.
 func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	if v, release := s.db.mirrorView(ctx, datasetID); v != nil { // mirror.go
+		defer release()
+		return v.Scan(ctx, q, fn)
+	}
 	return s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)
 		if err != nil {
@@ -65,6 +69,10 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 
 // GroupFeatures implements mapcommons.FeatureService.
 func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+	if v, release := s.db.mirrorView(ctx, datasetID); v != nil { // mirror.go
+		defer release()
+		return v.Groups(ctx, q)
+	}
 	var out []mapcommons.Group
 	err := s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)

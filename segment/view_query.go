@@ -284,3 +284,27 @@ func (v *View) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcom
 	}
 	return finishGroups(ga.groups, v.base.attrs, acols, q), nil
 }
+
+// Scan is what a store's ScanFeatures does over a view: q.Count (when
+// asked) from the same view as the page, then the page, then q.Then's
+// follow-up, all from this one state of the dataset.
+func (v *View) Scan(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	if q.Count != nil && !q.Selective() {
+		*q.Count = int64(v.Len())
+	} else if q.Count != nil {
+		groups, err := v.Groups(ctx, q.CountQuery())
+		if err != nil {
+			return err
+		}
+		*q.Count = mapcommons.GroupCount(groups)
+	}
+	if err := v.Query(ctx, q, fn); err != nil || q.Then == nil {
+		return err
+	}
+	if tq, tfn := q.Then(); tq != nil {
+		cp := *tq
+		cp.Then = nil
+		return v.Query(ctx, &cp, tfn)
+	}
+	return nil
+}

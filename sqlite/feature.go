@@ -42,25 +42,7 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 		return err
 	}
 	defer release()
-	if q.Count != nil && !q.Selective() {
-		*q.Count = int64(v.Len())
-	} else if q.Count != nil { // from the same view as the page
-		groups, err := v.Groups(ctx, q.CountQuery())
-		if err != nil {
-			return err
-		}
-		*q.Count = mapcommons.GroupCount(groups)
-	}
-	if err := v.Query(ctx, q, fn); err != nil || q.Then == nil {
-		return err
-	}
-	// The follow-up, in the same view.
-	if tq, tfn := q.Then(); tq != nil {
-		cp := *tq
-		cp.Then = nil
-		return v.Query(ctx, &cp, tfn)
-	}
-	return nil
+	return v.Scan(ctx, q, fn)
 }
 
 // GroupFeatures implements mapcommons.FeatureService.

@@ -52,6 +52,22 @@ func Run(t *testing.T, open Opener) {
 	part("LongLike", testLongLike, "Datasets", "Features")
 }
 
+// RunFeatures runs the parts of the contract about datasets' features:
+// for a store's second way of answering the reads of features (the
+// PostgreSQL store's local copies), which must answer as the first.
+func RunFeatures(t *testing.T, open Opener) {
+	for _, p := range []struct {
+		name string
+		fn   func(*testing.T, Opener)
+	}{
+		{"Datasets", testDatasets}, {"Features", testFeatures}, {"Feeds", testFeeds},
+		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
+		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike},
+	} {
+		t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
+	}
+}
+
 // Needing wraps open so that the stores it opens skip their test unless
 // they give every service named (fields of mapcommons.Services).
 func Needing(open Opener, needs ...string) Opener {

@@ -82,6 +82,28 @@ type child struct {
 	// compactions are the server's log lines of finished compactions, as
 	// JSON objects of their attributes.
 	compactions chan string
+	// copies are the ids of the datasets it copied locally (PostgreSQL:
+	// --local-copies), from its log.
+	copies chan int64
+}
+
+// waitCopy asks the child for dataset id's features and waits until it
+// has copied the dataset locally (its first read has the copy built).
+func (c *child) waitCopy(id int64) error {
+	if _, err := get(fmt.Sprintf("%s/ogc/collections/%d/items?limit=1", c.base, id)); err != nil {
+		return err
+	}
+	limit := time.After(10 * time.Minute)
+	for {
+		select {
+		case got := <-c.copies:
+			if got == id {
+				return nil
+			}
+		case <-limit:
+			return fmt.Errorf("%s did not copy dataset %d in 10 minutes", c.base, id)
+		}
+	}
 }
 
 func startChild(args ...string) (*child, error) {
@@ -124,6 +146,7 @@ func startChildOf(exe string, args ...string) (*child, error) {
 	}
 	addr := make(chan string, 1)
 	compactions := make(chan string, 16)
+	copies := make(chan int64, 16)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
@@ -134,6 +157,15 @@ func startChildOf(exe string, args ...string) (*child, error) {
 				default:
 				}
 			}
+			if strings.Contains(sc.Text(), "msg=\"dataset copied locally\"") {
+				var m struct{ Dataset int64 }
+				if json.Unmarshal([]byte(logfmtJSON(sc.Text())), &m) == nil {
+					select {
+					case copies <- m.Dataset:
+					default:
+					}
+				}
+			}
 			if i := strings.Index(sc.Text(), "addr="); i >= 0 && !sent && strings.Contains(sc.Text(), "listening") {
 				addr <- strings.Fields(sc.Text()[i+len("addr="):])[0]
 				sent = true
@@ -142,7 +174,7 @@ func startChildOf(exe string, args ...string) (*child, error) {
 	}()
 	select {
 	case a := <-addr:
-		return &child{cmd: cmd, base: "http://" + a, compactions: compactions}, nil
+		return &child{cmd: cmd, base: "http://" + a, compactions: compactions, copies: copies}, nil
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		return nil, errors.New("the server did not start")
@@ -357,9 +389,10 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out("data: %s, %.1f MB", data, float64(fi.Size())/1e6)
 
 	store := filepath.Join(work, "store")
-	serve := func(cache string) (*child, error) {
+	serve := func(cache string, more ...string) (*child, error) {
 		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", store, "--max-upload", "4GiB", "--response-cache", cache, "--tile-cache", cache,
 			"--compact-after", "1h"}
+		args = append(args, more...)
 		if *dbURL != "" {
 			args = append(args, "--database-url", *dbURL)
 		}
@@ -425,6 +458,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds := srv.base + dsPath
+	dsID, _ := strconv.ParseInt(strings.TrimPrefix(dsPath, "/datasets/"), 10, 64)
 	if *dbURL != "" {
 		// The attribute indexes are built in the background after the
 		// ingest (by the first server, stopped since, then this one):
@@ -433,19 +467,39 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			srv.stop()
 			return err
 		}
+		// and once the server has its local copy of the dataset
+		if err := srv.waitCopy(dsID); err != nil {
+			srv.stop()
+			return err
+		}
 	}
 	if *pgfs != "" || *pgts != "" {
-		id, _ := strconv.ParseInt(strings.TrimPrefix(dsPath, "/datasets/"), 10, 64)
+		id := dsID
 		spool := store
 		store = filepath.Join(work, "spool2") // a second server's own
 		withCache, err := serve("32MiB")
-		store = spool
 		if err != nil {
 			srv.stop()
 			return err
 		}
-		err = benchCompare(ctx, out, *pgfs, *pgts, *dbURL, srv.base, withCache.base, id, time.Duration(*seconds)*time.Second)
+		// and a third's, which reads every feature from the database
+		store = filepath.Join(work, "spool3")
+		noCopies, err := serve("0", "--local-copies", "0")
+		store = spool
+		if err != nil {
+			srv.stop()
+			withCache.stop()
+			return err
+		}
+		servers := compareServers{db: noCopies.base, ours: srv.base, cached: withCache.base}
+		if *dbURL != "" {
+			err = withCache.waitCopy(id)
+		}
+		if err == nil {
+			err = benchCompare(ctx, out, *pgfs, *pgts, *dbURL, servers, id, time.Duration(*seconds)*time.Second)
+		}
 		withCache.stop()
+		noCopies.stop()
 		if err != nil {
 			srv.stop()
 			return err
@@ -571,6 +625,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.stop()
+	if *dbURL != "" {
+		if err := srv.waitCopy(dsID); err != nil {
+			return err
+		}
+	}
 	cachedURL := srv.base + dsPath + encodeQuery(queries[0].query)
 	cached, _, err := throughput(cachedURL, 16, dur)
 	if err != nil {
@@ -595,6 +654,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer c.stop()
+		if err := c.waitCopy(dsID); err != nil {
+			return err
+		}
 		two = append(two, c)
 	}
 	one, _, err := throughputAcross([]string{two[0].base + dsPath + encodeQuery(queries[0].query)}, 16, dur)

@@ -135,7 +135,13 @@ func startRival(bin string, env func(port int) []string, ready func(port int) st
 // binaries of pg_featureserv and pg_tileserv; either may be "") against
 // our servers at ours (the response cache off) and cached (on), whose dataset id holds the bench's points on the
 // database at dbURL.
-func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbURL, ours, cached string, id int64, dur time.Duration) error {
+// compareServers are the base URLs of our servers the comparison
+// measures, all with the tile cache off: db has no local copies and the
+// response cache off (every feature from a query), ours local copies and
+// the cache off, cached both on (the default).
+type compareServers struct{ db, ours, cached string }
+
+func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbURL string, servers compareServers, id int64, dur time.Duration) error {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return err
@@ -150,12 +156,12 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 		return err
 	}
 	if pgfs != "" {
-		if err := comparePGFS(out, pgfs, dbURL, ours, cached, id, dur); err != nil {
+		if err := comparePGFS(out, pgfs, dbURL, servers, id, dur); err != nil {
 			return err
 		}
 	}
 	if pgts != "" {
-		return comparePGTS(out, pgts, dbURL, ours, id)
+		return comparePGTS(out, pgts, dbURL, servers, id)
 	}
 	return nil
 }
@@ -166,7 +172,7 @@ func benchCompare(ctx context.Context, out func(string, ...any), pgfs, pgts, dbU
 // catalogue row is known), and items of random ids, which a cache
 // rarely answers; the items on the floor too (bench-pgfloor: the least a
 // server reading the row per request costs on this machine).
-func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id int64, dur time.Duration) error {
+func comparePGFS(out func(string, ...any), bin, dbURL string, servers compareServers, id int64, dur time.Duration) error {
 	port, stop, err := startRival(bin,
 		func(port int) []string {
 			return []string{"DATABASE_URL=" + dbURL, "PGFS_SERVER_HTTPPORT=" + strconv.Itoa(port), "PGFS_SERVER_HTTPHOST=127.0.0.1"}
@@ -183,13 +189,16 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 		return err
 	}
 	defer floor.stop()
-	bases := [4]string{fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable),
-		fmt.Sprintf("%s/ogc/collections/%d", ours, id), fmt.Sprintf("%s/ogc/collections/%d", cached, id), floor.base}
+	bases := [5]string{fmt.Sprintf("http://127.0.0.1:%d/collections/public.%s", port, pgfsTable),
+		fmt.Sprintf("%s/ogc/collections/%d", servers.db, id), fmt.Sprintf("%s/ogc/collections/%d", servers.ours, id),
+		fmt.Sprintf("%s/ogc/collections/%d", servers.cached, id), floor.base}
+	const floorAt = 4
 
 	out("\nside by side with pg_featureserv on the same database, c=16, %v each, medians of 3 interleaved rounds;"+
-		" the floor (items only): net/http, a pgx pool and one statement by the key, nothing else (bench-pgfloor):", dur)
-	out("| request | pg_featureserv req/s | mapcommons, cache off | ratio | mapcommons, cache on | ratio | floor | ratio | features (theirs / ours) |")
-	out("|---|---|---|---|---|---|---|---|---|")
+		" mapcommons reading every feature from the database (no local copy, cache off), from its local copy (cache off),"+
+		" and with the response cache on too (the defaults); the floor (items only): net/http, a pgx pool and one statement by the key, nothing else (bench-pgfloor):", dur)
+	out("| request | pg_featureserv req/s | mapcommons, database | ratio | local copy | ratio | local copy, cache on | ratio | floor | ratio | features (theirs / ours) |")
+	out("|---|---|---|---|---|---|---|---|---|---|---|")
 	shapes := append(slices.Clone(compareShapes), struct{ name, query string }{"items/{fid}, a random fid each", ""})
 	for _, sh := range shapes {
 		// next gives the k-th request of client i of server s.
@@ -214,10 +223,10 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 			counts[k] = n
 		}
 		item := sh.query == "" || strings.HasPrefix(sh.query, "/items/")
-		var rates [4][]float64
+		var rates [len(bases)][]float64
 		for range 3 {
 			for k := range bases {
-				if k == 3 && !item {
+				if k == floorAt && !item {
 					continue
 				}
 				r, _, err := throughputOf(next(k), 16, dur)
@@ -228,13 +237,17 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 			}
 		}
 		med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
-		a, b, c := med(rates[0]), med(rates[1]), med(rates[2])
-		fl := "— | —"
-		if item {
-			f := med(rates[3])
-			fl = fmt.Sprintf("%.0f | %.2f×", f, f/a)
+		a := med(rates[0])
+		row := fmt.Sprintf("| %s | %.0f |", sh.name, a)
+		for k := 1; k < len(bases); k++ {
+			if k == floorAt && !item {
+				row += " — | — |"
+				continue
+			}
+			r := med(rates[k])
+			row += fmt.Sprintf(" %.0f | %.2f× |", r, r/a)
 		}
-		out("| %s | %.0f | %.0f | %.2f× | %.0f | %.2f× | %s | %s / %s |", sh.name, a, b, b/a, c, c/a, fl, counts[0], counts[1])
+		out("%s %s / %s |", row, counts[0], counts[1])
 	}
 	return nil
 }
@@ -243,7 +256,7 @@ func comparePGFS(out func(string, ...any), bin, dbURL, ours, cached string, id i
 // tile cache the bench's server has off): the tile of each zoom 0-4 that
 // holds 10°E 45°N, medians of 5 interleaved fetches, and 200 random tiles
 // of zooms 10-14, the same on both, p50.
-func comparePGTS(out func(string, ...any), bin, dbURL, ours string, id int64) error {
+func comparePGTS(out func(string, ...any), bin, dbURL string, servers compareServers, id int64) error {
 	port, stop, err := startRival(bin,
 		func(port int) []string {
 			return []string{"DATABASE_URL=" + dbURL, "TS_HTTPPORT=" + strconv.Itoa(port), "TS_HTTPHOST=127.0.0.1"}
@@ -256,44 +269,54 @@ func comparePGTS(out func(string, ...any), bin, dbURL, ours string, id int64) er
 	theirs := func(z, x, y int) string {
 		return fmt.Sprintf("http://127.0.0.1:%d/public.%s/%d/%d/%d.pbf", port, pgfsTable, z, x, y)
 	}
-	mine := func(z, x, y int) string {
-		return fmt.Sprintf("%s/ogc/collections/%d/tiles/WebMercatorQuad/%d/%d/%d", ours, id, z, y, x)
+	ours := func(base string) func(z, x, y int) string {
+		return func(z, x, y int) string {
+			return fmt.Sprintf("%s/ogc/collections/%d/tiles/WebMercatorQuad/%d/%d/%d", base, id, z, y, x)
+		}
 	}
+	servs := []func(z, x, y int) string{theirs, ours(servers.db), ours(servers.ours)}
 	tileOf := func(z int, lon, lat float64) (x, y int) {
 		n := float64(int(1) << z)
 		s := math.Sin(lat * math.Pi / 180)
 		return int((lon + 180) / 360 * n), int((0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)) * n)
 	}
 	out("\nvector tiles side by side with pg_tileserv (its defaults: 4096 extent, a 256 buffer, at most 50,000 features a tile) on the same database:")
-	out("| tile z/x/y | pg_tileserv | bytes | mapcommons | bytes | ratio (their time / ours) |")
-	out("|---|---|---|---|---|---|")
+	out("| tile z/x/y | pg_tileserv | bytes | mapcommons, database | bytes | ratio (their time / ours) | local copy | bytes | ratio |")
+	out("|---|---|---|---|---|---|---|---|---|")
+	row := func(name string, lats [][]time.Duration, sizes []string) string {
+		a := pct(sorted(lats[0]), 0.5)
+		line := fmt.Sprintf("| %s | %s | %s |", name, ms(a), sizes[0])
+		for k := 1; k < len(lats); k++ {
+			b := pct(sorted(lats[k]), 0.5)
+			line += fmt.Sprintf(" %s | %s | %.2f× |", ms(b), sizes[k], float64(a)/float64(b))
+		}
+		return line
+	}
 	for z := 0; z <= 4; z++ {
 		x, y := tileOf(z, 10, 45)
-		urls := [2]string{theirs(z, x, y), mine(z, x, y)}
-		var lats [2][]time.Duration
-		var sizes [2]int64
+		lats := make([][]time.Duration, len(servs))
+		sizes := make([]string, len(servs))
 		for range 5 {
-			for k, u := range urls {
+			for k, sv := range servs {
 				t := time.Now()
-				n, err := get(u)
+				n, err := get(sv(z, x, y))
 				if err != nil {
 					return err
 				}
 				lats[k] = append(lats[k], time.Since(t))
-				sizes[k] = n
+				sizes[k] = strconv.FormatInt(n, 10)
 			}
 		}
-		a, b := pct(sorted(lats[0]), 0.5), pct(sorted(lats[1]), 0.5)
-		out("| %d/%d/%d | %s | %d | %s | %d | %.2f× |", z, x, y, ms(a), sizes[0], ms(b), sizes[1], float64(a)/float64(b))
+		out("%s", row(fmt.Sprintf("%d/%d/%d", z, x, y), lats, sizes))
 	}
 	r := rand.New(rand.NewPCG(3, 5))
-	var lats [2][]time.Duration
-	var bytes [2]int64
+	lats := make([][]time.Duration, len(servs))
+	bytes := make([]int64, len(servs))
 	for i := range 200 {
 		x, y := tileOf(10+i%5, -180+360*r.Float64(), -80+160*r.Float64())
-		for k, u := range [2]string{theirs(10+i%5, x, y), mine(10+i%5, x, y)} {
+		for k, sv := range servs {
 			t := time.Now()
-			n, err := get(u)
+			n, err := get(sv(10+i%5, x, y))
 			if err != nil {
 				return err
 			}
@@ -301,8 +324,11 @@ func comparePGTS(out func(string, ...any), bin, dbURL, ours string, id int64) er
 			bytes[k] += n
 		}
 	}
-	a, b := pct(sorted(lats[0]), 0.5), pct(sorted(lats[1]), 0.5)
-	out("| 200 tiles of zooms 10-14, p50 | %s | %d avg | %s | %d avg | %.2f× |", ms(a), bytes[0]/200, ms(b), bytes[1]/200, float64(a)/float64(b))
+	sizes := make([]string, len(servs))
+	for k, b := range bytes {
+		sizes[k] = fmt.Sprintf("%d avg", b/200)
+	}
+	out("%s", row("200 tiles of zooms 10-14, p50", lats, sizes))
 	return nil
 }
 

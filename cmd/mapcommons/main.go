@@ -121,6 +121,7 @@ type settings struct {
 	maxFeatures               int64
 	bcryptCost                int
 	responseCache             int64
+	localCopies               int64
 	tileCache                 int64
 	allowPrivateFetch         bool
 	refreshInterval           time.Duration
@@ -240,6 +241,14 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
+// parseSizeOrZero is parseSize, or 0 for "0".
+func parseSizeOrZero(s string) (int64, error) {
+	if strings.TrimSpace(s) == "0" {
+		return 0, nil
+	}
+	return parseSize(s)
+}
+
 // parseCIDRs reads a list of addresses and CIDR prefixes separated by
 // commas or spaces.
 func parseCIDRs(v string) ([]netip.Prefix, error) {
@@ -326,6 +335,14 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		st.responseCache = n
 		return err
 	})
+	if st.localCopies, err = parseSizeOrZero(envDefault(getenv, "local-copies", "2GiB")); err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_LOCAL_COPIES: %w", err)
+	}
+	fs.Func("local-copies", "on PostgreSQL, disk in --data for this server's copies of the datasets it serves, which answer reads without a query, e.g. 2GiB; 0 keeps none (default 2GiB; MAPCOMMONS_LOCAL_COPIES)",
+		func(v string) (err error) {
+			st.localCopies, err = parseSizeOrZero(v)
+			return err
+		})
 	if v := envDefault(getenv, "tile-cache", "64MiB"); v == "0" {
 		st.tileCache = -1
 	} else if st.tileCache, err = parseSize(v); err != nil {
@@ -468,6 +485,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	if db.pg != nil {
 		db.pg.SetLogger(logger) // the background index builds' failures
+		if err := db.pg.SetMirror(filepath.Join(st.data, "local-copies"), st.localCopies); err != nil {
+			return fmt.Errorf("--local-copies: %w", err)
+		}
 	}
 	if missing := missingServices(db.svc); len(missing) > 0 {
 		return fmt.Errorf("%s cannot serve yet: this version's store gives no %s", db.where, strings.Join(missing, ", "))
