@@ -356,6 +356,29 @@ func TestServeFlags(t *testing.T) {
 	}); err == nil || !strings.Contains(err.Error(), "MAPCOMMONS_QUERY_TIMEOUT") {
 		t.Fatalf("a bad MAPCOMMONS_QUERY_TIMEOUT: %v", err)
 	}
+	// --local-copies: 2 GiB by default, 0 for none, from the environment
+	// or the flag; a negative size is refused.
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want int64
+	}{{"", nil, 2 << 30}, {"0", nil, 0}, {"", []string{"--local-copies", "0"}, 0}, {"512MiB", []string{"--local-copies", "1G"}, 1 << 30}} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		st, err := serverFlags(fs, func(k string) string { return map[string]string{"MAPCOMMONS_LOCAL_COPIES": tc.env}[k] })
+		if err == nil {
+			err = fs.Parse(tc.args)
+		}
+		if err != nil || st.localCopies != tc.want {
+			t.Fatalf("local copies (env %q, %v) = %d, %v; want %d", tc.env, tc.args, st.localCopies, err, tc.want)
+		}
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := serverFlags(fs, func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	} else if err := fs.Parse([]string{"--local-copies", "-1"}); err == nil {
+		t.Fatal("--local-copies -1 was taken")
+	}
 	for in, want := range map[string]int64{"512MiB": 512 << 20, "10k": 10 << 10, "2G": 2 << 30, "1000": 1000} {
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Fatalf("parseSize(%q) = %d, %v", in, got, err)
