@@ -88,9 +88,13 @@ func longBytes(col string) string {
 }
 
 // attrIndexes are the indexes table should have for attributes attrs,
-// and the box and position index (knnIndex) first.
-func attrIndexes(table string, attrs []mapcommons.Attribute) []indexSpec {
-	specs := []indexSpec{knnIndex(table)}
+// and first the box and position index (knnIndex) when its rows are
+// minKNNRows or more.
+func attrIndexes(table string, attrs []mapcommons.Attribute, rows int64) []indexSpec {
+	var specs []indexSpec
+	if rows >= minKNNRows {
+		specs = append(specs, knnIndex(table))
+	}
 	var long []string
 	for i, a := range attrs {
 		if i >= maxIndexedAttrs {
@@ -134,6 +138,15 @@ func knnIndex(table string) indexSpec {
 	name := table + "_near"
 	return indexSpec{name, `CREATE INDEX CONCURRENTLY ` + ident(name) + ` ON ` + ident(table) + ` USING gist (box, (` + knnPos + `))`}
 }
+
+// minKNNRows is the fewest features a table has its knnIndex for
+// (variable for tests). Below it a box's matches are few enough to sort,
+// and the build is spared: the one statement seen to crash PostgreSQL
+// (a malloc assertion of glibc in the server process, four times in the
+// tests' many builds on small tables, never reproduced alone) was this
+// index's build, a GiST of a geometry and an int8 from btree_gist, which
+// has no sort support for int8 and so builds by insertion.
+var minKNNRows int64 = 10000
 
 // knnPos is the position as knnIndex holds it.
 const knnPos = "pos + 0"
@@ -251,17 +264,18 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 	type table struct {
 		name  string
 		attrs []mapcommons.Attribute
+		rows  int64
 	}
 	var tables []table
 	valid, present := map[string]bool{}, map[string]bool{}
 	err = ix.db.tx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT features, attributes FROM datasets WHERE features <> '' ORDER BY id`)
+		rows, err := tx.Query(ctx, `SELECT features, attributes, feature_count FROM datasets WHERE features <> '' ORDER BY id`)
 		if err != nil {
 			return formatError(err)
 		}
 		for rows.Next() {
 			var t table
-			if err := rows.Scan(&t.name, &t.attrs); err != nil {
+			if err := rows.Scan(&t.name, &t.attrs, &t.rows); err != nil {
 				rows.Close()
 				return formatError(err)
 			}
@@ -300,7 +314,7 @@ func (ix *indexer) sweep(ctx context.Context) (busy bool, err error) {
 	}()
 	for _, t := range tables {
 		var missing []indexSpec
-		for _, s := range attrIndexes(t.name, t.attrs) {
+		for _, s := range attrIndexes(t.name, t.attrs, t.rows) {
 			if !valid[s.name] {
 				missing = append(missing, s)
 			}
@@ -464,10 +478,11 @@ func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 func IndexesReady(ctx context.Context, conn *pgx.Conn, id int64) (bool, error) {
 	var table string
 	var attrs []mapcommons.Attribute
-	if err := conn.QueryRow(ctx, `SELECT features, attributes FROM datasets WHERE id = $1`, id).Scan(&table, &attrs); err != nil {
+	var rows int64
+	if err := conn.QueryRow(ctx, `SELECT features, attributes, feature_count FROM datasets WHERE id = $1`, id).Scan(&table, &attrs, &rows); err != nil {
 		return false, formatError(err)
 	}
-	for _, s := range attrIndexes(table, attrs) {
+	for _, s := range attrIndexes(table, attrs, rows) {
 		var valid bool
 		if err := conn.QueryRow(ctx, `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false)`,
 			s.name).Scan(&valid); err != nil {

@@ -178,7 +178,7 @@ func TestBuildAfterAFailureConnectsAfresh(t *testing.T) {
 	}
 	y, table := create()
 	waitIndexes(t, conn, y.ID)
-	failed, next := postgres.BuildBackend(db, "features_gone_near"), postgres.BuildBackend(db, table+"_near")
+	failed, next := postgres.BuildBackend(db, "features_gone_a0"), postgres.BuildBackend(db, table+"_a0")
 	if failed == 0 || next == 0 {
 		t.Fatalf("builds on processes %d (the failed one) and %d", failed, next)
 	}

@@ -334,7 +334,7 @@ func TestBuildLeftToAnotherRetried(t *testing.T) {
 	if _, err := other.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, postgres.IndexLock, table); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, `DROP INDEX `+pgx.Identifier{table + "_near"}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, `DROP INDEX `+pgx.Identifier{table + "_a0"}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
 	done := postgres.Sweeps(db)

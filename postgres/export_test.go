@@ -274,3 +274,11 @@ func SetMinMissedReads(tb interface{ Cleanup(func()) }, n int64) {
 // OnMirrorChecked calls fn at the end of each look for a dataset whose
 // change was heard; set before the store is used.
 func OnMirrorChecked(db *DB, fn func(id int64)) { db.mirror.onChecked = fn }
+
+// SetMinKNNRows sets the fewest rows a table has its box and position
+// index for, for one test.
+func SetMinKNNRows(tb interface{ Cleanup(func()) }, n int64) {
+	old := minKNNRows
+	minKNNRows = n
+	tb.Cleanup(func() { minKNNRows = old })
+}
