@@ -348,3 +348,32 @@ func TestBuildLeftToAnotherRetried(t *testing.T) {
 	}
 	waitIndexes(t, conn, ds.ID)
 }
+
+// TestKNNIndexOnlyOnLargeTables: a table under minKNNRows features gets
+// its attribute indexes but no (box, position) index; one at the bound
+// gets it too.
+func TestKNNIndexOnlyOnLargeTables(t *testing.T) {
+	postgres.SetMinKNNRows(t, 60)
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
+	conn := rawConn(t, url)
+	for _, n := range []int{59, 60} {
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := db.Services().Datasets.CreateDataset(ctx, ds, indexSource(n)); err != nil {
+			t.Fatal(err)
+		}
+		waitIndexes(t, conn, ds.ID)
+		table, _, err := postgres.TableAndHoles(ctx, db, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var near, a0 bool
+		if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL`, table+"_near", table+"_a0").Scan(&near, &a0); err != nil {
+			t.Fatal(err)
+		}
+		if near != (n >= 60) || !a0 {
+			t.Fatalf("%d features: the (box, position) index %v, the first attribute's %v", n, near, a0)
+		}
+	}
+}
