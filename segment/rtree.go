@@ -150,35 +150,44 @@ type orderEntry struct {
 // negated) its heap of the best leaves queued.
 type orderHeap []orderEntry
 
+// push and down move the entries past the one placed, and write it once
+// where it goes, rather than swapping it along the path.
 func (h *orderHeap) push(e orderEntry) {
 	*h = append(*h, e)
 	q := *h
-	for i := len(q) - 1; i > 0; {
+	i := len(q) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if q[p].key <= q[i].key {
+		if q[p].key <= e.key {
 			break
 		}
-		q[p], q[i] = q[i], q[p]
+		q[i] = q[p]
 		i = p
 	}
+	q[i] = e
 }
 
 // down restores the order after the top changed.
 func (h orderHeap) down() {
-	for i := 0; ; {
+	if len(h) == 0 {
+		return
+	}
+	e, i := h[0], 0
+	for {
 		l := 2*i + 1
 		if l >= len(h) {
-			return
+			break
 		}
 		if r := l + 1; r < len(h) && h[r].key < h[l].key {
 			l = r
 		}
-		if h[i].key <= h[l].key {
-			return
+		if e.key <= h[l].key {
+			break
 		}
-		h[i], h[l] = h[l], h[i]
+		h[i] = h[l]
 		i = l
 	}
+	h[i] = e
 }
 
 func (h *orderHeap) pop() orderEntry {
