@@ -47,7 +47,7 @@ import (
 // A copy is built by a goroutine of the DB, one at a time, after a read
 // that found none for its dataset. An edit makes the copy stale: reads
 // of the new version go to the database, and the copy is built again
-// once as many reads as a 25th of the dataset's features (at least
+// once as many reads as a 40th of the dataset's features (at least
 // minMissedReads) have missed it (missedPerFeature), so that a dataset
 // edited more often than it is read is not copied again and again. The copies take at most
 // the budget given to SetMirror: the least recently used go first; a
@@ -61,14 +61,14 @@ import (
 var minMissedReads int64 = 16
 
 // missedPerFeature: a stale copy is built again once the reads that
-// missed it number its features over this. A copy of the bench's million
-// points costs about 5 s of CPU (the server's and PostgreSQL's) to build
-// and saves about 130 µs a read (170 µs of CPU from the database, 40
-// from the copy): it pays for itself after some 40,000 reads, a 25th of
-// its features. Building it again only after as many reads missed it
-// bounds what a dataset edited between every few reads costs: never
-// more than twice what the best choice of when to build would have.
-const missedPerFeature = 25
+// missed it number its features over this. The copy of the bench's
+// million points took 2.4 s to build, 1.75 s of the server's CPU and
+// about 1 s of PostgreSQL's, and saves about 130 µs of CPU a read (170
+// µs from the database, 40 from the copy): it pays for itself after some
+// 25,000 reads, a 40th of its features. Building it again only after as
+// many reads missed it bounds what a dataset edited between every few
+// reads costs: at most about twice what the best moments to build would.
+const missedPerFeature = 40
 
 // mirrorExt ends the names of the copies' files.
 const mirrorExt = ".mirror"
