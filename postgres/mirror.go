@@ -62,8 +62,8 @@ var minMissedReads int64 = 16
 
 // missedPerFeature: a stale copy is built again once the reads that
 // missed it number its features over this. The copy of the bench's
-// million points took 2.4 s to build, 1.75 s of the server's CPU and
-// about 1 s of PostgreSQL's, and saves about 130 µs of CPU a read (170
+// million points took 2.4 s to build, 1.75 s of it the server's CPU
+// while PostgreSQL read the table, and saves about 130 µs of CPU a read (170
 // µs from the database, 40 from the copy): it pays for itself after some
 // 25,000 reads, a 40th of its features. Building it again only after as
 // many reads missed it bounds what a dataset edited between every few
