@@ -433,8 +433,8 @@ func (db *DB) SetLogger(l *slog.Logger) {
 }
 
 // cancelBuild, in a transaction about to drop table, takes the table's
-// build lock until the end of tx, cancelling the build that holds it (of
-// any server; another write that holds it, dropping a table whose name
+// build lock until the end of tx, cancelling the build that holds it (an
+// index build or a local copy's, mirror.go, of any server; another write that holds it, dropping a table whose name
 // hashes alike, is waited for), so that the drop does not wait for a build nor a build
 // starts on the table. It gives up after dropLockTimeout (ETIMEOUT).
 func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
@@ -459,10 +459,14 @@ func cancelBuild(ctx context.Context, tx pgx.Tx, table string) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
 			return formatError(err)
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_cancel_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		// A local copy's build is ended (its connection is its own): a
+		// backend blocked sending rows to a client that does not read
+		// defers a cancel, not a termination.
+		if _, err := tx.Exec(ctx, `SELECT CASE WHEN a.application_name = $3 THEN pg_cancel_backend(l.pid) ELSE pg_terminate_backend(l.pid) END
+			FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
 			WHERE l.locktype = 'advisory' AND l.granted
 			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.objsubid = 2 AND a.application_name = $3`, indexLock, table, buildApp); err != nil {
+			AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.objsubid = 2 AND a.application_name IN ($3, $4)`, indexLock, table, buildApp, mirrorApp); err != nil {
 			return formatError(err)
 		}
 		select {

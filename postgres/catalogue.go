@@ -268,8 +268,10 @@ func (l *listener) listenOnce(ctx context.Context, db *DB) bool {
 	if _, err := conn.Exec(ctx, `LISTEN `+catalogueChannel); err != nil {
 		return false
 	}
-	// What changed while no one listened was not heard: forget it all.
+	// What changed while no one listened was not heard: forget it all,
+	// and look for the datasets of the local copies.
 	db.catalogue.changed(0)
+	db.mirror.changed(0)
 	l.mu.Lock()
 	l.live = true
 	l.mu.Unlock()

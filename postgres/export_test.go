@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -237,14 +238,40 @@ func SetAfterEditRead(tb interface{ Cleanup(func()) }, fn func()) {
 	tb.Cleanup(func() { afterEditRead = nil })
 }
 
-// SetMirrorEager keeps local copies in dir (mirror.go) built in the read
-// that wants one, so that every read is answered from a copy.
-func SetMirrorEager(tb testing.TB, db *DB, dir string) {
-	if err := db.SetMirror(dir, 1<<40); err != nil {
+// SetMirrorEager keeps local copies in dir (mirror.go), of at most
+// maxBytes, built in the read that wants one when it is due.
+func SetMirrorEager(tb testing.TB, db *DB, dir string, maxBytes int64) {
+	if err := db.SetMirror(dir, maxBytes); err != nil {
 		tb.Fatal(err)
 	}
 	db.mirror.eager = true
 }
+
+// SetMissedReads sets the reads that miss a copy before it is built
+// again: n, whatever the dataset's size; for one test.
+func SetMissedReads(tb interface{ Cleanup(func()) }, n int64) {
+	oldMin, oldPer := minMissedReads, missedPerFeature
+	minMissedReads, missedPerFeature = n, math.MaxInt64
+	tb.Cleanup(func() { minMissedReads, missedPerFeature = oldMin, oldPer })
+}
+
+// SetCopyBusyRetry sets how long a copy whose table was busy waits, for
+// one test.
+func SetCopyBusyRetry(tb interface{ Cleanup(func()) }, d time.Duration) {
+	old := copyBusyRetry
+	copyBusyRetry = d
+	tb.Cleanup(func() { copyBusyRetry = old })
+}
+
+// OnCopying calls fn in each build of a local copy once its first row is
+// read (its query running), and beforeInstall before it is installed;
+// set before the store is used.
+func OnCopying(db *DB, copying, beforeInstall func(id int64)) {
+	db.mirror.onCopying, db.mirror.beforeInstall = copying, beforeInstall
+}
+
+// CatalogueHas reports whether db's catalogue cache holds dataset id's row.
+func CatalogueHas(db *DB, id int64) bool { return db.catalogue.get(id) != nil }
 
 // MirrorReads counts the reads db's local copies answered, and the copies
 // built.

@@ -68,7 +68,7 @@ var minMissedReads int64 = 16
 // 25,000 reads, a 40th of its features. Building it again only after as
 // many reads missed it bounds what a dataset edited between every few
 // reads costs: at most about twice what the best moments to build would.
-const missedPerFeature = 40
+var missedPerFeature int64 = 40 // (variable for tests)
 
 // mirrorExt ends the names of the copies' files.
 const mirrorExt = ".mirror"
@@ -88,18 +88,32 @@ type mirror struct {
 	checks  map[int64]bool // datasets to look for (a change was heard)
 	bytes   int64
 	tick    uint64
-	// tooBig are datasets, by id, whose copy did not fit, with their
-	// version then: not tried again at that version.
-	tooBig map[int64]int64
-	wake   chan struct{}
-	stop   context.CancelFunc
-	done   sync.WaitGroup
+	// past are the datasets with no copy whose copy was tried or kept
+	// before: one that failed, did not fit, or was evicted.
+	past map[int64]*pastCopy
+	// current is the dataset whose copy is being built (0: none).
+	current int64
+	wake    chan struct{}
+	stop    context.CancelFunc
+	stopped <-chan struct{}
+	done    sync.WaitGroup
 	// built counts the copies built, served the reads they answered (for
 	// the tests); onBuilt, when set, hears each build's end (tests).
 	built, served atomic.Int64
 	onBuilt       func(id int64, err error)
-	// onChecked, when set, hears each check's end (tests).
-	onChecked func(id int64)
+	// onChecked, when set, hears each check's end; onCopying a build's
+	// first row read, beforeInstall its end before the copy is installed
+	// (tests).
+	onChecked, onCopying, beforeInstall func(id int64)
+}
+
+// pastCopy is what is known of a dataset whose copy failed, did not fit
+// or was evicted: it is built again once reads of it have missed
+// (missed) as many times as for a stale copy; one that did not fit, not
+// at the same version.
+type pastCopy struct {
+	version, count, missed int64
+	tooBig                 bool
 }
 
 type mirrorEntry struct {
@@ -128,15 +142,15 @@ func (db *DB) SetMirror(dir string, maxBytes int64) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range old { // a previous run's copies, and its writers' spools
-		if n := e.Name(); strings.HasSuffix(n, mirrorExt) || strings.HasSuffix(n, ".part") {
+	for _, e := range old { // a previous run's copies, its writers' spools and last files
+		if n := e.Name(); strings.HasSuffix(n, mirrorExt) || strings.HasSuffix(n, ".part") || strings.HasPrefix(n, ".seg-") && strings.HasSuffix(n, ".tmp") {
 			os.Remove(filepath.Join(dir, n))
 		}
 	}
 	m := &mirror{db: db, dir: dir, max: maxBytes, entries: map[int64]*mirrorEntry{},
-		queued: map[int64]bool{}, checks: map[int64]bool{}, tooBig: map[int64]int64{}, wake: make(chan struct{}, 1)}
+		queued: map[int64]bool{}, checks: map[int64]bool{}, past: map[int64]*pastCopy{}, wake: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
-	m.stop = cancel
+	m.stop, m.stopped = cancel, ctx.Done()
 	m.done.Add(1)
 	go func() { defer m.done.Done(); m.run(ctx) }()
 	db.mirror = m
@@ -168,7 +182,14 @@ func (db *DB) mirrorView(ctx context.Context, id int64) (*segment.View, func()) 
 		return nil, nil
 	}
 	version, recent := mapcommons.RecentRow(ctx, id)
-	if !recent {
+	if recent {
+		// The copy answers as of the row the request was given only while
+		// the catalogue still holds that row, within its bound: else the
+		// database's read says whether the request must run again.
+		if r := db.catalogue.get(id); r == nil || r.Version != version || !db.catalogue.listen.fresh(db.now()) {
+			return nil, nil
+		}
+	} else {
 		if !m.eager && !m.has(id) {
 			m.missed(ctx, id, 0) // the first copy is wanted: no need to ask
 			return nil, nil
@@ -217,30 +238,76 @@ func (m *mirror) acquire(id, version int64) (*segment.View, func()) {
 // missed notes a read of dataset id at version (0: not known) that no
 // copy answered, and asks for a copy when one is due (see above).
 func (m *mirror) missed(ctx context.Context, id, version int64) {
+	if !m.due(id, version) {
+		return
+	}
 	if m.eager {
 		err := m.build(ctx, id)
+		m.mu.Lock()
+		delete(m.queued, id)
+		m.mu.Unlock()
 		if m.onBuilt != nil {
 			m.onBuilt(id, err)
 		}
 		return
 	}
+	m.signal()
+}
+
+// due notes a missed read, and reports whether a build of dataset id's
+// copy is due, queueing it.
+func (m *mirror) due(id, version int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v, ok := m.tooBig[id]; m.queued[id] || ok && (version == 0 || version == v) {
-		return
+	if m.queued[id] {
+		return false
 	}
 	if e := m.entries[id]; e != nil {
 		if version <= e.version {
-			return
+			return false
 		}
-		if e.missed++; e.missed < max(minMissedReads, e.count/missedPerFeature) {
-			return
+		if e.missed++; e.missed < missedEnough(e.count) {
+			return false
 		}
+	} else if p := m.past[id]; p != nil {
+		if p.tooBig && (version == 0 || version == p.version) {
+			return false
+		}
+		if p.missed++; !p.tooBig && p.missed < missedEnough(p.count) {
+			return false
+		}
+		delete(m.past, id)
 	}
 	m.queued[id] = true
-	m.queue = append(m.queue, id)
-	m.signal()
+	if !m.eager {
+		m.queue = append(m.queue, id)
+	}
+	return true
 }
+
+// copyBusyRetry is how long a copy whose table was being indexed waits to be
+// tried again (variable for tests).
+var copyBusyRetry = time.Second
+
+// requeue asks for dataset id's copy again, unless the mirror stopped.
+func (m *mirror) requeue(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	select {
+	case <-m.stopped:
+		return
+	default:
+	}
+	if !m.queued[id] {
+		m.queued[id] = true
+		m.queue = append(m.queue, id)
+		m.signal()
+	}
+}
+
+// missedEnough is how many reads of a dataset of count features miss its
+// copy before it is built (again).
+func missedEnough(count int64) int64 { return max(minMissedReads, count/missedPerFeature) }
 
 // changed hears that dataset id's row changed (0: any): the worker looks
 // whether it is still there, and drops its copy if not.
@@ -254,8 +321,8 @@ func (m *mirror) changed(id int64) {
 		for k := range m.entries {
 			m.checks[k] = true
 		}
-	} else if m.entries[id] != nil {
-		m.checks[id] = true
+	} else if m.entries[id] != nil || m.queued[id] || m.current == id {
+		m.checks[id] = true // (a copy being built is looked for after it)
 	}
 	m.signal()
 }
@@ -297,9 +364,23 @@ func (m *mirror) run(ctx context.Context) {
 			if id == 0 {
 				break
 			}
+			m.mu.Lock()
+			m.current = id
+			m.mu.Unlock()
 			err := m.build(ctx, id)
+			m.mu.Lock()
+			m.current = 0
+			m.mu.Unlock()
 			if ctx.Err() != nil {
 				return // stopped: the build is cut short, and no matter
+			}
+			if errors.Is(err, errBuildBusy) {
+				// An index build has the table: again in a while.
+				m.mu.Lock()
+				delete(m.queued, id)
+				m.mu.Unlock()
+				time.AfterFunc(copyBusyRetry, func() { m.requeue(id) })
+				continue
 			}
 			if err != nil {
 				m.logger().Warn("local copy of a dataset", "dataset", id, "err", err)
@@ -328,82 +409,148 @@ func (m *mirror) check(ctx context.Context, id int64) {
 	}
 }
 
-// errOutOfOrder says that a table's ids do not rise with its positions.
-var errOutOfOrder = errors.New("postgres: ids out of position order")
+// errBuildBusy says that a copy was not built because its table's build
+// lock was held (an index build), or the table was replaced meanwhile.
+var errBuildBusy = errors.New("postgres: the table is being indexed or replaced")
+
+// mirrorApp is the application_name of the builds' connections: a write
+// that drops a table cancels a build of its copy as it cancels an index
+// build (cancelBuild).
+const mirrorApp = "mapcommons local copy"
 
 // build copies dataset id's features as its row is now, and installs the
-// copy in place of the one before.
+// copy in place of the one before. A build that fails, or whose copy does
+// not fit, is remembered (m.past), so that reads do not ask for it again
+// at once.
 func (m *mirror) build(ctx context.Context, id int64) error {
 	start := time.Now()
-	// A connection of its own: a copy takes seconds, which the pool's
-	// connections are for requests.
-	conn, err := pgx.ConnectConfig(ctx, m.db.pool.Config().ConnConfig.Copy())
+	w, ds, err := m.copyTable(ctx, id)
+	if errors.Is(err, errBuildBusy) {
+		return err // tried again soon (run)
+	} else if err != nil || w == nil {
+		if ds != nil {
+			m.remember(ds, false)
+		}
+		return err
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	path := filepath.Join(m.dir, fmt.Sprintf("ds-%d-%d-%s%s", ds.ID, ds.Version, hex.EncodeToString(b[:]), mirrorExt))
+	if _, err := w.Finish(path); err != nil {
+		m.remember(ds, false)
+		return err
+	}
+	seg, err := segment.Open(path)
 	if err != nil {
-		return formatError(err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return formatError(err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	ds, err := scanQueried(tx.QueryRow(ctx, selectQueried, id), id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // gone: nothing to copy
-	} else if err != nil {
-		return formatError(err)
-	}
-	m.mu.Lock()
-	e := m.entries[id]
-	current := e != nil && e.version == ds.Version
-	v, tried := m.tooBig[id]
-	m.mu.Unlock()
-	if current || tried && v == ds.Version {
-		return nil
-	}
-	// The ids rise with the positions (as the embedded engine needs
-	// them), so the unique index on fid gives the order; a table where
-	// they do not is read in pos order, sorted.
-	seg, path, err := m.copyTable(ctx, tx, ds, "fid")
-	if errors.Is(err, errOutOfOrder) {
-		seg, path, err = m.copyTable(ctx, tx, ds, "pos")
-	}
-	if err != nil {
+		os.Remove(path)
+		m.remember(ds, false)
 		return err
 	}
 	view, err := segment.NewView(seg, nil, nil)
 	if err != nil {
 		seg.Close()
 		os.Remove(path)
+		m.remember(ds, false)
 		return err
 	}
 	var size int64
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 	}
-	m.install(&mirrorEntry{id: id, version: ds.Version, count: ds.FeatureCount, seg: seg, view: view, path: path, size: size})
+	e := &mirrorEntry{id: id, version: ds.Version, count: ds.FeatureCount, seg: seg, view: view, path: path, size: size}
+	if m.beforeInstall != nil {
+		m.beforeInstall(id)
+	}
+	if !m.install(e) {
+		return fmt.Errorf("a copy of %d bytes, over the %d local copies may take", size, m.max)
+	}
 	m.built.Add(1)
 	m.logger().Info("dataset copied locally", "dataset", id, "version", ds.Version, "features", ds.FeatureCount, "bytes", size,
 		"ms", time.Since(start).Milliseconds())
 	return nil
 }
 
-// copyTable writes the features of ds's table, read in order of column
-// by, into a new segment file.
-func (m *mirror) copyTable(ctx context.Context, tx pgx.Tx, ds *datasetRow, by string) (*segment.Segment, string, error) {
+// remember notes that ds's copy at its version failed, or did not fit.
+func (m *mirror) remember(ds *datasetRow, tooBig bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.entries[ds.ID]; e != nil {
+		e.missed = 0 // the stale copy stays; tried again after as many misses
+	} else {
+		m.past[ds.ID] = &pastCopy{version: ds.Version, count: ds.FeatureCount, tooBig: tooBig}
+	}
+}
+
+// copyTable reads dataset id's row and features in one snapshot into a
+// segment writer, to be finished; nil when there is nothing to copy (the
+// dataset is gone, or its copy is current). The transaction holds the
+// table's build lock, shared, so that a write dropping the table cancels
+// it rather than waiting for it; it ends before the writer is finished.
+func (m *mirror) copyTable(ctx context.Context, id int64) (*segment.Writer, *datasetRow, error) {
+	// A connection of its own: a copy takes seconds, which the pool's
+	// connections are for requests.
+	cfg := m.db.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = mirrorApp
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, nil, formatError(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// The table's build lock, shared, on the connection, before the
+	// snapshot: an index build (CREATE INDEX CONCURRENTLY) waits for the
+	// transactions older than it, so one waiting for the lock it holds
+	// would deadlock with it. Held by another, the copy waits for reads to
+	// ask for it again.
+	var table string
+	if err := conn.QueryRow(ctx, `SELECT features FROM datasets WHERE id = $1`, id).Scan(&table); errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil // gone: nothing to copy
+	} else if err != nil {
+		return nil, nil, formatError(err)
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock_shared($1, hashtext($2))`, indexLock, table).Scan(&got); err != nil {
+		return nil, nil, formatError(err)
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, nil, formatError(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	ds, err := scanQueried(tx.QueryRow(ctx, selectQueried, id), id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, formatError(err)
+	}
+	if !got || ds.table != table { // (replaced since: the next read asks again)
+		return nil, ds, errBuildBusy
+	}
+	m.mu.Lock()
+	e, p := m.entries[id], m.past[id]
+	m.mu.Unlock()
+	if e != nil && e.version == ds.Version || p != nil && p.tooBig && p.version == ds.Version {
+		return nil, nil, nil
+	}
 	w, err := segment.NewWriter(m.dir, ds.Attributes)
 	if err != nil {
-		return nil, "", err
+		return nil, ds, err
 	}
-	defer w.Abort() // after Finish, nothing left to remove
+	ok := false
+	defer func() {
+		if !ok {
+			w.Abort()
+		}
+	}()
 	w.SetNextID(ds.nextID)
 	sel := "pos, fid, geom"
 	for i := range ds.Attributes {
 		sel += ", " + attrColumn(i)
 	}
-	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(ds.table)+` ORDER BY `+by)
+	// The ids rise with the positions, as the segment needs them: the
+	// unique index on fid gives the order.
+	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(ds.table)+` ORDER BY fid`)
 	if err != nil {
-		return nil, "", formatError(err)
+		return nil, ds, formatError(err)
 	}
 	defer rows.Close()
 	rr := newRowReader(rows)
@@ -412,66 +559,66 @@ func (m *mirror) copyTable(ctx context.Context, tx pgx.Tx, ds *datasetRow, by st
 	for rows.Next() {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, "", err
+				return nil, ds, err
 			}
 		}
 		vals, err := rr.values()
 		if err != nil {
-			return nil, "", err
+			return nil, ds, err
 		}
 		pos := vals[0].(int64)
 		if pos <= lastPos {
-			return nil, "", errOutOfOrder
+			return nil, ds, fmt.Errorf("the ids of table %s do not rise with its positions", ds.table)
 		}
 		lastPos = pos
+		if n == 0 && m.onCopying != nil {
+			m.onCopying(id)
+		}
 		f.ID = vals[1].(int64)
 		f.Geometry, _ = vals[2].([]byte)
 		f.Values = featureValues(vals[3:], f.Values)
-		if bytes += int64(len(f.Geometry)) + 8*int64(len(f.Values)+2); bytes > m.max {
-			m.mu.Lock()
-			m.tooBig[ds.ID] = ds.Version
-			m.mu.Unlock()
-			return nil, "", fmt.Errorf("more than the %d bytes local copies may take", m.max)
+		// What the copy will take, at least: past the budget, no copy.
+		bytes += int64(len(f.Geometry)) + 8*int64(len(f.Values)+2)
+		for _, v := range f.Values {
+			if s, ok := v.(string); ok {
+				bytes += int64(len(s))
+			}
+		}
+		if bytes > m.max {
+			rows.Close()
+			m.remember(ds, true)
+			return nil, nil, fmt.Errorf("more than the %d bytes local copies may take", m.max)
 		}
 		if err := w.Add(&f); err != nil {
-			return nil, "", err
+			return nil, ds, err
 		}
 		n++
 	}
 	if err := rows.Err(); err != nil {
-		return nil, "", formatError(err)
+		return nil, ds, formatError(err)
 	}
 	if n != ds.FeatureCount {
-		return nil, "", fmt.Errorf("%d rows for %d features", n, ds.FeatureCount)
+		return nil, ds, fmt.Errorf("%d rows for %d features", n, ds.FeatureCount)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	path := filepath.Join(m.dir, fmt.Sprintf("ds-%d-%d-%s%s", ds.ID, ds.Version, hex.EncodeToString(b[:]), mirrorExt))
-	if _, err := w.Finish(path); err != nil {
-		return nil, "", err
-	}
-	seg, err := segment.Open(path)
-	if err != nil {
-		os.Remove(path)
-		return nil, "", err
-	}
-	return seg, path, nil
+	ok = true
+	return w, ds, nil
 }
 
 // install makes e its dataset's copy, evicting the least recently used
-// others while the copies take more than the budget.
-func (m *mirror) install(e *mirrorEntry) {
+// others while the copies take more than the budget; it reports whether
+// e fits at all.
+func (m *mirror) install(e *mirrorEntry) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old := m.entries[e.id]; old != nil {
 		m.retire(old)
 	}
 	if e.size > m.max {
-		m.tooBig[e.id] = e.version
+		m.past[e.id] = &pastCopy{version: e.version, count: e.count, tooBig: true}
 		m.retire(e)
-		return
+		return false
 	}
-	delete(m.tooBig, e.id)
+	delete(m.past, e.id)
 	for m.bytes+e.size > m.max {
 		var lru *mirrorEntry
 		for _, o := range m.entries {
@@ -483,12 +630,15 @@ func (m *mirror) install(e *mirrorEntry) {
 			break
 		}
 		delete(m.entries, lru.id)
+		// evicted: built again only after reads miss it, as a stale copy
+		m.past[lru.id] = &pastCopy{version: lru.version, count: lru.count}
 		m.retire(lru)
 	}
 	m.tick++
 	e.used = m.tick
 	m.entries[e.id] = e
 	m.bytes += e.size
+	return true
 }
 
 // retire takes e out of the budget and closes it once no read has it

@@ -2,9 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +23,12 @@ import (
 // read answered from a local copy (built in the read when there is none
 // at the dataset's version): the copies answer as the database does.
 func TestMirrorContract(t *testing.T) {
+	postgres.SetMissedReads(t, 1) // every read that misses builds
 	var stores []*postgres.DB
 	storetest.RunFeatures(t, func(tb testing.TB) mapcommons.Services {
 		db := pgtest.Open(tb)
 		db.Now = storetest.ClockFor(tb)
-		postgres.SetMirrorEager(tb, db, tb.TempDir())
+		postgres.SetMirrorEager(tb, db, tb.TempDir(), 1<<40)
 		stores = append(stores, db)
 		return db.Services()
 	})
@@ -251,5 +255,252 @@ func TestMirrorBudget(t *testing.T) {
 	}
 	if n, count := postgres.MirrorBytes(small); n != 0 || count != 0 || len(files(t, sdir)) != 0 {
 		t.Fatalf("a copy too big for the budget: %d bytes in %d copies, files %v", n, count, files(t, sdir))
+	}
+}
+
+// TestMirrorRefusesARowTheCatalogueDropped: an anonymous request given a
+// dataset's row (shared with everyone) from the catalogue, whose read
+// comes once the server has heard that the owner unshared it, is not
+// answered from the copy of the row it was given: its read fails with
+// ErrCatalogueMoved, as the database's would, and the server runs it
+// again with the catalogue as it is.
+func TestMirrorRefusesARowTheCatalogueDropped(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db, _, built, _ := mirrored(t, url, 1<<30, false)
+	other := pgtest.OpenURL(t, url).Services()
+	s := db.Services()
+	everyone := []mapcommons.Permission{{Group: mapcommons.GroupEveryone, View: true}}
+	ds := &mapcommons.Dataset{Type: "csv", Permissions: everyone}
+	if err := other.Datasets.CreateDataset(ctx, ds, kSource("a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	names(t, ctx, s, ds.ID)
+	wait(t, built, ds.ID, "build")
+	var rc context.Context
+	eventually(t, "the row given from the catalogue", func() bool {
+		rc = mapcommons.WithRecentCatalogue(ctx)
+		if _, err := s.Datasets.FindDatasetByID(rc, ds.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := mapcommons.RecentRow(rc, ds.ID)
+		return ok
+	})
+	none := []mapcommons.Permission{}
+	if _, err := other.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &none}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the change heard", func() bool { return !postgres.CatalogueHas(db, ds.ID) })
+	before, _ := postgres.MirrorReads(db)
+	err := s.Features.ScanFeatures(rc, ds.ID, &mapcommons.FeatureQuery{}, func(*mapcommons.Feature) error { return nil })
+	if !errors.Is(err, mapcommons.ErrCatalogueMoved) {
+		t.Fatalf("the read of a row the catalogue dropped: %v, want ErrCatalogueMoved", err)
+	}
+	if after, _ := postgres.MirrorReads(db); after != before {
+		t.Fatal("answered from the copy")
+	}
+}
+
+// TestMirrorBuildsWhenDue: a copy that failed, or was evicted, is built
+// again only after as many reads missed it as a stale copy waits for,
+// not at every read: three datasets read in turn with room for one copy
+// are not copied at every read, nor one whose build fails.
+func TestMirrorBuildsWhenDue(t *testing.T) {
+	postgres.SetMissedReads(t, 4)
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	probe, _, probeBuilt, _ := mirrored(t, url, 1<<30, false)
+	ps := probe.Services()
+	var ids []int64
+	for range 3 {
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := ps.Datasets.CreateDataset(ctx, ds, kSource("a", "b", "c", "d")); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ds.ID)
+	}
+	names(t, ctx, ps, ids[0])
+	wait(t, probeBuilt, ids[0], "build")
+	one, _ := postgres.MirrorBytes(probe)
+	conn := rawConn(t, url)
+	for _, id := range ids {
+		waitIndexes(t, conn, id)
+	}
+
+	db := pgtest.OpenURL(t, url)
+	dir := t.TempDir()
+	postgres.SetMirrorEager(t, db, dir, one*3/2)
+	builds := 0
+	postgres.OnMirrorBuilt(db, func(int64, error) { builds++ })
+	s := db.Services()
+	const rounds = 8
+	for range rounds {
+		for _, id := range ids {
+			names(t, ctx, s, id)
+		}
+	}
+	// The first build of each, then one per 4 misses at most.
+	if limit := 3 + rounds*3/4; builds > limit {
+		t.Fatalf("%d builds for %d reads of 3 datasets with room for one copy, want at most %d", builds, rounds*3, limit)
+	}
+
+	// A build that fails (the directory is a file now) is not tried at
+	// every read either.
+	os.RemoveAll(dir)
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, kSource("e")); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexes(t, conn, ds.ID) // no build waits for the table's lock
+	builds = 0
+	for range 8 {
+		names(t, ctx, s, ds.ID)
+	}
+	if builds != 2 { // the first read's, and one after 4 misses
+		t.Fatalf("%d failing builds for 8 reads, want 2", builds)
+	}
+}
+
+// TestMirrorBudgetCountsStrings: a dataset whose strings alone take more
+// than the budget is not written out first and refused after: the build
+// stops, nothing is installed nor left on disk.
+func TestMirrorBudgetCountsStrings(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	const budget = 64 << 10
+	db, dir, built, _ := mirrored(t, url, budget, true)
+	s := db.Services()
+	keys := make([]string, 64)
+	for i := range keys {
+		keys[i] = strings.Repeat("x", 16<<10) + strconv.Itoa(i)
+	}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, kSource(keys...)); err != nil {
+		t.Fatal(err)
+	}
+	names(t, ctx, s, ds.ID)
+	wait(t, built, ds.ID, "build")
+	_, nbuilt := postgres.MirrorReads(db)
+	if n, count := postgres.MirrorBytes(db); nbuilt != 0 || n != 0 || count != 0 || len(files(t, dir)) != 0 {
+		t.Fatalf("%d copies built, %d bytes in %d installed, files %v", nbuilt, n, count, files(t, dir))
+	}
+}
+
+// TestMirrorBuildYieldsToADrop: a replace of a dataset's features while
+// its copy is being read from the table does not wait for the copy: it
+// cancels it, as it cancels an index build.
+func TestMirrorBuildYieldsToADrop(t *testing.T) {
+	postgres.SetDropLockTimeout(t, 30*time.Second)
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db, _, built, _ := mirrored(t, url, 1<<30, true)
+	copying, release := make(chan struct{}), make(chan struct{})
+	postgres.OnCopying(db, func(int64) { close(copying); <-release }, nil)
+	s := db.Services()
+	const n = 60000 // more than the sockets hold: the copy's query runs while it waits
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, storetest.SampleSource(n)); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexes(t, rawConn(t, url), ds.ID)
+	names(t, ctx, s, ds.ID)
+	<-copying
+	done := make(chan error, 1)
+	go func() {
+		_, err := pgtest.OpenURL(t, url).Services().Datasets.ReplaceFeatures(ctx, ds.ID, kSource("new"))
+		done <- err
+	}()
+	// The replace ends while the copy is held: it did not wait for it.
+	err := <-done
+	close(release)
+	if err != nil {
+		t.Fatalf("the replace while the copy was read: %v", err)
+	}
+	wait(t, built, ds.ID, "the cancelled build's end")
+	if _, nbuilt := postgres.MirrorReads(db); nbuilt != 0 {
+		t.Fatalf("%d copies built of a table dropped while it was read", nbuilt)
+	}
+}
+
+// TestMirrorDeletedDuringItsBuild: a dataset deleted while its copy is
+// being made does not keep the copy.
+func TestMirrorDeletedDuringItsBuild(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db, dir, built, checked := mirrored(t, url, 1<<30, false)
+	installing, release := make(chan struct{}), make(chan struct{})
+	postgres.OnCopying(db, nil, func(int64) { close(installing); <-release })
+	s := db.Services()
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, kSource("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Datasets.FindDatasetByID(ctx, ds.ID); err != nil { // in the catalogue
+		t.Fatal(err)
+	}
+	names(t, ctx, s, ds.ID)
+	<-installing
+	if err := pgtest.OpenURL(t, url).Services().Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the deletion heard", func() bool { return !postgres.CatalogueHas(db, ds.ID) })
+	close(release)
+	wait(t, built, ds.ID, "build")
+	for len(files(t, dir)) != 0 {
+		wait(t, checked, ds.ID, "check after the deletion")
+	}
+}
+
+// TestMirrorRemovesWhatAStopLeft: the files a server stopped in a build
+// left are removed by the next.
+func TestMirrorRemovesWhatAStopLeft(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"ds-1-1-ab.mirror", "seg-123.part", ".seg-456.tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := pgtest.Open(t)
+	if err := db.SetMirror(dir, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if f := files(t, dir); len(f) != 0 {
+		t.Fatalf("left: %v", f)
+	}
+}
+
+// TestMirrorDeletedWhileTheListenerWasAway: a dataset deleted while the
+// server's listener was disconnected (so its notification was never
+// heard) loses its copy once the listener is back.
+func TestMirrorDeletedWhileTheListenerWasAway(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db, dir, built, checked := mirrored(t, url, 1<<30, false)
+	s := db.Services()
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, kSource("a")); err != nil {
+		t.Fatal(err)
+	}
+	names(t, ctx, s, ds.ID)
+	wait(t, built, ds.ID, "build")
+	conn := rawConn(t, url)
+	eventually(t, "the listener's connection ended", func() bool {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
+	// Deleted by a statement of no server while no one listens: the
+	// listener hears nothing of it, whenever it reconnects.
+	if _, err := conn.Exec(ctx, `DELETE FROM datasets WHERE id = $1`, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	for len(files(t, dir)) != 0 {
+		wait(t, checked, ds.ID, "check once the listener is back")
 	}
 }
