@@ -170,21 +170,30 @@ func (db *DB) Services() mapcommons.Services {
 // and rolled back otherwise. The versions of datasets fn read or wrote (noteVersion)
 // are recorded once it commits (replica.go).
 func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	_, err := db.txRefused(ctx, fn)
+	return err
+}
+
+// txRefused is tx, and says whether PostgreSQL refused a statement of the
+// transaction, which it then rolled back (nothing of it stays).
+func (db *DB) txRefused(ctx context.Context, fn func(tx pgx.Tx) error) (refused bool, _ error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return formatError(err)
+		return false, formatError(err)
 	}
 	tx := &pipeTx{conn: conn}
 	defer tx.Rollback(ctx)
 	if err := fn(tx); err != nil {
+		refused = tx.refused
 		if tx.err != nil && !errors.Is(err, tx.err) {
 			// A queued statement failed first: what came after it
 			// failed for that (an aborted transaction).
-			return formatError(tx.err)
+			return refused, formatError(tx.err)
 		}
-		return err
+		return refused, err
 	}
 	err = tx.Commit(ctx)
+	refused = tx.refused
 	if tx.committed {
 		db.catalogue.listen.wrote()
 		db.replicas.saw(tx.seen...)
@@ -195,7 +204,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 			db.catalogue.changed(v.id)
 		}
 	}
-	return formatError(err)
+	return refused, formatError(err)
 }
 
 // migrate applies every embedded migration not yet applied, in file name

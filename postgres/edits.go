@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -25,17 +26,36 @@ import (
 // than maxHoles holes rewrites it whole, as a new generation
 // (editRewrite).
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+	if r := s.db.tables.row(datasetID); r != nil {
+		res, after, err := s.fastEdit(ctx, r, e)
+		s.db.tables.keep(datasetID, after)
+		switch {
+		case err == nil:
+			s.db.tables.fast.Add(1)
+			return res, nil
+		case !goLongWay(err):
+			return nil, err
+		}
+		if errors.Is(err, errRefused) {
+			s.db.tables.missed.Add(1)
+		}
+	}
 	var res *mapcommons.EditResult
+	var g *generation
 	err := s.inPlace(ctx, datasetID, e.AddSource == nil, namedIDs(e),
 		func(tx pgx.Tx, old *datasetRow, named map[int64]*namedRow) (bool, error) {
+			g = nil
 			if len(old.holes)+len(e.Deletes) > maxHoles {
 				return false, nil
 			}
 			var err error
-			res, err = s.editInPlace(ctx, tx, old, e, named)
+			res, g, err = s.editInPlace(ctx, tx, old, e, named)
 			return true, err
 		},
-		func() (err error) { res, err = s.editRewrite(ctx, datasetID, e); return err })
+		func() (err error) { g = nil; res, err = s.editRewrite(ctx, datasetID, e); return err })
+	if err == nil && g != nil {
+		s.db.tables.keep(datasetID, g.after)
+	}
 	return res, err
 }
 
@@ -141,6 +161,30 @@ type tableGuess struct {
 type tableGuesses struct {
 	mu sync.Mutex
 	m  map[int64]tableGuess
+	// rows are the datasets' rows as this server's last edit of each left
+	// them, for the next edit (editfast.go)
+	rows map[int64]*datasetRow
+	// fast counts the edits made in one round trip, and missed those
+	// sent so that went the long way (for the tests)
+	fast, missed atomic.Int64
+}
+
+// row is dataset id's row as this server's last edit left it, or nil.
+func (g *tableGuesses) row(id int64) *datasetRow {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.rows[id]
+}
+
+// keep keeps r, the row an edit left (nil: forgets dataset id's).
+func (g *tableGuesses) keep(id int64, r *datasetRow) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r == nil {
+		delete(g.rows, id)
+		return
+	}
+	g.rows = putBounded(g.rows, id, r, maxCatalogue)
 }
 
 func (g *tableGuesses) get(id int64) *tableGuess {
@@ -279,50 +323,48 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 var exactSummaryMax int64 = mapcommons.ExactSummaryMax
 
 // editInPlace applies e to the dataset's current table (see ApplyEdits).
-func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits, named map[int64]*namedRow) (*mapcommons.EditResult, error) {
+// g, which it returns, holds the row as the edit left it (g.after) once
+// the transaction's COMMIT was answered.
+func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.Edits, named map[int64]*namedRow) (*mapcommons.EditResult, *generation, error) {
 	pe, err := prepareEdit(ctx, tx, old, e, named)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e = pe.e
 	t := ident(old.table)
 	// g appends the adds past the last slot and summarizes what the edit
 	// writes (the adds, the updates).
 	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
-		holes: mergeHoles(old.holes, pe.gone), n: old.FeatureCount - int64(len(pe.gone)),
+		holes: mergeHoles(old.holes, pe.gone), gone: pe.gone, n: old.FeatureCount - int64(len(pe.gone)),
 		lastID: old.nextID - 1, nextID: old.nextID, row: old,
 		sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
 	defer g.spool.close()
 	if len(pe.gone) > 0 {
 		if err := later(ctx, tx, nil, `DELETE FROM `+t+` WHERE pos = ANY($1)`, pe.gone); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(e.Updates) > 0 {
-		set := "geom = $1, minx = $2, miny = $3, maxx = $4, maxy = $5"
-		for i := range old.Attributes {
-			set += ", " + attrColumn(i) + " = $" + strconv.Itoa(6+i)
-		}
-		sql := `UPDATE ` + t + ` SET ` + set + ` WHERE pos = $` + strconv.Itoa(6+len(old.Attributes))
+		sql := `UPDATE ` + t + ` SET ` + rowSet(len(old.Attributes)) + ` WHERE pos = $` + strconv.Itoa(6+len(old.Attributes))
 		for i := range e.Updates {
 			u := &e.Updates[i]
 			r, ok, err := segment.CheckFeature(g.sum, i, u)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			args := rowArgs(make([]any, 0, 7+len(u.Values)), u, r, ok)
 			if err := later(ctx, tx, nil, sql, append(args, pe.updated[i])...); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	first := g.nextID
 	if e.AddSource == nil && len(e.Adds) <= fewRows {
 		if err := g.insertFew(ctx, e.Adds); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var sum *mapcommons.Summary
 	if g.n <= exactSummaryMax {
@@ -330,15 +372,15 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 			sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
 		defer whole.spool.close()
 		if err := whole.summarize(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if sum, err = whole.sum.Summary(whole.spool.median); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		delta, err := g.sum.Summary(nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		base := &mapcommons.Summary{Count: old.FeatureCount, Extent: old.Extent, GeometryTypes: old.GeometryTypes,
 			GeometryMask: old.GeometryMask, Stats: old.Stats}
@@ -346,13 +388,23 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		g.extended = true // made exact again once the dataset is left alone (resummary.go)
 	}
 	if err := g.point(ctx, sum, old.table, s.db.now()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &mapcommons.EditResult{FeatureCount: g.n}
 	for i := range segment.NumAdds(e) {
 		res.AddIDs = append(res.AddIDs, first+i)
 	}
-	return res, nil
+	return res, g, nil
+}
+
+// rowSet is the SET list of an UPDATE of a feature's row from the
+// arguments rowArgs gives, for nattrs attributes.
+func rowSet(nattrs int) string {
+	set := "geom = $1, minx = $2, miny = $3, maxx = $4, maxy = $5"
+	for i := range nattrs {
+		set += ", " + attrColumn(i) + " = $" + strconv.Itoa(6+i)
+	}
+	return set
 }
 
 // editRewrite applies e by a new generation, in one transaction under the

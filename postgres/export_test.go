@@ -309,3 +309,9 @@ func SetMinKNNRows(tb interface{ Cleanup(func()) }, n int64) {
 	minKNNRows = n
 	tb.Cleanup(func() { minKNNRows = old })
 }
+
+// FastEdits are the edits db made in one round trip, and those it tried
+// so that went the long way (editfast.go).
+func FastEdits(db *DB) (fast, missed int64) {
+	return db.tables.fast.Load(), db.tables.missed.Load()
+}

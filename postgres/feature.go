@@ -144,7 +144,7 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 			if err := rows.Err(); err != nil {
 				return false, formatError(err)
 			}
-			_, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids}, nil)
+			_, _, err = s.editInPlace(ctx, tx, old, &mapcommons.Edits{Deletes: ids}, nil)
 			return true, err
 		},
 		func() error {

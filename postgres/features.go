@@ -116,7 +116,9 @@ type generation struct {
 	existing bool
 	// holes are the table's holes (holes.go) when existing: added rows
 	// take the pos past them
-	holes  []int64
+	holes []int64
+	// gone are the holes the write makes (an edit in place's deletes)
+	gone   []int64
 	lastID int64 // the id of the last row (0: none)
 	nextID int64 // the id the next new row gets
 	sum    *mapcommons.SummaryBuilder
@@ -128,6 +130,9 @@ type generation struct {
 	// it (FOR UPDATE) before it wrote: point writes the search entry from
 	// it rather than reading it again.
 	row *datasetRow
+	// after, once point's write was answered, is the row as it left it
+	// (for an edit in place: editfast.go)
+	after *datasetRow
 }
 
 // newGeneration creates a new, empty features table for dataset id.
@@ -421,9 +426,18 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	if old != "" {
 		bump = 1
 	}
-	holes := g.holes
-	if holes == nil {
-		holes = []int64{}
+	// The holes of the table: none in a new one; in place, those of the
+	// rows the write deleted are added.
+	switch {
+	case old != g.table && old != "":
+		if err := later(ctx, g.tx, nil, `DELETE FROM dataset_holes WHERE dataset_id = $1`, g.id); err != nil {
+			return err
+		}
+	case len(g.gone) > 0:
+		if err := later(ctx, g.tx, nil, `INSERT INTO dataset_holes (dataset_id, pos) SELECT $1, unnest($2::bigint[])`,
+			g.id, g.gone); err != nil {
+			return err
+		}
 	}
 	// With the row locked since the transaction began (g.row), the
 	// version comes back with the COMMIT; else it is checked before.
@@ -433,20 +447,24 @@ func (g *generation) point(ctx context.Context, sum *mapcommons.Summary, old str
 	}
 	err = queue(ctx, g.tx, func(row pgx.Row) error {
 		var version int64
-		err := formatError(row.Scan(&version))
+		var xmin string
+		err := formatError(row.Scan(&version, &xmin))
 		if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 			return datasetNotFound(g.id)
 		} else if err != nil {
 			return err
 		}
 		noteVersion(g.tx, g.id, version) // the reads after the write see it (replica.go)
+		if g.row != nil {
+			g.after = afterRow(g.row, g, sum, version, xmin, bump == 1, now)
+		}
 		return nil
 	}, `UPDATE datasets SET features = $1, next_id = $2, feature_count = $3, minx = $4, miny = $5,
 		maxx = $6, maxy = $7, geometry_types = $8, geometry_mask = $9, stats = $10, version = version + $11,
-		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, holes = $14, summary_extended = $15
-		WHERE id = $13 RETURNING version`,
+		updated_at = CASE WHEN $11 = 1 THEN $12 ELSE updated_at END, summary_extended = $14
+		WHERE id = $13 RETURNING version, xmin::text`,
 		g.table, g.nextID, sum.Count, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
-		sum.GeometryMask, statsJSON, bump, now, g.id, holes, g.extended)
+		sum.GeometryMask, statsJSON, bump, now, g.id, g.extended)
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,17 @@ import (
 
 // Positions with holes. A table written whole (a create, a replace, a
 // rewrite) numbers its rows 0 to n-1 in pos. An edit in place (edits.go)
-// deletes rows and leaves their pos unused, a hole: the dataset's row
-// keeps the holes of its current table, ascending, and a feature's
+// deletes rows and leaves their pos unused, a hole: dataset_holes keeps
+// the holes of the dataset's current table (read with its row, ascending:
+// datasetRow.holes), and a feature's
 // position is its pos less the holes below it, so that positions stay
 // 0 to count-1 in order, as the segment engine gives them, while a
 // delete moves no row. Added rows take the pos past the last slot
 // (count plus holes). A rewrite fills up the holes again (maxHoles).
+
+// holesOf, followed by the SQL of a dataset's id and ")", is the SQL of
+// its holes, ascending (the rows of dataset_holes, migration 0016).
+const holesOf = `(SELECT coalesce(array_agg(h.pos ORDER BY h.pos), '{}') FROM dataset_holes h WHERE h.dataset_id = `
 
 // maxHoles bounds the holes a table keeps: an edit in place that would
 // leave more rewrites the table instead (variable for tests).

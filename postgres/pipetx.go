@@ -32,7 +32,10 @@ type pipeTx struct {
 	// committed says the COMMIT was answered COMMIT (a reader after it
 	// may still fail the call: laterRowRead)
 	committed bool
-	sends     int // round trips (for the tests)
+	// refused says PostgreSQL failed the transaction (a statement of it
+	// was refused): nothing of it stays
+	refused bool
+	sends   int // round trips (for the tests)
 }
 
 // queued is a statement waiting to be sent, with what reads its result
@@ -172,6 +175,9 @@ func (t *pipeTx) flush(ctx context.Context, tail bool, sql string, args []any) (
 	if err != nil || !tail {
 		if cerr := br.Close(); err == nil {
 			err = cerr
+		}
+		if err != nil && t.conn.Conn().PgConn().TxStatus() == 'E' {
+			t.refused = true // PostgreSQL failed the transaction
 		}
 		if err != nil {
 			return nil, t.fail(err)

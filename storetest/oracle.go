@@ -346,7 +346,7 @@ func testQueryOracle(t *testing.T, open Opener) {
 			for i := range live {
 				live[i] = int64(i + 1)
 			}
-			for round := 0; round < 2; round++ {
+			for round := 0; round < 4; round++ {
 				e := &mapcommons.Edits{}
 				more := oracleSource(r, 30)
 				r.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"mapcommons"
@@ -54,8 +55,9 @@ func Run(t *testing.T, open Opener) {
 
 // RunFeatures runs the parts of the contract about datasets' features:
 // for a store's second way of answering the reads of features (the
-// PostgreSQL store's local copies), which must answer as the first.
-func RunFeatures(t *testing.T, open Opener) {
+// PostgreSQL store's local copies) or of making edits, which must answer
+// as the first. Given names, it runs only the parts so named.
+func RunFeatures(t *testing.T, open Opener, names ...string) {
 	for _, p := range []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -64,7 +66,9 @@ func RunFeatures(t *testing.T, open Opener) {
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike},
 	} {
-		t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
+		if len(names) == 0 || slices.Contains(names, p.name) {
+			t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
+		}
 	}
 }
 

@@ -1,0 +1,228 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/internal/pgtest"
+	"mapcommons/postgres"
+	"mapcommons/segment"
+	"mapcommons/storetest"
+)
+
+// TestFastEditContract runs the contract's parts on features that do not
+// check a summary after an edit (which is extended here: made exact again
+// later), the query oracle's edits among them, with every edit of a
+// dataset after this server's first made in one round trip where it can
+// be: they answer as the edits the long way do.
+func TestFastEditContract(t *testing.T) {
+	postgres.SetExactSummaryMax(t, 0)
+	var stores []*postgres.DB
+	storetest.RunFeatures(t, func(tb testing.TB) mapcommons.Services {
+		db := pgtest.Open(tb)
+		db.Now = storetest.ClockFor(tb)
+		stores = append(stores, db)
+		return db.Services()
+	}, "Features", "FeatureIDs", "EditPatches", "QueryOracle", "LongLike")
+	var fast int64
+	for _, db := range stores {
+		f, _ := postgres.FastEdits(db)
+		fast += f
+	}
+	if fast < 6 { // the oracle edits two datasets four times each
+		t.Errorf("%d edits were made in one round trip: the contract hardly ran on them", fast)
+	}
+}
+
+// TestFastEditFromAnotherServersRow checks that an edit made from the row
+// this server's last edit left goes the long way whenever the row is no
+// longer that: after another server's edit (the adds take the ids after
+// its adds), after another server's change of the metadata (the search
+// entry keeps the new title), when a map came to show the dataset (its
+// entry counts the features), and that a delete of a feature that is not
+// there fails as it always did, leaving everything as it was.
+func TestFastEditFromAnotherServersRow(t *testing.T) {
+	ctx := context.Background()
+	postgres.SetExactSummaryMax(t, 10)
+	url := pgtest.URL(t)
+	db, other := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
+	s, o := db.Services(), other.Services()
+	conn := rawConn(t, url)
+	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
+	for i := range 40 {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+	}
+	ds := &mapcommons.Dataset{Type: "csv", Metadata: mapcommons.Metadata{Title: "Before"}}
+	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		t.Fatal(err)
+	}
+	add := func(s mapcommons.Services) int64 {
+		t.Helper()
+		res, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{int64(7)}, Geometry: wkb.AppendPoint(nil, 3, 3)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.AddIDs[0]
+	}
+	counts := func(step string, fast, missed int64) {
+		t.Helper()
+		if f, m := postgres.FastEdits(db); f != fast || m != missed {
+			t.Fatalf("%s: %d edits in one round trip, %d that went the long way after; want %d and %d", step, f, m, fast, missed)
+		}
+	}
+	entry := func(step, title string, count int64) {
+		t.Helper()
+		var gotTitle string
+		var gotCount int64
+		if err := conn.QueryRow(ctx, `SELECT title, feature_count FROM search_docs WHERE docid = $1`, 2*ds.ID).Scan(&gotTitle, &gotCount); err != nil {
+			t.Fatal(err)
+		}
+		if gotTitle != title || gotCount != count {
+			t.Fatalf("%s: the search entry says %q, %d features; want %q, %d", step, gotTitle, gotCount, title, count)
+		}
+	}
+
+	if id := add(s); id != 41 {
+		t.Fatalf("the first add took id %d", id)
+	}
+	if id := add(s); id != 42 {
+		t.Fatalf("the second add took id %d", id)
+	}
+	counts("an edit after an edit", 1, 0)
+	entry("an edit after an edit", "Before", 42)
+
+	if id := add(o); id != 43 {
+		t.Fatalf("the other server's add took id %d", id)
+	}
+	if id := add(s); id != 44 {
+		t.Fatalf("an add after the other server's took id %d, want 44", id)
+	}
+	counts("after another server's edit", 1, 1)
+
+	title := "Renamed"
+	if _, err := o.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{3}}); err != nil {
+		t.Fatal(err)
+	}
+	counts("after another server's change of the metadata", 1, 2)
+	entry("after another server's change of the metadata", "Renamed", 43)
+
+	// From the row the long way left: in one round trip again.
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{4}}); err != nil {
+		t.Fatal(err)
+	}
+	counts("a delete after a delete", 2, 2)
+	entry("a delete after a delete", "Renamed", 42)
+	if _, holes, err := postgres.TableAndHoles(ctx, db, ds.ID); err != nil || !slices.Equal(holes, []int64{2, 3}) {
+		t.Fatalf("holes %v (%v), want those of the features 3 and 4", holes, err)
+	}
+
+	_, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{5, 9999}})
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !errors.Is(err, segment.ErrMissingFeature) {
+		t.Fatalf("a delete of a feature that is not there: %v", err)
+	}
+	counts("a delete of a feature that is not there", 2, 3)
+	if got, err := s.Datasets.FindDatasetByID(ctx, ds.ID); err != nil || got.FeatureCount != 42 {
+		t.Fatalf("after the failed delete the dataset counts %d features (%v), want 42", got.FeatureCount, err)
+	}
+	found := false
+	if err := s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
+		found = found || f.ID == 5
+		return nil
+	}); err != nil || !found {
+		t.Fatalf("the failed delete took feature 5 (%v)", err)
+	}
+
+	// The long way again; then, from the row it left, an update of a
+	// feature that is not there.
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{6}}); err != nil {
+		t.Fatal(err)
+	}
+	counts("a delete after the failed one (the long way: the row was forgotten)", 2, 3)
+	gone := &mapcommons.Edits{Updates: []mapcommons.Feature{{ID: 6, Values: []any{int64(1)}, Geometry: wkb.AppendPoint(nil, 1, 1)}}}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, gone); !errors.Is(err, segment.ErrMissingFeature) {
+		t.Fatalf("an update of a feature deleted: %v", err)
+	}
+	counts("an update of a feature that is not there", 2, 4)
+	if id := add(s); id != 45 {
+		t.Fatalf("an add took id %d, want 45", id)
+	}
+	// 42 features after the delete of 6, and this add
+	m := &mapcommons.Map{Title: "Shows", Basemap: "Acetate", Projection: mapcommons.ProjectionMercator,
+		Layers: []mapcommons.Layer{{Source: "finder:" + strconv.FormatInt(ds.ID, 10), Visible: true, Opacity: 1}}}
+	if err := o.Maps.CreateMap(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	fast, missed := postgres.FastEdits(db)
+	if id := add(s); id != 46 {
+		t.Fatalf("an add after the map took id %d, want 46", id)
+	}
+	counts("an edit after a map came", fast, missed+1)
+	var count int64
+	if err := conn.QueryRow(ctx, `SELECT feature_count FROM search_docs WHERE docid = $1`, 2*m.ID+1).Scan(&count); err != nil || count != 43 {
+		t.Fatalf("the map's search entry counts %d features (%v), want the 43 after the edit", count, err)
+	}
+	// A dataset a map shows goes the long way, without a try.
+	add(s)
+	counts("an edit of a dataset a map shows", fast, missed+1)
+}
+
+// TestHolesMigrate checks migration 0016: the holes a dataset's row kept
+// as an array become rows of dataset_holes, and the features keep their
+// positions.
+func TestHolesMigrate(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := pgtest.OpenURL(t, url).Services()
+	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
+	for i := range 10 {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+	}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{2, 7, 5}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(s mapcommons.Services) (out []int64) {
+		t.Helper()
+		if err := s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Offset: 2, Limit: 4}, func(f *mapcommons.Feature) error {
+			out = append(out, f.ID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := ids(s); !slices.Equal(got, []int64{4, 6, 8, 9}) {
+		t.Fatalf("positions 2 to 5 are the features %v", got)
+	}
+
+	// The database as it was before the migration.
+	conn := rawConn(t, url)
+	if _, err := conn.Exec(ctx, `ALTER TABLE datasets ADD COLUMN holes bigint[] NOT NULL DEFAULT '{}';
+		UPDATE datasets d SET holes = (SELECT array_agg(pos ORDER BY pos) FROM dataset_holes h WHERE h.dataset_id = d.id)
+			WHERE EXISTS (SELECT 1 FROM dataset_holes h WHERE h.dataset_id = d.id);
+		DROP TABLE dataset_holes;
+		DELETE FROM schema_migrations WHERE name = 'migrations/0016_dataset_holes.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	db := pgtest.OpenURL(t, url)
+	if !slices.Equal(db.Applied, []string{"0016_dataset_holes.sql"}) {
+		t.Fatalf("applied %v", db.Applied)
+	}
+	if _, holes, err := postgres.TableAndHoles(ctx, db, ds.ID); err != nil || !slices.Equal(holes, []int64{1, 4, 6}) {
+		t.Fatalf("holes %v (%v) after the migration", holes, err)
+	}
+	if got := ids(db.Services()); !slices.Equal(got, []int64{4, 6, 8, 9}) {
+		t.Fatalf("after the migration, positions 2 to 5 are the features %v", got)
+	}
+}
