@@ -28,7 +28,7 @@ const datasetColumns = `d.id, coalesce(d.owner_id, 0), coalesce(u.login, ''), d.
 	d.metadata_url, d.citation_url, d.contact_name, d.contact_address, d.contact_phone, d.process_notes,
 	d.type, d.data_type, d.state, d.feature_count, d.minx, d.miny, d.maxx, d.maxy, d.geometry_types, d.geometry_mask,
 	d.attributes, d.stats, d.crs, d.prj, d.created_at, d.updated_at, d.version, d.url, d.url_type,
-	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.features, d.next_id, ` + holesOf + `d.id), ` + rowStamp
+	d.last_fetch_error, d.fetched_at, d.permissions, d.feed_key, d.features, d.next_id, ` + holesOf + `d.id` + holesEnd + `, ` + rowStamp
 
 const datasetFrom = ` FROM datasets d LEFT JOIN users u ON u.id = d.owner_id`
 

@@ -15,9 +15,13 @@ import (
 // delete moves no row. Added rows take the pos past the last slot
 // (count plus holes). A rewrite fills up the holes again (maxHoles).
 
-// holesOf, followed by the SQL of a dataset's id and ")", is the SQL of
-// its holes, ascending (the rows of dataset_holes, migration 0016).
-const holesOf = `(SELECT coalesce(array_agg(h.pos ORDER BY h.pos), '{}') FROM dataset_holes h WHERE h.dataset_id = `
+// holesOf + the SQL of a dataset's id + holesEnd is the SQL of its holes,
+// ascending (the rows of dataset_holes, migration 0016, in the order of
+// its key: no sort).
+const (
+	holesOf  = `ARRAY(SELECT h.pos FROM dataset_holes h WHERE h.dataset_id = `
+	holesEnd = ` ORDER BY h.pos)`
+)
 
 // maxHoles bounds the holes a table keeps: an edit in place that would
 // leave more rewrites the table instead (variable for tests).

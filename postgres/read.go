@@ -104,7 +104,7 @@ var errStaleHint = errors.New("postgres: the dataset changed since the hint")
 
 const (
 	beginRead     = `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`
-	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, ` + holesOf + `datasets.id), version, xmin::text FROM datasets WHERE id = $1`
+	selectQueried = `SELECT feature_count, geometry_mask, attributes, features, next_id, ` + holesOf + `datasets.id` + holesEnd + `, version, xmin::text FROM datasets WHERE id = $1`
 	// selectHinted is what a hinted read checks of the row: that it is
 	// the hint's version of the row (PostgreSQL gives every new version of
 	// a row a new xmin), and the version number (a replica behind, a
