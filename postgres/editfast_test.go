@@ -226,3 +226,48 @@ func TestHolesMigrate(t *testing.T) {
 		t.Fatalf("after the migration, positions 2 to 5 are the features %v", got)
 	}
 }
+
+// TestFastEditAfterTheTableWent checks that an edit made from the row this
+// server's last edit left, whose table another server replaced (or whose
+// dataset it deleted) since, goes the long way: the edit is made on the
+// new table, or fails as an edit of a dataset that is not there does. Its
+// statements on the old table fail before they run (their Parse), the
+// transaction not begun.
+func TestFastEditAfterTheTableWent(t *testing.T) {
+	ctx := context.Background()
+	postgres.SetExactSummaryMax(t, 10)
+	url := pgtest.URL(t)
+	db, other := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
+	s, o := db.Services(), other.Services()
+	src := func(n int) *storetest.SliceSource {
+		src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
+		for i := range n {
+			src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+		}
+		return src
+	}
+	add := &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{int64(7)}, Geometry: wkb.AppendPoint(nil, 3, 3)}}}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, src(40)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, add); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Datasets.ReplaceFeatures(ctx, ds.ID, src(30)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Features.ApplyEdits(ctx, ds.ID, add)
+	if err != nil || res.FeatureCount != 31 {
+		t.Fatalf("an edit after another server's replace: %+v, %v", res, err)
+	}
+	if _, missed := postgres.FastEdits(db); missed != 1 {
+		t.Fatalf("%d edits went the long way after a try, want 1", missed)
+	}
+	if err := o.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, add); mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		t.Fatalf("an edit after another server deleted the dataset: %v", err)
+	}
+}

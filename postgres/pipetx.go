@@ -176,8 +176,12 @@ func (t *pipeTx) flush(ctx context.Context, tail bool, sql string, args []any) (
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil && t.conn.Conn().PgConn().TxStatus() == 'E' {
-			t.refused = true // PostgreSQL failed the transaction
+		// PostgreSQL failed the transaction; or the batch that was to
+		// begin it failed, the transaction not begun (a statement's
+		// Parse, before the batch ran) or rolled back (its COMMIT).
+		var pe *pgconn.PgError
+		if st := t.conn.Conn().PgConn().TxStatus(); err != nil && (st == 'E' || begin && st == 'I' && errors.As(err, &pe)) {
+			t.refused = true
 		}
 		if err != nil {
 			return nil, t.fail(err)

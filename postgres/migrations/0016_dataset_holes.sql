@@ -4,6 +4,9 @@
 -- there are a few hundred), so that an edit costs the change whatever
 -- the holes before it. The readers take them with the row, ascending, in
 -- the same statement (datasetColumns).
+-- No edit of a server without this migration may write the array
+-- between its copy and its drop.
+LOCK TABLE datasets IN EXCLUSIVE MODE;
 CREATE TABLE dataset_holes (
 	dataset_id bigint NOT NULL REFERENCES datasets (id) ON DELETE CASCADE,
 	pos bigint NOT NULL,
