@@ -307,13 +307,16 @@ func (l *listener) heardNote(db *DB, payload string) {
 		}
 		return
 	}
-	id, err := strconv.ParseInt(payload, 10, 64)
+	num, gone := strings.CutSuffix(payload, " gone")
+	id, err := strconv.ParseInt(num, 10, 64)
 	if err != nil {
-		id = 0 // not ours to read: forget everything
+		id, gone = 0, true // not ours to read: forget everything
 	}
 	db.catalogue.changed(id)
 	db.hints.drop(id)
-	db.mirror.changed(id)
+	if gone { // (migration 0017) a copy of another version answers no read
+		db.mirror.changed(id)
+	}
 }
 
 // beat announces a beat every beatEvery until ctx ends.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -314,4 +315,17 @@ func SetMinKNNRows(tb interface{ Cleanup(func()) }, n int64) {
 // so that went the long way (editfast.go).
 func FastEdits(db *DB) (fast, missed int64) {
 	return db.tables.fast.Load(), db.tables.missed.Load()
+}
+
+// MirrorChecksPending are the datasets whose copies db's worker is to
+// look for in the database, ascending.
+func MirrorChecksPending(db *DB) []int64 {
+	db.mirror.mu.Lock()
+	defer db.mirror.mu.Unlock()
+	var ids []int64
+	for id := range db.mirror.checks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -504,3 +504,44 @@ func TestMirrorDeletedWhileTheListenerWasAway(t *testing.T) {
 		wait(t, checked, ds.ID, "check once the listener is back")
 	}
 }
+
+// TestMirrorLooksOnlyAfterADeletion: an edit's notification makes no look
+// in the database for the dataset's copy (a copy of another version
+// answers no read); a deletion's does (migration 0017).
+func TestMirrorLooksOnlyAfterADeletion(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	db, _, built, _ := mirrored(t, url, 1<<30, false)
+	s, other := db.Services(), pgtest.OpenURL(t, url).Services()
+	var ids []int64
+	for _, k := range []string{"a", "b", "c"} {
+		ds := &mapcommons.Dataset{Type: "csv"}
+		if err := s.Datasets.CreateDataset(ctx, ds, kSource(k)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ds.ID)
+	}
+	edited, deleted, blocker := ids[0], ids[1], ids[2]
+	for _, id := range []int64{edited, deleted} {
+		names(t, ctx, s, id)
+		wait(t, built, id, "build")
+	}
+	// The worker held in the build of a third copy: the looks asked for
+	// stay pending.
+	installing, release := make(chan struct{}), make(chan struct{})
+	postgres.OnCopying(db, nil, func(int64) { close(installing); <-release })
+	defer close(release)
+	names(t, ctx, s, blocker)
+	<-installing
+	add := &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{"z"}, Geometry: wkb.AppendPoint(nil, 1, 1)}}}
+	if _, err := other.Features.ApplyEdits(ctx, edited, add); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Datasets.DeleteDataset(ctx, deleted); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the deletion's look asked for", func() bool { return slices.Contains(postgres.MirrorChecksPending(db), deleted) })
+	if got := postgres.MirrorChecksPending(db); !slices.Equal(got, []int64{deleted}) {
+		t.Fatalf("looks pending for %v, want only the deleted dataset %d's", got, deleted)
+	}
+}
