@@ -104,13 +104,10 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 			return err
 		}
 		g.n = n + int64(len(e.Adds))
-		delta, err := g.sum.Summary(nil)
+		sum, err := extendedSummary(r, g)
 		if err != nil {
 			return err
 		}
-		base := &mapcommons.Summary{Count: r.FeatureCount, Extent: r.Extent, GeometryTypes: r.GeometryTypes,
-			GeometryMask: r.GeometryMask, Stats: r.Stats}
-		sum := mapcommons.ExtendSummary(base, delta, g.n)
 		statsJSON, err := json.Marshal(sum.Stats)
 		if err != nil {
 			return err

@@ -15,6 +15,15 @@ import (
 	"mapcommons/storetest"
 )
 
+// numbered is a source of n points, the i-th at (i, 1) with n = i.
+func numbered(n int) *storetest.SliceSource {
+	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
+	for i := range n {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+	}
+	return src
+}
+
 // TestFastEditContract runs the contract's parts on features that do not
 // check a summary after an edit (which is extended here: made exact again
 // later), the query oracle's edits among them, with every edit of a
@@ -53,10 +62,7 @@ func TestFastEditFromAnotherServersRow(t *testing.T) {
 	db, other := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
 	s, o := db.Services(), other.Services()
 	conn := rawConn(t, url)
-	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
-	for i := range 40 {
-		src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
-	}
+	src := numbered(40)
 	ds := &mapcommons.Dataset{Type: "csv", Metadata: mapcommons.Metadata{Title: "Before"}}
 	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
 		t.Fatal(err)
@@ -181,10 +187,7 @@ func TestHolesMigrate(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	s := pgtest.OpenURL(t, url).Services()
-	src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
-	for i := range 10 {
-		src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
-	}
+	src := numbered(10)
 	ds := &mapcommons.Dataset{Type: "csv"}
 	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
 		t.Fatal(err)
@@ -239,22 +242,15 @@ func TestFastEditAfterTheTableWent(t *testing.T) {
 	url := pgtest.URL(t)
 	db, other := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
 	s, o := db.Services(), other.Services()
-	src := func(n int) *storetest.SliceSource {
-		src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
-		for i := range n {
-			src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
-		}
-		return src
-	}
 	add := &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{int64(7)}, Geometry: wkb.AppendPoint(nil, 3, 3)}}}
 	ds := &mapcommons.Dataset{Type: "csv"}
-	if err := s.Datasets.CreateDataset(ctx, ds, src(40)); err != nil {
+	if err := s.Datasets.CreateDataset(ctx, ds, numbered(40)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Features.ApplyEdits(ctx, ds.ID, add); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.Datasets.ReplaceFeatures(ctx, ds.ID, src(30)); err != nil {
+	if _, err := o.Datasets.ReplaceFeatures(ctx, ds.ID, numbered(30)); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Features.ApplyEdits(ctx, ds.ID, add)

@@ -10,7 +10,6 @@ import (
 	"mapcommons/format/wkb"
 	"mapcommons/internal/pgtest"
 	"mapcommons/postgres"
-	"mapcommons/storetest"
 )
 
 // TestEditWhileAMapComes checks the end of an edit in place that saw no
@@ -27,15 +26,8 @@ func TestEditWhileAMapComes(t *testing.T) {
 	db, other := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
 	s := db.Services()
 	conn := rawConn(t, url)
-	src := func(n int) *storetest.SliceSource {
-		src := &storetest.SliceSource{Attrs: []mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}}}
-		for i := range n {
-			src.Features = append(src.Features, mapcommons.Feature{Values: []any{int64(i)}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
-		}
-		return src
-	}
 	ds := &mapcommons.Dataset{Type: "csv"}
-	if err := s.Datasets.CreateDataset(ctx, ds, src(10)); err != nil {
+	if err := s.Datasets.CreateDataset(ctx, ds, numbered(10)); err != nil {
 		t.Fatal(err)
 	}
 	add := &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{int64(99)}, Geometry: wkb.AppendPoint(nil, 5, 5)}}}
@@ -68,7 +60,7 @@ func TestEditWhileAMapComes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Services().Datasets.ReplaceFeatures(ctx, ds.ID, src(20)); err != nil {
+	if _, err := other.Services().Datasets.ReplaceFeatures(ctx, ds.ID, numbered(20)); err != nil {
 		t.Fatal(err)
 	}
 	if after, _, err := postgres.TableAndHoles(ctx, db, ds.ID); err != nil || after == before {

@@ -378,13 +378,9 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 			return nil, nil, err
 		}
 	} else {
-		delta, err := g.sum.Summary(nil)
-		if err != nil {
+		if sum, err = extendedSummary(old, g); err != nil {
 			return nil, nil, err
 		}
-		base := &mapcommons.Summary{Count: old.FeatureCount, Extent: old.Extent, GeometryTypes: old.GeometryTypes,
-			GeometryMask: old.GeometryMask, Stats: old.Stats}
-		sum = mapcommons.ExtendSummary(base, delta, g.n)
 		g.extended = true // made exact again once the dataset is left alone (resummary.go)
 	}
 	if err := g.point(ctx, sum, old.table, s.db.now()); err != nil {
@@ -395,6 +391,19 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		res.AddIDs = append(res.AddIDs, first+i)
 	}
 	return res, g, nil
+}
+
+// extendedSummary is the summary of the dataset whose row was old, as
+// the edit that g holds leaves it: old's extended by the features g wrote
+// (mapcommons.ExtendSummary), counting g.n.
+func extendedSummary(old *datasetRow, g *generation) (*mapcommons.Summary, error) {
+	delta, err := g.sum.Summary(nil)
+	if err != nil {
+		return nil, err
+	}
+	base := &mapcommons.Summary{Count: old.FeatureCount, Extent: old.Extent, GeometryTypes: old.GeometryTypes,
+		GeometryMask: old.GeometryMask, Stats: old.Stats}
+	return mapcommons.ExtendSummary(base, delta, g.n), nil
 }
 
 // rowSet is the SET list of an UPDATE of a feature's row from the
