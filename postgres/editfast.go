@@ -82,8 +82,7 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 		// move) and the next ids; g summarizes them and the updates.
 		g := &generation{tx: tx, id: r.ID, attrs: r.Attributes, table: r.table, existing: true,
 			holes: r.holes, n: r.FeatureCount, lastID: r.nextID - 1, nextID: r.nextID,
-			sum: mapcommons.NewSummaryBuilder(r.Attributes, false), spool: newMedianSpool(r.Attributes)}
-		defer g.spool.close()
+			sum: mapcommons.NewSummaryBuilder(r.Attributes, false)} // no medians: extendedSummary
 		if len(e.Updates) > 0 {
 			sql := `WITH u AS (UPDATE ` + t + ` SET ` + rowSet(len(r.Attributes)) + ` WHERE fid = $` + strconv.Itoa(6+len(r.Attributes)) +
 				` RETURNING 1) SELECT mapcommons_expect(EXISTS (SELECT 1 FROM u))`

@@ -337,8 +337,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 	g := &generation{tx: tx, id: old.ID, attrs: old.Attributes, table: old.table, existing: true,
 		holes: mergeHoles(old.holes, pe.gone), gone: pe.gone, n: old.FeatureCount - int64(len(pe.gone)),
 		lastID: old.nextID - 1, nextID: old.nextID, row: old,
-		sum: mapcommons.NewSummaryBuilder(old.Attributes, false), spool: newMedianSpool(old.Attributes)}
-	defer g.spool.close()
+		sum: mapcommons.NewSummaryBuilder(old.Attributes, false)} // no medians: whole's, or extendedSummary
 	if len(pe.gone) > 0 {
 		if err := later(ctx, tx, nil, `DELETE FROM `+t+` WHERE pos = ANY($1)`, pe.gone); err != nil {
 			return nil, nil, err
