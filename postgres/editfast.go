@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,9 +108,13 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 		if err != nil {
 			return err
 		}
-		statsJSON, err := json.Marshal(sum.Stats)
-		if err != nil {
-			return err
+		// The stats as they were (a delete's, most adds') are not written
+		// again: their JSON is neither made nor parsed.
+		var statsJSON []byte
+		if !maps.Equal(sum.Stats, r.Stats) {
+			if statsJSON, err = json.Marshal(sum.Stats); err != nil {
+				return err
+			}
 		}
 		var ext [4]any
 		if x := sum.Extent; x != nil {
@@ -120,6 +125,10 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 			deletes = []int64{}
 		}
 		now := s.db.now()
+		// The search entry changes in its count, extent and time alone
+		// (the row's xmin says nothing else of the dataset changed since
+		// the entry was written with it): an UPDATE of those, heap-only
+		// while the extent stays (migration 0018).
 		if err := laterRowRead(ctx, tx, func(row pgx.Row) error {
 			var version int64
 			var xmin string
@@ -134,19 +143,16 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 		}, `WITH gone AS (DELETE FROM `+t+` WHERE fid = ANY($1) RETURNING pos),
 		hole AS (INSERT INTO dataset_holes (dataset_id, pos) SELECT $12, pos FROM gone),
 		up AS (UPDATE datasets SET next_id = $2, feature_count = $3, minx = $4, miny = $5, maxx = $6, maxy = $7,
-			geometry_types = $8, geometry_mask = $9, stats = $10, version = version + 1, updated_at = $11,
+			geometry_types = $8, geometry_mask = $9, stats = coalesce($10::jsonb, stats), version = version + 1, updated_at = $11,
 			summary_extended = true
 			WHERE id = $12 AND xmin::text = $13 AND features = $14 AND (SELECT count(*) FROM gone) = $15
-			RETURNING version, xmin::text AS x)
+			RETURNING version, xmin::text AS x),
+		doc AS (UPDATE search_docs SET feature_count = $3, minx = $4, miny = $5, maxx = $6, maxy = $7, updated_at = $11
+			WHERE docid = 2 * $12 AND EXISTS (SELECT 1 FROM up) RETURNING 1)
 		SELECT (SELECT version FROM up), (SELECT x FROM up), (SELECT coalesce(array_agg(pos), '{}') FROM gone),
-			mapcommons_expect(EXISTS (SELECT 1 FROM up))`,
+			mapcommons_expect(EXISTS (SELECT 1 FROM up) AND EXISTS (SELECT 1 FROM doc))`,
 			deletes, g.nextID, g.n, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),
 			sum.GeometryMask, statsJSON, now, r.ID, r.xmin, r.table, len(deletes)); err != nil {
-			return err
-		}
-		ds := *r.Dataset
-		ds.FeatureCount, ds.Extent, ds.UpdatedAt = sum.Count, sum.Extent, now
-		if err := upsertDatasetDoc(ctx, tx, &ds); err != nil {
 			return err
 		}
 		if err := lockMapDocs(ctx, tx); err != nil {

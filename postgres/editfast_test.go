@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
@@ -265,5 +266,82 @@ func TestFastEditAfterTheTableWent(t *testing.T) {
 	}
 	if _, err := s.Features.ApplyEdits(ctx, ds.ID, add); mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		t.Fatalf("an edit after another server deleted the dataset: %v", err)
+	}
+}
+
+// TestFastEditWritesWhatChanged checks what an edit made in one round trip
+// writes besides the features (migration 0018): the search entry's
+// count, extent and time follow the dataset's row, the extent too when an
+// add goes past it; the stats are written when an add goes past them and
+// stay when a delete leaves them; and the holes of a deleted dataset go
+// with it (a trigger now, where a foreign key's cascade took them).
+func TestFastEditWritesWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	postgres.SetExactSummaryMax(t, 10)
+	url := pgtest.URL(t)
+	db := pgtest.OpenURL(t, url)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	s := db.Services()
+	conn := rawConn(t, url)
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, numbered(40)); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(step string, e *mapcommons.Edits) *mapcommons.Dataset {
+		t.Helper()
+		now = now.Add(time.Minute)
+		if _, err := s.Features.ApplyEdits(ctx, ds.ID, e); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var count int64
+		var ext [4]float64
+		var updated time.Time
+		if err := conn.QueryRow(ctx, `SELECT feature_count, minx, miny, maxx, maxy, updated_at FROM search_docs WHERE docid = $1`, 2*ds.ID).
+			Scan(&count, &ext[0], &ext[1], &ext[2], &ext[3], &updated); err != nil {
+			t.Fatal(err)
+		}
+		x := got.Extent
+		if count != got.FeatureCount || ext != [4]float64{x.MinX, x.MinY, x.MaxX, x.MaxY} || !updated.Equal(now) || !got.UpdatedAt.Equal(now) {
+			t.Fatalf("%s: the search entry has %d features, extent %v, changed at %v; the dataset %d, %+v, at %v; now %v",
+				step, count, ext, updated, got.FeatureCount, *x, got.UpdatedAt, now)
+		}
+		return got
+	}
+	add := func(n int64, x, y float64) *mapcommons.Edits {
+		return &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{n}, Geometry: wkb.AppendPoint(nil, x, y)}}}
+	}
+	edit("the first edit (the long way)", add(5, 2, 1))
+	got := edit("an add inside", add(6, 3, 1))
+	if st := got.Stats["n"]; st.Min != 0 || st.Max != 39 {
+		t.Fatalf("after an add inside them the stats are %+v", st)
+	}
+	got = edit("an add past the extent and the stats", add(1000, 500, 7))
+	if st := got.Stats["n"]; st.Min != 0 || st.Max != 1000 {
+		t.Fatalf("after an add past them the stats are %+v", st)
+	}
+	if x := got.Extent; x.MaxX != 500 || x.MaxY != 7 {
+		t.Fatalf("after an add past it the extent is %+v", *x)
+	}
+	got = edit("a delete", &mapcommons.Edits{Deletes: []int64{1, 2}})
+	if st := got.Stats["n"]; st.Min != 0 || st.Max != 1000 || got.FeatureCount != 41 {
+		t.Fatalf("after a delete the stats are %+v, %d features", st, got.FeatureCount)
+	}
+	if fast, missed := postgres.FastEdits(db); fast != 3 || missed != 0 {
+		t.Fatalf("%d edits in one round trip, %d missed; want 3 and 0", fast, missed)
+	}
+	var holes int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM dataset_holes WHERE dataset_id = $1`, ds.ID).Scan(&holes); err != nil || holes != 2 {
+		t.Fatalf("%d holes (%v), want 2", holes, err)
+	}
+	if err := s.Datasets.DeleteDataset(ctx, ds.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM dataset_holes WHERE dataset_id = $1`, ds.ID).Scan(&holes); err != nil || holes != 0 {
+		t.Fatalf("%d holes (%v) of the deleted dataset", holes, err)
 	}
 }
