@@ -102,10 +102,7 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 		if err != nil {
 			return err
 		}
-		if err := benchStoreEdits(out, dbURL, id, k, n); err != nil {
-			return err
-		}
-		return benchRowStatements(out, dbURL, id, k, n)
+		return benchStoreEdits(out, dbURL, id, k, n)
 	}
 	// One edit of 1,300 features takes the pending changes over the
 	// threshold (2,048): the compaction starts at once, while the bbox
@@ -175,9 +172,16 @@ func benchEdits(out func(string, ...any), srv *child, ds, bboxURL string, n int,
 
 // benchStoreEdits measures the store's own transaction of an edit of one
 // feature (FeatureService.ApplyEdits, in this process, on a store of its
-// own: no HTTP, no login, no catalogue read), at concurrency 1, as the
-// edits above: k adds, k updates of features the edits above left alone,
-// k deletes of those.
+// own: no HTTP, no login, no catalogue read) against PostgreSQL's own
+// single-row statement of the same kind on the same table, autocommit,
+// both at concurrency 1 and interleaved (an edit, then a statement), so
+// that both meet the same checkpoints, caches and neighbours: k adds
+// against k INSERTs of new rows (every column, as an add writes), k
+// updates of features the edits above left alone against k UPDATEs of
+// others by id, k deletes of those against k DELETEs of yet others by id.
+// The rows the statements deleted are put back and those they inserted
+// removed at the end, which leaves the table as the server knows it (but
+// for the values updated).
 func benchStoreEdits(out func(string, ...any), dbURL string, id int64, k, n int) error {
 	ctx := context.Background()
 	db, err := postgres.Open(ctx, dbURL)
@@ -186,51 +190,6 @@ func benchStoreEdits(out func(string, ...any), dbURL string, id int64, k, n int)
 	}
 	defer db.Close()
 	fs := db.Services().Features
-	r := rand.New(rand.NewPCG(11, 11))
-	ids := r.Perm(n)[:2*k]
-	feature := func(fid int64) mapcommons.Feature {
-		x, y := 5+r.Float64()*10, 40+r.Float64()*10
-		return mapcommons.Feature{ID: fid, Values: []any{int64(r.IntN(n)), int64(r.IntN(1000)), r.Float64() * 1000,
-			"c" + strconv.Itoa(r.IntN(10)), "edited", "2025-01-01T00:00:00Z"}, Geometry: wkb.AppendPoint(nil, x, y)}
-	}
-	out("\nthe store's own transaction of an edit of one feature (ApplyEdits, no HTTP), %d each:", k)
-	out("| edit | p50 | p90 | p99 |")
-	out("|---|---|---|---|")
-	for _, e := range []struct {
-		name  string
-		edits func(i int) *mapcommons.Edits
-	}{
-		{"add one", func(int) *mapcommons.Edits { return &mapcommons.Edits{Adds: []mapcommons.Feature{feature(0)}} }},
-		{"update one", func(i int) *mapcommons.Edits {
-			return &mapcommons.Edits{Updates: []mapcommons.Feature{feature(int64(ids[i] + 1))}}
-		}},
-		{"delete one", func(i int) *mapcommons.Edits { return &mapcommons.Edits{Deletes: []int64{int64(ids[k+i] + 1)}} }},
-	} {
-		var lat []time.Duration
-		for i := range k {
-			ed := e.edits(i)
-			t := time.Now()
-			if _, err := fs.ApplyEdits(ctx, id, ed); err != nil {
-				if mapcommons.ErrorCode(err) == mapcommons.EINVALID && len(ed.Deletes)+len(ed.Updates) > 0 {
-					continue // a feature the HTTP edits deleted
-				}
-				return fmt.Errorf("%s: %v", e.name, err)
-			}
-			lat = append(lat, time.Since(t))
-		}
-		latencyRow(out, e.name, lat)
-	}
-	return nil
-}
-
-// benchRowStatements measures PostgreSQL's own single-row statements on
-// the dataset's table, each its own transaction at concurrency 1, as the
-// edits above are: k inserts of new rows (every column, as an add
-// writes), k updates of existing rows by id, then k deletes of the rows
-// inserted (which leaves the table as the
-// server knows it, but for the values updated).
-func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n int) error {
-	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return err
@@ -241,47 +200,93 @@ func benchRowStatements(out func(string, ...any), dbURL string, id int64, k, n i
 		return err
 	}
 	t := pgx.Identifier{table}.Sanitize()
-	r := rand.New(rand.NewPCG(9, 9))
-	const base = 1 << 40 // pos and fid far past the dataset's
-	stmts := []struct {
-		name string
-		sql  string
-		args func(i int) []any
+	r := rand.New(rand.NewPCG(11, 11))
+	ids := r.Perm(n)[:4*k] // the store's updates and deletes, then the statements'
+	feature := func(fid int64) mapcommons.Feature {
+		x, y := 5+r.Float64()*10, 40+r.Float64()*10
+		return mapcommons.Feature{ID: fid, Values: []any{int64(r.IntN(n)), int64(r.IntN(1000)), r.Float64() * 1000,
+			"c" + strconv.Itoa(r.IntN(10)), "edited", "2025-01-01T00:00:00Z"}, Geometry: wkb.AppendPoint(nil, x, y)}
+	}
+	const base = 1 << 40 // pos and fid of the statements' rows, far past the dataset's
+	cols := `pos, fid, geom, minx, miny, maxx, maxy, a0, a1, a2, a3, a4, a5`
+	// The rows the statements delete, kept to be put back.
+	saved := make([]int64, k)
+	for i := range saved {
+		saved[i] = int64(ids[3*k+i] + 1)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE bench_saved AS SELECT `+cols+` FROM `+t+` WHERE fid = ANY($1)`, saved); err != nil {
+		return err
+	}
+	kinds := []struct {
+		edit, stmt string
+		edits      func(i int) *mapcommons.Edits
+		sql        string
+		args       func(i int) []any
 	}{
-		// Every column, with values like the edits': each attribute's
-		// index takes its key.
-		{"INSERT one row", `INSERT INTO ` + t + ` (pos, fid, geom, minx, miny, maxx, maxy, a0, a1, a2, a3, a4, a5)
-			VALUES ($1, $1, $2, $3, $4, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		{"add one", "INSERT one row",
+			func(int) *mapcommons.Edits { return &mapcommons.Edits{Adds: []mapcommons.Feature{feature(0)}} },
+			`INSERT INTO ` + t + ` (` + cols + `) VALUES ($1, $1, $2, $3, $4, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			func(i int) []any {
 				x, y := 5+r.Float64()*10, 40+r.Float64()*10
 				return []any{int64(base + i), wkb.AppendPoint(nil, x, y), x, y, int64(r.IntN(n)), int64(r.IntN(1000)),
 					r.Float64() * 1000, []byte("c" + strconv.Itoa(r.IntN(10))), []byte("edited"), []byte("2025-01-01T00:00:00Z")}
 			}},
-		{"UPDATE one row by id", `UPDATE ` + t + ` SET geom = $2, minx = $3, miny = $4, maxx = $3, maxy = $4, a5 = $5 WHERE fid = $1`,
+		{"update one", "UPDATE one row by id",
+			func(i int) *mapcommons.Edits {
+				return &mapcommons.Edits{Updates: []mapcommons.Feature{feature(int64(ids[i] + 1))}}
+			},
+			`UPDATE ` + t + ` SET geom = $2, minx = $3, miny = $4, maxx = $3, maxy = $4, a5 = $5 WHERE fid = $1`,
 			func(i int) []any {
 				x, y := 5+r.Float64()*10, 40+r.Float64()*10
-				return []any{int64(1 + r.IntN(n)), wkb.AppendPoint(nil, x, y), x, y, []byte("edited")}
+				return []any{int64(ids[2*k+i] + 1), wkb.AppendPoint(nil, x, y), x, y, []byte("edited")}
 			}},
-		{"DELETE one row by id", `DELETE FROM ` + t + ` WHERE fid = $1`, func(i int) []any { return []any{int64(base + i)} }},
+		{"delete one", "DELETE one row by id",
+			func(i int) *mapcommons.Edits { return &mapcommons.Edits{Deletes: []int64{int64(ids[k+i] + 1)}} },
+			`DELETE FROM ` + t + ` WHERE fid = $1`,
+			func(i int) []any { return []any{saved[i]} }},
 	}
-	out("\nPostgreSQL's own statements on the same table, one row each, autocommit, %d each:", k)
-	out("| statement | p50 | p90 | p99 |")
-	out("|---|---|---|---|")
-	for _, st := range stmts {
-		var lat []time.Duration
+	rows := make([][2][]time.Duration, len(kinds))
+	for j, e := range kinds {
 		for i := range k {
-			args := st.args(i)
+			ed := e.edits(i)
 			t0 := time.Now()
-			tag, err := conn.Exec(ctx, st.sql, args...)
+			_, err := fs.ApplyEdits(ctx, id, ed)
+			d := time.Since(t0)
+			switch {
+			case err == nil:
+				rows[j][0] = append(rows[j][0], d)
+			case mapcommons.ErrorCode(err) == mapcommons.EINVALID && len(ed.Deletes)+len(ed.Updates) > 0:
+				// a feature the HTTP edits deleted
+			default:
+				return fmt.Errorf("%s: %v", e.edit, err)
+			}
+			args := e.args(i)
+			t0 = time.Now()
+			tag, err := conn.Exec(ctx, e.sql, args...)
+			d = time.Since(t0)
 			if err != nil {
-				return fmt.Errorf("%s: %v", st.name, err)
+				return fmt.Errorf("%s: %v", e.stmt, err)
 			}
-			if tag.RowsAffected() != 1 {
-				return fmt.Errorf("%s: %d rows", st.name, tag.RowsAffected())
+			if tag.RowsAffected() == 1 { // none: a row the HTTP edits deleted
+				rows[j][1] = append(rows[j][1], d)
 			}
-			lat = append(lat, time.Since(t0))
 		}
-		latencyRow(out, st.name, lat)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM `+t+` WHERE pos >= $1`, int64(base)); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO `+t+` (`+cols+`) SELECT `+cols+` FROM bench_saved`); err != nil {
+		return err
+	}
+	out("\nthe store's own transaction of an edit of one feature (ApplyEdits, no HTTP) and PostgreSQL's own statement on the same table, one row each, autocommit; interleaved, %d each:", k)
+	out("| edit | p50 | p90 | p99 | statement | p50 | p90 | p99 | ratio of the p50s |")
+	out("|---|---|---|---|---|---|---|---|---|")
+	for j, e := range kinds {
+		a, b := rows[j][0], rows[j][1]
+		slices.Sort(a)
+		slices.Sort(b)
+		out("| %s | %s | %s | %s | %s | %s | %s | %s | %.2f× |", e.edit, ms(pct(a, 0.5)), ms(pct(a, 0.9)), ms(pct(a, 0.99)),
+			e.stmt, ms(pct(b, 0.5)), ms(pct(b, 0.9)), ms(pct(b, 0.99)), float64(pct(a, 0.5))/float64(pct(b, 0.5)))
 	}
 	return nil
 }
