@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -26,12 +27,17 @@ import (
 
 // Config is what the server needs to know about its instance.
 type Config struct {
-	BaseURL    string          // absolute root for links; "" means from the request's Host
-	Mode       mapcommons.Mode // hosted or appliance
-	Signup     bool            // whether anyone may create an account
-	MaxUpload  int64           // bytes of request body accepted; also what a zip or a gzip-encoded URL body may expand to
-	TempDir    string          // where uploads are spooled ("" = the system's)
-	BcryptCost int             // cost of new password hashes; 0 means bcrypt's default
+	BaseURL   string          // absolute root for links; "" means from the request's Host
+	Mode      mapcommons.Mode // hosted or appliance
+	Signup    bool            // whether anyone may create an account
+	MaxUpload int64           // bytes of request body accepted; also what a zip or a gzip-encoded URL body may expand to
+	TempDir   string          // where uploads are spooled ("" = the system's)
+	// AccessLog, when not nil, takes the line of each request in the form
+	// the logger's slog.TextHandler would give it (with its time, level
+	// and message), written straight to it (accesslog.go); nil: the line
+	// goes through the logger.
+	AccessLog  io.Writer
+	BcryptCost int // cost of new password hashes; 0 means bcrypt's default
 	// ResponseCache is the bytes of feature-query answers kept for repeated
 	// queries (0: 32 MiB; negative: none).
 	ResponseCache int64
@@ -289,6 +295,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		login := ""
 		if ri.user != nil {
 			login = ri.user.Login
+		}
+		if s.cfg.AccessLog != nil {
+			now := time.Now()
+			writeAccessLine(s.cfg.AccessLog, now, r.Method, ri.path, sw.code(), sw.bytes, float64(now.Sub(start).Microseconds())/1000,
+				login, s.clientIP(r))
+			return
 		}
 		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", ri.path),
 			slog.Int("status", sw.code()), slog.Int64("bytes", sw.bytes), slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),

@@ -456,6 +456,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	logs := newLogWriter(stderr, 100*time.Millisecond)
 	defer logs.Close()
 	logger := slog.New(slog.NewTextHandler(logs, nil))
+	// The lines of requests as the logger writes them, without it.
+	cfg.AccessLog = logs
 	if path := getenv("MAPCOMMONS_CPUPROFILE"); path != "" { // for performance work
 		f, err := os.Create(path)
 		if err != nil {
