@@ -202,6 +202,7 @@ func (db *DB) txRefused(ctx context.Context, fn func(tx pgx.Tx) error) (refused 
 		// (their notifications may come after it).
 		for _, v := range tx.seen {
 			db.catalogue.changed(v.id)
+			db.tables.saw(v.id, v.version)
 		}
 	}
 	return refused, formatError(err)

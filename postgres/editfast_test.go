@@ -345,3 +345,53 @@ func TestFastEditWritesWhatChanged(t *testing.T) {
 		t.Fatalf("%d holes (%v) of the deleted dataset", holes, err)
 	}
 }
+
+// TestFastEditAfterOwnWrite checks that this server's own write of a
+// dataset's row after its last edit (a change of the metadata, a replace
+// of the features) forgets the row that edit left: the next edit goes the
+// long way at once, with no round trip refused, and the one after it is
+// made in one round trip again.
+func TestFastEditAfterOwnWrite(t *testing.T) {
+	ctx := context.Background()
+	postgres.SetExactSummaryMax(t, 10)
+	db := pgtest.Open(t)
+	s := db.Services()
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, numbered(40)); err != nil {
+		t.Fatal(err)
+	}
+	add := func() {
+		t.Helper()
+		if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Adds: []mapcommons.Feature{{Values: []any{int64(7)}, Geometry: wkb.AppendPoint(nil, 3, 3)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := func(step string, fast, missed int64) {
+		t.Helper()
+		if f, m := postgres.FastEdits(db); f != fast || m != missed {
+			t.Fatalf("%s: %d edits in one round trip, %d refused; want %d and %d", step, f, m, fast, missed)
+		}
+	}
+	add()
+	add()
+	counts("an edit after an edit", 1, 0)
+	title := "Renamed"
+	if _, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	add()
+	counts("an edit after this server renamed the dataset", 1, 0)
+	add()
+	counts("an edit after that", 2, 0)
+	if _, err := s.Datasets.ReplaceFeatures(ctx, ds.ID, numbered(30)); err != nil {
+		t.Fatal(err)
+	}
+	add()
+	counts("an edit after this server replaced the features", 2, 0)
+	add()
+	counts("an edit after that", 3, 0)
+	got, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+	if err != nil || got.FeatureCount != 32 || got.Title != "Renamed" {
+		t.Fatalf("after the edits the dataset has %d features, title %q (%v)", got.FeatureCount, got.Title, err)
+	}
+}

@@ -187,6 +187,19 @@ func (g *tableGuesses) keep(id int64, r *datasetRow) {
 	g.rows = putBounded(g.rows, id, r, maxCatalogue)
 }
 
+// saw forgets dataset id's row when a write of this server committed
+// with the row at another version than the one kept (its own change of
+// the metadata, a replace, a summary made exact again), so that the next
+// edit goes the long way at once rather than after a refused round trip.
+// An edit's own write forgets it too, and keeps the row it left after.
+func (g *tableGuesses) saw(id, version int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r := g.rows[id]; r != nil && r.Version != version {
+		delete(g.rows, id)
+	}
+}
+
 func (g *tableGuesses) get(id int64) *tableGuess {
 	g.mu.Lock()
 	defer g.mu.Unlock()
