@@ -32,10 +32,10 @@ type Config struct {
 	Signup    bool            // whether anyone may create an account
 	MaxUpload int64           // bytes of request body accepted; also what a zip or a gzip-encoded URL body may expand to
 	TempDir   string          // where uploads are spooled ("" = the system's)
-	// AccessLog, when not nil, takes the line of each request in the form
-	// the logger's slog.TextHandler would give it (with its time, level
-	// and message), written straight to it (accesslog.go); nil: the line
-	// goes through the logger.
+	// AccessLog takes the line of each request, in the form slog's
+	// TextHandler gives a record (its time, level and message, then the
+	// request's attributes), written straight to it (accesslog.go); nil:
+	// no lines.
 	AccessLog  io.Writer
 	BcryptCost int // cost of new password hashes; 0 means bcrypt's default
 	// ResponseCache is the bytes of feature-query answers kept for repeated
@@ -300,11 +300,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			now := time.Now()
 			writeAccessLine(s.cfg.AccessLog, now, r.Method, ri.path, sw.code(), sw.bytes, float64(now.Sub(start).Microseconds())/1000,
 				login, s.clientIP(r))
-			return
 		}
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", ri.path),
-			slog.Int("status", sw.code()), slog.Int64("bytes", sw.bytes), slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("user", login), slog.String("client", s.clientIP(r).String()))
 	}()
 
 	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, ri))

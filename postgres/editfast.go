@@ -147,8 +147,7 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 			summary_extended = true
 			WHERE id = $12 AND xmin::text = $13 AND features = $14 AND (SELECT count(*) FROM gone) = $15
 			RETURNING version, xmin::text AS x),
-		doc AS (UPDATE search_docs SET feature_count = $3, minx = $4, miny = $5, maxx = $6, maxy = $7, updated_at = $11
-			WHERE docid = 2 * $12 AND EXISTS (SELECT 1 FROM up) RETURNING 1)
+		doc AS (`+datasetDocCounts("$12", "$3", "$4", "$5", "$6", "$7", "$11")+` AND EXISTS (SELECT 1 FROM up) RETURNING 1)
 		SELECT (SELECT version FROM up), (SELECT x FROM up), (SELECT coalesce(array_agg(pos), '{}') FROM gone),
 			mapcommons_expect(EXISTS (SELECT 1 FROM up) AND EXISTS (SELECT 1 FROM doc))`,
 			deletes, g.nextID, g.n, ext[0], ext[1], ext[2], ext[3], strings.Join(sum.GeometryTypes, ","),

@@ -22,7 +22,7 @@ import (
 // medianSpool holds the order keys of the finite values of each numeric
 // attribute added so far, by attribute index. A nil spool keeps nothing
 // (an edit's, whose summary extends the dataset's and selects no median:
-// a temporary file made for each edit's add took a tenth of its time).
+// a temporary file made for each edit's add took a third of its time).
 type medianSpool struct {
 	cols map[int]*spooledColumn
 	err  error // the first write error

@@ -193,6 +193,17 @@ const upsertDoc = `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title
 	groups = EXCLUDED.groups, feature_count = EXCLUDED.feature_count, minx = EXCLUDED.minx, miny = EXCLUDED.miny,
 	maxx = EXCLUDED.maxx, maxy = EXCLUDED.maxy, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`
 
+// datasetDocCounts is an UPDATE of the search entry of dataset id (SQL,
+// e.g. a parameter) in the columns that follow its features alone: the
+// count, the extent and the time of the change, from the SQL given for
+// each (editfast.go writes them so, in the statement of the dataset's
+// row; a heap-only update while the extent stays, migration 0018). What
+// else the entry holds, upsertDatasetDoc writes.
+func datasetDocCounts(id, count, minx, miny, maxx, maxy, updated string) string {
+	return `UPDATE search_docs SET feature_count = ` + count + `, minx = ` + minx + `, miny = ` + miny + `, maxx = ` + maxx +
+		`, maxy = ` + maxy + `, updated_at = ` + updated + ` WHERE docid = 2 * ` + id
+}
+
 // writeDatasetDoc rewrites the search entry of dataset id from its row as
 // it is in tx (none when it is gone), with the row locked (the writes
 // that call it hold the lock already; fillSearchDocs does not).
