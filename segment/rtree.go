@@ -225,37 +225,28 @@ const maxNeed = 4096
 // first features costs about the page, not every match.
 //
 // need > 0 promises that fn stops at the need-th leaf it is given: the
-// search then keeps the keys of the need best leaves it has queued, and
-// queues no node that cannot hold a better one. (A box's page of 30 from
-// 1M points queued 426 leaves to read 30 without it.) Leaves whose
-// position is set in the bitmap dead (nil: none) are left out.
+// search then keeps the need best leaves it has found in a heap of their
+// own (bounded), queues no node that cannot hold a better one, and stops
+// when no node queued can; it gives the leaves kept, in order, at the end.
+// (A box's page of 30 from 1M points queued 426 leaves to read 30 without
+// the bound; with it, the leaves found are never queued: the queue holds
+// the nodes above them alone.) Leaves whose position is set in the bitmap
+// dead (nil: none) are left out.
 func (v *treeView) ordered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn func(pos int, box wkb.Rect) bool) {
 	n := v.nodes()
 	if n == 0 {
 		return
 	}
-	key := func(i int) uint32 {
-		if desc {
-			return math.MaxUint32 - v.maxPos[i]
-		}
-		return v.minPos[i]
+	if need > 0 && need <= maxNeed {
+		v.orderedBest(rs, desc, need, dead, fn)
+		return
 	}
+	keys, flip := v.orderKeys(desc)
 	h := getOrderHeap()
 	defer putOrderHeap(h)
-	if need > maxNeed {
-		need = 0
-	}
-	// best holds the negated keys of the need best leaves queued; once it
-	// is full, bound is the largest key, and nothing above it is queued.
-	var best *orderHeap
-	bound := uint32(math.MaxUint32)
-	if need > 0 {
-		best = getOrderHeap()
-		defer putOrderHeap(best)
-	}
 	root := n - 1
 	if v.hits(root, rs) {
-		h.push(orderEntry{key(root), int32(root), int32(len(v.levels) - 1)})
+		h.push(orderEntry{keys[root] ^ flip, int32(root), int32(len(v.levels) - 1)})
 	}
 	b := v.boxes
 	for len(*h) > 0 {
@@ -267,33 +258,93 @@ func (v *treeView) ordered(rs []wkb.Rect, desc bool, need int, dead []uint64, fn
 			}
 			continue
 		}
-		if e.key > bound {
-			continue // queued before the bound came below it
-		}
 		first := int(v.ids[i])
 		end := min(first+nodeSize, v.levels[e.level-1])
 		for c := first; c < end; c++ {
-			k := key(c)
+			if !v.hits(c, rs) || e.level == 1 && bitSet(dead, int(v.ids[c])) {
+				continue
+			}
+			h.push(orderEntry{keys[c] ^ flip, int32(c), e.level - 1})
+		}
+	}
+}
+
+// orderKeys are the keys that order the nodes in ordered: node i's is
+// keys[i] ^ flip, the least position below it, or (desc) the greatest,
+// inverted. (A slice and a mask rather than a function: the search reads
+// a key for every child it looks at.)
+func (v *treeView) orderKeys(desc bool) (keys []uint32, flip uint32) {
+	if desc {
+		return v.maxPos, math.MaxUint32
+	}
+	return v.minPos, 0
+}
+
+// orderedBest is ordered for a need of at most maxNeed.
+func (v *treeView) orderedBest(rs []wkb.Rect, desc bool, need int, dead []uint64, fn func(pos int, box wkb.Rect) bool) {
+	keys, flip := v.orderKeys(desc)
+	h := getOrderHeap() // the nodes above the leaves, least key first
+	defer putOrderHeap(h)
+	// best holds the need best leaves found, keys negated (the worst on
+	// top); once it is full, bound is the worst key, and nothing above it
+	// is queued or kept.
+	best := getOrderHeap()
+	defer putOrderHeap(best)
+	bound := uint32(math.MaxUint32)
+	root := v.nodes() - 1
+	top := int32(len(v.levels) - 1)
+	b := v.boxes
+	switch {
+	case !v.hits(root, rs):
+		return
+	case top == 0: // the root is the one leaf
+		if !bitSet(dead, int(v.ids[root])) {
+			fn(int(v.ids[root]), wkb.Rect{MinX: b[4*root], MinY: b[4*root+1], MaxX: b[4*root+2], MaxY: b[4*root+3]})
+		}
+		return
+	}
+	h.push(orderEntry{keys[root] ^ flip, int32(root), top})
+	for len(*h) > 0 {
+		e := h.pop()
+		if e.key > bound {
+			break // the queue's least: no node queued holds a better leaf
+		}
+		first := int(v.ids[e.node])
+		end := min(first+nodeSize, v.levels[e.level-1])
+		for c := first; c < end; c++ {
+			k := keys[c] ^ flip
 			if k > bound || !v.hits(c, rs) {
 				continue
 			}
-			if e.level == 1 {
-				if bitSet(dead, int(v.ids[c])) {
-					continue
-				}
-				if need > 0 { // a leaf of key k <= bound: among the best
-					if len(*best) < need {
-						best.push(orderEntry{key: ^k})
-					} else {
-						(*best)[0].key = ^k
-						best.down()
-					}
-					if len(*best) == need {
-						bound = ^(*best)[0].key
-					}
-				}
+			if e.level > 1 {
+				h.push(orderEntry{k, int32(c), e.level - 1})
+				continue
 			}
-			h.push(orderEntry{k, int32(c), e.level - 1})
+			if bitSet(dead, int(v.ids[c])) {
+				continue
+			}
+			if len(*best) < need {
+				best.push(orderEntry{key: ^k, node: int32(c)})
+			} else {
+				(*best)[0] = orderEntry{key: ^k, node: int32(c)}
+				best.down()
+			}
+			if len(*best) == need {
+				bound = ^(*best)[0].key
+			}
+		}
+	}
+	// The leaves kept, best first: popping the heap of negated keys gives
+	// the worst first, so they are placed from the end.
+	q := *best
+	for j := len(q) - 1; j >= 0; j-- {
+		q[j] = best.pop()
+		*best = q[:j]
+	}
+	for _, e := range q {
+		i := int(e.node)
+		if !fn(int(v.ids[i]), wkb.Rect{MinX: b[4*i], MinY: b[4*i+1], MaxX: b[4*i+2], MaxY: b[4*i+3]}) {
+			return
 		}
 	}
 }
