@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -18,9 +19,50 @@ func TestAppendString(t *testing.T) {
 		"line\u2028sep":   `"line\u2028sep"`,
 		"bad\xffutf8":     `"bad\ufffdutf8"`,
 		"Côte d'Ivoire":   `"Côte d'Ivoire"`,
+		// Past the eight bytes read at a time, and at their edges.
+		"abcdefgh\"ijklmnop\\q":     `"abcdefgh\"ijklmnop\\q"`,
+		"abcdefg\nabcdefgh\x1f":     `"abcdefg\nabcdefgh\u001f"`,
+		"abcdefghijklmnoCôte\u2028": `"abcdefghijklmnoCôte\u2028"`,
+		"2020-01-13T08:14:09Z":      `"2020-01-13T08:14:09Z"`,
 	} {
 		if got := string(AppendString(nil, in)); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// plainWord says what a byte at a time would: every byte of the word is
+// printable ASCII other than a quote or a backslash; for every byte value
+// at every place among plain ones, and for random words.
+func TestPlainWord(t *testing.T) {
+	plain := func(w string) bool {
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	word := make([]byte, 8)
+	for range 2000 {
+		for i := range word {
+			word[i] = byte(0x20 + r.IntN(0x60))
+		}
+		for at := range 8 {
+			for b := range 256 {
+				w := []byte(string(word))
+				w[at] = byte(b)
+				if got, want := plainWord(string(w)), plain(string(w)); got != want {
+					t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+		for i := range word {
+			word[i] = byte(r.Uint32())
+		}
+		if got, want := plainWord(string(word)), plain(string(word)); got != want {
+			t.Fatalf("plainWord(%q) = %v, want %v", word, got, want)
 		}
 	}
 }
@@ -95,5 +137,15 @@ func TestWriter(t *testing.T) {
 	}
 	if fc.Features[0].ID != nil || fc.Features[1].ID == nil || *fc.Features[1].ID != 9 || *fc.Features[2999].ID != 6005 {
 		t.Fatalf("ids %v %v %v, want none, 9, 6005", fc.Features[0].ID, fc.Features[1].ID, fc.Features[2999].ID)
+	}
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	vals := []string{"c2", "xdvxrcsn", "2020-01-13T08:14:09Z", "Côte d'Ivoire", "a longer label of some forty bytes or so"}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		for _, v := range vals {
+			buf = AppendString(buf[:0], v)
+		}
 	}
 }

@@ -325,7 +325,45 @@ func AppendFloat(dst []byte, v float64) []byte {
 	if abs < 1e-6 || abs >= 1e21 {
 		return strconv.AppendFloat(dst, v, 'e', -1, 64)
 	}
+	if abs < 1e9 {
+		if m := math.Round(abs * 1e6); m/1e6 == abs {
+			return appendMicros(dst, v < 0, uint64(m))
+		}
+	}
 	return strconv.AppendFloat(dst, v, 'f', -1, 64)
+}
+
+// appendMicros appends the decimal m millionths (negative when neg),
+// without trailing zeros: what strconv's shortest form gives for the
+// double it is nearest to, in half its time, for the values that came
+// from a text of at most six decimals (coordinates, measures).
+//
+// Why it is the shortest form: m/1e6, both exact (m < 1e15 < 2^53), is
+// correctly rounded, so AppendFloat's check says this decimal reads back
+// as v. It has at most 15 significant digits, and two different decimals
+// of at most 15 digits never read back as the same double (DBL_DIG is
+// 15), so the shortest decimal that reads back as v, having no more
+// digits than this one, is this one.
+func appendMicros(dst []byte, neg bool, m uint64) []byte {
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = strconv.AppendUint(dst, m/1e6, 10)
+	frac := m % 1e6
+	if frac == 0 {
+		return dst
+	}
+	var b [7]byte
+	b[0] = '.'
+	for i := 6; i > 0; i-- {
+		b[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 7
+	for b[n-1] == '0' {
+		n--
+	}
+	return append(dst, b[:n]...)
 }
 
 func appendPosJSON(dst []byte, xy []float64, i int) []byte {
