@@ -42,10 +42,15 @@ func Errorf(code, format string, args ...any) *Error {
 // ErrorCode returns the code of err: its own for an *Error anywhere in the
 // chain, EINTERNAL for anything else, "" for nil.
 func ErrorCode(err error) string {
-	var e *Error
 	if err == nil {
-		return ""
-	} else if errors.As(err, &e) {
+		return "" // before e, which escapes: no allocation for no error
+	}
+	return errorCode(err)
+}
+
+func errorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
 		return e.Code
 	} else if diskFull(err) {
 		return EFULL

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -316,10 +315,14 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 	}
 	// A repeated query on the same version of the dataset: the answer is
 	// known (only whole, successful answers are kept, so it was valid).
-	cacheable := r.ContentLength == 0 && len(r.TransferEncoding) == 0
-	key := fmt.Sprintf("%d/%d/%s?%s", ds.ID, ds.Version, f, r.URL.RawQuery)
-	if c, ok := s.cache.get(key); ok && cacheable {
-		return c.write(w, r)
+	// (No key is made when no cache keeps answers.)
+	cacheable := s.cache != nil && r.ContentLength == 0 && len(r.TransferEncoding) == 0
+	var key string
+	if cacheable {
+		key = featuresKey(ds, f, r.URL.RawQuery)
+		if c, ok := s.cache.get(key); ok {
+			return c.write(w, r)
+		}
 	}
 	pr, err := s.parseRequest(r)
 	if err != nil {
@@ -375,6 +378,16 @@ func (s *Server) handleFeatureList(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return out.Close()
+}
+
+// featuresKey is the response cache's key of a features answer: the
+// dataset's version, the form and the query (made in one allocation).
+func featuresKey(ds *mapcommons.Dataset, form, query string) string {
+	var b [128]byte
+	k := strconv.AppendInt(b[:0], ds.ID, 10)
+	k = strconv.AppendInt(append(k, '/'), ds.Version, 10)
+	k = append(append(append(append(k, '/'), form...), '?'), query...)
+	return string(k)
 }
 
 // appendColumns appends the attribute names as a JSON list.

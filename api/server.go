@@ -272,6 +272,16 @@ func caller(r *http.Request) *mapcommons.User { return info(r).user }
 
 var callbackRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*$`)
 
+// callbackParam is the request's JSONP callback ("" for none). The query
+// is parsed only when it may name one (the key, or a key escaped).
+func callbackParam(r *http.Request) string {
+	q := r.URL.RawQuery
+	if !strings.Contains(q, "callback") && !strings.Contains(q, "%") {
+		return ""
+	}
+	return r.URL.Query().Get("callback")
+}
+
 // ServeHTTP normalises the path and format, authenticates, routes, and logs
 // one line per request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -319,7 +329,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.preflight(sw, r)
 		return
 	}
-	if cb := r.URL.Query().Get("callback"); cb != "" {
+	if cb := callbackParam(r); cb != "" {
 		if !callbackRE.MatchString(cb) || len(cb) > 128 {
 			s.Error(sw, r, mapcommons.Errorf(mapcommons.EINVALID, "callback: not a valid JavaScript function name"))
 			return

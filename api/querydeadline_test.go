@@ -1,0 +1,92 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// closedNow says whether ch is closed.
+func closedNow(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// The query deadline's context (queryCtx) ends as context.WithTimeout's
+// does: by its clock, with its parent, or when the handler is done; and
+// its Err and Done agree.
+func TestQueryDeadlineContext(t *testing.T) {
+	t.Run("passed deadline, nobody asked for Done", func(t *testing.T) {
+		c := withQueryDeadline(context.Background(), time.Now().Add(-time.Second))
+		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Err %v, want the deadline's", err)
+		}
+		if !closedNow(c.Done()) {
+			t.Fatal("Err said it ended but Done is open")
+		}
+		c.end(context.Canceled) // the handler's end keeps the first error
+		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Err %v after the handler's end, want the deadline's", err)
+		}
+	})
+	t.Run("deadline reached while waiting on Done", func(t *testing.T) {
+		live := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
+		if live.Err() != nil || closedNow(live.Done()) {
+			t.Fatal("ended before its deadline")
+		}
+		live.end(context.Canceled)
+		c := withQueryDeadline(context.Background(), time.Now().Add(20*time.Millisecond))
+		<-c.Done() // closed by the timer alone: nothing calls Err
+		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Err %v, want the deadline's", err)
+		}
+	})
+	t.Run("parent cancelled", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		c := withQueryDeadline(parent, time.Now().Add(time.Hour))
+		child, stop := context.WithCancel(c) // asks for Done
+		defer stop()
+		cancel()
+		<-child.Done()
+		if err := c.Err(); !errors.Is(err, context.Canceled) || !closedNow(c.Done()) {
+			t.Fatalf("Err %v, want the parent's", err)
+		}
+		// Without anyone asking for Done, Err still sees the parent.
+		parent2, cancel2 := context.WithCancel(context.Background())
+		c2 := withQueryDeadline(parent2, time.Now().Add(time.Hour))
+		cancel2()
+		if err := c2.Err(); !errors.Is(err, context.Canceled) || !closedNow(c2.Done()) {
+			t.Fatalf("Err %v, want the parent's, Done closed", err)
+		}
+	})
+	t.Run("handler done", func(t *testing.T) {
+		c := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
+		child, stop := context.WithCancel(c)
+		defer stop()
+		c.end(context.Canceled)
+		<-child.Done() // what was derived from it ends with it
+		if err := c.Err(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Err %v, want Canceled", err)
+		}
+	})
+	t.Run("deadline is the earlier", func(t *testing.T) {
+		soon := time.Now().Add(time.Minute)
+		parent, cancel := context.WithDeadline(context.Background(), soon)
+		defer cancel()
+		if d, ok := withQueryDeadline(parent, soon.Add(time.Hour)).Deadline(); !ok || !d.Equal(soon) {
+			t.Fatalf("deadline %v, want the parent's %v", d, soon)
+		}
+		later := soon.Add(-30 * time.Second)
+		if d, _ := withQueryDeadline(parent, later).Deadline(); !d.Equal(later) {
+			t.Fatalf("deadline %v, want its own %v", d, later)
+		}
+		if v := withQueryDeadline(context.WithValue(parent, requestKey{}, "x"), later).Value(requestKey{}); v != "x" {
+			t.Fatalf("value %v: the parent's values are lost", v)
+		}
+	})
+}
