@@ -306,17 +306,25 @@ func (c *segments) acquireViewData(name string, data []byte) (*segment.View, fun
 		release()
 		return nil, nil, err
 	}
+	if viewOpenedHook != nil {
+		viewOpenedHook(c, name)
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if e, ok := c.views[name]; ok { // opened meanwhile by another reader
-		release()
 		e.refs++
+		c.mu.Unlock()
+		release() // after the unlock: it takes c.mu
 		return e.view, func() { c.releaseView(name, e) }, nil
 	}
 	e := &viewEntry{view: v, release: release, refs: 1}
 	c.views[name] = e
+	c.mu.Unlock()
 	return v, func() { c.releaseView(name, e) }, nil
 }
+
+// viewOpenedHook, when set (by tests), is called by acquireViewData
+// between opening a view and sharing it.
+var viewOpenedHook func(c *segments, name string)
 
 func (c *segments) releaseView(name string, e *viewEntry) {
 	c.mu.Lock()
