@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -77,7 +78,21 @@ func (c *classCache) do(ctx context.Context, key string, compute func() (*classD
 		c.inflight[key] = call
 		c.mu.Unlock()
 
-		call.doc, call.err = compute()
+		c.compute(key, call, compute)
+		return call.doc, call.err
+	}
+}
+
+// compute runs a classification for the waiters of call and hands it over.
+// A compute that panics (the server's recover answers its request) still
+// hands over an error, so that its waiters compute for themselves and no
+// later request waits on it.
+func (c *classCache) compute(key string, call *classCall, compute func() (*classDoc, error)) {
+	panicked := true
+	defer func() {
+		if panicked {
+			call.doc, call.err = nil, errClassPanicked
+		}
 		c.mu.Lock()
 		delete(c.inflight, key)
 		if call.err == nil {
@@ -88,9 +103,12 @@ func (c *classCache) do(ctx context.Context, key string, compute func() (*classD
 		}
 		c.mu.Unlock()
 		close(call.done)
-		return call.doc, call.err
-	}
+	}()
+	call.doc, call.err = compute()
+	panicked = false
 }
+
+var errClassPanicked = errors.New("the classification's computation panicked")
 
 // classing returns the options a layer is classed by (the fill's for
 // CHOROPLETH, the icon's for GRADUATED, else whichever names an

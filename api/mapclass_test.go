@@ -80,6 +80,22 @@ func TestClassCacheComputesOnce(t *testing.T) {
 			t.Fatalf("cached: %v, %v", d, err)
 		}
 	})
+	t.Run("LeaderPanicked", func(t *testing.T) {
+		// A computation that panics leaves nothing in flight: the next
+		// request computes (here with its client already gone, which a
+		// request waiting on the dead computation would report).
+		var c classCache
+		func() {
+			defer func() { recover() }()
+			c.do(t.Context(), "k", func() (*classDoc, error) { panic("in compute") })
+		}()
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		d, err := c.do(ctx, "k", func() (*classDoc, error) { return &classDoc{Attribute: "next"}, nil })
+		if err != nil || d == nil || d.Attribute != "next" {
+			t.Fatalf("after a panicked computation: %v, %v", d, err)
+		}
+	})
 	t.Run("WaiterGone", func(t *testing.T) {
 		var c classCache
 		started, release := make(chan struct{}), make(chan struct{})
