@@ -365,6 +365,12 @@ func TestFeedAppliance(t *testing.T) {
 // other pass (a feed due an interval after its refresh, or after its
 // claim, would wait a second interval); a feed whose remote
 // fails is tried once per interval, not again and again in one pass.
+// passGate holds the first fetch of a pass until the other server's.
+type passGate struct {
+	arrived atomic.Int32
+	both    chan struct{}
+}
+
 func TestRefreshFeedsEveryInterval(t *testing.T) {
 	t.Parallel()
 	// Shorter than a claim's lease (10 minutes at least): a claim left
@@ -389,7 +395,20 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 			rm.set("/e.csv", remotePage{status: 500, body: "down"})
 			rm.mu.Lock()
 			var slow atomic.Bool
+			// Together, the servers' passes start at the same time: each
+			// one's first fetch of a pass waits for the other's before the
+			// remote's time passes, as two servers' tickers firing at once
+			// would claim (else one whose goroutine ran late would start
+			// its pass, and count its interval, from a clock the other's
+			// fetches had moved on).
+			var gate atomic.Pointer[passGate]
 			rm.onHit = func(path string) {
+				if g := gate.Load(); g != nil {
+					if g.arrived.Add(1) == 2 {
+						close(g.both)
+					}
+					<-g.both
+				}
 				if path == "/a.csv" && slow.Load() {
 					clock.Advance(interval / 4) // a slow remote
 				} else {
@@ -415,6 +434,7 @@ func TestRefreshFeedsEveryInterval(t *testing.T) {
 					servers[0].RefreshFeeds(t.Context(), interval)
 				case 0:
 					clock.Set(tick)
+					gate.Store(&passGate{both: make(chan struct{})})
 					var wg sync.WaitGroup
 					for _, s := range servers {
 						wg.Add(1)
