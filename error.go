@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // Error codes. api/error.go maps each to one HTTP status.
@@ -29,6 +30,9 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  map[string][]string
+	// RetryAfter is how long the client should wait before it tries
+	// again (ETOOMANY); 0: not said.
+	RetryAfter time.Duration
 }
 
 // Error implements the error interface.

@@ -190,7 +190,9 @@ func tooManyLogins(wait time.Duration, byLogin bool) error {
 	if byLogin {
 		msg += "; or ask an administrator for a one-time sign-in link, and add a second factor (an authenticator app) on your account page, with which you get in while your login is being guessed"
 	}
-	return &retryAfterError{after: wait, err: mapcommons.Errorf(mapcommons.ETOOMANY, "%s", msg)}
+	e := mapcommons.Errorf(mapcommons.ETOOMANY, "%s", msg)
+	e.RetryAfter = wait
+	return e
 }
 
 // trustClient remembers, after a successful login, the client it came
@@ -569,15 +571,6 @@ func (l *authLimiter) rememberLocked(tk string, now time.Time) {
 	}
 	l.trusted[tk] = now.Add(trustTTL)
 }
-
-// retryAfterError is an error whose answer says when to try again.
-type retryAfterError struct {
-	after time.Duration
-	err   error
-}
-
-func (e *retryAfterError) Error() string { return e.err.Error() }
-func (e *retryAfterError) Unwrap() error { return e.err }
 
 // retrySeconds rounds a wait up to whole seconds, at least 1.
 func retrySeconds(d time.Duration) int {

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/params"
 )
 
 // corsPolicy is what --cors-origins allows.
@@ -109,7 +110,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	case ok && s.ownOrigin(r, origin) && site != "cross-site" && site != "same-site":
 		return nil
 	}
-	return mapcommons.Errorf(mapcommons.EFORBIDDEN, "cross-origin request refused: origin %q is neither this server's nor one of cors-origins", clipKey(raw))
+	return mapcommons.Errorf(mapcommons.EFORBIDDEN, "cross-origin request refused: origin %q is neither this server's nor one of cors-origins", params.ClipKey(raw))
 }
 
 // Headers of CORS answers.
@@ -178,5 +179,5 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	s.Error(w, r, mapcommons.Errorf(mapcommons.EFORBIDDEN, "origin %q may not call this server (cors-origins)", clipKey(raw)))
+	s.Error(w, r, mapcommons.Errorf(mapcommons.EFORBIDDEN, "origin %q may not call this server (cors-origins)", params.ClipKey(raw)))
 }

@@ -10,6 +10,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
+	"mapcommons/params"
 )
 
 // datasetDoc is the JSON of a dataset: the 2011 shape of wire contract 1.3.
@@ -175,9 +176,9 @@ func (s *Server) newDatasetPermissions(r *http.Request, me *mapcommons.User, upd
 // metadataParams reads the metadata fields and the sharing list from plain
 // parameters or from under dataset[...] / overlay[...]; the wrapped form
 // wins. NET sends the title as "name".
-func metadataParams(p Params) (mapcommons.MetadataUpdate, error) {
+func metadataParams(p params.Params) (mapcommons.MetadataUpdate, error) {
 	var upd mapcommons.MetadataUpdate
-	scopes := []Params{p}
+	scopes := []params.Params{p}
 	for _, k := range []string{"dataset", "overlay"} {
 		if m, ok := p.Map(k); ok {
 			scopes = append(scopes, m)
@@ -225,7 +226,7 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if err := s.policy.CanCreateDataset(me); err != nil {
 		return err
 	}
-	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
+	q, err := params.ParseRequest(r, params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
 	if err != nil {
 		return err
 	}
@@ -319,7 +320,7 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset) error {
 	// Features asked for in the query string need download before the
 	// body is read (the flag may also come in the body: checked below).
-	var qp Params = Params{}
+	var qp params.Params = params.Params{}
 	if qp.ParseQuery(r.URL.RawQuery) == nil {
 		if yes, _, _ := qp.Bool("include_features"); yes {
 			if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
@@ -392,7 +393,7 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 // from the next fetch on (nil when unchanged); for an upload, whose type
 // is its file's, anything but its own type is a 400 (clients echo the
 // whole dataset back).
-func typeUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
+func typeUpdate(p params.Params, ds *mapcommons.Dataset) (*string, error) {
 	t, given := p.String("type")
 	for _, k := range []string{"dataset", "overlay"} {
 		if m, ok := p.Map(k); ok {
@@ -422,7 +423,7 @@ func typeUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
 // overlay[]): for a dataset registered from a URL, the attribute that
 // identifies the rows of its feed from the next fetch on ("" for none),
 // which must be one of the dataset's attributes; nil when unchanged.
-func keyUpdate(p Params, ds *mapcommons.Dataset) (*string, error) {
+func keyUpdate(p params.Params, ds *mapcommons.Dataset) (*string, error) {
 	k, given := p.String("key")
 	for _, m := range []string{"dataset", "overlay"} {
 		if m, ok := p.Map(m); ok {

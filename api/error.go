@@ -63,9 +63,8 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="mapcommons"`)
 		}
 	}
-	var ra *retryAfterError
-	if errors.As(err, &ra) {
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(ra.after)))
+	if me := (*mapcommons.Error)(nil); errors.As(err, &me) && me.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(me.RetryAfter)))
 	}
 	// A download that failed before its first byte must not keep the
 	// headers of the file it meant to send.

@@ -11,9 +11,7 @@ func (s *Server) FormBudgetLeft() int64 {
 	if s.forms == nil {
 		return -1
 	}
-	s.forms.mu.Lock()
-	defer s.forms.mu.Unlock()
-	return s.forms.left
+	return s.forms.Left()
 }
 
 // Patterns are the route patterns the server registered.

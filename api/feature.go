@@ -13,6 +13,7 @@ import (
 	"mapcommons/format/geojson"
 	"mapcommons/format/polyline"
 	"mapcommons/format/wkb"
+	"mapcommons/params"
 )
 
 // How a flat feature object carries its geometry.
@@ -257,7 +258,7 @@ func (o *jsonOut) Close() error {
 }
 
 // intParam reads an integer parameter; absent gives def.
-func intParam(p Params, name string, def int64) (int64, error) {
+func intParam(p params.Params, name string, def int64) (int64, error) {
 	v, ok := p.String(name)
 	if !ok || strings.TrimSpace(v) == "" {
 		return def, nil
@@ -272,7 +273,7 @@ func intParam(p Params, name string, def int64) (int64, error) {
 // pageParams reads start (a zero-based offset, wire contract 9) and limit
 // (default def, negative meaning all; capped at MaxFeatureLimit when def is
 // not "all").
-func pageParams(p Params, def int64) (mapcommons.FeatureQuery, error) {
+func pageParams(p params.Params, def int64) (mapcommons.FeatureQuery, error) {
 	var q mapcommons.FeatureQuery
 	var err error
 	if q.Offset, err = intParam(p, "start", 0); err != nil {

@@ -15,6 +15,7 @@ import (
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/geojson"
+	"mapcommons/params"
 	"mapcommons/segment"
 )
 
@@ -37,10 +38,10 @@ func (s *Server) editBody(r *http.Request, empty string) (ds *mapcommons.Dataset
 	}
 	// Only a body declared JSON is read: text/plain (what a page of any
 	// site may post without asking) never is.
-	if mt, _ := parseContentType(r.Header.Get("Content-Type")); hasBody(r) && !isJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
+	if mt, _ := params.ParseContentType(r.Header.Get("Content-Type")); hasBody(r) && !params.IsJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
 		return nil, nil, nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
 	}
-	q, err := ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
+	q, err := params.ParseRequest(r, params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"mapcommons/fetch"
 	"mapcommons/format"
 	"mapcommons/format/archive"
+	"mapcommons/params"
 )
 
 // Datasets registered from a URL (spec "Create from URL", "Update feed";
@@ -35,7 +36,7 @@ var urlTypes = map[string]string{
 // createFromURL registers a dataset from a URL: a URL registered already
 // answers 200 with the existing dataset's Location (wire contract section
 // 9: clients break on a redirect here).
-func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapcommons.User, p Params, upd mapcommons.MetadataUpdate,
+func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapcommons.User, p params.Params, upd mapcommons.MetadataUpdate,
 	perms []mapcommons.Permission, raw string) error {
 	u, err := fetch.Check(raw)
 	if err != nil {

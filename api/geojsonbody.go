@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"mapcommons/format/geojson"
+	"mapcommons/params"
 )
 
 // topLevelType returns the "type" member of the JSON object r starts with
@@ -60,8 +61,8 @@ func topLevelType(r io.Reader) (string, error) {
 // GeoJSON (a FeatureCollection, a Feature or a geometry, as web code posts
 // it with Content-Type application/json) is the upload; anything else is
 // parameters, read as any JSON body is, within max-form.
-func (s *Server) jsonBodyParams(q *Request) error {
-	if q.Body == nil || !isJSONMediaType(q.Body.ContentType) {
+func (s *Server) jsonBodyParams(q *params.Request) error {
+	if q.Body == nil || !params.IsJSONMediaType(q.Body.ContentType) {
 		return nil
 	}
 	f, err := os.Open(q.Body.Path)
@@ -75,7 +76,7 @@ func (s *Server) jsonBodyParams(q *Request) error {
 		return nil
 	}
 	if q.Body.Size > s.cfg.MaxForm {
-		return formTooLarge(s.cfg.MaxForm)
+		return params.FormTooLarge(s.cfg.MaxForm)
 	}
 	b, err := os.ReadFile(q.Body.Path)
 	if err != nil {
@@ -83,6 +84,5 @@ func (s *Server) jsonBodyParams(q *Request) error {
 	}
 	os.Remove(q.Body.Path)
 	q.Body = nil
-	budget := MaxParams
-	return mergeJSONBody(q.Params, b, &budget)
+	return q.Params.MergeJSONBody(b)
 }

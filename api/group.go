@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/params"
 )
 
 // groupRef is the JSON of a new group: what the Python client parses.
@@ -207,7 +208,7 @@ func (s *Server) handleGroupUsers(w http.ResponseWriter, r *http.Request) error 
 // user[login]=, user= (or the same in JSON), or the bare login as the body
 // (the DOC's curl -d "kate": a form key without a value, or a plain text
 // body).
-func memberLogin(q *Request) (string, error) {
+func memberLogin(q *params.Request) (string, error) {
 	p := q.Params
 	for _, path := range [][]string{{"login"}, {"username"}, {"user", "login"}, {"User", "login"}, {"user", "username"}, {"user"}, {"user_id"}} {
 		if v, ok := p.String(path...); ok && strings.TrimSpace(v) != "" {

@@ -8,6 +8,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
+	"mapcommons/params"
 )
 
 // ImportProgress follows an Import: Opened learns of each file it opens
@@ -33,7 +34,7 @@ func (s *Server) Import(ctx context.Context, owner *mapcommons.User, path, title
 	if err != nil {
 		return nil, err
 	}
-	q := &Request{Params: Params{}}
+	q := &params.Request{Params: params.Params{}}
 	if layer != "" {
 		q.Params["layer"] = layer
 	}
@@ -42,7 +43,7 @@ func (s *Server) Import(ctx context.Context, owner *mapcommons.User, path, title
 		if err != nil {
 			return nil, err
 		}
-		q.Uploads = append(q.Uploads, Upload{Field: "dataset[" + ext + "]", Filename: filepath.Base(f), Path: f, Size: fi.Size()})
+		q.Uploads = append(q.Uploads, params.Upload{Field: "dataset[" + ext + "]", Filename: filepath.Base(f), Path: f, Size: fi.Size()})
 	}
 	up, err := s.openUploadWith(ctx, q, p.Opened)
 	if err != nil {

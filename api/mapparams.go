@@ -10,6 +10,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/classify"
+	"mapcommons/params"
 )
 
 // This file reads maps and layers out of the parameter tree. Every value
@@ -24,10 +25,10 @@ type pnode struct {
 	set  bool
 }
 
-func rootNode(p Params) pnode { return pnode{v: map[string]any(p), set: true} }
+func rootNode(p params.Params) pnode { return pnode{v: map[string]any(p), set: true} }
 
 func (n pnode) child(key string) pnode {
-	m, ok := nodeMap(n.v)
+	m, ok := params.NodeMap(n.v)
 	if !ok {
 		return pnode{path: n.join(key)}
 	}
@@ -143,7 +144,7 @@ func (n pnode) list(split bool) ([]pnode, bool, error) {
 			items = []any{x}
 		}
 	default:
-		l, ok := Params{"v": n.v}.List("v")
+		l, ok := params.Params{"v": n.v}.List("v")
 		if !ok {
 			return nil, false, n.fail("must be a list")
 		}
@@ -220,7 +221,7 @@ type mapFields struct {
 }
 
 // mapParams reads the map-level fields of p: plain, or under map[…].
-func mapParams(p Params) (*mapFields, error) {
+func mapParams(p params.Params) (*mapFields, error) {
 	root := rootNode(p)
 	if m, ok := p.Map("map"); ok && len(m) > 0 {
 		root = pnode{v: map[string]any(m), set: true}
@@ -331,7 +332,7 @@ func checkExtent(v []float64) (*[4]float64, error) {
 // are false; edit implies download implies view; entries naming the same
 // group are merged. The list replaces the object's whole.
 func permissionParams(n pnode) ([]mapcommons.Permission, error) {
-	if m, ok := nodeMap(n.v); ok {
+	if m, ok := params.NodeMap(n.v); ok {
 		if _, one := m["group_id"]; one {
 			n = pnode{v: []any{n.v}, path: n.path, set: true}
 		}
@@ -349,7 +350,7 @@ func permissionParams(n pnode) ([]mapcommons.Permission, error) {
 		if s, ok := it.v.(string); ok && strings.TrimSpace(s) == "" {
 			continue
 		}
-		if _, ok := nodeMap(it.v); !ok {
+		if _, ok := params.NodeMap(it.v); !ok {
 			return nil, it.fail("must be an object with group_id and permissions")
 		}
 		g, given, err := it.child("group_id").text(40)
@@ -442,7 +443,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 	} else {
 		l = mapcommons.Layer{Opacity: mapcommons.DefaultLayerOpacity, Visible: true}
 	}
-	if _, ok := nodeMap(n.v); !ok {
+	if _, ok := params.NodeMap(n.v); !ok {
 		return l, n.fail("must be an object with a source")
 	}
 	src, given, err := n.child("source").text(2048)
@@ -493,7 +494,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 		st = pnode{path: st.path}
 	}
 	if st.set {
-		if _, ok := nodeMap(st.v); !ok && st.v != nil {
+		if _, ok := params.NodeMap(st.v); !ok && st.v != nil {
 			return l, st.fail("must be an object")
 		}
 	}
@@ -677,7 +678,7 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 		}
 	}
 	if sl := n.child("slider"); sl.set && sl.v != nil {
-		if _, ok := nodeMap(sl.v); ok {
+		if _, ok := params.NodeMap(sl.v); ok {
 			r, err := timeRange(sl)
 			if err != nil {
 				return s, err
@@ -705,7 +706,7 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 		s.Slider = nil
 	}
 	if tl := n.child("timeline"); tl.set && tl.v != nil {
-		if _, ok := nodeMap(tl.v); !ok {
+		if _, ok := params.NodeMap(tl.v); !ok {
 			if v, _ := tl.v.(string); strings.TrimSpace(v) != "" {
 				return s, tl.fail("must be an object with begin, end and period")
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/params"
 )
 
 // mapTimeLayout is how map times are written (spec "Map").
@@ -583,7 +584,7 @@ func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
 
 // layerNode is where a layer's options are in a request: under layer[…]
 // when given so, else at the top level.
-func layerNode(p Params) pnode {
+func layerNode(p params.Params) pnode {
 	if m, ok := p.Map("layer"); ok && len(m) > 0 {
 		return pnode{v: map[string]any(m), set: true, path: "layer"}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/params"
 	"mapcommons/spatial"
 )
 
@@ -26,14 +27,14 @@ func invalid(param, format string, args ...any) error {
 }
 
 // boolParam reads a boolean parameter (absent is false).
-func boolParam(p Params, name string) (bool, error) {
+func boolParam(p params.Params, name string) (bool, error) {
 	v, _, err := p.Bool(name)
 	return v, err
 }
 
 // numbers parses a comma-separated list of numbers (also given as a list
 // parameter, bbox[]=...).
-func numbers(p Params, name string) ([]float64, bool, error) {
+func numbers(p params.Params, name string) ([]float64, bool, error) {
 	var parts []string
 	if list, ok := p.Strings(name); ok && len(list) > 1 {
 		parts = list
@@ -56,7 +57,7 @@ func numbers(p Params, name string) ([]float64, bool, error) {
 }
 
 // number parses a single numeric parameter.
-func number(p Params, name string) (float64, bool, error) {
+func number(p params.Params, name string) (float64, bool, error) {
 	v, ok := p.String(name)
 	if !ok {
 		return 0, false, nil
@@ -81,7 +82,7 @@ func checkLonLat(name string, xy []float64) error {
 }
 
 // parseFeatureQuery reads every parameter of features.json.
-func parseFeatureQuery(p Params, format string) (*mapcommons.FeatureQuery, outputOptions, error) {
+func parseFeatureQuery(p params.Params, format string) (*mapcommons.FeatureQuery, outputOptions, error) {
 	var out outputOptions
 	q := &mapcommons.FeatureQuery{}
 	var err error
@@ -100,8 +101,8 @@ func parseFeatureQuery(p Params, format string) (*mapcommons.FeatureQuery, outpu
 			if !isMap {
 				return nil, out, invalid("aggregates", "element %d is not name and calc", i)
 			}
-			name, _ := Params(m).String("name")
-			calc, _ := Params(m).String("calc")
+			name, _ := params.Params(m).String("name")
+			calc, _ := params.Params(m).String("calc")
 			if name == "" || calc == "" {
 				return nil, out, invalid("aggregates", "element %d needs both name and calc", i)
 			}
@@ -185,7 +186,7 @@ func parseFeatureQuery(p Params, format string) (*mapcommons.FeatureQuery, outpu
 }
 
 // parseNear reads lat/lon/radius/units, points, line, polygon and intersect.
-func parseNear(p Params) (*mapcommons.Near, error) {
+func parseNear(p params.Params) (*mapcommons.Near, error) {
 	lat, hasLat, err := number(p, "lat")
 	if err != nil {
 		return nil, err
@@ -296,7 +297,7 @@ func parseNear(p Params) (*mapcommons.Near, error) {
 }
 
 // parseFilters reads filter[<attr>][][<op>]=<value> (also filter[<attr>][<op>]).
-func parseFilters(p Params) ([]mapcommons.Filter, error) {
+func parseFilters(p params.Params) ([]mapcommons.Filter, error) {
 	raw, given := p.Get("filter")
 	if !given {
 		return nil, nil

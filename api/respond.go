@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+
+	"mapcommons/params"
 )
 
 // writeJSON writes v as the JSON answer (JSONP when asked for).
@@ -28,15 +30,15 @@ func empty(w http.ResponseWriter, status int) error {
 }
 
 // parseRequest reads the parameters and uploads of r within the server's limits.
-func (s *Server) parseRequest(r *http.Request) (*Request, error) {
-	return ParseRequest(r, ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, Budget: s.forms})
+func (s *Server) parseRequest(r *http.Request) (*params.Request, error) {
+	return params.ParseRequest(r, params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, Budget: s.forms})
 }
 
 // checkBody refuses a malformed JSON body (one that starts with { or [
 // and does not parse is a 400 everywhere) for handlers that read no
 // parameters. Bodies of other types are left unread.
 func (s *Server) checkBody(r *http.Request) error {
-	if mt, _ := parseContentType(r.Header.Get("Content-Type")); !isJSONMediaType(mt) {
+	if mt, _ := params.ParseContentType(r.Header.Get("Content-Type")); !params.IsJSONMediaType(mt) {
 		return nil
 	}
 	q, err := s.parseRequest(r)

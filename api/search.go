@@ -16,6 +16,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
+	"mapcommons/params"
 )
 
 // searchRequest is a parsed search: the filter for the store, and what the
@@ -29,7 +30,7 @@ type searchRequest struct {
 
 // parseSearch reads the parameters of a search. Bad values are EINVALID
 // errors naming the parameter.
-func parseSearch(p Params) (*searchRequest, error) {
+func parseSearch(p params.Params) (*searchRequest, error) {
 	sr := &searchRequest{}
 	f := &sr.filter
 	if v, given := p.Get("query"); given && v != nil {

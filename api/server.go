@@ -22,6 +22,7 @@ import (
 	"mapcommons/basemap"
 	"mapcommons/fetch"
 	"mapcommons/format"
+	"mapcommons/params"
 	"mapcommons/web"
 )
 
@@ -124,7 +125,7 @@ type Server struct {
 	// cors is what --cors-origins allows.
 	cors corsPolicy
 	// forms bounds the memory of form bodies being read (nil: unbounded).
-	forms *FormBudget
+	forms *params.FormBudget
 	// patterns are the mux patterns routes registered, in order.
 	patterns []string
 	// lastSweep is when (Unix seconds) expired sessions were last removed.
@@ -203,7 +204,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 	}
 	s.cors = newCORS(cfg.CORSOrigins)
 	if cfg.FormMemory > 0 {
-		s.forms = NewFormBudget(cfg.FormMemory)
+		s.forms = params.NewFormBudget(cfg.FormMemory)
 	}
 	assets, err := web.Load()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/params"
 )
 
 // Names of the session cookie, the CSRF header and the CSRF form field.
@@ -135,7 +136,7 @@ func (s *Server) checkCSRF(r *http.Request) error {
 	}
 	given := r.Header.Get(csrfHeader)
 	if given == "" && hasBody(r) {
-		if mt, _ := parseContentType(r.Header.Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
+		if mt, _ := params.ParseContentType(r.Header.Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
 			v, err := s.formCSRF(r)
 			if err != nil {
 				return err
@@ -155,16 +156,16 @@ func (s *Server) checkCSRF(r *http.Request) error {
 // csrf_token field, and puts the body back for the handler.
 func (s *Server) formCSRF(r *http.Request) (string, error) {
 	if r.ContentLength > s.cfg.MaxForm {
-		return "", formTooLarge(s.cfg.MaxForm)
+		return "", params.FormTooLarge(s.cfg.MaxForm)
 	}
-	opt := ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, Budget: s.forms}
-	b, release, err := readFormBody(&countingReader{r: r.Body, max: s.cfg.MaxUpload}, opt)
+	opt := params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, Budget: s.forms}
+	b, release, err := params.ReadForm(r.Body, opt)
 	release()
 	if err != nil {
 		return "", err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
-	p := Params{}
+	p := params.Params{}
 	if err := p.ParseQuery(string(b)); err != nil {
 		return "", err
 	}

@@ -20,6 +20,7 @@ import (
 	"mapcommons/format/kml"
 	"mapcommons/format/shapefile"
 	"mapcommons/format/wkb"
+	"mapcommons/params"
 	"mapcommons/proj"
 )
 
@@ -90,7 +91,7 @@ func (u *upload) open(path string) (*os.File, error) {
 
 // uploadExt is the extension an upload part names: "shp" for dataset[shp]
 // or overlay[shp], else the extension of its file name.
-func uploadExt(up Upload) string {
+func uploadExt(up params.Upload) string {
 	for _, p := range []string{"dataset[", "overlay["} {
 		if strings.HasPrefix(up.Field, p) && strings.HasSuffix(up.Field, "]") {
 			return strings.ToLower(up.Field[len(p) : len(up.Field)-1])
@@ -511,13 +512,13 @@ const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dat
 	"or dataset[shp]+dataset[shx]+dataset[dbf], or a body of one of those types"
 
 // openUpload finds the data in a create request and opens its reader.
-func (s *Server) openUpload(ctx context.Context, q *Request) (*upload, error) {
+func (s *Server) openUpload(ctx context.Context, q *params.Request) (*upload, error) {
 	return s.openUploadWith(ctx, q, nil)
 }
 
 // openUploadWith is openUpload telling opened of each file it opens.
-func (s *Server) openUploadWith(ctx context.Context, q *Request, opened func(*os.File)) (*upload, error) {
-	byExt := map[string]Upload{}
+func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened func(*os.File)) (*upload, error) {
+	byExt := map[string]params.Upload{}
 	for _, u := range q.Uploads {
 		ext := uploadExt(u)
 		if _, dup := byExt[ext]; dup {

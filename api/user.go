@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/params"
 )
 
 // userDoc is the JSON of a user, inside {"User": ...} (wire contract 6).
@@ -35,7 +36,7 @@ func userJSON(u *mapcommons.User, full bool) map[string]userDoc {
 
 // userParams returns the user's fields wherever the client put them:
 // user[...], User[...], JSON {"user": {...}} or {"User": {...}}, or plain.
-func userParams(p Params) Params {
+func userParams(p params.Params) params.Params {
 	for _, k := range []string{"user", "User"} {
 		if m, ok := p.Map(k); ok {
 			return m
@@ -44,7 +45,7 @@ func userParams(p Params) Params {
 	return p
 }
 
-func fullnameParam(p Params) (string, bool) {
+func fullnameParam(p params.Params) (string, bool) {
 	if v, ok := p.String("fullname"); ok {
 		return v, true
 	}
@@ -259,7 +260,7 @@ func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error 
 // one (wire contract 6), keep working; nor does an administrator need
 // another user's. A missing one is a 400, a wrong one a 403, counted as
 // a failed login.
-func (s *Server) checkCurrentPassword(r *http.Request, u *mapcommons.User, p Params) error {
+func (s *Server) checkCurrentPassword(r *http.Request, u *mapcommons.User, p params.Params) error {
 	if info(r).session == nil || caller(r).ID != u.ID {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package api
+package params
 
 // multipart/form-data bodies in the three dialects real clients send
 // (wire contract 1.1):
@@ -38,13 +38,13 @@ const (
 	MaxTextPart = 1 << 20
 )
 
-// parseContentType parses a Content-Type header leniently: the media type in
+// ParseContentType parses a Content-Type header leniently: the media type in
 // lower case without parameters, and the parameters. A comma after the
 // media type is read as the semicolon it should be (Ruby's
 // "multipart/form-data, boundary=..."); when the header still does not
 // parse, the media type is what precedes the first ';' or ',' and the
 // boundary is found the way Rack did (/boundary="?([^";,]+)"?/i).
-func parseContentType(ct string) (string, map[string]string) {
+func ParseContentType(ct string) (string, map[string]string) {
 	ct = strings.TrimSpace(ct)
 	if ct == "" {
 		return "", nil
@@ -139,7 +139,7 @@ func parseMultipart(q *Request, body *countingReader, boundary string, opt Parse
 			if filename == "" {
 				continue // skipped by NextRawPart
 			}
-			ct, _ := parseContentType(part.Header.Get("Content-Type"))
+			ct, _ := ParseContentType(part.Header.Get("Content-Type"))
 			if ct == "" {
 				ct = "application/octet-stream"
 			}
@@ -160,10 +160,10 @@ func parseMultipart(q *Request, body *countingReader, boundary string, opt Parse
 			return fail(err)
 		}
 		if int64(len(b)) > limit && limit == MaxTextPart {
-			return mapcommons.Errorf(mapcommons.EINVALID, "%s: text part larger than %d bytes (send a file with a filename)", clipKey(name), MaxTextPart)
+			return mapcommons.Errorf(mapcommons.EINVALID, "%s: text part larger than %d bytes (send a file with a filename)", ClipKey(name), MaxTextPart)
 		}
 		if text += int64(len(b)); text > opt.MaxForm {
-			return formTooLarge(opt.MaxForm)
+			return FormTooLarge(opt.MaxForm)
 		}
 		if *budget <= 0 {
 			return mapcommons.Errorf(mapcommons.EINVALID, "too many parameters (more than %d)", MaxParams)

@@ -1,4 +1,4 @@
-package api
+package params
 
 import (
 	"bytes"
@@ -254,7 +254,7 @@ func TestMultipartErrors(t *testing.T) {
 
 // boundaryOf returns the boundary parameter of a Content-Type.
 func boundaryOf(ct string) string {
-	_, p := parseContentType(ct)
+	_, p := ParseContentType(ct)
 	return p["boundary"]
 }
 
@@ -290,9 +290,9 @@ func TestParseContentType(t *testing.T) {
 		{"", "", ""},
 		{"garbage", "garbage", ""},
 	} {
-		mt, p := parseContentType(c.in)
+		mt, p := ParseContentType(c.in)
 		if mt != c.mt || p["boundary"] != c.boundary {
-			t.Errorf("parseContentType(%q) = %q, %v; want %q boundary %q", c.in, mt, p, c.mt, c.boundary)
+			t.Errorf("ParseContentType(%q) = %q, %v; want %q boundary %q", c.in, mt, p, c.mt, c.boundary)
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package api
-
-// Request parameters the way a Rails 2/3 server (Rack 1.x/2.x) accepted them:
-// the query string and the body (urlencoded form, JSON, multipart or a raw
-// data body) are merged into one nested tree with Rack's bracket rules
-// (wire contract 0.3, 3.2, 3.3).
+// Package params reads a request's parameters the way a Rails 2/3 server
+// (Rack 1.x/2.x) accepted them: the query string and the body (urlencoded
+// form, JSON, multipart or a raw data body) are merged into one nested tree
+// with Rack's bracket rules (wire contract 0.3, 3.2, 3.3). Files of a
+// multipart body, and raw data bodies, are spooled to temporary files.
+// Every part is bounded: depth, count, the size of a form and the memory
+// all forms being read hold at once (FormBudget).
+package params
 
 import (
 	"bytes"
@@ -211,13 +213,13 @@ func paramKeyUsable(name, full string, depth int) (bool, error) {
 
 func checkParamDepth(depth int, full string) error {
 	if depth > MaxParamDepth {
-		return mapcommons.Errorf(mapcommons.EINVALID, "%s: nested more than %d levels deep", clipKey(full), MaxParamDepth)
+		return mapcommons.Errorf(mapcommons.EINVALID, "%s: nested more than %d levels deep", ClipKey(full), MaxParamDepth)
 	}
 	return nil
 }
 
-// clipKey bounds a key quoted in an error message.
-func clipKey(s string) string {
+// ClipKey bounds a key quoted in an error message.
+func ClipKey(s string) string {
 	if len(s) > 200 {
 		return s[:200] + "..."
 	}
@@ -245,7 +247,7 @@ func normalizeParam(m map[string]any, name, v string, depth int, full string) er
 		}
 		child := childParamKey(after)
 		if len(l) > 0 {
-			if last, ok := nodeMap(l[len(l)-1]); ok && !paramHasKey(last, child) {
+			if last, ok := NodeMap(l[len(l)-1]); ok && !paramHasKey(last, child) {
 				if child == "[]" {
 					return nil // Rack drops it: a map cannot take a bare "[]"
 				}
@@ -290,7 +292,7 @@ func paramListAt(m map[string]any, k, full string) ([]any, error) {
 }
 
 func paramTypeConflict(full, k, want string, got any) error {
-	return mapcommons.Errorf(mapcommons.EINVALID, "%s: conflicting parameters: %q is %s, not %s", clipKey(full), clipKey(k), nodeKind(got), want)
+	return mapcommons.Errorf(mapcommons.EINVALID, "%s: conflicting parameters: %q is %s, not %s", ClipKey(full), ClipKey(k), nodeKind(got), want)
 }
 
 func nodeKind(v any) string {
@@ -315,7 +317,7 @@ func paramHasKey(m map[string]any, child string) bool {
 	}
 	var cur any = m
 	for _, part := range strings.FieldsFunc(child, func(r rune) bool { return r == '[' || r == ']' }) {
-		h, ok := nodeMap(cur)
+		h, ok := NodeMap(cur)
 		if !ok {
 			return false
 		}
@@ -326,7 +328,9 @@ func paramHasKey(m map[string]any, child string) bool {
 	return true
 }
 
-func nodeMap(v any) (map[string]any, bool) {
+// NodeMap is a node of the tree as a map, when it is one (a
+// map[string]any or a Params).
+func NodeMap(v any) (map[string]any, bool) {
 	switch m := v.(type) {
 	case map[string]any:
 		return m, true
@@ -364,7 +368,7 @@ func (p Params) MergeJSON(obj map[string]any) error {
 func mergeParams(dst, src map[string]any) {
 	for k, v := range src {
 		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := nodeMap(dst[k]); ok {
+			if dm, ok := NodeMap(dst[k]); ok {
 				mergeParams(dm, sm)
 				continue
 			}
@@ -401,7 +405,7 @@ func jsonParamNode(v any, depth int, key string) (any, error) {
 			return nil, err
 		}
 	default:
-		return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: unsupported JSON value of type %T", clipKey(key), v)
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "%s: unsupported JSON value of type %T", ClipKey(key), v)
 	}
 	if l, ok := v.([]any); ok {
 		out := make([]any, len(l))
@@ -414,7 +418,7 @@ func jsonParamNode(v any, depth int, key string) (any, error) {
 		}
 		return out, nil
 	}
-	m, _ := nodeMap(v)
+	m, _ := NodeMap(v)
 	out := make(map[string]any, len(m))
 	for k, e := range m {
 		c, err := jsonParamNode(e, depth+1, key+"["+k+"]")
@@ -494,7 +498,7 @@ func (p Params) Bool(path ...string) (v bool, given bool, err error) {
 	case "0", "false", "no", "off", "":
 		return false, true, nil
 	}
-	return false, true, mapcommons.Errorf(mapcommons.EINVALID, "%s: not a boolean: %q", bracketPath(path), clipKey(s))
+	return false, true, mapcommons.Errorf(mapcommons.EINVALID, "%s: not a boolean: %q", bracketPath(path), ClipKey(s))
 }
 
 // bracketPath writes a path the way it is sent: a[b][c].
@@ -513,7 +517,7 @@ func bracketPath(path []string) string {
 // Map returns the map at path.
 func (p Params) Map(path ...string) (Params, bool) {
 	v, _ := p.Get(path...)
-	m, ok := nodeMap(v)
+	m, ok := NodeMap(v)
 	return Params(m), ok
 }
 
@@ -527,7 +531,7 @@ func (p Params) List(path ...string) ([]any, bool) {
 	case []any:
 		return x, true
 	case map[string]any, Params:
-		m, _ := nodeMap(x)
+		m, _ := NodeMap(x)
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			if !isIndexKey(k) {
@@ -694,13 +698,13 @@ func bodyTooLarge(n int64) error {
 
 // parseRequestBody reads the body into q by its Content-Type.
 func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt ParseOptions, budget *int) error {
-	mt, mparams := parseContentType(r.Header.Get("Content-Type"))
+	mt, mparams := ParseContentType(r.Header.Get("Content-Type"))
 	switch {
 	case mt == "multipart/form-data":
 		return parseMultipart(q, body, mparams["boundary"], opt, budget)
 	case mt == "application/x-www-form-urlencoded" || mt == "" && r.Method == http.MethodPost:
 		if r.ContentLength > opt.MaxForm {
-			return formTooLarge(opt.MaxForm) // refused before a byte is read
+			return FormTooLarge(opt.MaxForm) // refused before a byte is read
 		}
 		b, release, err := readFormBody(body, opt)
 		defer release()
@@ -708,9 +712,9 @@ func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt Par
 			return err
 		}
 		return q.Params.parseQuery(string(b), budget)
-	case isJSONMediaType(mt) && !opt.SpoolJSON:
+	case IsJSONMediaType(mt) && !opt.SpoolJSON:
 		if r.ContentLength > opt.MaxForm {
-			return formTooLarge(opt.MaxForm)
+			return FormTooLarge(opt.MaxForm)
 		}
 		b, release, err := readFormBody(body, opt)
 		defer release()
@@ -734,6 +738,13 @@ func parseRequestBody(q *Request, r *http.Request, body *countingReader, opt Par
 // readFormBody reads a body parsed into Params, bounded by MaxForm and by
 // the server's FormBudget; release gives the memory back to the budget
 // once the body has been parsed.
+// ReadForm reads a form body whole within opt's bounds (MaxBody,
+// MaxForm and the Budget); release gives back what it holds of the
+// budget, and must be called, also after an error.
+func ReadForm(body io.Reader, opt ParseOptions) (b []byte, release func(), err error) {
+	return readFormBody(&countingReader{r: body, max: opt.MaxBody}, opt)
+}
+
 func readFormBody(body *countingReader, opt ParseOptions) (b []byte, release func(), err error) {
 	br := &budgetReader{r: io.LimitReader(body, opt.MaxForm+1), limit: opt.MaxForm + 1, budget: opt.Budget}
 	b, err = io.ReadAll(br)
@@ -744,9 +755,16 @@ func readFormBody(body *countingReader, opt ParseOptions) (b []byte, release fun
 		return nil, br.release, body.fail(err)
 	}
 	if int64(len(b)) > opt.MaxForm {
-		return nil, br.release, formTooLarge(opt.MaxForm)
+		return nil, br.release, FormTooLarge(opt.MaxForm)
 	}
 	return b, br.release, nil
+}
+
+// MergeJSONBody merges a JSON body (or, when it is no JSON object or
+// array, a form body under a JSON Content-Type) into p, within MaxParams.
+func (p Params) MergeJSONBody(b []byte) error {
+	budget := MaxParams
+	return mergeJSONBody(p, b, &budget)
 }
 
 // mergeJSONBody merges a JSON body (or, when it is no JSON object or
@@ -780,10 +798,10 @@ func mergeJSONBody(p Params, b []byte, budget *int) error {
 	}
 }
 
-// isJSONMediaType reports whether a body of media type mt is parsed as JSON
+// IsJSONMediaType reports whether a body of media type mt is parsed as JSON
 // parameters. An upload type of the format registry (GeoJSON) is data,
 // spooled as Body.
-func isJSONMediaType(mt string) bool {
+func IsJSONMediaType(mt string) bool {
 	switch mt {
 	case "application/json", "text/json", "text/x-json", "application/x-json", "application/jsonrequest":
 		return true

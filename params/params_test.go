@@ -1,4 +1,4 @@
-package api
+package params
 
 import (
 	"bytes"
