@@ -10,6 +10,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
+	"mapcommons/ingest"
 	"mapcommons/params"
 )
 
@@ -245,7 +246,7 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if raw, ok := q.Params.String("url"); ok {
 		return s.createFromURL(w, r, me, q.Params, upd, perms, raw)
 	}
-	up, err := s.openUpload(r.Context(), q)
+	up, err := s.opener().Open(r.Context(), q, nil)
 	if err != nil {
 		return err
 	}
@@ -261,17 +262,17 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 // type and CRS are the upload's, its metadata upd's, its title by default
 // the upload's (else "Untitled"); within --max-features. each, when set,
 // is called for every feature stored.
-func (s *Server) createUploaded(ctx context.Context, owner *mapcommons.User, up *upload, upd mapcommons.MetadataUpdate,
+func (s *Server) createUploaded(ctx context.Context, owner *mapcommons.User, up *ingest.Upload, upd mapcommons.MetadataUpdate,
 	perms []mapcommons.Permission, each func()) (*mapcommons.Dataset, error) {
-	ds := &mapcommons.Dataset{OwnerID: owner.ID, Owner: owner.Login, Type: up.kind, CRS: up.crs, PRJ: up.prj, Permissions: perms}
+	ds := &mapcommons.Dataset{OwnerID: owner.ID, Owner: owner.Login, Type: up.Kind, CRS: up.CRS, PRJ: up.PRJ, Permissions: perms}
 	upd.Apply(&ds.Metadata)
 	if strings.TrimSpace(ds.Title) == "" {
-		ds.Title = up.name
+		ds.Title = up.Name
 	}
 	if strings.TrimSpace(ds.Title) == "" {
 		ds.Title = "Untitled"
 	}
-	src := s.limitFeatures(up.src, 0)
+	src := s.limitFeatures(up.Source, 0)
 	if each != nil {
 		src = &countingSource{FeatureSource: src, each: each}
 	}
@@ -279,6 +280,17 @@ func (s *Server) createUploaded(ctx context.Context, owner *mapcommons.User, up 
 		return nil, err
 	}
 	return ds, nil
+}
+
+// opener opens uploads within the server's bounds.
+func (s *Server) opener() ingest.Opener {
+	return ingest.Opener{TempDir: s.cfg.TempDir, MaxUpload: s.cfg.MaxUpload}
+}
+
+// limitFeatures bounds what src may add to a dataset holding have features
+// already (appends; 0 otherwise) to the server's --max-features.
+func (s *Server) limitFeatures(src mapcommons.FeatureSource, have int64) mapcommons.FeatureSource {
+	return ingest.LimitFeatures(src, have, s.cfg.MaxFeatures)
 }
 
 func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error {

@@ -17,6 +17,7 @@ import (
 	"mapcommons/fetch"
 	"mapcommons/format"
 	"mapcommons/format/archive"
+	"mapcommons/ingest"
 	"mapcommons/params"
 )
 
@@ -73,14 +74,14 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 		}
 		defer up.Close()
 		if key != "" {
-			if err := checkFeedKey(key, up.src.Attributes()); err != nil {
+			if err := checkFeedKey(key, up.Source.Attributes()); err != nil {
 				return err
 			}
 			ds.FeedKey = key
 		}
-		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = s.limitFeatures(up.src, 0), up.kind, up.kind, up.crs, up.prj
+		src, ds.Type, ds.URLType, ds.CRS, ds.PRJ = s.limitFeatures(up.Source, 0), up.Kind, up.Kind, up.CRS, up.PRJ
 		if strings.TrimSpace(ds.Title) == "" {
-			ds.Title = up.name
+			ds.Title = up.Name
 		}
 	}
 	if strings.TrimSpace(ds.Title) == "" {
@@ -117,21 +118,19 @@ func (emptySource) Next() (*mapcommons.Feature, error) { return nil, io.EOF }
 
 // fetchSource fetches url and opens it as an upload of kind (guessed from
 // the content when ""): the caller closes it, which removes the file.
-func (s *Server) fetchSource(ctx context.Context, link, kind string) (*upload, error) {
+func (s *Server) fetchSource(ctx context.Context, link, kind string) (*ingest.Upload, error) {
 	res, err := s.fetcher.Get(ctx, link, s.cfg.TempDir)
 	if err != nil {
 		return nil, err
 	}
-	up := &upload{remove: []string{res.Path}}
 	if kind == "" {
 		if kind, err = guessKind(res); err != nil {
-			up.Close()
+			os.Remove(res.Path)
 			return nil, err
 		}
 	}
-	up.fetched, up.fetchedKind = res.Path, kind
-	if err := s.openFile(up, kind, res.Path, path.Base(urlPath(res.URL))); err != nil {
-		up.Close()
+	up, err := s.opener().OpenFetched(ctx, kind, res.Path, path.Base(urlPath(res.URL)))
+	if err != nil {
 		if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
 			// Bad data at the remote is the remote's failure.
 			return nil, mapcommons.Errorf(mapcommons.EUPSTREAM, "url: the data at %s cannot be read as %s: %s", link, kind, mapcommons.ErrorMessage(err))
@@ -288,21 +287,21 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 			// Only what changed, by key (feedsync.go); or else a replace,
 			// of the file read again from its start when some was read.
 			var read bool
-			fresh, read, err = s.syncFeed(ctx, ds, s.limitFeatures(up.src, 0))
+			fresh, read, err = s.syncFeed(ctx, ds, s.limitFeatures(up.Source, 0))
 			if fb, ok := isFallback(err); ok {
 				s.logger.LogAttrs(ctx, slog.LevelInfo, "a feed refreshed by key is replaced whole", slog.Int64("dataset", ds.ID),
 					slog.String("why", fb.reason))
 				err = nil
 				if read {
-					var again *upload
-					if again, err = s.reopen(up); err == nil {
+					var again *ingest.Upload
+					if again, err = s.opener().Reopen(up); err == nil {
 						up = again
 					}
 				}
 			}
 		}
 		if err == nil && fresh == nil {
-			fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, s.limitFeatures(up.src, 0))
+			fresh, err = s.svc.Datasets.ReplaceFeatures(ctx, ds.ID, s.limitFeatures(up.Source, 0))
 		}
 		if err == nil {
 			return fresh, nil
@@ -315,22 +314,6 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 		s.logger.Error("recording a fetch error", "dataset", ds.ID, "err", rerr)
 	}
 	return nil, err
-}
-
-// reopen opens the file a fetchSource upload read, again from its start,
-// and closes up (which then removes nothing: the new upload owns its
-// files). On an error up stays as it was.
-func (s *Server) reopen(up *upload) (*upload, error) {
-	again := &upload{ctx: up.ctx, opened: up.opened}
-	again.fetched, again.fetchedKind = up.fetched, up.fetchedKind
-	if err := s.openFile(again, up.fetchedKind, up.fetched, ""); err != nil {
-		again.Close()
-		return nil, err
-	}
-	again.remove = append(again.remove, up.remove...)
-	up.remove = nil
-	up.Close()
-	return again, nil
 }
 
 // RefreshFeeds refetches, one after the other, the feeds due for a

@@ -45,7 +45,7 @@ func (s *Server) Import(ctx context.Context, owner *mapcommons.User, path, title
 		}
 		q.Uploads = append(q.Uploads, params.Upload{Field: "dataset[" + ext + "]", Filename: filepath.Base(f), Path: f, Size: fi.Size()})
 	}
-	up, err := s.openUploadWith(ctx, q, p.Opened)
+	up, err := s.opener().Open(ctx, q, p.Opened)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,9 @@
-package api
+// Package ingest reads data into feature sources: an upload's files (a
+// file of any readable kind, a shapefile's parts, a zip or KMZ archive, a
+// GeoPackage layer) and a fetched feed's file, each with its coordinates
+// checked as longitude/latitude or reprojected to them, and bounded in what
+// it may expand to.
+package ingest
 
 import (
 	"archive/zip"
@@ -28,13 +33,24 @@ import (
 // fetched URL), opening the reader of its kind, and, for zipped uploads,
 // extracting the entries the reader needs into a directory of their own.
 
-// upload is an opened data upload.
-type upload struct {
-	src  mapcommons.FeatureSource
-	kind string // the Dataset.Type it gives
-	name string // the file's base name without extension, for the default title
-	crs  string
-	prj  string
+// Opener opens uploads within its bounds.
+type Opener struct {
+	// TempDir is where zipped entries are extracted ("": the system's).
+	TempDir string
+	// MaxUpload bounds what a zipped upload may expand to: all its
+	// extracted entries together no more than this, the most the same
+	// data could have been sent as unzipped.
+	MaxUpload int64
+}
+
+// Upload is an opened data upload. Close it when done: that closes its
+// files and removes those it owns.
+type Upload struct {
+	Source mapcommons.FeatureSource
+	Kind   string // the Dataset.Type it gives
+	Name   string // the file's base name without extension, for the default title
+	CRS    string
+	PRJ    string
 	// layer names the table of a GeoPackage to read ("" the first).
 	layer string
 	ctx   context.Context
@@ -48,25 +64,25 @@ type upload struct {
 	closers []io.Closer
 	remove  []string
 	// fetched is the file a feed's fetch wrote and fetchedKind the kind
-	// it was opened as: a refetch may read it again (reopen).
+	// it was opened as: a refetch may read it again (Reopen).
 	fetched, fetchedKind string
 }
 
 // setKML takes a KML source: a document without features is refused,
 // saying why, rather than stored as an empty dataset; the document's name,
 // when it has one, is the default title.
-func (u *upload) setKML(rd *kml.Reader) error {
+func (u *Upload) setKML(rd *kml.Reader) error {
 	if err := rd.Empty(); err != nil {
 		return err
 	}
 	if n := strings.TrimSpace(rd.Name()); n != "" {
-		u.name = n
+		u.Name = n
 	}
-	u.src = rd
+	u.Source = rd
 	return nil
 }
 
-func (u *upload) Close() {
+func (u *Upload) Close() {
 	for _, c := range u.closers {
 		c.Close()
 	}
@@ -78,7 +94,7 @@ func (u *upload) Close() {
 	}
 }
 
-func (u *upload) open(path string) (*os.File, error) {
+func (u *Upload) open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err == nil {
 		u.files = append(u.files, f)
@@ -127,25 +143,25 @@ func readSmall(path string, limit int64) (string, error) {
 
 // openFile opens one file of an upload kind as the upload's source.
 // filename, when known, gives the default title.
-func (s *Server) openFile(up *upload, kind, path, filename string) error {
+func (o Opener) openFile(up *Upload, kind, path, filename string) error {
 	if filename != "" {
-		up.name = baseName(filename)
+		up.Name = baseName(filename)
 	}
 	if kind == format.KindZip || kind == format.KindKMZ {
-		return s.openArchive(up, kind, path)
+		return o.openArchive(up, kind, path)
 	}
 	f, err := up.open(path)
 	if err != nil {
 		return err
 	}
-	up.kind = kind
+	up.Kind = kind
 	switch kind {
 	case format.KindCSV:
 		rd, err := csvformat.Open(f)
 		if err != nil {
 			return err
 		}
-		up.src = rd
+		up.Source = rd
 	case format.KindKML:
 		rd, err := kml.Open(f, kml.Options{})
 		if err != nil {
@@ -159,15 +175,15 @@ func (s *Server) openFile(up *upload, kind, path, filename string) error {
 		if err != nil {
 			return err
 		}
-		up.src = rd
+		up.Source = rd
 	case format.KindGeoJSON:
 		rd, err := geojson.Open(f)
 		if err != nil {
 			return err
 		}
-		up.src = rd
+		up.Source = rd
 	case format.KindGPKG:
-		return s.openGPKG(up, path)
+		return o.openGPKG(up, path)
 	default:
 		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s uploads are not supported", kind)
 	}
@@ -177,17 +193,17 @@ func (s *Server) openFile(up *upload, kind, path, filename string) error {
 // archiveLimits bounds what a zipped upload may expand to: all its
 // extracted entries together no more than the upload limit, the most the
 // same data could have been sent as unzipped.
-func (s *Server) archiveLimits() archive.Limits {
-	return archive.Limits{MaxEntries: 1000, MaxBytes: s.cfg.MaxUpload}
+func (o Opener) archiveLimits() archive.Limits {
+	return archive.Limits{MaxEntries: 1000, MaxBytes: o.MaxUpload}
 }
 
-// limitFeatures bounds what src may add to a dataset holding have features
-// already (appends; 0 otherwise) to the server's --max-features.
-func (s *Server) limitFeatures(src mapcommons.FeatureSource, have int64) mapcommons.FeatureSource {
-	if s.cfg.MaxFeatures < 0 {
+// LimitFeatures bounds what src may add to a dataset holding have
+// features already (appends; 0 otherwise) to max (< 0: no bound).
+func LimitFeatures(src mapcommons.FeatureSource, have, max int64) mapcommons.FeatureSource {
+	if max < 0 {
 		return src
 	}
-	return &limitedSource{FeatureSource: src, left: s.cfg.MaxFeatures - have, max: s.cfg.MaxFeatures}
+	return &limitedSource{FeatureSource: src, left: max - have, max: max}
 }
 
 // limitedSource fails with ETOOLARGE at the first feature past its limit.
@@ -223,7 +239,7 @@ func (f closerFunc) Close() error { return f() }
 // the kml package), or a zip holding one shapefile (or else one CSV, KML,
 // GeoJSON or Atom file). The entries it needs are extracted into a
 // directory of the upload's own.
-func (s *Server) openArchive(up *upload, kind, p string) error {
+func (o Opener) openArchive(up *Upload, kind, p string) error {
 	f, err := up.open(p)
 	if err != nil {
 		return err
@@ -233,19 +249,19 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 		return err
 	}
 	if kind == format.KindKMZ {
-		rd, cleanup, err := kml.OpenKMZ(f, st.Size(), s.archiveLimits(), s.cfg.TempDir, kml.Options{})
+		rd, cleanup, err := kml.OpenKMZ(f, st.Size(), o.archiveLimits(), o.TempDir, kml.Options{})
 		if err != nil {
 			return err
 		}
 		up.closers = append(up.closers, closerFunc(cleanup))
-		up.kind = format.KindKMZ
+		up.Kind = format.KindKMZ
 		return up.setKML(rd)
 	}
-	a, err := archive.Open(f, st.Size(), s.archiveLimits())
+	a, err := archive.Open(f, st.Size(), o.archiveLimits())
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp(s.cfg.TempDir, "unzip-*")
+	dir, err := os.MkdirTemp(o.TempDir, "unzip-*")
 	if err != nil {
 		return err
 	}
@@ -295,12 +311,12 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 			}
 			paths[ext] = x
 		}
-		name := up.name
-		if err := s.openShapefile(up, paths); err != nil {
+		name := up.Name
+		if err := o.openShapefile(up, paths); err != nil {
 			return err
 		}
 		if name == "" {
-			up.name = baseName(shps[0].Name)
+			up.Name = baseName(shps[0].Name)
 		}
 		return nil
 	}
@@ -310,10 +326,10 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 			if err != nil {
 				return err
 			}
-			if up.name == "" {
-				up.name = baseName(e.Name)
+			if up.Name == "" {
+				up.Name = baseName(e.Name)
 			}
-			return s.openFile(up, k, x, "")
+			return o.openFile(up, k, x, "")
 		}
 	}
 	return mapcommons.Errorf(mapcommons.EINVALID, "the zip file holds no shapefile (.shp with its .dbf), nor a CSV, KML, GeoJSON, Atom or GeoPackage file")
@@ -322,7 +338,7 @@ func (s *Server) openArchive(up *upload, kind, p string) error {
 // openShapefile opens a shapefile from its files by extension (shp and dbf
 // required; shx, prj, cpg optional). A projected .prj is reprojected to
 // lon/lat as the features are read.
-func (s *Server) openShapefile(up *upload, paths map[string]string) error {
+func (o Opener) openShapefile(up *Upload, paths map[string]string) error {
 	for _, need := range []string{"shp", "dbf"} {
 		if _, ok := paths[need]; !ok {
 			return mapcommons.Errorf(mapcommons.EINVALID, "dataset[%s]: a shapefile needs its .%s part", need, need)
@@ -378,11 +394,11 @@ func (s *Server) openShapefile(up *upload, paths map[string]string) error {
 	if err != nil {
 		return err
 	}
-	up.src, up.kind, up.prj, up.crs = rd, format.KindShp, prj, crs
+	up.Source, up.Kind, up.PRJ, up.CRS = rd, format.KindShp, prj, crs
 	if tr != nil && !tr.Identity() {
-		up.src = &reprojected{src: rd, t: tr}
+		up.Source = &reprojected{src: rd, t: tr}
 	} else if strings.TrimSpace(prj) == "" {
-		up.src = &lonLatOnly{src: rd}
+		up.Source = &lonLatOnly{src: rd}
 	}
 	return nil
 }
@@ -391,7 +407,7 @@ func (s *Server) openShapefile(up *upload, paths map[string]string) error {
 // coordinates in WGS 84 (or an undefined geographic SRS) are taken as they
 // are, other geographic ones on their own datum (as a shapefile's), and
 // projected ones reprojected to lon/lat from the SRS's WKT definition.
-func (s *Server) openGPKG(up *upload, path string) error {
+func (o Opener) openGPKG(up *Upload, path string) error {
 	ctx := up.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -401,15 +417,15 @@ func (s *Server) openGPKG(up *upload, path string) error {
 		return err
 	}
 	up.closers = append(up.closers, rd)
-	up.kind = format.KindGPKG
-	if up.name == "" {
-		up.name = rd.Identifier()
+	up.Kind = format.KindGPKG
+	if up.Name == "" {
+		up.Name = rd.Identifier()
 	}
 	srs := rd.SRS()
-	up.src = rd
+	up.Source = rd
 	switch {
 	case srs.LonLat():
-		up.crs = "WGS 84"
+		up.CRS = "WGS 84"
 	case srs.ID == -1:
 		return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q has an undefined Cartesian coordinate system (srs_id -1): its coordinates cannot be placed on the earth", rd.Table())
 	default:
@@ -417,19 +433,19 @@ func (s *Server) openGPKG(up *upload, path string) error {
 		if err != nil {
 			return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q: its coordinate system %q (srs_id %d): %s", rd.Table(), srs.Name, srs.ID, mapcommons.ErrorMessage(err))
 		}
-		up.crs, up.prj = name, srs.Definition
+		up.CRS, up.PRJ = name, srs.Definition
 		if !geographic {
 			tr, err := proj.Parse(srs.Definition)
 			if err != nil {
 				return mapcommons.Errorf(mapcommons.EINVALID, "gpkg: layer %q: %s", rd.Table(), mapcommons.ErrorMessage(err))
 			}
-			up.crs = tr.Name()
+			up.CRS = tr.Name()
 			if !tr.Identity() {
-				up.src = &reprojected{src: rd, t: tr}
+				up.Source = &reprojected{src: rd, t: tr}
 			}
 		}
 	}
-	up.src = &lonLatOnly{src: up.src, why: "the GeoPackage layer's coordinates are not longitude/latitude although its SRS says so"}
+	up.Source = &lonLatOnly{src: up.Source, why: "the GeoPackage layer's coordinates are not longitude/latitude although its SRS says so"}
 	return nil
 }
 
@@ -511,13 +527,9 @@ func (r *reprojected) Next() (*mapcommons.Feature, error) {
 const noDataMessage = "no data: send a file part dataset[csv], dataset[kml], dataset[kmz], dataset[atom], dataset[geojson], dataset[gpkg], dataset[zip], " +
 	"or dataset[shp]+dataset[shx]+dataset[dbf], or a body of one of those types"
 
-// openUpload finds the data in a create request and opens its reader.
-func (s *Server) openUpload(ctx context.Context, q *params.Request) (*upload, error) {
-	return s.openUploadWith(ctx, q, nil)
-}
-
-// openUploadWith is openUpload telling opened of each file it opens.
-func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened func(*os.File)) (*upload, error) {
+// Open finds the data in a create request and opens its reader, telling
+// opened (when not nil) of each file it opens.
+func (o Opener) Open(ctx context.Context, q *params.Request, opened func(*os.File)) (*Upload, error) {
 	byExt := map[string]params.Upload{}
 	for _, u := range q.Uploads {
 		ext := uploadExt(u)
@@ -526,9 +538,9 @@ func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened f
 		}
 		byExt[ext] = u
 	}
-	up := &upload{ctx: ctx, opened: opened}
+	up := &Upload{ctx: ctx, opened: opened}
 	up.layer, _ = q.Params.String("layer")
-	fail := func(err error) (*upload, error) {
+	fail := func(err error) (*Upload, error) {
 		up.Close()
 		return nil, err
 	}
@@ -543,10 +555,10 @@ func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened f
 				paths[ext] = u.Path
 			}
 		}
-		if err := s.openShapefile(up, paths); err != nil {
+		if err := o.openShapefile(up, paths); err != nil {
 			return fail(err)
 		}
-		up.name = baseName(byExt["shp"].Filename)
+		up.Name = baseName(byExt["shp"].Filename)
 		return up, nil
 	case len(byExt) > 0:
 		exts := make([]string, 0, len(byExt))
@@ -557,7 +569,7 @@ func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened f
 		for _, ext := range exts {
 			u := byExt[ext]
 			if k := format.PartKind(ext); k != "" && k != format.KindShp {
-				if err := s.openFile(up, k, u.Path, u.Filename); err != nil {
+				if err := o.openFile(up, k, u.Path, u.Filename); err != nil {
 					return fail(err)
 				}
 				return up, nil
@@ -574,10 +586,49 @@ func (s *Server) openUploadWith(ctx context.Context, q *params.Request, opened f
 		if k == "" {
 			return nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "unsupported upload Content-Type %q", q.Body.ContentType)
 		}
-		if err := s.openFile(up, k, q.Body.Path, ""); err != nil {
+		if err := o.openFile(up, k, q.Body.Path, ""); err != nil {
 			return fail(err)
 		}
 		return up, nil
 	}
 	return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
+}
+
+// OpenFile opens the file at path, of upload kind, as an upload; filename,
+// when known, gives the default title.
+func (o Opener) OpenFile(ctx context.Context, kind, path, filename string) (*Upload, error) {
+	up := &Upload{ctx: ctx}
+	if err := o.openFile(up, kind, path, filename); err != nil {
+		up.Close()
+		return nil, err
+	}
+	return up, nil
+}
+
+// OpenFetched opens the file a feed's fetch wrote at path, of upload kind,
+// as an upload that owns the file (Close removes it, also after an error
+// here) and can read it again (Reopen).
+func (o Opener) OpenFetched(ctx context.Context, kind, path, filename string) (*Upload, error) {
+	up := &Upload{ctx: ctx, remove: []string{path}, fetched: path, fetchedKind: kind}
+	if err := o.openFile(up, kind, path, filename); err != nil {
+		up.Close()
+		return nil, err
+	}
+	return up, nil
+}
+
+// Reopen opens the file an OpenFetched upload read, again from its start,
+// and closes up (which then removes nothing: the new upload owns its
+// files). On an error up stays as it was.
+func (o Opener) Reopen(up *Upload) (*Upload, error) {
+	again := &Upload{ctx: up.ctx, opened: up.opened}
+	again.fetched, again.fetchedKind = up.fetched, up.fetchedKind
+	if err := o.openFile(again, up.fetchedKind, up.fetched, ""); err != nil {
+		again.Close()
+		return nil, err
+	}
+	again.remove = append(again.remove, up.remove...)
+	up.remove = nil
+	up.Close()
+	return again, nil
 }
