@@ -34,6 +34,26 @@ func TestQueryDeadlineContext(t *testing.T) {
 			t.Fatalf("Err %v after the handler's end, want the deadline's", err)
 		}
 	})
+	t.Run("passed deadline, Done asked first", func(t *testing.T) {
+		// As database/sql asks: a select on Done with a default. A
+		// deadline passed is a Done closed already, not a timer's later.
+		c := withQueryDeadline(context.Background(), time.Now().Add(-time.Nanosecond))
+		if !closedNow(c.Done()) {
+			t.Fatal("Done open past the deadline")
+		}
+		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Err %v, want the deadline's", err)
+		}
+		parent, cancel := context.WithCancel(context.Background())
+		cancel()
+		c = withQueryDeadline(parent, time.Now().Add(time.Hour))
+		if !closedNow(c.Done()) {
+			t.Fatal("Done open with its parent ended")
+		}
+		if err := c.Err(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Err %v, want the parent's", err)
+		}
+	})
 	t.Run("deadline reached while waiting on Done", func(t *testing.T) {
 		live := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
 		if live.Err() != nil || closedNow(live.Done()) {

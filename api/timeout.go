@@ -86,6 +86,17 @@ func (c *queryCtx) Done() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done == nil {
+		// Ended already (its deadline passed, or its parent ended): closed
+		// now, as context.WithDeadline's is, not when a timer gets to it.
+		err := c.Context.Err()
+		if err == nil && !time.Now().Before(c.deadline) {
+			err = context.DeadlineExceeded
+		}
+		if err != nil {
+			c.err, c.done = err, closedDone
+			c.ended.Store(true)
+			return c.done
+		}
 		c.done = make(chan struct{})
 		// Both run their functions on goroutines of their own, never
 		// here under the lock.
