@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -251,35 +250,11 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	defer up.Close()
-	ds, err := s.createUploaded(r.Context(), me, up, upd, perms, nil)
-	if err != nil {
+	ds := ingest.NewDataset(me, up, upd, perms)
+	if err := ingest.Create(r.Context(), s.svc.Datasets, ds, up, s.cfg.MaxFeatures, nil); err != nil {
 		return err
 	}
 	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
-}
-
-// createUploaded creates a dataset of owner from an opened upload: its
-// type and CRS are the upload's, its metadata upd's, its title by default
-// the upload's (else "Untitled"); within --max-features. each, when set,
-// is called for every feature stored.
-func (s *Server) createUploaded(ctx context.Context, owner *mapcommons.User, up *ingest.Upload, upd mapcommons.MetadataUpdate,
-	perms []mapcommons.Permission, each func()) (*mapcommons.Dataset, error) {
-	ds := &mapcommons.Dataset{OwnerID: owner.ID, Owner: owner.Login, Type: up.Kind, CRS: up.CRS, PRJ: up.PRJ, Permissions: perms}
-	upd.Apply(&ds.Metadata)
-	if strings.TrimSpace(ds.Title) == "" {
-		ds.Title = up.Name
-	}
-	if strings.TrimSpace(ds.Title) == "" {
-		ds.Title = "Untitled"
-	}
-	src := s.limitFeatures(up.Source, 0)
-	if each != nil {
-		src = &countingSource{FeatureSource: src, each: each}
-	}
-	if err := s.svc.Datasets.CreateDataset(ctx, ds, src); err != nil {
-		return nil, err
-	}
-	return ds, nil
 }
 
 // opener opens uploads within the server's bounds.

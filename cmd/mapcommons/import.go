@@ -20,7 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"mapcommons"
-	"mapcommons/api"
+	"mapcommons/ingest"
 )
 
 // importFiles is "mapcommons import": files straight into the store (the
@@ -104,10 +104,21 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer os.RemoveAll(cfg.TempDir)
-	srv := api.NewServer(quiet, cfg, svc)
+	// The files go straight into the store, through the same readers,
+	// checks and limits as an upload (no server).
+	maxUpload := cfg.MaxUpload
+	if maxUpload <= 0 {
+		maxUpload = 512 << 20 // as the server's
+	}
+	im := ingest.Importer{
+		Opener:      ingest.Opener{TempDir: cfg.TempDir, MaxUpload: maxUpload},
+		Datasets:    svc.Datasets,
+		Policy:      mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup, DefaultShare: cfg.DefaultShare},
+		MaxFeatures: cfg.MaxFeatures,
+	}
 	for _, f := range files {
 		p.start(filepath.Base(f), 0)
-		ds, err := srv.Import(ctx, me, f, *title, *layer, api.ImportProgress{Opened: p.opened, Feature: p.feature})
+		ds, err := im.Import(ctx, me, f, *title, *layer, ingest.Progress{Opened: p.opened, Feature: p.feature})
 		p.stop()
 		if err != nil {
 			return fmt.Errorf("%s: %s", f, mapcommons.ErrorMessage(err))
@@ -120,7 +131,7 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 // sendFile posts one file (a shapefile with its sidecars) to a running
 // server as a multipart upload, streamed.
 func sendFile(ctx context.Context, base, login, password, path, title, layer string, p *progress, stdout io.Writer) error {
-	parts, err := api.UploadFiles(path)
+	parts, err := ingest.UploadFiles(path)
 	if err != nil {
 		return errors.New(mapcommons.ErrorMessage(err))
 	}
