@@ -54,6 +54,20 @@ func TestQueryDeadlineContext(t *testing.T) {
 			t.Fatalf("Err %v, want the parent's", err)
 		}
 	})
+	t.Run("Err once Done is closed", func(t *testing.T) {
+		// Whoever sees Done closed sees Err set: a context derived from
+		// it (context.WithCancel's goroutine) panics on a nil Err. Ended
+		// on another goroutine while this one waits, many times over.
+		for i := range 2000 {
+			c := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
+			done := c.Done()
+			go c.end(context.Canceled)
+			<-done
+			if c.Err() == nil {
+				t.Fatalf("round %d: Done closed, Err nil", i)
+			}
+		}
+	})
 	t.Run("deadline reached while waiting on Done", func(t *testing.T) {
 		live := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
 		if live.Err() != nil || closedNow(live.Done()) {

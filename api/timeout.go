@@ -116,6 +116,9 @@ func (c *queryCtx) end(err error) error {
 		return c.err
 	}
 	c.err = err
+	// ended before the close: whoever sees Done closed sees Err set (a
+	// context derived from this one panics on a nil Err).
+	c.ended.Store(true)
 	if c.done == nil {
 		c.done = closedDone
 	} else {
@@ -123,7 +126,6 @@ func (c *queryCtx) end(err error) error {
 		c.stopTimer()
 		c.stopParent()
 	}
-	c.ended.Store(true)
 	return err
 }
 
