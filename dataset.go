@@ -85,7 +85,7 @@ type Dataset struct {
 	URLType string // what the URL serves: csv, kml, atom, geojson, wms, tile …
 	// FeedKey names the attribute whose values identify the rows of a
 	// feed ("" when none): a refetch then changes only the rows whose key
-	// is new, gone or whose values changed (api/feedsync.go).
+	// is new, gone or whose values changed (ingest/feedsync.go).
 	FeedKey        string
 	LastFetchError string    // why the last refetch failed, "" when it did not
 	FetchedAt      time.Time // when the features were last fetched (zero for uploads)

@@ -429,7 +429,7 @@ func keyUpdate(p params.Params, ds *mapcommons.Dataset) (*string, error) {
 	case k == "":
 		return &k, nil
 	}
-	if err := checkFeedKey(k, ds.Attributes); err != nil {
+	if err := ingest.CheckFeedKey(k, ds.Attributes); err != nil {
 		return nil, err
 	}
 	return &k, nil

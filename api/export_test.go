@@ -1,9 +1,11 @@
 package api
 
-// SetSyncLimits sets the bounds of a keyed refetch (feedsync.go): at most
+import "mapcommons/ingest"
+
+// SetSyncLimits sets the bounds of a keyed refetch (ingest/feedsync.go): at most
 // rows stored features, keyBytes of their keys, editBytes of changed rows.
 func (s *Server) SetSyncLimits(rows int64, keyBytes, editBytes int) {
-	s.syncLimits = &syncLimits{rows: rows, keyBytes: keyBytes, editBytes: editBytes}
+	s.syncLimits = &ingest.SyncLimits{Rows: rows, KeyBytes: keyBytes, EditBytes: editBytes}
 }
 
 // FormBudgetLeft is what the form budget has left (-1: no budget).

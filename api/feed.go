@@ -74,7 +74,7 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 		}
 		defer up.Close()
 		if key != "" {
-			if err := checkFeedKey(key, up.Source.Attributes()); err != nil {
+			if err := ingest.CheckFeedKey(key, up.Source.Attributes()); err != nil {
 				return err
 			}
 			ds.FeedKey = key
@@ -267,7 +267,7 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 }
 
 // refetch fetches a feed again and replaces its features (only those that
-// changed, for a feed with a key: feedsync.go), or records why it could
+// changed, for a feed with a key: ingest/feedsync.go), or records why it could
 // not.
 func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommons.Dataset, error) {
 	unlock, err := s.lockFeed(ctx, ds.ID)
@@ -284,13 +284,13 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 		defer func() { up.Close() }()
 		var fresh *mapcommons.Dataset
 		if ds.FeedKey != "" {
-			// Only what changed, by key (feedsync.go); or else a replace,
+			// Only what changed, by key (ingest/feedsync.go); or else a replace,
 			// of the file read again from its start when some was read.
 			var read bool
-			fresh, read, err = s.syncFeed(ctx, ds, s.limitFeatures(up.Source, 0))
-			if fb, ok := isFallback(err); ok {
+			fresh, read, err = s.syncer().Sync(ctx, ds, s.limitFeatures(up.Source, 0))
+			if fb, ok := ingest.IsFallback(err); ok {
 				s.logger.LogAttrs(ctx, slog.LevelInfo, "a feed refreshed by key is replaced whole", slog.Int64("dataset", ds.ID),
-					slog.String("why", fb.reason))
+					slog.String("why", fb.Reason))
 				err = nil
 				if read {
 					var again *ingest.Upload
@@ -314,6 +314,34 @@ func (s *Server) refetch(ctx context.Context, ds *mapcommons.Dataset) (*mapcommo
 		s.logger.Error("recording a fetch error", "dataset", ds.ID, "err", rerr)
 	}
 	return nil, err
+}
+
+// lockFeed waits until no other refetch of dataset id runs in this
+// process, and returns the function that lets the next one go: two keyed
+// refetches at once would each add the same new rows. (Servers sharing a
+// store refresh a feed one at a time by claims, FeedClaimService; two
+// refetches asked of two servers at once may still both add a new row,
+// which the next refetch notices, the key being repeated, and mends by
+// replacing.)
+func (s *Server) lockFeed(ctx context.Context, id int64) (func(), error) {
+	v, _ := s.feedLocks.LoadOrStore(id, make(chan struct{}, 1))
+	ch := v.(chan struct{})
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// syncer brings keyed feeds to their fetched rows through the server's
+// store, within its bounds.
+func (s *Server) syncer() ingest.Syncer {
+	lim := ingest.DefaultSyncLimits
+	if s.syncLimits != nil {
+		lim = *s.syncLimits
+	}
+	return ingest.Syncer{Features: s.svc.Features, Datasets: s.svc.Datasets, Limits: lim, MaxFeatures: s.maxFeatures(), Logger: s.logger}
 }
 
 // RefreshFeeds refetches, one after the other, the feeds due for a

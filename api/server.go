@@ -22,6 +22,7 @@ import (
 	"mapcommons/basemap"
 	"mapcommons/fetch"
 	"mapcommons/format"
+	"mapcommons/ingest"
 	"mapcommons/params"
 	"mapcommons/web"
 )
@@ -134,10 +135,10 @@ type Server struct {
 	assets *web.Assets
 	csp    string // the pages' Content-Security-Policy (pageCSP)
 	// feedLocks holds a chan struct{} (of one) per dataset id: one refetch
-	// of a feed at a time in this process (feedsync.go).
+	// of a feed at a time in this process (lockFeed, in feed.go).
 	feedLocks sync.Map
 	// syncLimits, when set (tests), replace the bounds of a keyed refetch.
-	syncLimits *syncLimits
+	syncLimits *ingest.SyncLimits
 }
 
 // NewServer returns the API handler.

@@ -1,4 +1,4 @@
-package api
+package ingest
 
 // A refetch of a feed whose rows carry a stable key (Dataset.FeedKey, the
 // registration's key parameter) changes only what changed: the new rows
@@ -43,40 +43,28 @@ const (
 	maxSyncEditBytes = 64 << 20
 )
 
-// lockFeed waits until no other refetch of dataset id runs in this
-// process, and returns the function that lets the next one go: two keyed
-// refetches at once would each add the same new rows. (Servers sharing a
-// store refresh a feed one at a time by claims, FeedClaimService; two
-// refetches asked of two servers at once may still both add a new row,
-// which the next refetch notices, the key being repeated, and mends by
-// replacing.)
-func (s *Server) lockFeed(ctx context.Context, id int64) (func(), error) {
-	v, _ := s.feedLocks.LoadOrStore(id, make(chan struct{}, 1))
-	ch := v.(chan struct{})
-	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+// SyncLimits are the bounds of a keyed refetch (see above).
+type SyncLimits struct {
+	Rows      int64 // stored features compared
+	KeyBytes  int   // bytes of their keys
+	EditBytes int   // bytes of the changed rows held for the edit
 }
 
-// syncLimits are the bounds of a keyed refetch.
-type syncLimits struct {
-	rows      int64
-	keyBytes  int
-	editBytes int
+// DefaultSyncLimits are the bounds of a keyed refetch unless set.
+var DefaultSyncLimits = SyncLimits{Rows: maxSyncRows, KeyBytes: maxSyncKeyBytes, EditBytes: maxSyncEditBytes}
+
+// Syncer brings a feed with a key to its fetched rows.
+type Syncer struct {
+	Features mapcommons.FeatureService
+	Datasets mapcommons.DatasetService
+	Limits   SyncLimits
+	// MaxFeatures bounds the dataset after the edit (0: no bound).
+	MaxFeatures int64
+	Logger      *slog.Logger
 }
 
-func (s *Server) limits() syncLimits {
-	if s.syncLimits != nil {
-		return *s.syncLimits
-	}
-	return syncLimits{rows: maxSyncRows, keyBytes: maxSyncKeyBytes, editBytes: maxSyncEditBytes}
-}
-
-// checkFeedKey checks that key names one of attrs.
-func checkFeedKey(key string, attrs []mapcommons.Attribute) error {
+// CheckFeedKey checks that key names one of attrs.
+func CheckFeedKey(key string, attrs []mapcommons.Attribute) error {
 	names := make([]string, 0, len(attrs))
 	for _, a := range attrs {
 		if a.Name == key {
@@ -96,13 +84,13 @@ func checkFeedKey(key string, attrs []mapcommons.Attribute) error {
 	return mapcommons.Errorf(mapcommons.EINVALID, "key: %q is not an attribute of the data (%s%s)", key, strings.Join(names, ", "), more)
 }
 
-// fallback says why a keyed refetch replaces every feature instead.
-type fallback struct{ reason string }
+// Fallback says why a keyed refetch replaces every feature instead.
+type Fallback struct{ Reason string }
 
-func (f *fallback) Error() string { return f.reason }
+func (f *Fallback) Error() string { return f.Reason }
 
-func fallbackf(format string, args ...any) *fallback {
-	return &fallback{reason: fmt.Sprintf(format, args...)}
+func fallbackf(format string, args ...any) *Fallback {
+	return &Fallback{Reason: fmt.Sprintf(format, args...)}
 }
 
 // oldRow is a stored feature as the comparison keeps it: its id, the
@@ -113,12 +101,12 @@ type oldRow struct {
 	n    uint32
 }
 
-// syncFeed brings the features of ds, a feed with a key, to the rows of
-// src by one ApplyEdits, and records the fetch. It returns the dataset
-// after; or a *fallback (as the error) when the features are to be
-// replaced instead, with read true when it read some of src; or the
-// error that ends the refetch.
-func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) (_ *mapcommons.Dataset, read bool, err error) {
+// Sync brings the features of ds, a feed with a key, to the rows of src
+// by one ApplyEdits, and records the fetch. It returns the dataset after;
+// or a *Fallback (as the error) when the features are to be replaced
+// instead, with read true when it read some of src; or the error that
+// ends the refetch.
+func (y Syncer) Sync(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) (_ *mapcommons.Dataset, read bool, err error) {
 	attrs := src.Attributes()
 	if !slices.Equal(attrs, ds.Attributes) {
 		return nil, false, fallbackf("the attributes changed")
@@ -127,9 +115,9 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	if col < 0 {
 		return nil, false, fallbackf("the data has no attribute %q", ds.FeedKey)
 	}
-	lim := s.limits()
-	if ds.FeatureCount > lim.rows {
-		return nil, false, fallbackf("more than %d features", lim.rows)
+	lim := y.Limits
+	if ds.FeatureCount > lim.Rows {
+		return nil, false, fallbackf("more than %d features", lim.Rows)
 	}
 	rh := rowHasher{attrs: attrs, col: col}
 	rh.h.SetSeed(maphash.MakeSeed())
@@ -137,9 +125,9 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	// The old rows by key.
 	old := make(map[string]oldRow, ds.FeatureCount)
 	keyBytes := 0
-	err = s.svc.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
-		if int64(len(old)) >= lim.rows {
-			return fallbackf("more than %d features", lim.rows)
+	err = y.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{Limit: -1, Lazy: true}, func(f *mapcommons.Feature) error {
+		if int64(len(old)) >= lim.Rows {
+			return fallbackf("more than %d features", lim.Rows)
 		}
 		k, ok := rh.key(f)
 		if !ok {
@@ -148,8 +136,8 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 		if _, dup := old[string(k)]; dup {
 			return fallbackf("%s %s is repeated in the stored features", ds.FeedKey, rh.show(k))
 		}
-		if keyBytes += len(k); keyBytes > lim.keyBytes {
-			return fallbackf("the keys take more than %d bytes", lim.keyBytes)
+		if keyBytes += len(k); keyBytes > lim.KeyBytes {
+			return fallbackf("the keys take more than %d bytes", lim.KeyBytes)
 		}
 		old[string(k)] = oldRow{id: f.ID, hash: rh.sum(f), n: uint32(len(old))}
 		return nil
@@ -161,7 +149,7 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	// The new rows, against the old.
 	seen := make([]bool, len(old))
 	added := map[string]struct{}{}
-	e := &mapcommons.Edits{MaxFeatures: s.maxFeatures()}
+	e := &mapcommons.Edits{MaxFeatures: y.MaxFeatures}
 	size := 0
 	for row := 1; ; row++ {
 		f, err := src.Next()
@@ -202,8 +190,8 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 				size += len(s)
 			}
 		}
-		if size > lim.editBytes {
-			return nil, true, fallbackf("the change takes more than %d bytes", lim.editBytes)
+		if size > lim.EditBytes {
+			return nil, true, fallbackf("the change takes more than %d bytes", lim.EditBytes)
 		}
 		*copyTo = append(*copyTo, c)
 	}
@@ -216,7 +204,7 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 	old, seen, added = nil, nil, nil
 
 	if len(e.Adds)+len(e.Updates)+len(e.Deletes) > 0 {
-		if _, err := s.svc.Features.ApplyEdits(ctx, ds.ID, e); err != nil {
+		if _, err := y.Features.ApplyEdits(ctx, ds.ID, e); err != nil {
 			if mapcommons.ErrorCode(err) == mapcommons.EINVALID {
 				// A feature the store refuses (the replace will say which),
 				// or the features changed since they were read.
@@ -225,18 +213,20 @@ func (s *Server) syncFeed(ctx context.Context, ds *mapcommons.Dataset, src mapco
 			return nil, true, err
 		}
 	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed by key", slog.Int64("dataset", ds.ID), slog.Int("adds", len(e.Adds)),
-		slog.Int("updates", len(e.Updates)), slog.Int("deletes", len(e.Deletes)))
-	if err := s.svc.Datasets.RecordFetchError(ctx, ds.ID, ""); err != nil {
+	if y.Logger != nil {
+		y.Logger.LogAttrs(ctx, slog.LevelInfo, "refreshed a feed by key", slog.Int64("dataset", ds.ID), slog.Int("adds", len(e.Adds)),
+			slog.Int("updates", len(e.Updates)), slog.Int("deletes", len(e.Deletes)))
+	}
+	if err := y.Datasets.RecordFetchError(ctx, ds.ID, ""); err != nil {
 		return nil, true, err
 	}
-	fresh, err := s.svc.Datasets.FindDatasetByID(ctx, ds.ID)
+	fresh, err := y.Datasets.FindDatasetByID(ctx, ds.ID)
 	return fresh, true, err
 }
 
-// isFallback reports whether err is a keyed refetch's fallback.
-func isFallback(err error) (*fallback, bool) {
-	var fb *fallback
+// IsFallback reports whether err is a keyed refetch's fallback.
+func IsFallback(err error) (*Fallback, bool) {
+	var fb *Fallback
 	ok := errors.As(err, &fb)
 	return fb, ok
 }
