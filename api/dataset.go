@@ -396,7 +396,7 @@ func typeUpdate(p params.Params, ds *mapcommons.Dataset) (*string, error) {
 	if ds.URL == "" {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "type: the type of an uploaded dataset is that of its file (%s): upload the data again to change it", ds.Type)
 	}
-	kind := urlTypes[t]
+	kind := ingest.URLTypes[t]
 	switch {
 	case kind == "":
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "type: %q is not one of csv, kml, kmz, atom, rss, geojson, zip", t)

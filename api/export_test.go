@@ -5,7 +5,7 @@ import "mapcommons/ingest"
 // SetSyncLimits sets the bounds of a keyed refetch (ingest/feedsync.go): at most
 // rows stored features, keyBytes of their keys, editBytes of changed rows.
 func (s *Server) SetSyncLimits(rows int64, keyBytes, editBytes int) {
-	s.syncLimits = &ingest.SyncLimits{Rows: rows, KeyBytes: keyBytes, EditBytes: editBytes}
+	s.feeds.SyncLimits = ingest.SyncLimits{Rows: rows, KeyBytes: keyBytes, EditBytes: editBytes}
 }
 
 // FormBudgetLeft is what the form budget has left (-1: no budget).

@@ -14,7 +14,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,8 +120,8 @@ type Server struct {
 	tiles   *responseCache // vector tiles; nil when disabled
 	// classes keeps the classifications of classed map layers.
 	classes classCache
-	// fetcher fetches the URLs of registered datasets.
-	fetcher *fetch.Client
+	// feeds fetches and refetches the datasets registered from a URL.
+	feeds *ingest.Feeds
 	// cors is what --cors-origins allows.
 	cors corsPolicy
 	// forms bounds the memory of form bodies being read (nil: unbounded).
@@ -134,11 +133,6 @@ type Server struct {
 	// assets are the browser application's pages and files.
 	assets *web.Assets
 	csp    string // the pages' Content-Security-Policy (pageCSP)
-	// feedLocks holds a chan struct{} (of one) per dataset id: one refetch
-	// of a feed at a time in this process (lockFeed, in feed.go).
-	feedLocks sync.Map
-	// syncLimits, when set (tests), replace the bounds of a keyed refetch.
-	syncLimits *ingest.SyncLimits
 }
 
 // NewServer returns the API handler.
@@ -213,7 +207,12 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 	}
 	s.assets = assets
 	s.csp = pageCSP(cfg.Basemaps)
-	s.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout})
+	s.feeds = &ingest.Feeds{
+		Fetcher:  fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout}),
+		Opener:   s.opener(),
+		Datasets: svc.Datasets, Features: svc.Features, Claims: svc.FeedClaims,
+		MaxFeatures: cfg.MaxFeatures, FetchTimeout: cfg.FetchTimeout, Logger: logger,
+	}
 	s.routes()
 	return s
 }
