@@ -23,10 +23,9 @@ func checkLayer(path string, l *mapcommons.Layer, ds *mapcommons.Dataset) error 
 		if ds == nil {
 			return nil
 		}
-		for i := range ds.Attributes {
-			if ds.Attributes[i].Name == name {
-				return &ds.Attributes[i]
-			}
+		// By the rule the layer's features and classes use.
+		if i := mapcommons.AttrIndex(ds.Attributes, name); i >= 0 {
+			return &ds.Attributes[i]
 		}
 		return nil
 	}

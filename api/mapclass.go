@@ -139,12 +139,9 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 	if c == nil || ds == nil {
 		return nil, nil
 	}
-	col := -1
-	for i, a := range ds.Attributes {
-		if a.Name == c.SelectedAttribute {
-			col = i
-		}
-	}
+	// The attribute as the layer's features find it (its name, or else its
+	// original name); the classes say the name the features carry.
+	col := mapcommons.AttrIndex(ds.Attributes, c.SelectedAttribute)
 	if col < 0 || !ds.Attributes[col].Type.Numeric() {
 		return nil, nil
 	}
@@ -169,7 +166,7 @@ func (s *Server) classifyLayer(ctx context.Context, l *mapcommons.Layer, ds *map
 		if err != nil {
 			return nil, err
 		}
-		doc := &classDoc{Attribute: c.SelectedAttribute, Method: string(res.Method), Breaks: res.Breaks, Counts: res.Counts,
+		doc := &classDoc{Attribute: ds.Attributes[col].Name, Method: string(res.Method), Breaks: res.Breaks, Counts: res.Counts,
 			Classified: res.Classified, Nulls: res.Nulls, Outside: res.Outside, result: res}
 		if res.Classified > 0 {
 			doc.Min, doc.Max = &res.Min, &res.Max

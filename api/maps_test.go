@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -516,5 +517,46 @@ func goldenRaw(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+// TestMapClassesByOriginalName: a layer may name its attribute by the
+// column's original name (here "POP", stored as "POP_2" beside "pop"), as
+// its features find it; its classes are made over that column too, and
+// say the name the features carry.
+func TestMapClassesByOriginalName(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	var csv strings.Builder
+	csv.WriteString("lat,lon,pop,POP\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", i, i, i, 100*i)
+	}
+	w := ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: "text/csv", body: []byte(csv.String())})
+	must(t, w, 201)
+	id := regexp.MustCompile(`/datasets/(\d+)\.json$`).FindStringSubmatch(w.Header().Get("Location"))[1]
+	ds := decode[map[string]any](t, must(t, ts.get("/datasets/"+id+".json?include_attributes=1", "alice"), 200))
+	var names []string
+	for _, a := range ds["data_attributes"].([]any) {
+		a := a.(map[string]any)
+		names = append(names, fmt.Sprint(a["name"], "/", a["original_name"]))
+	}
+	if !slices.Contains(names, "POP_2/POP") {
+		t.Fatalf("attributes %v: want POP stored as POP_2", names)
+	}
+	path := ts.createMap(t, "alice", "title=P&basemap=Acetate&layers[][source]=finder:"+id+"&layers[][styles][type]=CHOROPLETH"+
+		"&layers[][styles][fill][selectedAttribute]=POP&layers[][styles][fill][classificationType]=Quantile")
+	fill := mapDoc(t, ts, path, "alice")["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any)
+	cls, ok := fill["classification"].(map[string]any)
+	if !ok {
+		t.Fatalf("no classes: %v", fill)
+	}
+	if cls["attribute"] != "POP_2" || cls["max"] != 4000.0 || cls["classified"] != 40.0 {
+		t.Fatalf("classes %v: want POP_2's 40 values up to 4000", cls)
+	}
+	for _, f := range decode[[]map[string]any](t, must(t, ts.get(path+"/layers/0/features.json?limit=100", "alice"), 200)) {
+		if k, ok := f["class"].(float64); !ok || k < 0 {
+			t.Fatalf("feature without its class: %v", f)
+		}
 	}
 }
