@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -29,7 +30,7 @@ func TestQueryDeadlineContext(t *testing.T) {
 		if !closedNow(c.Done()) {
 			t.Fatal("Err said it ended but Done is open")
 		}
-		c.end(context.Canceled) // the handler's end keeps the first error
+		c.finish() // the handler's end keeps the first error
 		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Err %v after the handler's end, want the deadline's", err)
 		}
@@ -61,7 +62,7 @@ func TestQueryDeadlineContext(t *testing.T) {
 		for i := range 2000 {
 			c := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
 			done := c.Done()
-			go c.end(context.Canceled)
+			go c.finish()
 			<-done
 			if c.Err() == nil {
 				t.Fatalf("round %d: Done closed, Err nil", i)
@@ -73,7 +74,7 @@ func TestQueryDeadlineContext(t *testing.T) {
 		if live.Err() != nil || closedNow(live.Done()) {
 			t.Fatal("ended before its deadline")
 		}
-		live.end(context.Canceled)
+		live.finish()
 		c := withQueryDeadline(context.Background(), time.Now().Add(20*time.Millisecond))
 		<-c.Done() // closed by the timer alone: nothing calls Err
 		if err := c.Err(); !errors.Is(err, context.DeadlineExceeded) {
@@ -102,10 +103,36 @@ func TestQueryDeadlineContext(t *testing.T) {
 		c := withQueryDeadline(context.Background(), time.Now().Add(time.Hour))
 		child, stop := context.WithCancel(c)
 		defer stop()
-		c.end(context.Canceled)
+		c.finish()
 		<-child.Done() // what was derived from it ends with it
 		if err := c.Err(); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Err %v, want Canceled", err)
+		}
+	})
+	t.Run("derived contexts register with it", func(t *testing.T) {
+		// As pgx watches each query (context.AfterFunc): no goroutine
+		// each, and each fires when the deadline passes, Cause saying so.
+		c := withQueryDeadline(context.Background(), time.Now().Add(50*time.Millisecond))
+		defer c.finish()
+		before := runtime.NumGoroutine()
+		fired := make(chan struct{}, 200)
+		for range 200 {
+			context.AfterFunc(c, func() { fired <- struct{}{} })
+		}
+		child, stop := context.WithCancel(c)
+		defer stop()
+		if n := runtime.NumGoroutine() - before; n >= 100 {
+			t.Fatalf("%d goroutines for 200 AfterFuncs and a child", n)
+		}
+		<-child.Done()
+		for range 200 {
+			<-fired
+		}
+		if err := context.Cause(c); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Cause %v, want the deadline's", err)
+		}
+		if err := context.Cause(child); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("child's Cause %v, want the deadline's", err)
 		}
 	})
 	t.Run("deadline is the earlier", func(t *testing.T) {

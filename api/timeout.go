@@ -28,7 +28,7 @@ func (s *Server) bounded(h handlerFunc) handlerFunc {
 		ctx := r.Context()
 		if s.cfg.QueryTimeout > 0 {
 			c := withQueryDeadline(ctx, time.Now().Add(s.cfg.QueryTimeout))
-			defer c.end(context.Canceled)
+			defer c.finish()
 			ctx = c
 		}
 		err := h(w, r.WithContext(ctx))
@@ -39,23 +39,29 @@ func (s *Server) bounded(h handlerFunc) handlerFunc {
 // queryCtx is a request's context with the query deadline, made for the
 // many requests that end long before it. context.WithTimeout starts a
 // timer and registers with the request's context at every request (3 % of
-// the CPU of a bbox page); the engines only look at Err, which can read
-// the clock. So the timer and the registration are made the first time
-// someone asks for Done, and never for a request nobody asks. Err and
-// Done agree as the context contract says: Err reports the end only once
-// Done is closed (end closes it, or makes it closed, first). Deadline is
-// the earlier of the request's and the query's.
-//
-// (context.Cause of it is its parent's: nothing here reads causes.)
+// the CPU of a bbox page), while the embedded engine only looks at Err,
+// which can read the clock. So the context.WithDeadline is made the first
+// time someone asks for Done (a driver watching the query, a derived
+// context), and from then on Done, Err and Value are its: contexts derived
+// from this one and context.AfterFunc register with it as with any
+// deadline context, with no goroutine of their own, and context.Cause is
+// its. Until then Err reads the parent and the clock, and once it has
+// reported an end, Done is a closed channel: Err and Done agree as the
+// context contract says. Deadline is the earlier of the request's and the
+// query's.
 type queryCtx struct {
 	context.Context // the request's
 	deadline        time.Time
-	ended           atomic.Bool // err is set and done closed
 	mu              sync.Mutex
-	done            chan struct{} // made by Done, or closed by end
+	inner           atomic.Pointer[deadlineCtx] // made by Done
+	ended           atomic.Bool                 // before inner: err is set
 	err             error
-	stopTimer       func() bool
-	stopParent      func() bool
+}
+
+// deadlineCtx is the context.WithDeadline a queryCtx hands over to.
+type deadlineCtx struct {
+	context.Context
+	cancel context.CancelFunc
 }
 
 func withQueryDeadline(parent context.Context, deadline time.Time) *queryCtx {
@@ -68,65 +74,73 @@ func withQueryDeadline(parent context.Context, deadline time.Time) *queryCtx {
 func (c *queryCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
 func (c *queryCtx) Err() error {
+	if in := c.inner.Load(); in != nil {
+		return in.Err()
+	}
 	if c.ended.Load() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.err
 	}
-	if err := c.Context.Err(); err != nil {
-		return c.end(err)
+	err := c.Context.Err()
+	if err == nil && !time.Now().Before(c.deadline) {
+		err = context.DeadlineExceeded
 	}
-	if !time.Now().Before(c.deadline) {
-		return c.end(context.DeadlineExceeded)
+	if err == nil {
+		return nil
 	}
-	return nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if in := c.inner.Load(); in != nil {
+		return in.Err() // handed over meanwhile: its word, as its Done's
+	}
+	if !c.ended.Load() {
+		c.err = err
+		c.ended.Store(true)
+	}
+	return c.err
 }
 
 func (c *queryCtx) Done() <-chan struct{} {
+	if in := c.inner.Load(); in != nil {
+		return in.Done()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done == nil {
-		// Ended already (its deadline passed, or its parent ended): closed
-		// now, as context.WithDeadline's is, not when a timer gets to it.
-		err := c.Context.Err()
-		if err == nil && !time.Now().Before(c.deadline) {
-			err = context.DeadlineExceeded
-		}
-		if err != nil {
-			c.err, c.done = err, closedDone
-			c.ended.Store(true)
-			return c.done
-		}
-		c.done = make(chan struct{})
-		// Both run their functions on goroutines of their own, never
-		// here under the lock.
-		c.stopParent = context.AfterFunc(c.Context, func() { c.end(c.Context.Err()) })
-		t := time.AfterFunc(time.Until(c.deadline), func() { c.end(context.DeadlineExceeded) })
-		c.stopTimer = t.Stop
+	if in := c.inner.Load(); in != nil {
+		return in.Done()
 	}
-	return c.done
+	if c.ended.Load() {
+		return closedDone
+	}
+	ctx, cancel := context.WithDeadline(c.Context, c.deadline)
+	in := &deadlineCtx{Context: ctx, cancel: cancel}
+	c.inner.Store(in)
+	return in.Done()
 }
 
-// end ends the context with err (the first end's error stays) and returns
-// the error it ended with.
-func (c *queryCtx) end(err error) error {
+func (c *queryCtx) Value(key any) any {
+	if in := c.inner.Load(); in != nil {
+		return in.Value(key) // a derived context finds the deadline context's own
+	}
+	return c.Context.Value(key)
+}
+
+func (c *queryCtx) String() string { return "api.queryCtx" }
+
+// finish ends the context when its handler is done, as WithTimeout's
+// cancel does.
+func (c *queryCtx) finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
-		return c.err
+	if in := c.inner.Load(); in != nil {
+		in.cancel()
+		return
 	}
-	c.err = err
-	// ended before the close: whoever sees Done closed sees Err set (a
-	// context derived from this one panics on a nil Err).
-	c.ended.Store(true)
-	if c.done == nil {
-		c.done = closedDone
-	} else {
-		close(c.done)
-		c.stopTimer()
-		c.stopParent()
+	if !c.ended.Load() {
+		c.err = context.Canceled
+		c.ended.Store(true)
 	}
-	return err
 }
 
 // closedDone is the Done of a queryCtx that ended before anyone asked.
