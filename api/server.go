@@ -135,13 +135,23 @@ type Server struct {
 	csp    string // the pages' Content-Security-Policy (pageCSP)
 }
 
+// DefaultMaxUpload is the largest request body when Config.MaxUpload is
+// not set.
+const DefaultMaxUpload = 512 << 20
+
+// Policy is the permission policy the configuration gives (the one the
+// server decides by, and the command line's import too).
+func (cfg Config) Policy() mapcommons.Policy {
+	return mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup, DefaultShare: cfg.DefaultShare}
+}
+
 // NewServer returns the API handler.
 func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server {
 	if cfg.Mode == "" {
 		cfg.Mode = mapcommons.ModeHosted
 	}
 	if cfg.MaxUpload <= 0 {
-		cfg.MaxUpload = 512 << 20
+		cfg.MaxUpload = DefaultMaxUpload
 	}
 	if cfg.MaxFeatures == 0 {
 		cfg.MaxFeatures = DefaultMaxFeatures
@@ -184,7 +194,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 	s := &Server{
 		logger:  logger,
 		cfg:     cfg,
-		policy:  mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup, DefaultShare: cfg.DefaultShare},
+		policy:  cfg.Policy(),
 		svc:     svc,
 		mux:     http.NewServeMux(),
 		auth:    newAuthCache(cfg.BcryptCost),

@@ -594,17 +594,6 @@ func (o Opener) Open(ctx context.Context, q *params.Request, opened func(*os.Fil
 	return nil, mapcommons.Errorf(mapcommons.EINVALID, noDataMessage)
 }
 
-// OpenFile opens the file at path, of upload kind, as an upload; filename,
-// when known, gives the default title.
-func (o Opener) OpenFile(ctx context.Context, kind, path, filename string) (*Upload, error) {
-	up := &Upload{ctx: ctx}
-	if err := o.openFile(up, kind, path, filename); err != nil {
-		up.Close()
-		return nil, err
-	}
-	return up, nil
-}
-
 // OpenFetched opens the file a feed's fetch wrote at path, of upload kind,
 // as an upload that owns the file (Close removes it, also after an error
 // here) and can read it again (Reopen).

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"mapcommons"
+	"mapcommons/api"
 	"mapcommons/ingest"
 )
 
@@ -108,12 +109,12 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 	// checks and limits as an upload (no server).
 	maxUpload := cfg.MaxUpload
 	if maxUpload <= 0 {
-		maxUpload = 512 << 20 // as the server's
+		maxUpload = api.DefaultMaxUpload
 	}
 	im := ingest.Importer{
 		Opener:      ingest.Opener{TempDir: cfg.TempDir, MaxUpload: maxUpload},
 		Datasets:    svc.Datasets,
-		Policy:      mapcommons.Policy{Mode: cfg.Mode, Signup: cfg.Signup, DefaultShare: cfg.DefaultShare},
+		Policy:      cfg.Policy(),
 		MaxFeatures: cfg.MaxFeatures,
 	}
 	for _, f := range files {
