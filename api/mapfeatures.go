@@ -7,6 +7,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/geojson"
+	"mapcommons/style"
 )
 
 // renderTemplate replaces each $[name] of a click or hover template with the
@@ -94,12 +95,12 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 		out.buf = append(out.buf, "[]"...)
 		return out.Close()
 	}
-	cd, err := s.classifyLayer(r.Context(), l, ds)
+	cd, err := s.classes.Classify(r.Context(), l, ds)
 	if err != nil {
 		return err
 	}
 	col := -1
-	if c := classing(l); c != nil {
+	if c := style.Classing(l); c != nil {
 		col = mapcommons.AttrIndex(ds.Attributes, c.SelectedAttribute)
 	}
 	keys := geojson.Keys(ds.Attributes)
@@ -133,7 +134,7 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 		if cd != nil && col >= 0 {
 			buf = append(buf, ',')
 			buf = geojson.AppendString(buf, classKey)
-			if k := cd.result.Class(numberOf(f.Values[col])); k >= 0 {
+			if k := cd.Result.Class(style.NumberOf(f.Values[col])); k >= 0 {
 				buf = append(buf, ':')
 				buf = strconv.AppendInt(buf, int64(k), 10)
 			} else {

@@ -12,6 +12,7 @@ import (
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/kml"
+	"mapcommons/style"
 )
 
 // The styled KML of a map (GET /maps/{id}.kml): one Folder per visible
@@ -84,7 +85,7 @@ func layerStyle(id string, l *mapcommons.Layer, fill int, classed bool) kml.Styl
 }
 
 // legend describes the classes of a classed layer as HTML.
-func legend(cd *classDoc) string {
+func legend(cd *style.Classes) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>%s of %s</p><table>", html.EscapeString(cd.Method), html.EscapeString(cd.Attribute))
 	for k := range cd.Counts {
@@ -107,7 +108,7 @@ func (s *Server) writeMapKML(w http.ResponseWriter, r *http.Request, m *mapcommo
 	type plan struct {
 		l     *mapcommons.Layer
 		ds    *mapcommons.Dataset
-		cd    *classDoc
+		cd    *style.Classes
 		col   int
 		style string
 		note  string
@@ -129,13 +130,13 @@ func (s *Server) writeMapKML(w http.ResponseWriter, r *http.Request, m *mapcommo
 			}
 		}
 		if p.ds != nil {
-			cd, err := s.classifyLayer(r.Context(), l, p.ds)
+			cd, err := s.classes.Classify(r.Context(), l, p.ds)
 			if err != nil {
 				return err
 			}
 			if cd != nil && len(cd.Counts) > 0 {
 				p.cd = cd
-				p.col = mapcommons.AttrIndex(p.ds.Attributes, classing(l).SelectedAttribute)
+				p.col = mapcommons.AttrIndex(p.ds.Attributes, style.Classing(l).SelectedAttribute)
 				for k := range cd.Counts {
 					styles = append(styles, layerStyle(p.style+"-class"+strconv.Itoa(k), l, cd.Colors[k], true))
 				}
@@ -195,14 +196,14 @@ func (s *Server) writeMapKML(w http.ResponseWriter, r *http.Request, m *mapcommo
 }
 
 // layerPlacemarks writes a Placemark for each feature of a layer's dataset.
-func (s *Server) layerPlacemarks(r *http.Request, enc *kml.Encoder, ds *mapcommons.Dataset, l *mapcommons.Layer, cd *classDoc, col int, style string) error {
+func (s *Server) layerPlacemarks(r *http.Request, enc *kml.Encoder, ds *mapcommons.Dataset, l *mapcommons.Layer, cd *style.Classes, col int, styleID string) error {
 	names := make([]string, len(ds.Attributes))
 	for i, a := range ds.Attributes {
 		names[i] = a.Name
 	}
 	naming := kml.NewNaming(ds.Attributes)
 	return s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Limit: -1}, func(f *mapcommons.Feature) error {
-		p := kml.Placemark{Names: names, Values: f.Values, Geometry: f.Geometry, StyleURL: "#" + style}
+		p := kml.Placemark{Names: names, Values: f.Values, Geometry: f.Geometry, StyleURL: "#" + styleID}
 		p.Name = naming.Name(f)
 		if l.Styles.Click != "" {
 			p.Description = renderTemplate(l.Styles.Click, ds.Attributes, f.Values)
@@ -210,8 +211,8 @@ func (s *Server) layerPlacemarks(r *http.Request, enc *kml.Encoder, ds *mapcommo
 			p.Description = renderTemplate(l.Styles.Hover, ds.Attributes, f.Values)
 		}
 		if cd != nil && col >= 0 {
-			if k := cd.result.Class(numberOf(f.Values[col])); k >= 0 {
-				p.StyleURL = "#" + style + "-class" + strconv.Itoa(k)
+			if k := cd.Result.Class(style.NumberOf(f.Values[col])); k >= 0 {
+				p.StyleURL = "#" + styleID + "-class" + strconv.Itoa(k)
 			}
 		}
 		return enc.Placemark(p)

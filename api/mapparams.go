@@ -11,6 +11,7 @@ import (
 	"mapcommons"
 	"mapcommons/classify"
 	"mapcommons/params"
+	"mapcommons/style"
 )
 
 // This file reads maps and layers out of the parameter tree. Every value
@@ -183,30 +184,11 @@ func (n pnode) color() (*int, error) {
 	if err != nil || !given || strings.TrimSpace(s) == "" {
 		return nil, err
 	}
-	c, ok := parseColor(s)
+	c, ok := style.ParseColor(s)
 	if !ok {
 		return nil, n.fail("%q is not a colour (0xRRGGBB, #RRGGBB or a decimal integer up to 16777215)", s)
 	}
 	return &c, nil
-}
-
-func parseColor(s string) (int, bool) {
-	s = strings.TrimSpace(s)
-	base := 10
-	switch {
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		s, base = s[2:], 16
-	case strings.HasPrefix(s, "#"):
-		s, base = s[1:], 16
-	}
-	if s == "" || (base == 16 && len(s) != 6) {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(s, base, 64)
-	if err != nil || v < 0 || v > 0xFFFFFF {
-		return 0, false
-	}
-	return int(v), true
 }
 
 // mapFields are the map-level fields of a create or update request; nil
@@ -400,20 +382,6 @@ func permissionParams(n pnode) ([]mapcommons.Permission, error) {
 // names (nil when it does not exist).
 type layerContext func(source string) *mapcommons.Dataset
 
-// The palette of icon symbols and the line styles (spec "Icon options").
-var (
-	iconSymbols = map[string]bool{
-		"circle": true, "propCircle": true, "outlineCircle": true, "hollowCircle": true, "square": true,
-		"propSquare": true, "outlineSquare": true, "hollowSquare": true, "balloonIcon": true, "pushpinIcon": true,
-		"circleIcon": true, "featherIcon": true, "flagIcon": true, "ringIcon": true, "squareIcon": true, "xPointIcon": true,
-	}
-	lineStyles = map[string]bool{"dashedThin": true, "dashedThick": true, "cased": true, "thick": true, "regular": true}
-	layerTypes = map[string]bool{
-		mapcommons.LayerPoint: true, mapcommons.LayerPrimitive: true, mapcommons.LayerGraduated: true,
-		mapcommons.LayerProportional: true, mapcommons.LayerChoropleth: true,
-	}
-)
-
 // datasetOfSource returns the dataset id a finder: source names.
 func datasetOfSource(source string) (int64, bool) {
 	return mapcommons.Layer{Source: source}.DatasetID()
@@ -441,7 +409,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 	if base != nil {
 		l = *base
 	} else {
-		l = mapcommons.Layer{Opacity: mapcommons.DefaultLayerOpacity, Visible: true}
+		l = style.NewLayer()
 	}
 	if _, ok := params.NodeMap(n.v); !ok {
 		return l, n.fail("must be an object with a source")
@@ -510,9 +478,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 // applies the defaults.
 func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds *mapcommons.Dataset) (mapcommons.Styles, error) {
 	if fresh {
-		s.Icon.Size = mapcommons.DefaultIconSize
-		s.Stroke.Alpha = mapcommons.DefaultStrokeAlpha
-		s.Fill.Opacity = mapcommons.DefaultFillOpacity
+		style.Defaults(&s)
 	}
 	t, given, err := n.child("type").text(40)
 	if err != nil {
@@ -523,16 +489,13 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 	}
 	if t != "" {
 		t = strings.ToUpper(t)
-		if !layerTypes[t] {
+		if !style.IsLayerType(t) {
 			return s, n.child("type").fail("%q is not a layer type (POINT, PRIMITIVE, GRADUATED, PROPORTIONAL, CHOROPLETH)", t)
 		}
 		s.Type = t
 	}
 	if s.Type == "" {
-		s.Type = mapcommons.LayerPoint
-		if ds != nil && ds.GeometryMask&^(1<<1|1<<4) != 0 {
-			s.Type = mapcommons.LayerPrimitive
-		}
+		s.Type = style.DefaultType(ds)
 	}
 	// Icon.
 	in := n.child("icon")
@@ -547,7 +510,7 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 	if sym, given, err := in.child("symbol").text(2048); err != nil {
 		return s, err
 	} else if given {
-		if sym != "" && !iconSymbols[sym] {
+		if sym != "" && !style.IsIconSymbol(sym) {
 			u, err := url.Parse(sym)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return s, in.child("symbol").fail("%q is neither a palette symbol nor an http(s) image URL", sym)
@@ -568,7 +531,7 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 	if ls, given, err := in.child("lineStyle").text(40); err != nil {
 		return s, err
 	} else if given {
-		if ls != "" && !lineStyles[ls] {
+		if ls != "" && !style.IsLineStyle(ls) {
 			return s, in.child("lineStyle").fail("%q is not a line style (dashedThin, dashedThick, cased, thick, regular)", ls)
 		}
 		s.Icon.LineStyle = ls

@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/params"
+	"mapcommons/style"
 )
 
 // mapTimeLayout is how map times are written (spec "Map").
@@ -349,7 +350,7 @@ func (s *Server) parseLayers(nodes []pnode, lookup layerContext) ([]mapcommons.L
 		if err != nil {
 			return nil, err
 		}
-		if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+		if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
@@ -606,7 +607,7 @@ func (s *Server) layerFromRequest(r *http.Request) (mapcommons.Layer, layerConte
 	if err != nil {
 		return mapcommons.Layer{}, nil, err
 	}
-	if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+	if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
 		return mapcommons.Layer{}, nil, err
 	}
 	return l, lookup, nil
@@ -682,7 +683,7 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		if err := checkLayer(n.path, &l, lookup(l.Source)); err != nil {
+		if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
 			return err
 		}
 		m.Layers[i] = l
@@ -722,21 +723,4 @@ func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return empty(w, http.StatusNoContent)
-}
-
-// placeholders returns the attribute names of the $[name] placeholders of s.
-func placeholders(s string) []string {
-	var out []string
-	for {
-		i := strings.Index(s, "$[")
-		if i < 0 {
-			return out
-		}
-		j := strings.IndexByte(s[i+2:], ']')
-		if j < 0 {
-			return out
-		}
-		out = append(out, s[i+2:i+2+j])
-		s = s[i+2+j+1:]
-	}
 }

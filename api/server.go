@@ -23,6 +23,7 @@ import (
 	"mapcommons/format"
 	"mapcommons/ingest"
 	"mapcommons/params"
+	"mapcommons/style"
 	"mapcommons/web"
 )
 
@@ -118,8 +119,8 @@ type Server struct {
 	limiter *authLimiter
 	cache   *responseCache // nil when disabled
 	tiles   *responseCache // vector tiles; nil when disabled
-	// classes keeps the classifications of classed map layers.
-	classes classCache
+	// classes classifies classed map layers and keeps their classes.
+	classes *style.Classifier
 	// feeds fetches and refetches the datasets registered from a URL.
 	feeds *ingest.Feeds
 	// cors is what --cors-origins allows.
@@ -198,6 +199,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		svc:     svc,
 		mux:     http.NewServeMux(),
 		auth:    newAuthCache(cfg.BcryptCost),
+		classes: style.NewClassifier(svc.Features),
 		limiter: newAuthLimiter(limits, cfg.Now),
 	}
 	if cfg.ResponseCache > 0 {

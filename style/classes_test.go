@@ -1,4 +1,4 @@
-package api
+package style
 
 import (
 	"context"
@@ -18,10 +18,10 @@ func TestClassCacheComputesOnce(t *testing.T) {
 		var c classCache
 		var computed atomic.Int32
 		started, release := make(chan struct{}), make(chan struct{})
-		want := &classDoc{Attribute: "x"}
-		leader := make(chan *classDoc)
+		want := &Classes{Attribute: "x"}
+		leader := make(chan *Classes)
 		go func() {
-			d, _ := c.do(t.Context(), "k", func() (*classDoc, error) {
+			d, _ := c.do(t.Context(), "k", func() (*Classes, error) {
 				computed.Add(1)
 				close(started)
 				<-release
@@ -31,10 +31,10 @@ func TestClassCacheComputesOnce(t *testing.T) {
 		}()
 		<-started
 		var wg sync.WaitGroup
-		got := make([]*classDoc, 8)
+		got := make([]*Classes, 8)
 		for i := range got {
 			wg.Go(func() {
-				got[i], _ = c.do(t.Context(), "k", func() (*classDoc, error) { computed.Add(1); return &classDoc{}, nil })
+				got[i], _ = c.do(t.Context(), "k", func() (*Classes, error) { computed.Add(1); return &Classes{}, nil })
 			})
 		}
 		for range 100 {
@@ -58,16 +58,16 @@ func TestClassCacheComputesOnce(t *testing.T) {
 		var c classCache
 		started, release := make(chan struct{}), make(chan struct{})
 		go func() {
-			c.do(t.Context(), "k", func() (*classDoc, error) {
+			c.do(t.Context(), "k", func() (*Classes, error) {
 				close(started)
 				<-release
 				return nil, context.Canceled
 			})
 		}()
 		<-started
-		done := make(chan *classDoc)
+		done := make(chan *Classes)
 		go func() {
-			d, _ := c.do(t.Context(), "k", func() (*classDoc, error) { return &classDoc{Attribute: "mine"}, nil })
+			d, _ := c.do(t.Context(), "k", func() (*Classes, error) { return &Classes{Attribute: "mine"}, nil })
 			done <- d
 		}()
 		close(release)
@@ -75,7 +75,7 @@ func TestClassCacheComputesOnce(t *testing.T) {
 			t.Fatalf("the waiter got %v", d)
 		}
 		// And it is cached now.
-		d, err := c.do(t.Context(), "k", func() (*classDoc, error) { return nil, errors.New("computed again") })
+		d, err := c.do(t.Context(), "k", func() (*Classes, error) { return nil, errors.New("computed again") })
 		if err != nil || d.Attribute != "mine" {
 			t.Fatalf("cached: %v, %v", d, err)
 		}
@@ -87,11 +87,11 @@ func TestClassCacheComputesOnce(t *testing.T) {
 		var c classCache
 		func() {
 			defer func() { recover() }()
-			c.do(t.Context(), "k", func() (*classDoc, error) { panic("in compute") })
+			c.do(t.Context(), "k", func() (*Classes, error) { panic("in compute") })
 		}()
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		d, err := c.do(ctx, "k", func() (*classDoc, error) { return &classDoc{Attribute: "next"}, nil })
+		d, err := c.do(ctx, "k", func() (*Classes, error) { return &Classes{Attribute: "next"}, nil })
 		if err != nil || d == nil || d.Attribute != "next" {
 			t.Fatalf("after a panicked computation: %v, %v", d, err)
 		}
@@ -101,16 +101,16 @@ func TestClassCacheComputesOnce(t *testing.T) {
 		started, release := make(chan struct{}), make(chan struct{})
 		defer close(release)
 		go func() {
-			c.do(context.Background(), "k", func() (*classDoc, error) {
+			c.do(context.Background(), "k", func() (*Classes, error) {
 				close(started)
 				<-release
-				return &classDoc{}, nil
+				return &Classes{}, nil
 			})
 		}()
 		<-started
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := c.do(ctx, "k", func() (*classDoc, error) { return &classDoc{}, nil }); !errors.Is(err, context.Canceled) {
+		if _, err := c.do(ctx, "k", func() (*Classes, error) { return &Classes{}, nil }); !errors.Is(err, context.Canceled) {
 			t.Fatalf("a waiter whose client went away: %v", err)
 		}
 	})
