@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format"
 	"mapcommons/format/geojson"
 	"mapcommons/params"
-	"mapcommons/segment"
 )
 
 // Editing features in place: PUT /datasets/{id}/features/{fid} replaces
@@ -187,7 +187,7 @@ func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial b
 	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, e)
 	switch {
 	case err == nil:
-	case errors.Is(err, segment.ErrMissingFeature):
+	case errors.Is(err, feature.ErrMissingFeature):
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
 	case mapcommons.ErrorCode(err) == mapcommons.EINVALID:
 		// The store names the item as in a batch: here it is the body.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"mapcommons/feature"
 	"maps"
 	"slices"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
-	"mapcommons/segment"
 )
 
 // An edit in one round trip. The long way of an edit in place (inPlace)
@@ -62,10 +62,10 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 		n <= exactSummaryMax, len(r.holes)+len(e.Deletes) > maxHoles:
 		return nil, nil, errNotFast
 	}
-	if e.MaxFeatures > 0 && n+segment.NumAdds(e) > e.MaxFeatures {
+	if e.MaxFeatures > 0 && n+feature.NumAdds(e) > e.MaxFeatures {
 		return nil, nil, errNotFast
 	}
-	if err := segment.CheckEdits(r.Attributes, e); err != nil {
+	if err := feature.CheckEdits(r.Attributes, e); err != nil {
 		return nil, nil, errNotFast // the long way says so, from the row as it is
 	}
 	var res *mapcommons.EditResult
@@ -89,7 +89,7 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 				` RETURNING 1) SELECT mapcommons_expect(EXISTS (SELECT 1 FROM u))`
 			for i := range e.Updates {
 				u := &e.Updates[i]
-				rect, ok, err := segment.CheckFeature(g.sum, i, u)
+				rect, ok, err := feature.CheckFeature(g.sum, i, u)
 				if err != nil {
 					return err
 				}

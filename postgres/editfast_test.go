@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
 	"mapcommons/internal/pgtest"
 	"mapcommons/postgres"
-	"mapcommons/segment"
 	"mapcommons/storetest"
 )
 
@@ -132,7 +132,7 @@ func TestFastEditFromAnotherServersRow(t *testing.T) {
 	}
 
 	_, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Deletes: []int64{5, 9999}})
-	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !errors.Is(err, segment.ErrMissingFeature) {
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !errors.Is(err, feature.ErrMissingFeature) {
 		t.Fatalf("a delete of a feature that is not there: %v", err)
 	}
 	counts("a delete of a feature that is not there", 2, 3)
@@ -154,7 +154,7 @@ func TestFastEditFromAnotherServersRow(t *testing.T) {
 	}
 	counts("a delete after the failed one (the long way: the row was forgotten)", 2, 3)
 	gone := &mapcommons.Edits{Updates: []mapcommons.Feature{{ID: 6, Values: []any{int64(1)}, Geometry: wkb.AppendPoint(nil, 1, 1)}}}
-	if _, err := s.Features.ApplyEdits(ctx, ds.ID, gone); !errors.Is(err, segment.ErrMissingFeature) {
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, gone); !errors.Is(err, feature.ErrMissingFeature) {
 		t.Fatalf("an update of a feature deleted: %v", err)
 	}
 	counts("an update of a feature that is not there", 2, 4)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"mapcommons/feature"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"mapcommons"
-	"mapcommons/segment"
 )
 
 // ApplyEdits implements mapcommons.FeatureService. An edit is made in
@@ -287,7 +287,7 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 			return nil, err
 		}
 	}
-	e, err := segment.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
+	e, err := feature.MergePatches(e, len(old.Attributes), func(id int64) (*mapcommons.Feature, bool, error) {
 		r, ok := named[id]
 		if !ok {
 			return nil, false, nil
@@ -297,7 +297,7 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 	if err != nil {
 		return nil, err
 	}
-	if err := segment.CheckEdits(old.Attributes, e); err != nil {
+	if err := feature.CheckEdits(old.Attributes, e); err != nil {
 		return nil, err
 	}
 	posOf := func(id int64) (int64, bool) {
@@ -311,20 +311,20 @@ func prepareEdit(ctx context.Context, tx pgx.Tx, old *datasetRow, e *mapcommons.
 	for i := range e.Updates {
 		pos, ok := posOf(e.Updates[i].ID)
 		if !ok {
-			return nil, segment.MissingFeature("updates", i, e.Updates[i].ID)
+			return nil, feature.MissingFeature("updates", i, e.Updates[i].ID)
 		}
 		pe.updated[i] = pos
 	}
 	for i, id := range e.Deletes {
 		pos, ok := posOf(id)
 		if !ok {
-			return nil, segment.MissingFeature("deletes", i, id)
+			return nil, feature.MissingFeature("deletes", i, id)
 		}
 		pe.gone[i] = pos
 	}
 	left := old.FeatureCount - int64(len(pe.gone))
-	if n := left + segment.NumAdds(e); e.MaxFeatures > 0 && n > e.MaxFeatures {
-		return nil, segment.TooManyFeatures(e.MaxFeatures)
+	if n := left + feature.NumAdds(e); e.MaxFeatures > 0 && n > e.MaxFeatures {
+		return nil, feature.TooManyFeatures(e.MaxFeatures)
 	}
 	slices.Sort(pe.gone)
 	return pe, nil
@@ -360,7 +360,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		sql := `UPDATE ` + t + ` SET ` + rowSet(len(old.Attributes)) + ` WHERE pos = $` + strconv.Itoa(6+len(old.Attributes))
 		for i := range e.Updates {
 			u := &e.Updates[i]
-			r, ok, err := segment.CheckFeature(g.sum, i, u)
+			r, ok, err := feature.CheckFeature(g.sum, i, u)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -375,7 +375,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		if err := g.insertFew(ctx, e.Adds); err != nil {
 			return nil, nil, err
 		}
-	} else if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
+	} else if err := g.copyFrom(ctx, feature.AddsOf(old.Attributes, e), nil); err != nil {
 		return nil, nil, err
 	}
 	var sum *mapcommons.Summary
@@ -399,7 +399,7 @@ func (s *FeatureService) editInPlace(ctx context.Context, tx pgx.Tx, old *datase
 		return nil, nil, err
 	}
 	res := &mapcommons.EditResult{FeatureCount: g.n}
-	for i := range segment.NumAdds(e) {
+	for i := range feature.NumAdds(e) {
 		res.AddIDs = append(res.AddIDs, first+i)
 	}
 	return res, g, nil
@@ -454,7 +454,7 @@ func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *ma
 			buf := append([]byte(nil), copyHeader...)
 			for i := range e.Updates {
 				u := &e.Updates[i]
-				r, ok, err := segment.CheckFeature(scratch, i, u)
+				r, ok, err := feature.CheckFeature(scratch, i, u)
 				if err != nil {
 					return err
 				}
@@ -476,10 +476,10 @@ func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *ma
 			return err
 		}
 		first := g.nextID
-		if err := g.copyFrom(ctx, segment.AddsOf(old.Attributes, e), nil); err != nil {
+		if err := g.copyFrom(ctx, feature.AddsOf(old.Attributes, e), nil); err != nil {
 			return err
 		}
-		for i := range segment.NumAdds(e) {
+		for i := range feature.NumAdds(e) {
 			res.AddIDs = append(res.AddIDs, first+i)
 		}
 		res.FeatureCount = g.n

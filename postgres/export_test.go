@@ -13,7 +13,7 @@ import (
 	"mapcommons"
 
 	"mapcommons/format/wkb"
-	"mapcommons/segment"
+	"mapcommons/spatial"
 )
 
 // Migrations are the embedded migrations, for the tests of migrating.
@@ -40,7 +40,7 @@ func SetCopyChunk(tb interface{ Cleanup(func()) }, n int) {
 
 // Hilbert is the place of (x, y) on the loads' Hilbert curve.
 func Hilbert(x, y float64) uint64 {
-	return segment.HilbertKey(wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, world)
+	return spatial.HilbertKey(wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, world)
 }
 
 // HintedReads is the number of reads db answered in one round trip, with

@@ -13,8 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
-	"mapcommons/segment"
+	"mapcommons/spatial"
 )
 
 // The features of a dataset live in a table of their own, one generation
@@ -171,7 +172,7 @@ func (g *generation) columns() []string {
 var world = wkb.Rect{MinX: -180, MinY: -90, MaxX: 180, MaxY: 90}
 
 // add checks feature f and adds it to the summary as the segment writer
-// does (segment.CheckFeature), gives it its position and id (f.ID when
+// does (feature.CheckFeature), gives it its position and id (f.ID when
 // not zero, else the next id) and appends its row to buf as binary COPY
 // data (copy.go); key is its box centre's place on the Hilbert curve.
 func (g *generation) add(f *mapcommons.Feature, buf []byte) (_ []byte, key uint64, err error) {
@@ -192,7 +193,7 @@ func (g *generation) admit(f *mapcommons.Feature) (pos, id int64, r wkb.Rect, ok
 	if err := g.sum.CheckValues(f.Values); err != nil {
 		return 0, 0, r, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", g.n, err)
 	}
-	r, ok, err = segment.CheckFeature(g.sum, int(g.n), f)
+	r, ok, err = feature.CheckFeature(g.sum, int(g.n), f)
 	if err != nil {
 		return 0, 0, r, false, err
 	}
@@ -279,7 +280,7 @@ func encodeRow(buf []byte, pos, id int64, f *mapcommons.Feature, r wkb.Rect, ok 
 		for _, v := range [4]float64{r.MinX, r.MinY, r.MaxX, r.MaxY} {
 			buf = appendFloat8(buf, v)
 		}
-		key = segment.HilbertKey(r, world)
+		key = spatial.HilbertKey(r, world)
 	} else {
 		for range 4 {
 			buf = appendNull(buf)

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
-	"mapcommons/segment"
 	"mapcommons/spatial"
 )
 
@@ -43,12 +43,12 @@ import (
 //     LIKE of a prefix) join the filters, in SQL, and so do its top-level
 //     ORs whose every branch is filters alone (plan.orFilters); the rest is evaluated
 //     in Go, per prefiltered row, by the segment engine's own evaluator
-//     (segment.Where). Its top-level spatial condition, if any, gives
-//     the box prefilter more boxes (segment.WhereBoxes), as it gives the
+//     (feature.Where). Its top-level spatial condition, if any, gives
+//     the box prefilter more boxes (feature.Boxes), as it gives the
 //     segment engine's index search.
 //   - Groups are computed in Go over the rows SQL and the exact tests
 //     select, in position order, with the segment engine's accumulation
-//     (segment.GroupSet), not by GROUP BY: its aggregates have no exact
+//     (feature.GroupSet), not by GROUP BY: its aggregates have no exact
 //     SQL equivalent (an integer sum turns float on overflow, float sums
 //     depend on the order of addition, min and max meet NaN as Go's < does,
 //     -0 groups with 0). Memory grows with the groups, not the rows.
@@ -59,7 +59,7 @@ type plan struct {
 	q       *mapcommons.FeatureQuery
 	bbox    []wkb.Rect    // the bbox parameter's boxes, tested exactly in Go
 	near    *spatial.Near // the buffer query, tested exactly in Go
-	where   *segment.Where
+	where   *feature.Where
 	onlyPts bool // every geometry is a single point
 	conds   []string
 	args    []any
@@ -141,7 +141,7 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 	if b := q.BBox; b != nil {
 		rs := spatial.BBoxRects(b.W, b.S, b.E, b.N)
 		if p.onlyPts {
-			// A point's index box is the point itself (segment.CheckFeature,
+			// A point's index box is the point itself (feature.CheckFeature,
 			// spatial.IndexBounds), so SQL's test of it against the boxes,
 			// edges included, is Go's exact test: nothing is left for Go,
 			// and the page can be cut in SQL.
@@ -193,8 +193,8 @@ func compile(ds *datasetRow, q *mapcommons.FeatureQuery) (*plan, error) {
 		p.conds = append(p.conds, "fid = ANY("+p.arg(q.IDs)+")")
 	}
 	if q.Where != nil {
-		p.where = segment.CompileWhere(attrs, q.Where)
-		if rs := segment.WhereBoxes(q.Where); rs != nil {
+		p.where = feature.CompileWhere(attrs, q.Where)
+		if rs := feature.Boxes(q.Where); rs != nil {
 			p.conds = append(p.conds, p.boxes(rs)) // the index serves it too
 			p.knn = p.knn || len(rs) == 1
 		}
@@ -799,7 +799,7 @@ func (p *plan) scan(ctx context.Context, tx rowsQuerier, fn func(*mapcommons.Fea
 // the segment engine does.
 func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, error) {
 	p.order = "pos"
-	gs := segment.NewGroupSet(p.ds.Attributes, p.q)
+	gs := feature.NewGroupSet(p.ds.Attributes, p.q)
 	if len(p.q.GroupBy) == 0 && len(p.q.Aggregates) == 0 && p.exact() {
 		// A count that SQL answers exactly (OGC's numberMatched): no row
 		// comes to Go.

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 )
 
 // The spatial index is built out of core, so that the memory of an ingest
@@ -128,7 +129,7 @@ func (w *Writer) buildIndex() error {
 			}
 			var it item
 			getItem(rec[:itemSize], &it)
-			it.key = HilbertKey(it.box, w.extent)
+			it.key = spatial.HilbertKey(it.box, w.extent)
 			buf = append(buf, it)
 			read++
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
 	"mapcommons/spatial"
 )
@@ -24,7 +25,7 @@ type plan struct {
 	index    []wkb.Rect    // boxes to search the index with; nil scans everything
 	filters  []filter
 	ids      map[int64]struct{} // FeatureQuery.IDs; nil: every feature
-	where    *whereNode         // FeatureQuery.Where, less what the index serves; nil: none
+	where    *feature.Node      // FeatureQuery.Where, less what the index serves; nil: none
 	idPos    []int              // the positions of those ids, ascending
 	sortCol  int                // -1: by position
 	onlyPts  bool               // every geometry is a single point: the index box is the point
@@ -66,7 +67,7 @@ type filter struct {
 // setMin is the length of an "in" list above which it is matched through a
 // set rather than compared with each value (below it comparing is cheaper
 // than hashing).
-const setMin = 8
+const setMin = feature.SetMin
 
 func (s *Segment) compile(q *mapcommons.FeatureQuery) (*plan, error) {
 	if err := q.Validate(s.attrs); err != nil {
@@ -235,7 +236,7 @@ func (p *plan) matchValues(pos int) bool {
 		return true
 	}
 	p.cells.s, p.cells.pos = s, pos
-	return p.where.match(&p.cells) == triTrue
+	return p.where.Matches(&p.cells)
 }
 
 // matchOp applies an operation given the comparison of the value with each
@@ -314,8 +315,8 @@ func (p *plan) inOrder(ctx context.Context, desc bool, need int64, fn func(pos i
 // when a spatial condition drives it, else in position order (descending
 // when desc). fn returns false to stop.
 func (p *plan) matches(ctx context.Context, desc bool, fn func(pos int) bool) error {
-	p.cells.stop.ctx = ctx
-	return p.cells.stop.or(p.matchRows(ctx, desc, fn))
+	p.cells.stop.SetContext(ctx)
+	return p.cells.stop.Or(p.matchRows(ctx, desc, fn))
 }
 
 // matchRows is matches, without the look at the error of an evaluation
@@ -463,8 +464,8 @@ func (e *emitter) emit(s *Segment, pos, at int) error {
 // run calls emit with the positions the plan selects, in its query's
 // order, from offset on and at most limit (> 0) of them, until emit fails.
 func (p *plan) run(ctx context.Context, offset, limit int64, emit func(pos int) error) error {
-	p.cells.stop.ctx = ctx
-	return p.cells.stop.or(p.runRows(ctx, offset, limit, emit))
+	p.cells.stop.SetContext(ctx)
+	return p.cells.stop.Or(p.runRows(ctx, offset, limit, emit))
 }
 
 // runRows is run, without the look at the error of an evaluation stopped
@@ -584,24 +585,6 @@ func (pg *pager) done(err error) error {
 	return err
 }
 
-// groupAcc accumulates one group.
-type groupAcc struct {
-	values []any
-	count  int64
-	aggs   []aggAcc
-}
-
-// aggAcc accumulates one aggregate of one group.
-type aggAcc struct {
-	n        int64
-	sum      float64
-	isum     int64
-	overflow bool
-	min, max float64
-	smin     []byte
-	smax     []byte
-}
-
 // Groups answers a grouped query: one Group per distinct combination of
 // q.GroupBy values among the selected features (a single group over all of
 // them when q.GroupBy is empty), ordered by those values (nulls last;
@@ -614,131 +597,55 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	gcols, acols := groupColumns(s.attrs, q)
+	gcols, acols := feature.GroupColumns(s.attrs, q)
 	if len(gcols) == 0 && len(acols) == 0 && p.spanExact && p.dead == nil {
 		// A count that the attribute index knows: no row is read.
-		ga := newGrouper()
-		ga.addCount(int64(p.spanCount))
-		return finishGroups(ga.groups, s.attrs, acols, q), nil
+		ga := feature.NewGrouper()
+		ga.AddCount(int64(p.spanCount))
+		return ga.Finish(s.attrs, acols, q), nil
 	}
 	if p.selective() {
 		p.useCandidates()
 	}
-	ga := newGrouper()
+	ga := feature.NewGrouper()
 	if len(gcols) == 0 && len(acols) == 0 { // a count alone: no group to look up per row
 		n := int64(0)
 		if err := p.matches(ctx, false, func(int) bool { n++; return true }); err != nil {
 			return nil, err
 		}
-		ga.addCount(n)
-		return finishGroups(ga.groups, s.attrs, acols, q), nil
+		ga.AddCount(n)
+		return ga.Finish(s.attrs, acols, q), nil
 	}
 	err = p.matches(ctx, false, func(pos int) bool {
-		ga.add(s, gcols, acols, pos)
+		addGroup(ga, s, gcols, acols, pos)
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	return finishGroups(ga.groups, s.attrs, acols, q), nil
+	return ga.Finish(s.attrs, acols, q), nil
 }
 
-// grouper accumulates the groups of a query's matches.
-type grouper struct {
-	groups map[string]*groupAcc
-	key    []byte
-}
-
-func newGrouper() *grouper { return &grouper{groups: map[string]*groupAcc{}} }
-
-// addCount counts n features into the one group of a query without
-// groups or aggregates, as n calls of add would.
-func (ga *grouper) addCount(n int64) {
-	if n == 0 {
-		return
-	}
-	g, ok := ga.groups[""]
-	if !ok {
-		g = &groupAcc{values: []any{}, aggs: []aggAcc{}}
-		ga.groups[""] = g
-	}
-	g.count += n
-}
-
-// groupColumns are the columns of q's grouping attributes and those of its
-// aggregates.
-func groupColumns(attrs []mapcommons.Attribute, q *mapcommons.FeatureQuery) (gcols, acols []int) {
-	gcols = make([]int, len(q.GroupBy))
-	for i, g := range q.GroupBy {
-		gcols[i] = mapcommons.AttrIndex(attrs, g)
-	}
-	acols = make([]int, len(q.Aggregates))
-	for i, a := range q.Aggregates {
-		acols[i] = mapcommons.AttrIndex(attrs, a.Name)
-	}
-	return gcols, acols
-}
-
-// add counts feature pos of s into its group, gcols being the grouping
-// columns and acols those of the aggregates.
-func (ga *grouper) add(s *Segment, gcols, acols []int, pos int) {
-	key := ga.key[:0]
+// addGroup counts feature pos of s into its group of ga, gcols being the
+// grouping columns and acols those of the aggregates.
+func addGroup(ga *feature.Grouper, s *Segment, gcols, acols []int, pos int) {
+	key := ga.Key()
 	for _, c := range gcols {
 		key = s.appendKey(key, c, pos)
 	}
-	ga.key = key
-	g, ok := ga.groups[string(key)]
-	if !ok {
-		g = &groupAcc{values: make([]any, len(gcols)), aggs: make([]aggAcc, len(acols))}
+	g, isNew := ga.Find(key, len(gcols), len(acols))
+	if isNew {
 		for i, c := range gcols {
-			g.values[i] = s.Value(c, pos)
-			if f, ok := g.values[i].(float64); ok && f == 0 {
-				g.values[i] = 0.0 // not -0
+			g.Values[i] = s.Value(c, pos)
+			if f, ok := g.Values[i].(float64); ok && f == 0 {
+				g.Values[i] = 0.0 // not -0
 			}
 		}
-		ga.groups[string(key)] = g
 	}
-	g.count++
+	g.Count++
 	for i, c := range acols {
-		s.accumulate(&g.aggs[i], c, pos)
+		s.accumulate(&g.Aggs[i], c, pos)
 	}
-}
-
-// finishGroups turns the accumulated groups into the answer: ordered by
-// their values (nulls last; reversed when q.Descending), paged by
-// q.Offset and q.Limit; acols are the aggregates' columns.
-func finishGroups(groups map[string]*groupAcc, attrs []mapcommons.Attribute, acols []int, q *mapcommons.FeatureQuery) []mapcommons.Group {
-	if len(q.GroupBy) == 0 && len(groups) == 0 { // everything in one (empty) group
-		groups[""] = &groupAcc{aggs: make([]aggAcc, len(acols))}
-	}
-	out := make([]mapcommons.Group, 0, len(groups))
-	for _, g := range groups {
-		row := mapcommons.Group{Values: g.values, Count: g.count, Aggregates: make([]any, len(acols))}
-		for i, c := range acols {
-			row.Aggregates[i] = g.aggs[i].result(q.Aggregates[i].Calc, attrs[c].Type)
-		}
-		out = append(out, row)
-	}
-	slices.SortFunc(out, func(a, b mapcommons.Group) int {
-		for i := range a.Values {
-			if c := compareValues(a.Values[i], b.Values[i]); c != 0 {
-				if q.Descending && a.Values[i] != nil && b.Values[i] != nil { // null last either way
-					return -c
-				}
-				return c
-			}
-		}
-		return 0
-	})
-	offset := max(q.Offset, 0)
-	if offset >= int64(len(out)) {
-		return []mapcommons.Group{}
-	}
-	out = out[offset:]
-	if q.Limit >= 0 && int64(len(out)) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out
 }
 
 // appendKey appends a type-tagged encoding of attribute col of pos.
@@ -763,113 +670,24 @@ func (s *Segment) appendKey(key []byte, col, pos int) []byte {
 	return append(key, b...)
 }
 
-func (s *Segment) accumulate(a *aggAcc, col, pos int) {
+// accumulate adds attribute col of pos to the aggregate a.
+func (s *Segment) accumulate(a *feature.Agg, col, pos int) {
 	if s.IsNull(col, pos) {
 		return
 	}
 	switch s.cols[col].typ {
-	case mapcommons.AttrInteger, mapcommons.AttrFloat:
+	case mapcommons.AttrInteger:
+		v, _ := s.Int(col, pos)
+		a.AddInt(v)
+	case mapcommons.AttrFloat:
 		v, _ := s.Float(col, pos)
-		if a.n == 0 || v < a.min {
-			a.min = v
-		}
-		if a.n == 0 || v > a.max {
-			a.max = v
-		}
-		a.sum += v
-		if s.cols[col].typ == mapcommons.AttrInteger {
-			iv, _ := s.Int(col, pos)
-			sum := a.isum + iv
-			if (iv > 0 && sum < a.isum) || (iv < 0 && sum > a.isum) {
-				a.overflow = true
-			}
-			a.isum = sum
-		}
+		a.AddFloat(v)
 	case mapcommons.AttrBoolean:
-		v := float64(s.cols[col].data[pos])
-		if a.n == 0 || v < a.min {
-			a.min = v
-		}
-		if a.n == 0 || v > a.max {
-			a.max = v
-		}
+		a.AddBool(s.cols[col].data[pos] != 0)
 	default:
 		b, _ := s.Bytes(col, pos)
-		if a.n == 0 || bytes.Compare(b, a.smin) < 0 {
-			a.smin = b
-		}
-		if a.n == 0 || bytes.Compare(b, a.smax) > 0 {
-			a.smax = b
-		}
+		a.AddBytes(b)
 	}
-	a.n++
-}
-
-// result is the aggregate's value: nil when the group had no values.
-func (a *aggAcc) result(calc string, t mapcommons.AttrType) any {
-	if a.n == 0 {
-		return nil
-	}
-	switch t {
-	case mapcommons.AttrString, mapcommons.AttrDate:
-		if calc == mapcommons.CalcMin {
-			return string(a.smin)
-		}
-		return string(a.smax)
-	case mapcommons.AttrBoolean:
-		if calc == mapcommons.CalcMin {
-			return a.min == 1
-		}
-		return a.max == 1
-	}
-	switch calc {
-	case mapcommons.CalcMin:
-		if t == mapcommons.AttrInteger {
-			return int64(a.min)
-		}
-		return a.min
-	case mapcommons.CalcMax:
-		if t == mapcommons.AttrInteger {
-			return int64(a.max)
-		}
-		return a.max
-	case mapcommons.CalcSum:
-		if t == mapcommons.AttrInteger && !a.overflow {
-			return a.isum
-		}
-		return a.sum
-	}
-	return a.sum / float64(a.n)
-}
-
-// compareValues orders attribute values of one column, nulls last.
-func compareValues(a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	switch x := a.(type) {
-	case int64:
-		return cmp.Compare(x, b.(int64))
-	case float64:
-		return cmp.Compare(x, b.(float64))
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case string:
-		return strings.Compare(x, b.(string))
-	}
-	return 0
 }
 
 // smallest returns the k smallest elements of xs by order, sorted; it

@@ -16,53 +16,11 @@ import (
 
 const nodeSize = 16
 
-// hilbertOrder is the side of the Hilbert grid the centres are sorted on.
-const hilbertOrder = 1 << 16
-
-// hilbert returns the distance of cell (x, y) along the Hilbert curve on a
-// hilbertOrder × hilbertOrder grid.
-func hilbert(x, y uint32) uint64 {
-	var d uint64
-	for s := uint32(hilbertOrder / 2); s > 0; s /= 2 {
-		var rx, ry uint32
-		if x&s > 0 {
-			rx = 1
-		}
-		if y&s > 0 {
-			ry = 1
-		}
-		d += uint64(s) * uint64(s) * uint64((3*rx)^ry)
-		if ry == 0 { // rotate the quadrant
-			if rx == 1 {
-				x = s - 1 - x
-				y = s - 1 - y
-			}
-			x, y = y, x
-		}
-	}
-	return d
-}
-
 // item is one feature in the index build.
 type item struct {
 	box wkb.Rect
 	pos uint32
 	key uint64
-}
-
-// HilbertKey is the Hilbert value of the centre of box on the grid laid
-// over extent: the order of the index's leaves, and of the rows of a
-// PostgreSQL load.
-func HilbertKey(b, extent wkb.Rect) uint64 {
-	w, h := extent.MaxX-extent.MinX, extent.MaxY-extent.MinY
-	var cx, cy uint32
-	if w > 0 {
-		cx = uint32(math.Min(hilbertOrder-1, math.Floor(((b.MinX+b.MaxX)/2-extent.MinX)/w*(hilbertOrder-1))))
-	}
-	if h > 0 {
-		cy = uint32(math.Min(hilbertOrder-1, math.Floor(((b.MinY+b.MaxY)/2-extent.MinY)/h*(hilbertOrder-1))))
-	}
-	return hilbert(cx, cy)
 }
 
 // treeView reads a stored tree in place.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 )
 
 // buildTree is the in-memory build of the index that the writer used
@@ -19,12 +20,12 @@ func buildTree(items []item, extent wkb.Rect) tree {
 		b := items[i].box
 		var cx, cy uint32
 		if w > 0 {
-			cx = uint32(math.Min(hilbertOrder-1, math.Floor(((b.MinX+b.MaxX)/2-extent.MinX)/w*(hilbertOrder-1))))
+			cx = uint32(math.Min(spatial.HilbertSide-1, math.Floor(((b.MinX+b.MaxX)/2-extent.MinX)/w*(spatial.HilbertSide-1))))
 		}
 		if h > 0 {
-			cy = uint32(math.Min(hilbertOrder-1, math.Floor(((b.MinY+b.MaxY)/2-extent.MinY)/h*(hilbertOrder-1))))
+			cy = uint32(math.Min(spatial.HilbertSide-1, math.Floor(((b.MinY+b.MaxY)/2-extent.MinY)/h*(spatial.HilbertSide-1))))
 		}
-		items[i].key = hilbert(cx, cy)
+		items[i].key = uint64(spatial.Hilbert(cx, cy))
 	}
 	slices.SortFunc(items, func(a, b item) int {
 		if a.key != b.key {

@@ -198,21 +198,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestHilbert(t *testing.T) {
-	// Neighbouring cells along the curve are adjacent in the grid, and the
-	// curve visits every cell of a small grid once.
-	const side = 16
-	seen := map[uint64]bool{}
-	for x := uint32(0); x < side; x++ {
-		for y := uint32(0); y < side; y++ {
-			seen[hilbert(x*(hilbertOrder/side), y*(hilbertOrder/side))/uint64(hilbertOrder/side*hilbertOrder/side)] = true
-		}
-	}
-	if len(seen) != side*side {
-		t.Fatalf("%d distinct cells of %d", len(seen), side*side)
-	}
-}
-
 // TestDamaged opens every truncation and many bit flips of a real segment:
 // each must be refused or read without a panic.
 func TestDamaged(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"mapcommons/feature"
 	"math"
 
 	"mapcommons"
@@ -247,7 +248,7 @@ func (v *View) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcom
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	gcols, acols := groupColumns(v.base.attrs, q)
+	gcols, acols := feature.GroupColumns(v.base.attrs, q)
 	var dk []int // the delta's matches
 	if v.delta != nil {
 		dp, err := v.delta.compile(q)
@@ -265,24 +266,24 @@ func (v *View) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]mapcom
 		bp.useCandidates()
 	}
 	ordered := bp.index == nil // both in position order
-	ga := newGrouper()
+	ga := feature.NewGrouper()
 	i := 0
 	err = bp.matches(ctx, false, func(pos int) bool {
 		if ordered {
 			for id := v.base.ID(pos); i < len(dk) && v.delta.ID(dk[i]) < id; i++ {
-				ga.add(v.delta, gcols, acols, dk[i])
+				addGroup(ga, v.delta, gcols, acols, dk[i])
 			}
 		}
-		ga.add(v.base, gcols, acols, pos)
+		addGroup(ga, v.base, gcols, acols, pos)
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
 	for ; i < len(dk); i++ {
-		ga.add(v.delta, gcols, acols, dk[i])
+		addGroup(ga, v.delta, gcols, acols, dk[i])
 	}
-	return finishGroups(ga.groups, v.base.attrs, acols, q), nil
+	return ga.Finish(v.base.attrs, acols, q), nil
 }
 
 // Scan is what a store's ScanFeatures does over a view: q.Count (when

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
 )
 
@@ -270,7 +271,7 @@ func (c *viewCase) checkGroups(t testing.TB, q *mapcommons.FeatureQuery) {
 	if (err1 == nil) != (err2 == nil) || mapcommons.ErrorCode(err1) != mapcommons.ErrorCode(err2) {
 		t.Fatalf("groups %s: view err %v, compacted err %v", describe(q), err2, err1)
 	}
-	exact := q.BBox == nil && q.Near == nil && (q.Where == nil || WhereBoxes(q.Where) == nil)
+	exact := q.BBox == nil && q.Near == nil && (q.Where == nil || feature.Boxes(q.Where) == nil)
 	if fmt.Sprint(got) == fmt.Sprint(want) && reflect.DeepEqual(len(got), len(want)) {
 		return
 	}
@@ -316,7 +317,7 @@ func randomGroupQuery(r *rand.Rand, q *mapcommons.FeatureQuery) *mapcommons.Feat
 	g.Aggregates = []mapcommons.Aggregate{{Name: "n", Calc: mapcommons.CalcSum}, {Name: "n", Calc: mapcommons.CalcAverage},
 		{Name: "x", Calc: mapcommons.CalcSum}, {Name: "x", Calc: mapcommons.CalcAverage}, {Name: "s", Calc: mapcommons.CalcMin},
 		{Name: "d", Calc: mapcommons.CalcMax}, {Name: "b", Calc: mapcommons.CalcMin}, {Name: "n", Calc: mapcommons.CalcMax}}
-	spatial := g.BBox != nil || g.Near != nil || (g.Where != nil && WhereBoxes(g.Where) != nil)
+	spatial := g.BBox != nil || g.Near != nil || (g.Where != nil && feature.Boxes(g.Where) != nil)
 	if !spatial {
 		g.Aggregates = append(g.Aggregates, mapcommons.Aggregate{Name: "x", Calc: mapcommons.CalcMin}, mapcommons.Aggregate{Name: "x", Calc: mapcommons.CalcMax})
 	}

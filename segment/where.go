@@ -1,230 +1,20 @@
-// where.go: FeatureQuery.Where compiled into a tree of tests over column
-// indexes, evaluated per row in SQL's three-valued logic.
+// where.go: FeatureQuery.Where in a plan: what the index serves of it, and
+// the rest compiled (feature.Node) and tested per row over the segment's
+// columns (segCells).
 package segment
 
 import (
-	"bytes"
-	"cmp"
-
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/feature"
 	"mapcommons/spatial"
 )
-
-// tri is a truth value of three-valued logic.
-type tri int8
-
-const (
-	triFalse tri = iota
-	triTrue
-	triUnknown // a null took part
-)
-
-// Kinds of whereNode.
-const (
-	wAnd = iota
-	wOr
-	wNot
-	wIsNull
-	wCompare // numbers (numeric and boolean columns) or strings
-	wBetween
-	wIn
-	wLike
-	wBBox // the geometry meets boxes
-	wGeom // the geometry meets a geometry literal
-	wTrue
-	wFalse
-	wNoGeometry // the geometry IS NULL
-)
-
-// Comparison operators of wCompare.
-const (
-	cmpEq = iota
-	cmpNe
-	cmpLt
-	cmpLe
-	cmpGt
-	cmpGe
-)
-
-var cmpOps = map[string]int{
-	mapcommons.ExprEq: cmpEq, mapcommons.ExprNe: cmpNe, mapcommons.ExprLt: cmpLt,
-	mapcommons.ExprLe: cmpLe, mapcommons.ExprGt: cmpGt, mapcommons.ExprGe: cmpGe,
-}
-
-// whereNode is one compiled operation of an expression. Literals are
-// converted once to the column's form: numbers (booleans as 0 and 1) or
-// bytes.
-type whereNode struct {
-	kind   int
-	col    int
-	isStr  bool // the column holds strings (string, date)
-	isBool bool
-	op     int
-	nums   []float64 // compare: 1; between: 2; in: n
-	strs   [][]byte
-	// An "in" list longer than setMin is matched through a set.
-	numSet map[float64]struct{}
-	strSet map[string]struct{}
-	like   []likePart
-	rects  []wkb.Rect      // wBBox: the box; wGeom: the literal's points
-	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
-	kids   []whereNode
-}
-
-// compileWhere compiles a validated expression against the segment.
-func (s *Segment) compileWhere(e *mapcommons.Expr) whereNode { return compileWhere(s.attrs, e) }
-
-// compileWhere compiles a validated expression against attributes attrs.
-func compileWhere(attrs []mapcommons.Attribute, e *mapcommons.Expr) whereNode {
-	switch e.Op {
-	case mapcommons.ExprTrue:
-		return whereNode{kind: wTrue}
-	case mapcommons.ExprFalse:
-		return whereNode{kind: wFalse}
-	case mapcommons.ExprAnd, mapcommons.ExprOr, mapcommons.ExprNot:
-		n := whereNode{kind: map[string]int{mapcommons.ExprAnd: wAnd, mapcommons.ExprOr: wOr, mapcommons.ExprNot: wNot}[e.Op]}
-		for _, a := range e.Args {
-			n.kids = append(n.kids, compileWhere(attrs, a))
-		}
-		return n
-	case mapcommons.ExprIntersects:
-		if e.BBox != nil {
-			return whereNode{kind: wBBox, rects: spatial.BBoxRects(e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)}
-		}
-		rects, nears := literalParts(e.Geometry)
-		return whereNode{kind: wGeom, rects: rects, nears: nears}
-	}
-	n := whereNode{col: mapcommons.AttrIndex(attrs, e.Property)}
-	if n.col < 0 { // Validate let only the geometry's IS NULL through
-		return whereNode{kind: wNoGeometry}
-	}
-	t := attrs[n.col].Type
-	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
-	n.isBool = t == mapcommons.AttrBoolean
-	for _, v := range e.Values {
-		switch {
-		case n.isStr:
-			n.strs = append(n.strs, []byte(v.Str))
-		case v.Kind == mapcommons.LitBoolean:
-			n.nums = append(n.nums, map[bool]float64{false: 0, true: 1}[v.Bool])
-		default:
-			n.nums = append(n.nums, v.Num)
-		}
-	}
-	switch e.Op {
-	case mapcommons.ExprIsNull:
-		n.kind = wIsNull
-	case mapcommons.ExprBetween:
-		n.kind = wBetween
-	case mapcommons.ExprLike:
-		n.kind, n.like = wLike, compileLike(e.Values[0].Str)
-	case mapcommons.ExprIn:
-		n.kind = wIn
-		if len(e.Values) > setMin {
-			if n.isStr {
-				n.strSet = make(map[string]struct{}, len(n.strs))
-				for _, v := range n.strs {
-					n.strSet[string(v)] = struct{}{}
-				}
-			} else {
-				n.numSet = make(map[float64]struct{}, len(n.nums))
-				for _, v := range n.nums {
-					n.numSet[v] = struct{}{}
-				}
-			}
-		}
-	default:
-		n.kind, n.op = wCompare, cmpOps[e.Op]
-	}
-	return n
-}
-
-// literalParts turns a geometry literal into what the spatial package
-// tests exactly: its points become boxes of no size (tested as the bbox
-// parameter's boxes are), its lines and polygons (without holes, as
-// mapcommons.CheckGeometryLiteral demands) planar buffer queries of radius
-// 0 (a feature at distance 0 from one meets it).
-func literalParts(b []byte) (rects []wkb.Rect, nears []*spatial.Near) {
-	g, err := wkb.Decode(b)
-	if err != nil {
-		return nil, nil
-	}
-	add := func(kind string, xy []float64) {
-		q := &spatial.Near{Kind: kind, XY: xy, Metric: spatial.NewMetric("degrees")}
-		q.Prepare()
-		nears = append(nears, q)
-	}
-	var walk func(g wkb.Geom)
-	walk = func(g wkb.Geom) {
-		switch g.Type {
-		case wkb.Point:
-			if len(g.Coords) >= 2 {
-				x, y := g.Coords[0], g.Coords[1]
-				rects = append(rects, wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y})
-			}
-		case wkb.LineString:
-			if len(g.Coords) >= 4 {
-				add(spatial.KindLine, g.Coords)
-			}
-		case wkb.Polygon:
-			if len(g.Rings) > 0 && len(g.Rings[0]) >= 8 {
-				add(spatial.KindPolygon, g.Rings[0])
-			}
-		default:
-			for _, p := range g.Parts {
-				walk(p)
-			}
-		}
-	}
-	walk(g)
-	return rects, nears
-}
-
-// whereIndex finds a top-level condition of the expression (itself or a
-// conjunct of its AND) that an index search can serve: a BBOX, whose
-// exact test is the bbox parameter's, is returned as bbox and taken out
-// of the expression (rest is what remains, nil when nothing does);
-// otherwise the boxes of the first geometry literal are returned, to
-// search with, and the expression stays whole (its exact test is per row).
-func whereIndex(e *mapcommons.Expr) (bbox *mapcommons.BBox, boxes []wkb.Rect, rest *mapcommons.Expr) {
-	conj := []*mapcommons.Expr{e}
-	if e.Op == mapcommons.ExprAnd {
-		conj = e.Args
-	}
-	for i, c := range conj {
-		if c.Op != mapcommons.ExprIntersects {
-			continue
-		}
-		if c.BBox != nil {
-			others := append(append([]*mapcommons.Expr{}, conj[:i]...), conj[i+1:]...)
-			switch len(others) {
-			case 0:
-				rest = nil
-			case 1:
-				rest = others[0]
-			default:
-				rest = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: others}
-			}
-			return c.BBox, nil, rest
-		}
-		if boxes == nil {
-			rects, nears := literalParts(c.Geometry)
-			boxes = rects
-			for _, q := range nears {
-				boxes = append(boxes, q.Boxes()...)
-			}
-		}
-	}
-	return nil, boxes, e
-}
 
 // compileWhere compiles q.Where into the plan: a top-level BBOX becomes
 // the plan's bbox (the index search and its exact test) when the query
 // has none, a top-level geometry literal gives the index its boxes when
 // nothing else does, and the rest is tested per row by matchValues.
 func (p *plan) compileWhere(e *mapcommons.Expr) {
-	bbox, boxes, rest := whereIndex(e)
+	bbox, boxes, rest := feature.Index(e)
 	if bbox != nil && p.bbox == nil {
 		p.bbox = spatial.BBoxRects(bbox.W, bbox.S, bbox.E, bbox.N)
 		if p.index == nil {
@@ -235,31 +25,21 @@ func (p *plan) compileWhere(e *mapcommons.Expr) {
 		p.index = boxes
 	}
 	if e != nil {
-		n := p.s.compileWhere(e)
+		n := feature.Compile(p.s.attrs, e)
 		p.where = &n
 	}
 }
 
-// cells reads one feature's values and geometry for whereNode.match: in
-// a segment (segCells) or in a feature's values (valueCells).
-type cells interface {
-	null(col int) bool
-	num(col int) float64 // numbers; booleans as 0 and 1
-	str(col int) []byte  // strings, dates
-	geom() []byte
-	stopper() *stopper // the query's context, for the costly tests; may be nil
-}
-
-// segCells reads feature pos of a segment.
+// segCells reads feature pos of a segment for a compiled Where.
 type segCells struct {
 	s    *Segment
 	pos  int
-	stop stopper
+	stop feature.Stopper
 }
 
-func (c *segCells) null(col int) bool { return c.s.IsNull(col, c.pos) }
+func (c *segCells) Null(col int) bool { return c.s.IsNull(col, c.pos) }
 
-func (c *segCells) num(col int) float64 {
+func (c *segCells) Num(col int) float64 {
 	if c.s.cols[col].typ == mapcommons.AttrBoolean {
 		return float64(c.s.cols[col].data[c.pos])
 	}
@@ -267,151 +47,11 @@ func (c *segCells) num(col int) float64 {
 	return v
 }
 
-func (c *segCells) str(col int) []byte {
+func (c *segCells) Str(col int) []byte {
 	b, _ := c.s.Bytes(col, c.pos)
 	return b
 }
 
-func (c *segCells) geom() []byte { return c.s.Geometry(c.pos) }
+func (c *segCells) Geom() []byte { return c.s.Geometry(c.pos) }
 
-func (c *segCells) stopper() *stopper { return &c.stop }
-
-// match evaluates the node for the feature c reads.
-func (n *whereNode) match(c cells) tri {
-	switch n.kind {
-	case wAnd:
-		out := triTrue
-		for i := range n.kids {
-			switch n.kids[i].match(c) {
-			case triFalse:
-				return triFalse
-			case triUnknown:
-				out = triUnknown
-			}
-		}
-		return out
-	case wOr:
-		out := triFalse
-		for i := range n.kids {
-			switch n.kids[i].match(c) {
-			case triTrue:
-				return triTrue
-			case triUnknown:
-				out = triUnknown
-			}
-		}
-		return out
-	case wNot:
-		switch n.kids[0].match(c) {
-		case triTrue:
-			return triFalse
-		case triFalse:
-			return triTrue
-		}
-		return triUnknown
-	case wIsNull:
-		return truth(c.null(n.col))
-	case wNoGeometry:
-		return truth(len(c.geom()) == 0)
-	case wTrue:
-		return triTrue
-	case wFalse:
-		return triFalse
-	case wBBox, wGeom:
-		return n.matchGeometry(c.geom())
-	}
-	if c.null(n.col) {
-		return triUnknown
-	}
-	if n.isStr {
-		v := c.str(n.col)
-		switch n.kind {
-		case wCompare:
-			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))
-		case wBetween:
-			return truth(bytes.Compare(v, n.strs[0]) >= 0 && bytes.Compare(v, n.strs[1]) <= 0)
-		case wLike:
-			return truth(matchLike(n.like, v, c.stopper()))
-		}
-		if n.strSet != nil {
-			_, ok := n.strSet[string(v)]
-			return truth(ok)
-		}
-		for _, w := range n.strs {
-			if bytes.Equal(v, w) {
-				return triTrue
-			}
-		}
-		return triFalse
-	}
-	v := c.num(n.col)
-	switch n.kind {
-	case wCompare:
-		return truth(compared(n.op, cmp.Compare(v, n.nums[0])))
-	case wBetween:
-		return truth(v >= n.nums[0] && v <= n.nums[1])
-	}
-	if n.numSet != nil {
-		_, ok := n.numSet[v]
-		return truth(ok)
-	}
-	for _, w := range n.nums {
-		if v == w {
-			return triTrue
-		}
-	}
-	return triFalse
-}
-
-// matchGeometry tests a feature's geometry; a feature without one (or
-// with an empty or unreadable one) is UNKNOWN.
-func (n *whereNode) matchGeometry(b []byte) tri {
-	if x, y, ok := wkb.StoredPoint(b); ok { // no decoding for points
-		if spatial.InAnyRect(x, y, n.rects) {
-			return triTrue
-		}
-		for _, q := range n.nears {
-			if q.MatchPoint(x, y) {
-				return triTrue
-			}
-		}
-		return triFalse
-	}
-	g, err := wkb.Decode(b)
-	if b == nil || err != nil || g.IsEmpty() {
-		return triUnknown
-	}
-	if spatial.IntersectsRects(g, n.rects) {
-		return triTrue
-	}
-	for _, q := range n.nears {
-		if q.Match(g) {
-			return triTrue
-		}
-	}
-	return triFalse
-}
-
-func truth(b bool) tri {
-	if b {
-		return triTrue
-	}
-	return triFalse
-}
-
-// compared applies a comparison operator to the result c of a comparison.
-func compared(op, c int) bool {
-	switch op {
-	case cmpEq:
-		return c == 0
-	case cmpNe:
-		return c != 0
-	case cmpLt:
-		return c < 0
-	case cmpLe:
-		return c <= 0
-	case cmpGt:
-		return c > 0
-	}
-	return c >= 0
-}
+func (c *segCells) Stopper() *feature.Stopper { return &c.stop }

@@ -39,8 +39,8 @@ import (
 	"sync"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
-	"mapcommons/spatial"
 )
 
 const magic = "MCSEG001"
@@ -435,7 +435,7 @@ func (w *Writer) add(id int64, geom []byte, values []any, src *Segment, pos int)
 		w.row.s, w.row.pos = src, pos
 		row = &w.row
 	}
-	box, ok, err := checkFeature(w.sum, w.n, geom, values, row)
+	box, ok, err := feature.CheckRow(w.sum, w.n, geom, values, row)
 	if err != nil {
 		return err
 	}
@@ -469,56 +469,6 @@ func (w *Writer) add(id int64, geom []byte, values []any, src *Segment, pos int)
 	}
 	w.n++
 	return w.err
-}
-
-// CheckFeature checks feature n (its values having passed
-// sum.CheckValues) and adds it to the summary sum: its geometry must be
-// stored WKB with finite coordinates, and its index box too (arcs bulge
-// beyond the vertices). It returns the box the index keeps for it
-// (spatial.IndexBounds; ok false when it has none: no geometry, or an
-// empty one). Every store checks features through it, so that all refuse
-// and summarise alike.
-func CheckFeature(sum *mapcommons.SummaryBuilder, n int, f *mapcommons.Feature) (box wkb.Rect, ok bool, err error) {
-	return checkFeature(sum, n, f.Geometry, f.Values, nil)
-}
-
-// checkFeature is CheckFeature of the geometry geom and the values (row
-// when not nil, else values).
-func checkFeature(sum *mapcommons.SummaryBuilder, n int, geom []byte, values []any, row mapcommons.Row) (box wkb.Rect, ok bool, err error) {
-	add := func(g *wkb.Geom) error {
-		if row != nil {
-			return sum.AddRow(g, row)
-		}
-		return sum.Add(g, values)
-	}
-	if len(geom) == 0 {
-		return wkb.Rect{}, false, add(nil)
-	}
-	if x, y, isPoint := wkb.StoredPoint(geom); isPoint {
-		if row != nil {
-			err = sum.AddPointRow(x, y, row)
-		} else {
-			err = sum.AddPoint(x, y, values)
-		}
-		if err != nil {
-			return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
-		}
-		return wkb.Rect{MinX: x, MinY: y, MaxX: x, MaxY: y}, true, nil
-	}
-	g, err := wkb.Decode(geom)
-	if err != nil {
-		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
-	}
-	if box, ok = spatial.IndexBounds(g); ok {
-		err = mapcommons.CheckBounds(box)
-	}
-	if err == nil {
-		err = add(&g)
-	}
-	if err != nil {
-		return wkb.Rect{}, false, mapcommons.Errorf(mapcommons.EINVALID, "feature %d: %v", n, err)
-	}
-	return box, ok, nil
 }
 
 // flushNulls writes the null bits of the current eight rows.

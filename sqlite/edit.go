@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/segment"
 )
 
@@ -391,7 +392,7 @@ func viewSummary(ctx context.Context, v *segment.View) (*mapcommons.Summary, err
 				}
 			}
 			s.Read(p, f)
-			_, _, err = segment.CheckFeature(b, n, f)
+			_, _, err = feature.CheckFeature(b, n, f)
 			n++
 			return err == nil
 		})

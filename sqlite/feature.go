@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/segment"
 )
 
@@ -106,7 +107,7 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
 		// Partial updates are merged with the features as the lock holds
 		// them: two patches of one feature at once both hold.
-		e, err := segment.MergePatches(e, len(v.Attributes()), func(id int64) (*mapcommons.Feature, bool, error) {
+		e, err := feature.MergePatches(e, len(v.Attributes()), func(id int64) (*mapcommons.Feature, bool, error) {
 			p, ok := v.Position(id)
 			if !ok {
 				return nil, false, nil
@@ -118,32 +119,32 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 		if err != nil {
 			return nil, err
 		}
-		if err := segment.CheckEdits(v.Attributes(), e); err != nil {
+		if err := feature.CheckEdits(v.Attributes(), e); err != nil {
 			return nil, err
 		}
 		c := &change{updates: make(map[int64]*mapcommons.Feature, len(e.Updates)), deletes: make(map[int64]bool, len(e.Deletes))}
 		for i := range e.Updates {
 			if _, ok := v.Position(e.Updates[i].ID); !ok {
-				return nil, segment.MissingFeature("updates", i, e.Updates[i].ID)
+				return nil, feature.MissingFeature("updates", i, e.Updates[i].ID)
 			}
 			c.updates[e.Updates[i].ID] = &e.Updates[i]
 		}
 		for i, id := range e.Deletes {
 			if _, ok := v.Position(id); !ok {
-				return nil, segment.MissingFeature("deletes", i, id)
+				return nil, feature.MissingFeature("deletes", i, id)
 			}
 			c.deletes[id] = true
 		}
-		n := int64(v.Len()-len(c.deletes)) + segment.NumAdds(e)
+		n := int64(v.Len()-len(c.deletes)) + feature.NumAdds(e)
 		if e.MaxFeatures > 0 && n > e.MaxFeatures {
-			return nil, segment.TooManyFeatures(e.MaxFeatures)
+			return nil, feature.TooManyFeatures(e.MaxFeatures)
 		}
 		res.FeatureCount = n
-		if segment.NumAdds(e) == 0 {
+		if feature.NumAdds(e) == 0 {
 			return c, nil // no adds: the delta may stay as it is
 		}
 		c.adds = func(add func(*mapcommons.Feature) error) error {
-			src := segment.AddsOf(v.Attributes(), e)
+			src := feature.AddsOf(v.Attributes(), e)
 			for {
 				a, err := src.Next() // without an id: the next one
 				if errors.Is(err, mapcommons.EOF) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"mapcommons"
+	"mapcommons/feature"
 	"mapcommons/format/wkb"
-	"mapcommons/segment"
 )
 
 func testEditPatches(t *testing.T, open Opener) {
@@ -139,7 +139,7 @@ func testEditPatches(t *testing.T, open Opener) {
 				if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.mention) {
 					t.Fatalf("error %v, want an EINVALID naming %q", err, c.mention)
 				}
-				if errors.Is(err, segment.ErrMissingFeature) != c.missing {
+				if errors.Is(err, feature.ErrMissingFeature) != c.missing {
 					t.Fatalf("error %v: missing feature %v, want %v", err, !c.missing, c.missing)
 				}
 				if got := rows(); !reflect.DeepEqual(got, want) {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 )
 
 // RTree fills an existing, empty two-dimensional SQLite R*Tree virtual
@@ -224,7 +225,7 @@ func up(d float64) float32 {
 // hilbert returns the position of (x, y) on a Hilbert curve of order 16
 // over the extent.
 func (t *RTree) hilbert(x, y float64) uint32 {
-	const side = 1 << 16
+	const side = spatial.HilbertSide
 	scale := func(v, lo, hi float64) uint32 {
 		f := (v - lo) / (hi - lo) * side
 		if !(f > 0) { // also NaN
@@ -235,30 +236,7 @@ func (t *RTree) hilbert(x, y float64) uint32 {
 		}
 		return uint32(f)
 	}
-	return hilbertXY(scale(x, t.extent.MinX, t.extent.MaxX), scale(y, t.extent.MinY, t.extent.MaxY))
-}
-
-// hilbertXY maps a cell of a 2^16 × 2^16 grid to its Hilbert index.
-func hilbertXY(x, y uint32) uint32 {
-	var d uint32
-	for s := uint32(1 << 15); s > 0; s >>= 1 {
-		var rx, ry uint32
-		if x&s != 0 {
-			rx = 1
-		}
-		if y&s != 0 {
-			ry = 1
-		}
-		d += s * s * ((3 * rx) ^ ry)
-		if ry == 0 {
-			if rx == 1 {
-				x = s - 1 - x&(s-1)
-				y = s - 1 - y&(s-1)
-			}
-			x, y = y, x
-		}
-	}
-	return d
+	return spatial.Hilbert(scale(x, t.extent.MinX, t.extent.MaxX), scale(y, t.extent.MinY, t.extent.MaxY))
 }
 
 // source yields boxes in order.

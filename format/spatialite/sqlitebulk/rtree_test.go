@@ -216,32 +216,6 @@ func TestRounding(t *testing.T) {
 	}
 }
 
-func TestHilbert(t *testing.T) {
-	// The curve visits every cell of a small grid once, moving one cell
-	// at a time: check on the 4 × 4 corner the order-16 curve starts with.
-	seen := map[uint32][2]uint32{}
-	for x := uint32(0); x < 4; x++ {
-		for y := uint32(0); y < 4; y++ {
-			seen[hilbertXY(x, y)] = [2]uint32{x, y}
-		}
-	}
-	for d := uint32(0); d < 16; d++ {
-		p, ok := seen[d]
-		if !ok {
-			t.Fatalf("index %d not in the corner: %v", d, seen)
-		}
-		if d > 0 {
-			q := seen[d-1]
-			if dx, dy := int(p[0])-int(q[0]), int(p[1])-int(q[1]); dx*dx+dy*dy != 1 {
-				t.Errorf("step %d: %v to %v", d, q, p)
-			}
-		}
-	}
-	if hilbertXY(1<<16-1, 0) != 1<<32-1 {
-		t.Errorf("last cell %d", hilbertXY(1<<16-1, 0))
-	}
-}
-
 func TestBuildCancelled(t *testing.T) {
 	db, err := Create(filepath.Join(t.TempDir(), "x.db"), 1024)
 	if err != nil {

@@ -5,7 +5,7 @@
 // value costs about their lengths, not their product. What is left
 // quadratic (a literal run found at many places whose part fails after it)
 // is bounded by the query's context, looked at within the match.
-package segment
+package feature
 
 import (
 	"bytes"
@@ -18,17 +18,18 @@ import (
 // microseconds of work, so that one long value stops promptly.
 const likeCheckBytes = 64 << 10
 
-// stopper carries a query's context into the evaluation of its
+// Stopper carries a query's context into the evaluation of its
 // expression, whose LIKE tests look at it every likeCheckBytes of work
-// and, once it is done, keep its error and match nothing more.
-type stopper struct {
+// and, once it is done, keep its error and match nothing more. The zero
+// Stopper never stops; a nil one neither.
+type Stopper struct {
 	ctx  context.Context // nil: never stops
 	err  error           // the context's error, once seen
 	work int             // bytes of work since the last look
 }
 
 // spend counts n bytes of work and reports whether evaluation may go on.
-func (st *stopper) spend(n int) bool {
+func (st *Stopper) spend(n int) bool {
 	if st == nil {
 		return true
 	}
@@ -42,10 +43,13 @@ func (st *stopper) spend(n int) bool {
 	return st.err == nil
 }
 
-// or returns err, or else the error that stopped the evaluation: a scan
+// SetContext makes ctx the context the evaluation looks at.
+func (st *Stopper) SetContext(ctx context.Context) { st.ctx = ctx }
+
+// Or returns err, or else the error that stopped the evaluation: a scan
 // whose last rows were cut short by it must not answer as if they had
 // not matched.
-func (st *stopper) or(err error) error {
+func (st *Stopper) Or(err error) error {
 	if err == nil && st != nil {
 		return st.err
 	}
@@ -175,7 +179,7 @@ func (p *likePart) matchAt(v []byte) (int, bool) {
 
 // find returns the offsets of the part's leftmost match in v (which starts
 // with a character).
-func (p *likePart) find(v []byte, st *stopper) (start, end int, ok bool) {
+func (p *likePart) find(v []byte, st *Stopper) (start, end int, ok bool) {
 	if p.anchor < 0 { // only '_': the leftmost place is the start
 		k, ok := p.matchAt(v)
 		return 0, k, ok
@@ -217,7 +221,7 @@ func (p *likePart) find(v []byte, st *stopper) (start, end int, ok bool) {
 // at its leftmost place (every part spans a fixed number of characters,
 // so the leftmost place never loses a match), the last at the end. It is
 // false once st has stopped.
-func matchLike(parts []likePart, v []byte, st *stopper) bool {
+func matchLike(parts []likePart, v []byte, st *Stopper) bool {
 	if !st.spend(0) {
 		return false
 	}
