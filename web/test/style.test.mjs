@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   byClass, centroid, classIndex, classOf, dateText, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures,
-  sliderSpan, sliderStart, template, timeOf, timeRange, timeWindow,
+  sliderSpan, sliderStart, statsMax, template, timeOf, timeRange, timeWindow,
 } from '../src/lib/style.js';
 
 // The classification the API gives a CHOROPLETH layer over a population
@@ -266,4 +266,57 @@ test('legend texts: class breaks and slider times', () => {
   assert.equal(fmtBreak(0.123456), '0.124'); // and at most 3 decimals (toLocaleString's default)
   assert.equal(fmtBreak(42), '42');
   assert.equal(dateText(Date.UTC(2024, 4, 6, 7, 8, 9)), '2024-05-06 07:08 UTC');
+});
+
+// The attributes of a dataset (GET /datasets/{id}.json?include_attributes=1)
+// whose CSV had the columns pop and POP: POP is stored as POP_2, its
+// original name kept; features carry POP_2.
+const popAttrs = [
+  { id: 0, name: 'name', original_name: 'name', data_type: 'string' },
+  { id: 1, name: 'pop', original_name: 'pop', data_type: 'integer' },
+  { id: 2, name: 'POP_2', original_name: 'POP', data_type: 'integer' },
+  { id: 3, name: 'when', original_name: 'When', data_type: 'date' },
+];
+
+test('a PROPORTIONAL layer naming a column by its original name reads the feature property by the column name', () => {
+  const layer = { source: 'finder:12', styles: { type: 'PROPORTIONAL', icon: { selectedAttribute: 'POP' } } };
+  const plan = layerPlan(layer, popAttrs);
+  assert.equal(plan.sizeAttr, 'POP_2');
+  const { specs } = layerSpecs(layer, plan, { id: 'p', maxValue: 4000, image });
+  const size = specs.find((s) => s.id === 'p-point').layout['icon-size'];
+  // A feature as GET /datasets/12/features.json?geojson=1 gives it.
+  assert.equal(ev(size, { name: 'a', pop: 40, POP_2: 4000 }), 1.6);
+  assert.equal(ev(size, { name: 'b', pop: 10, POP_2: 1000 }), 0.8);
+  // The largest value is read from the same property.
+  const fc = { features: [{ properties: { pop: 40, POP_2: 4000 } }, { properties: { pop: 10, POP_2: 1000 } }] };
+  assert.equal(scanFeatures(fc, plan.temporal, plan.sizeAttr).maxValue, 4000);
+});
+
+test('the name wins over an original name, and an unknown name or no attributes leave it as given', () => {
+  const attrs = [{ name: 'POP', original_name: 'pop' }, { name: 'pop_2', original_name: 'POP' }];
+  const layer = { styles: { type: 'PROPORTIONAL', fill: { selectedAttribute: 'POP' } } };
+  assert.equal(layerPlan(layer, attrs).sizeAttr, 'POP');
+  assert.equal(layerPlan({ styles: { type: 'PROPORTIONAL', fill: { selectedAttribute: 'pop' } } }, attrs).sizeAttr, 'POP');
+  assert.equal(layerPlan({ styles: { type: 'PROPORTIONAL', fill: { selectedAttribute: 'area' } } }, attrs).sizeAttr, 'area');
+  assert.equal(layerPlan(layer, null).sizeAttr, 'POP'); // a url: layer
+});
+
+test("a layer's time, classes and templates find their column as the server does", () => {
+  const layer = { styles: { type: 'CHOROPLETH', temporal: { attributes: ['When'] },
+    fill: { selectedAttribute: 'POP', classification: { ...popClasses, attribute: 'POP' } } } };
+  const plan = layerPlan(layer, popAttrs);
+  assert.equal(plan.temporal, 'when');
+  assert.equal(plan.cd.attribute, 'POP_2');
+  const { specs } = layerSpecs(layer, plan, { id: 'c', image });
+  assert.equal(ev(specs[0].paint['fill-color'], { pop: 1, POP_2: 6000 }), '#225ea8');
+  assert.equal(template('$[name]: $[POP] people', { name: 'Ghent', pop: 1, POP_2: 263000 }, popAttrs), 'Ghent: 263000 people');
+});
+
+test('statsMax: a proportional layer drawn from tiles is sized by its column\'s stats', () => {
+  const ds = { stats: { POP_2: { min: -500, max: 4000 }, pop: { min: 0, max: 0 } } };
+  assert.equal(statsMax(ds, 'POP_2'), 4000);
+  assert.equal(statsMax({ stats: { d: { min: -9000, max: 10 } } }, 'd'), 9000);
+  assert.equal(statsMax(ds, 'pop'), 1);
+  assert.equal(statsMax({ stats: {} }, 'POP_2'), null); // stats hidden from who may not download
+  assert.equal(statsMax(ds, null), null);
 });

@@ -9,7 +9,7 @@ import * as maplibregl from 'maplibre-gl';
 import { api, el } from './common.js';
 import {
   classOf, dateText, defaults, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid, sliderSpan, sliderStart,
-  symbols, template, timeOf, timeRange, timeWindow,
+  statsMax, symbols, template, timeOf, timeRange, timeWindow,
 } from './style.js';
 
 // What the pages take from here (the editor: hex and the palette).
@@ -147,7 +147,10 @@ export async function drawLayer(map, layer, i, before) {
     h.note = got.note;
     return h;
   }
-  const plan = layerPlan(layer);
+  // The attributes the layer names are read as the features name them
+  // (a layer may name a column by its original name).
+  h.attrs = got.ds?.data_attributes || null;
+  const plan = layerPlan(layer, h.attrs);
   const { type, temporal, sizeAttr } = plan;
   let maxValue = 1;
   let hasPolygons = true;
@@ -179,8 +182,8 @@ export async function drawLayer(map, layer, i, before) {
     } else if (temporal) {
       h.note = 'Its time slider needs the dataset drawn from GeoJSON (it is too big).';
     }
-    const sa = got.ds?.data_attributes?.find((a) => a.name === sizeAttr);
-    if (sa?.max != null) maxValue = Math.max(Math.abs(sa.max), Math.abs(sa.min ?? 0)) || 1;
+    // The largest value: the column's stats (when the visitor may see them).
+    maxValue = statsMax(got.ds, sizeAttr) ?? maxValue;
   }
   const sl = got.sourceLayer ? { 'source-layer': got.sourceLayer } : {};
   const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, image: (symbol, color, shadow) => iconImage(map, symbol, color, shadow) });
@@ -225,7 +228,7 @@ export function bindPopups(map, handles) {
     const props = Object.fromEntries(Object.entries(got.f.properties).filter(([k]) => !k.startsWith('__mc_')));
     let content;
     if (st.click) {
-      const text = template(st.click, props);
+      const text = template(st.click, props, got.h.attrs);
       // A URL becomes a link; anything else (a javascript: call) is text.
       content = /^https?:\/\//i.test(text) ? el('a', { href: text, rel: 'noopener noreferrer', target: '_blank' }, text) : el('p', { class: 'popup-text' }, text);
     } else {
@@ -243,7 +246,7 @@ export function bindPopups(map, handles) {
       tip.remove();
       return;
     }
-    tip.setLngLat(e.lngLat).setDOMContent(el('p', { class: 'popup-text' }, template(hover, got.f.properties))).addTo(map);
+    tip.setLngLat(e.lngLat).setDOMContent(el('p', { class: 'popup-text' }, template(hover, got.f.properties, got.h.attrs))).addTo(map);
   });
 }
 

@@ -21,6 +21,18 @@ export const points = ['in', ['geometry-type'], ['literal', ['Point', 'MultiPoin
 export const symbols = ['circle', 'propCircle', 'outlineCircle', 'hollowCircle', 'square', 'propSquare', 'outlineSquare',
   'hollowSquare', 'balloonIcon', 'pushpinIcon', 'circleIcon', 'featherIcon', 'flagIcon', 'ringIcon', 'squareIcon', 'xPointIcon'];
 
+/** columnName is the name of the column an attribute name of a layer
+ * finds among a dataset's attributes (its data_attributes), by the
+ * server's rule: the column whose name it is, else the one whose
+ * original_name it is. Features carry the column's name, so that is what
+ * is read. Without the attributes (a url: layer), or when no column
+ * matches, the name is used as given. */
+export function columnName(attrs, name) {
+  if (name == null || !Array.isArray(attrs)) return name;
+  const a = attrs.find((x) => x.name === name) || attrs.find((x) => x.original_name === name);
+  return a ? a.name : name;
+}
+
 /** classOf is the classification the API gave a layer, or null. */
 export function classOf(layer) {
   const st = layer.styles || {};
@@ -34,17 +46,19 @@ export function sizeAttribute(layer) {
   return st.icon?.selectedAttribute || st.fill?.selectedAttribute || null;
 }
 
-/** layerPlan is what styling a layer needs from its doc: its style type,
- * its classes (cd: the API's classification, null for none), whether it
- * is drawn by class, and the attributes of its time (temporal) and of its
- * size (sizeAttr, PROPORTIONAL layers). */
-export function layerPlan(layer) {
+/** layerPlan is what styling a layer needs from its doc and its dataset's
+ * attributes (null when unknown): its style type, its classes (cd: the
+ * API's classification, null for none), whether it is drawn by class,
+ * and the feature properties of its time (temporal) and of its size
+ * (sizeAttr, PROPORTIONAL layers), as the features name them. */
+export function layerPlan(layer, attrs) {
   const st = layer.styles || {};
   const type = (st.type || layer.type || 'PRIMITIVE').toUpperCase();
-  const cd = classOf(layer);
+  let cd = classOf(layer);
+  if (cd?.attribute != null) cd = { ...cd, attribute: columnName(attrs, cd.attribute) };
   const classed = Boolean(cd && cd.counts?.length > 0 && (type === 'CHOROPLETH' || type === 'GRADUATED'));
-  const temporal = st.temporal?.attributes?.[0];
-  const sizeAttr = type === 'PROPORTIONAL' ? sizeAttribute(layer) : null;
+  const temporal = columnName(attrs, st.temporal?.attributes?.[0]);
+  const sizeAttr = type === 'PROPORTIONAL' ? columnName(attrs, sizeAttribute(layer)) : null;
   return { type, cd, classed, temporal, sizeAttr };
 }
 
@@ -74,9 +88,14 @@ export function byClass(cd, values, fallback) {
 }
 
 /** template replaces each $[name] of a click or hover template with the
- * feature's value (blank for null or unknown names); the result is text. */
-export function template(tmpl, props) {
-  return String(tmpl).replace(/\$\[([^\]]*)\]/g, (_, name) => (props[name] == null ? '' : String(props[name])));
+ * feature's value (blank for null or unknown names); the result is text.
+ * With the dataset's attributes, a name is found as the server finds it
+ * (columnName). */
+export function template(tmpl, props, attrs) {
+  return String(tmpl).replace(/\$\[([^\]]*)\]/g, (_, name) => {
+    const v = props[columnName(attrs, name)];
+    return v == null ? '' : String(v);
+  });
 }
 
 /** timeOf reads a time element or a temporal attribute's value: ms since
@@ -147,6 +166,15 @@ export function scanFeatures(fc, temporal, sizeAttr) {
     if (sizeAttr && typeof f.properties[sizeAttr] === 'number') maxValue = Math.max(maxValue, Math.abs(f.properties[sizeAttr]));
   }
   return { tmin, tmax, maxValue };
+}
+
+/** statsMax is the largest magnitude of a dataset's column (its stats,
+ * which the API gives to who may download it) for a proportional layer
+ * drawn from tiles, or null when unknown. */
+export function statsMax(ds, column) {
+  const s = column != null ? ds?.stats?.[column] : null;
+  if (s?.max == null) return null;
+  return Math.max(Math.abs(s.max), Math.abs(s.min ?? 0)) || 1;
 }
 
 /**
