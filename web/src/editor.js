@@ -10,6 +10,7 @@ import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, el, entryID, session, status } from './lib/common.js';
 import { bindPopups, datasetOf, drawAll, hex, legendItem, newMap, symbols, whenIdle } from './lib/layers.js';
+import { payload } from './lib/layerdoc.js';
 
 const root = document.getElementById('editor');
 const msg = document.getElementById('editor-status');
@@ -19,36 +20,6 @@ const methods = ['Equal Interval', 'Quantile', 'Standard Deviation', 'Max Breaks
 // The editor's state: the map as the API last answered with the local
 // changes, the selected layer, the drawn layers and the ramps.
 const state = { id: Number(root.dataset.id) || 0, doc: null, selected: -1, map: null, handles: [], ramps: [], dirty: false };
-
-/** clean drops nulls, empty lists and empty objects from a value, so that
- * what the API answered can be sent back as options. */
-function clean(v) {
-  if (Array.isArray(v)) return v.length ? v : undefined;
-  if (v && typeof v === 'object') {
-    const out = {};
-    for (const [k, x] of Object.entries(v)) {
-      const c = clean(x);
-      if (c !== undefined) out[k] = c;
-    }
-    return Object.keys(out).length ? out : undefined;
-  }
-  return v == null ? undefined : v;
-}
-
-/** payload is a layer as the API takes it: the options of its document
- * without what the API computes (classes, the expanded ramp). */
-function payload(l) {
-  const st = structuredClone(l.styles || {});
-  delete st.fill?.classification;
-  delete st.icon?.classification;
-  if (st.fill) {
-    if (st.fill.ramp) st.fill.colors = st.fill.ramp;
-    delete st.fill.ramp;
-    if (st.fill.classificationType === 'Manual') delete st.fill.categories;
-    else delete st.fill.classificationBreaks;
-  }
-  return clean({ source: l.source, title: l.title, subtitle: l.subtitle, opacity: l.opacity, visible: l.visible, styles: st }) || {};
-}
 
 // The number of the last preview asked: only its answer is drawn.
 let previewSeq = 0;

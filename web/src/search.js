@@ -6,6 +6,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, entryItem, el, status } from './lib/common.js';
+import { searchQuery } from './lib/entries.js';
 
 const perPage = 10;
 const params = new URLSearchParams(location.search);
@@ -26,13 +27,8 @@ const list = $('results');
 const msg = $('results-status');
 const pager = $('pager');
 
-/** term writes a field's term of the query, quoted when it has a space. */
-const term = (field, v) => field + ':' + (/[\s"]/.test(v) ? '"' + v.replaceAll('"', '') + '"' : v);
-
 /** apiQuery is the API's query: the words typed, then tag: and user: terms. */
-function apiQuery() {
-  return [q.trim(), tag && term('tag', tag), owner && term('user', owner)].filter(Boolean).join(' ');
-}
+const apiQuery = () => searchQuery(q, tag, owner);
 
 /** pageHref is the address of another page of these results. */
 function pageHref(n) {

@@ -21,27 +21,44 @@ export function fmt(v) {
  * length; title is the chart's accessible name. Negative values draw as
  * zero-length bars (their value still written). */
 export function barChart(rows, label, value, title) {
-  const barH = 18;
-  const gap = 4;
-  const labelW = 160;
-  const width = 640;
-  const plotW = width - labelW - 90;
-  const max = Math.max(0, ...rows.map((r) => Number(value(r)) || 0)) || 1;
-  const height = rows.length * (barH + gap) + gap;
+  const { width, height, bars } = barLayout(rows, label, value);
   const chart = svg('svg', { class: 'bar-chart', viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'aria-label': title });
   chart.append(svg('title', {}, title));
-  rows.forEach((r, i) => {
-    const y = gap + i * (barH + gap);
-    const v = Number(value(r)) || 0;
-    const w = Math.max(0, v / max * plotW);
-    const name = String(label(r));
+  for (const b of bars) {
     const g = svg('g', { class: 'bar-row' });
     g.append(
-      svg('title', {}, `${name}: ${fmt(value(r))}`),
-      svg('text', { x: labelW - 6, y: y + barH * 0.72, 'text-anchor': 'end', class: 'bar-label' }, name.length > 22 ? name.slice(0, 21) + '…' : name),
-      svg('rect', { x: labelW, y, width: w.toFixed(1), height: barH, class: 'bar' }),
-      svg('text', { x: labelW + w + 4, y: y + barH * 0.72, class: 'bar-value' }, fmt(value(r))));
+      svg('title', {}, `${b.name}: ${b.text}`),
+      svg('text', { x: labelW - 6, y: b.y + barH * 0.72, 'text-anchor': 'end', class: 'bar-label' }, b.shortName),
+      svg('rect', { x: labelW, y: b.y, width: b.w.toFixed(1), height: barH, class: 'bar' }),
+      svg('text', { x: labelW + b.w + 4, y: b.y + barH * 0.72, class: 'bar-value' }, b.text));
     chart.append(g);
-  });
+  }
   return chart;
+}
+
+// The chart's geometry (SVG user units).
+const barH = 18;
+const gap = 4;
+const labelW = 160;
+const width = 640;
+const plotW = width - labelW - 90;
+
+/** barLayout is the geometry of the bar chart of rows: its width and
+ * height, and per row its bar {name, shortName (at most 22 characters),
+ * y, w (its length, the largest value's filling the plot), text (the
+ * value written)}. */
+export function barLayout(rows, label, value) {
+  const max = Math.max(0, ...rows.map((r) => Number(value(r)) || 0)) || 1;
+  const height = rows.length * (barH + gap) + gap;
+  const bars = rows.map((r, i) => {
+    const name = String(label(r));
+    return {
+      name,
+      shortName: name.length > 22 ? name.slice(0, 21) + '…' : name,
+      y: gap + i * (barH + gap),
+      w: Math.max(0, (Number(value(r)) || 0) / max * plotW),
+      text: fmt(value(r)),
+    };
+  });
+  return { width, height, bars };
 }

@@ -1,6 +1,10 @@
 // What every page shares: calling the API, building DOM nodes (text only,
 // never HTML from data), and the sign-in links of the header.
 import { initHeader } from './header.js';
+import { entryExtent, entryHref, entryID, tagList } from './entries.js';
+
+// The search entries' helpers, for the pages that take them from here.
+export { entryExtent, entryHref, entryID, tagList };
 
 let current;
 
@@ -75,34 +79,6 @@ export function el(tag, attrs = {}, ...children) {
     if (c != null && c !== false) e.append(c instanceof Node ? c : String(c));
   }
   return e;
-}
-
-/** entryID splits a search entry's id ("Overlay:12") into its kind and number. */
-export function entryID(entry) {
-  const [kind, pk] = String(entry.id || '').split(':');
-  return { kind: kind.toLowerCase() === 'map' ? 'map' : 'dataset', pk: entry.pk ?? Number(pk) };
-}
-
-/** entryHref is where a search entry opens: its dataset's or map's page. */
-export function entryHref(entry) {
-  const { kind, pk } = entryID(entry);
-  return (kind === 'dataset' ? '/app/datasets/' : '/app/maps/') + pk;
-}
-
-/** entryExtent writes a search entry's extent as W, S, E, N: the API
- * writes a dataset's "s,w,n,e" and a map's "w,s,e,n" (or a list). */
-export function entryExtent(entry) {
-  const v = (Array.isArray(entry.bbox) ? entry.bbox : String(entry.bbox || '').split(',')).map(Number);
-  if (v.length !== 4 || !v.every(Number.isFinite)) return '';
-  const [w, s, e, n] = entryID(entry).kind === 'dataset' && !Array.isArray(entry.bbox) ? [v[1], v[0], v[3], v[2]] : v;
-  const r = (x) => Math.round(x * 1e4) / 1e4;
-  return `W ${r(w)}, S ${r(s)}, E ${r(e)}, N ${r(n)}`;
-}
-
-/** tagList reads the tags of an entry, a comma-separated string or a list. */
-export function tagList(tags) {
-  if (Array.isArray(tags)) return tags.filter(Boolean);
-  return String(tags || '').split(',').map((t) => t.trim()).filter(Boolean);
 }
 
 /** entryItem renders one search entry as a list item. */

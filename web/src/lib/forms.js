@@ -21,14 +21,25 @@ export function clearFieldErrors(form) {
 export function showFieldErrors(form, err) {
   clearFieldErrors(form);
   let first = null;
-  for (const [field, msgs] of Object.entries(err?.body || {})) {
-    if (field === 'error' || field === 'code' || !Array.isArray(msgs)) continue;
+  for (const { field, text } of fieldMessages(err)) {
     const input = form.querySelector('#' + CSS.escape(field));
     const out = form.querySelector('#' + CSS.escape(field + '-error'));
     if (!input) continue;
     input.setAttribute('aria-invalid', 'true');
-    if (out) out.textContent = field.replace(/_/g, ' ') + ' ' + msgs.join('; ');
+    if (out) out.textContent = text;
     first ??= input;
   }
   return first;
+}
+
+/** fieldMessages are the per-field messages of an API error (its body's
+ * members other than "error" and "code" that are lists), each as
+ * {field, text}: the field's name in words, then its messages. */
+export function fieldMessages(err) {
+  const out = [];
+  for (const [field, msgs] of Object.entries(err?.body || {})) {
+    if (field === 'error' || field === 'code' || !Array.isArray(msgs)) continue;
+    out.push({ field, text: field.replace(/_/g, ' ') + ' ' + msgs.join('; ') });
+  }
+  return out;
 }

@@ -5,30 +5,9 @@
 // sign-out button. Also the helpers of the pages that need a sign-in.
 import './app.css';
 import { api, el, forgetSession, session } from './common.js';
+import { safeNext } from './next.js';
 
-/** safeNext returns where to go after signing in: raw resolved as the
- * browser resolves it against this site (dot segments, "%2e", backslashes
- * as slashes), when that is a path of this site, as that resolved path;
- * else "/". Never another site: "//…" and "/\\…" name another host, and so
- * does a path that only becomes "//…" once resolved ("/.//evil",
- * "/a/..//evil", "/%2e//evil"), which is why the resolved path must not
- * start with "//" either. */
-export function safeNext(raw) {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
-  // Control characters (a tab inside "/\t/evil") are dropped by URL parsers.
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return '/';
-  try {
-    const u = new URL(raw, location.origin);
-    const path = u.pathname + u.search + u.hash;
-    if (u.origin !== location.origin || path.startsWith('//')) return '/';
-    // What is returned is read again as a reference (location.assign, a
-    // next= of its own): it must resolve to itself.
-    const again = new URL(path, location.origin);
-    return again.origin === location.origin && again.pathname + again.search + again.hash === path ? path : '/';
-  } catch {
-    return '/';
-  }
-}
+export { safeNext };
 
 /** nextParam is the page to go to after signing in: ?next=, checked. */
 export function nextParam() {

@@ -7,65 +7,20 @@
 // elsewhere). Templates ($[attribute]) give text only, never HTML.
 import * as maplibregl from 'maplibre-gl';
 import { api, el } from './common.js';
+import {
+  classOf, dateText, defaults, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid, sliderSpan, sliderStart,
+  statsMax, symbols, template, timeOf, timeRange, timeWindow,
+} from './style.js';
+
+// What the pages take from here (the editor: hex and the palette).
+export { classOf, hex, symbols, template, timeOf };
 
 // Datasets up to this many features are read as GeoJSON; bigger ones are
 // drawn from the OGC vector tiles.
 export const geojsonMax = 5000;
 
-// The colours of a layer whose styles name none (those of the map's KML).
-const defaults = { fill: 0x4682b4, stroke: 0x333333, icon: 0xe6550d };
-const none = 'rgba(0,0,0,0)';
-
-/** hex writes an 0xRRGGBB number as #rrggbb. */
-export const hex = (c) => '#' + ((Number(c) >>> 0) & 0xffffff).toString(16).padStart(6, '0');
-
 /** abs makes a path of this server absolute, as MapLibre's workers need. */
 const abs = (p) => new URL(p, location.href).href;
-
-const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'MultiPolygon']]];
-const lines = ['in', ['geometry-type'], ['literal', ['LineString', 'MultiLineString']]];
-const points = ['in', ['geometry-type'], ['literal', ['Point', 'MultiPoint']]];
-
-/** classOf is the classification the API gave a layer, or null. */
-export function classOf(layer) {
-  const st = layer.styles || {};
-  return st.fill?.classification || st.icon?.classification || null;
-}
-
-/** sizeAttribute is the attribute a PROPORTIONAL layer is sized by. */
-function sizeAttribute(layer) {
-  const st = layer.styles || {};
-  return st.icon?.selectedAttribute || st.fill?.selectedAttribute || null;
-}
-
-/** classIndex is an expression giving the class of a feature (-1: none)
- * from the API's breaks: class i is [breaks[i], breaks[i+1]), the last one
- * closed, as the API classes. */
-function classIndex(cd) {
-  const v = ['get', cd.attribute];
-  const b = cd.breaks;
-  const n = cd.counts.length;
-  const stops = ['step', v, 0];
-  for (let i = 1; i < n; i++) {
-    // Equal breaks leave an empty class: MapLibre's stops must increase.
-    if (b[i] > stops[stops.length - 2] || stops.length === 3) stops.push(b[i], i);
-  }
-  return ['case',
-    ['!=', ['typeof', v], 'number'], -1,
-    ['<', v, b[0]], -1,
-    ['>', v, b[n]], -1,
-    stops.length > 3 ? stops : 0];
-}
-
-/** byClass maps the class index of a feature to one of values (fallback
- * for no class). */
-function byClass(cd, values, fallback) {
-  return ['match', classIndex(cd), ...values.flatMap((v, i) => [i, v]), fallback];
-}
-
-// The palette of the spec: each symbol name draws on a canvas.
-export const symbols = ['circle', 'propCircle', 'outlineCircle', 'hollowCircle', 'square', 'propSquare', 'outlineSquare',
-  'hollowSquare', 'balloonIcon', 'pushpinIcon', 'circleIcon', 'featherIcon', 'flagIcon', 'ringIcon', 'squareIcon', 'xPointIcon'];
 
 /** drawSymbol draws palette symbol name in colour on a size×size canvas. */
 export function drawSymbol(name, color, size = 48, shadow = false) {
@@ -111,62 +66,6 @@ function iconImage(map, symbol, color, shadow) {
     map.addImage(name, c.getContext('2d').getImageData(0, 0, 48, 48), { pixelRatio: 2 });
   }
   return name;
-}
-
-/** template replaces each $[name] of a click or hover template with the
- * feature's value (blank for null or unknown names); the result is text. */
-export function template(tmpl, props) {
-  return String(tmpl).replace(/\$\[([^\]]*)\]/g, (_, name) => (props[name] == null ? '' : String(props[name])));
-}
-
-/** timeOf reads a time element or a temporal attribute's value: ms since
- * the epoch (a number), now, ISO 8601 (also YYYYMMDDTHH:MM:SSZ); NaN else. */
-export function timeOf(v) {
-  if (v == null || v === '') return NaN;
-  if (typeof v === 'number') return v;
-  const s = String(v).trim();
-  if (s.toLowerCase() === 'now') return Date.now();
-  if (/^-?\d+$/.test(s)) return Number(s);
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2}):?(\d{2}):?(\d{2})(.*)$/.exec(s);
-  return Date.parse(m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[7] || 'Z'}` : s);
-}
-
-/** timeRange is [begin, end] of a timeline ({begin, end, period}: two of
- * them), the data's [min, max] filling what it leaves open. */
-function timeRange(tl, dataMin, dataMax) {
-  let b = timeOf(tl?.begin);
-  let e = timeOf(tl?.end);
-  const p = Number(tl?.period) || NaN;
-  if (Number.isNaN(b) && !Number.isNaN(e) && p) b = e - p;
-  if (Number.isNaN(e) && !Number.isNaN(b) && p) e = b + p;
-  if (Number.isNaN(b)) b = dataMin;
-  if (Number.isNaN(e)) e = dataMax;
-  return [b, e];
-}
-
-/** centroid is a point inside-ish a polygon feature (the centre of its
- * largest ring's vertices, weighted by area), for symbols on polygons. */
-function centroid(geom) {
-  const polys = geom.type === 'Polygon' ? [geom.coordinates] : geom.coordinates;
-  let best = null;
-  let bestArea = -1;
-  for (const p of polys) {
-    const ring = p[0];
-    let a = 0;
-    let x = 0;
-    let y = 0;
-    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-      const f = ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
-      a += f;
-      x += (ring[j][0] + ring[i][0]) * f;
-      y += (ring[j][1] + ring[i][1]) * f;
-    }
-    if (Math.abs(a) > bestArea && a !== 0) {
-      bestArea = Math.abs(a);
-      best = [x / (3 * a), y / (3 * a)];
-    }
-  }
-  return best || polys[0][0][0];
 }
 
 /** datasetOf reads the dataset a finder: source names (null for others or
@@ -248,11 +147,11 @@ export async function drawLayer(map, layer, i, before) {
     h.note = got.note;
     return h;
   }
-  const type = (st.type || layer.type || 'PRIMITIVE').toUpperCase();
-  const cd = classOf(layer);
-  const classed = cd && cd.counts?.length > 0 && (type === 'CHOROPLETH' || type === 'GRADUATED');
-  const temporal = st.temporal?.attributes?.[0];
-  const sizeAttr = type === 'PROPORTIONAL' ? sizeAttribute(layer) : null;
+  // The attributes the layer names are read as the features name them
+  // (a layer may name a column by its original name).
+  h.attrs = got.ds?.data_attributes || null;
+  const plan = layerPlan(layer, h.attrs);
+  const { type, temporal, sizeAttr } = plan;
   let maxValue = 1;
   let hasPolygons = true;
 
@@ -261,17 +160,8 @@ export async function drawLayer(map, layer, i, before) {
   let pointsId = id;
   if (got.data) {
     const fc = got.data;
-    let tmin = Infinity;
-    let tmax = -Infinity;
-    for (const f of fc.features) {
-      f.properties ??= {};
-      if (temporal) {
-        const t = timeOf(f.properties[temporal]);
-        f.properties.__mc_t = Number.isNaN(t) ? null : t;
-        if (!Number.isNaN(t)) { tmin = Math.min(tmin, t); tmax = Math.max(tmax, t); }
-      }
-      if (sizeAttr && typeof f.properties[sizeAttr] === 'number') maxValue = Math.max(maxValue, Math.abs(f.properties[sizeAttr]));
-    }
+    const scan = scanFeatures(fc, temporal, sizeAttr);
+    maxValue = scan.maxValue;
     hasPolygons = fc.features.some((f) => /Polygon/.test(f.geometry?.type || ''));
     map.addSource(id, { type: 'geojson', data: fc });
     h.sources.push(id);
@@ -282,7 +172,7 @@ export async function drawLayer(map, layer, i, before) {
         .map((f) => ({ type: 'Feature', properties: f.properties, geometry: { type: 'Point', coordinates: centroid(f.geometry) } })) } });
       h.sources.push(pointsId);
     }
-    if (temporal && tmin <= tmax) h.time = { attr: '__mc_t', range: timeRange(st.timeline, tmin, tmax) };
+    if (temporal && scan.tmin <= scan.tmax) h.time = { attr: '__mc_t', range: timeRange(st.timeline, scan.tmin, scan.tmax) };
   } else {
     h.sources.push(id);
     const attr = got.ds?.data_attributes?.find((a) => a.name === temporal);
@@ -292,81 +182,29 @@ export async function drawLayer(map, layer, i, before) {
     } else if (temporal) {
       h.note = 'Its time slider needs the dataset drawn from GeoJSON (it is too big).';
     }
-    const sa = got.ds?.data_attributes?.find((a) => a.name === sizeAttr);
-    if (sa?.max != null) maxValue = Math.max(Math.abs(sa.max), Math.abs(sa.min ?? 0)) || 1;
+    // The largest value: the column's stats (when the visitor may see them).
+    maxValue = statsMax(got.ds, sizeAttr) ?? maxValue;
   }
   const sl = got.sourceLayer ? { 'source-layer': got.sourceLayer } : {};
-  const op = layer.opacity ?? 1;
-
-  // Colours: the API's classes for a classed layer, else the styles'.
-  const fillColor = classed ? byClass(cd, cd.colors.map(hex), none) : hex(st.fill?.color ?? defaults.fill);
-  const iconColor = st.icon?.color ?? defaults.icon;
-  const strokeColor = hex(st.stroke?.color ?? defaults.stroke);
-  const weight = st.stroke?.weight ?? 1;
-  const add = (spec) => {
+  const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, image: (symbol, color, shadow) => iconImage(map, symbol, color, shadow) });
+  if (drawn.note) h.note = drawn.note;
+  for (const spec of drawn.specs) {
     map.addLayer({ ...spec, source: spec.source || id, ...(spec.source && spec.source !== id ? {} : sl) }, before);
     h.ids.push(spec.id);
-  };
-  const fillOpacity = (st.fill?.opacity ?? 0.75) * op;
-  const symbolic = type === 'GRADUATED' || type === 'PROPORTIONAL';
-  add({ id: id + '-fill', type: 'fill', filter: polygons, paint: {
-    'fill-color': symbolic ? hex(st.fill?.color ?? defaults.fill) : fillColor,
-    'fill-opacity': symbolic ? fillOpacity * 0.3 : fillOpacity } });
-  // Lines: the icon's lineStyle says dashed, thick or cased.
-  const ls = st.icon?.lineStyle || 'regular';
-  const w = ls === 'thick' || ls === 'dashedThick' ? weight * 3 : weight;
-  if (ls === 'cased') {
-    add({ id: id + '-case', type: 'line', filter: ['any', polygons, lines], paint: { 'line-color': '#ffffff', 'line-width': w + 3, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op } });
   }
-  add({ id: id + '-line', type: 'line', filter: ['any', polygons, lines], paint: {
-    'line-color': strokeColor,
-    'line-width': w, 'line-opacity': (st.stroke?.alpha ?? 0.75) * op,
-    ...(ls.startsWith('dashed') ? { 'line-dasharray': [3, 2] } : {}) } });
-
-  // Points (and polygons' centroids for graduated and proportional
-  // symbols): the palette's symbol, coloured by class when classed,
-  // sized by class (GRADUATED) or by value (PROPORTIONAL).
-  const symbol = symbols.includes(st.icon?.symbol) ? st.icon.symbol : (type === 'PROPORTIONAL' ? 'propCircle' : 'circle');
-  if (st.icon?.symbol && !symbols.includes(st.icon.symbol)) h.note = `Its icon (${st.icon.symbol}) is drawn as a circle: only the palette's icons are shown here.`;
-  const shadow = st.icon?.dropshadow === 1;
-  const scale = Math.sqrt(st.icon?.size > 0 ? st.icon.size : 1);
-  let image = iconImage(map, symbol, hex(iconColor), shadow);
-  if (classed) {
-    image = byClass(cd, cd.colors.map((c) => iconImage(map, symbol, hex(c), shadow)), iconImage(map, symbol, '#9e9e9e', shadow));
-  }
-  let size = scale;
-  if (type === 'GRADUATED' && classed) size = byClass(cd, cd.counts.map((_, k) => scale * (0.6 + (0.9 * k) / Math.max(cd.counts.length - 1, 1))), scale * 0.4);
-  if (type === 'PROPORTIONAL' && sizeAttr) {
-    size = ['*', scale * 1.6, ['sqrt', ['/', ['max', ['abs', ['to-number', ['get', sizeAttr], 0]], 0], maxValue]]];
-  }
-  const symbolLayout = { 'icon-image': image, 'icon-size': size, 'icon-allow-overlap': true, 'icon-ignore-placement': true };
-  const symbolPaint = { 'icon-opacity': (st.icon?.opacity ?? 1) * op };
-  add({ id: id + '-point', type: 'symbol', filter: points, layout: symbolLayout, paint: symbolPaint });
-  if (pointsId !== id) add({ id: id + '-centroid', type: 'symbol', source: pointsId, layout: symbolLayout, paint: symbolPaint });
 
   // A temporal layer shows the features of its slider's window.
   if (h.time) {
     const [b, e] = h.time.range;
     const sp = st.slider;
-    let span = null; // null: everything from the timeline's begin
-    if (typeof sp === 'number') span = sp;
-    else if (sp && typeof sp === 'object') {
-      const r = timeRange(sp, b, e);
-      span = Number(sp.period) || (r[1] - r[0]) || null;
-    }
+    const span = sliderSpan(sp, b, e); // null: everything from the timeline's begin
     h.time.span = span;
     h.time.setPosition = (pos) => {
       h.time.pos = pos;
       const lo = span == null ? b : pos - span;
-      const t = ['to-number', ['get', h.time.attr], NaN];
-      const window = ['all', ['>=', t, lo], ['<=', t, pos]];
-      for (const l of h.ids) {
-        const base = l.endsWith('-fill') ? polygons : l.endsWith('-line') || l.endsWith('-case') ? ['any', polygons, lines] : l.endsWith('-point') ? points : null;
-        map.setFilter(l, base ? ['all', base, window] : window);
-      }
+      for (const l of h.ids) map.setFilter(l, timeWindow(l, h.time.attr, lo, pos));
     };
-    const start = sp && typeof sp === 'object' && sp.end != null ? Math.min(Math.max(timeOf(sp.end), b), e) : e;
-    h.time.setPosition(start);
+    h.time.setPosition(sliderStart(sp, b, e));
   }
   if (!layer.visible) h.setVisible(false);
   return h;
@@ -390,7 +228,7 @@ export function bindPopups(map, handles) {
     const props = Object.fromEntries(Object.entries(got.f.properties).filter(([k]) => !k.startsWith('__mc_')));
     let content;
     if (st.click) {
-      const text = template(st.click, props);
+      const text = template(st.click, props, got.h.attrs);
       // A URL becomes a link; anything else (a javascript: call) is text.
       content = /^https?:\/\//i.test(text) ? el('a', { href: text, rel: 'noopener noreferrer', target: '_blank' }, text) : el('p', { class: 'popup-text' }, text);
     } else {
@@ -408,15 +246,9 @@ export function bindPopups(map, handles) {
       tip.remove();
       return;
     }
-    tip.setLngLat(e.lngLat).setDOMContent(el('p', { class: 'popup-text' }, template(hover, got.f.properties))).addTo(map);
+    tip.setLngLat(e.lngLat).setDOMContent(el('p', { class: 'popup-text' }, template(hover, got.f.properties, got.h.attrs))).addTo(map);
   });
 }
-
-/** fmt writes a class break for people (the exact value is in data-*). */
-const fmt = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? Math.round(v * 100) / 100 : Number(v.toPrecision(4))).toLocaleString('en');
-
-/** dateText writes a time for the slider's label. */
-const dateText = (t) => new Date(t).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
 
 /** legendItem is the legend entry of a drawn layer: a visibility checkbox
  * with its title, its classes (the API's breaks, colours and counts), its
@@ -440,7 +272,7 @@ export function legendItem(h, i, onToggle) {
       const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
       sw.style.background = hex(cd.colors[k]);
       list.append(el('li', { class: 'class', 'data-lo': String(cd.breaks[k]), 'data-hi': String(cd.breaks[k + 1]),
-        'data-color': hex(cd.colors[k]), 'data-count': String(n) }, sw, `${fmt(cd.breaks[k])} – ${fmt(cd.breaks[k + 1])} (${n})`));
+        'data-color': hex(cd.colors[k]), 'data-count': String(n) }, sw, `${fmtBreak(cd.breaks[k])} – ${fmtBreak(cd.breaks[k + 1])} (${n})`));
     });
     item.append(list);
     if (cd.nulls || cd.outside) item.append(el('p', { class: 'subtitle' }, `${cd.nulls} without a value, ${cd.outside} outside the classes`));

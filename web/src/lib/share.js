@@ -5,23 +5,9 @@
 // their id (their names are shown to administrators, who may read groups).
 
 import { api, el, session, status } from './common.js';
+import { flagsOf, levelOf, levels } from './levels.js';
 
-const levels = ['none', 'view', 'download', 'edit'];
-
-/** levelOf is the level a permission entry gives (edit implies download
- * implies view). */
-export function levelOf(perms = {}) {
-  if (perms.edit) return 'edit';
-  if (perms.download) return 'download';
-  if (perms.view) return 'view';
-  return 'none';
-}
-
-/** flagsOf are the permission flags of a level. */
-export function flagsOf(level) {
-  const i = levels.indexOf(level);
-  return { view: i >= 1, download: i >= 2, edit: i >= 3 };
-}
+export { flagsOf, levelOf };
 
 /** objectPath is the API path of a dataset or a map. */
 const objectPath = (kind, id) => `/${kind === 'map' ? 'maps' : 'datasets'}/${id}.json`;

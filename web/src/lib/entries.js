@@ -1,0 +1,41 @@
+// Reading the entries of a search (GET /search.json): their kind and
+// number, where they open, their extent and tags. Pure: common.js renders
+// them, the tests (web/test) read this module in Node.
+
+/** entryID splits a search entry's id ("Overlay:12") into its kind and number. */
+export function entryID(entry) {
+  const [kind, pk] = String(entry.id || '').split(':');
+  return { kind: kind.toLowerCase() === 'map' ? 'map' : 'dataset', pk: entry.pk ?? Number(pk) };
+}
+
+/** entryHref is where a search entry opens: its dataset's or map's page. */
+export function entryHref(entry) {
+  const { kind, pk } = entryID(entry);
+  return (kind === 'dataset' ? '/app/datasets/' : '/app/maps/') + pk;
+}
+
+/** entryExtent writes a search entry's extent as W, S, E, N: the API
+ * writes a dataset's "s,w,n,e" and a map's "w,s,e,n" (or a list). */
+export function entryExtent(entry) {
+  const v = (Array.isArray(entry.bbox) ? entry.bbox : String(entry.bbox || '').split(',')).map(Number);
+  if (v.length !== 4 || !v.every(Number.isFinite)) return '';
+  const [w, s, e, n] = entryID(entry).kind === 'dataset' && !Array.isArray(entry.bbox) ? [v[1], v[0], v[3], v[2]] : v;
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return `W ${r(w)}, S ${r(s)}, E ${r(e)}, N ${r(n)}`;
+}
+
+/** tagList reads the tags of an entry, a comma-separated string or a list. */
+export function tagList(tags) {
+  if (Array.isArray(tags)) return tags.filter(Boolean);
+  return String(tags || '').split(',').map((t) => t.trim()).filter(Boolean);
+}
+
+/** term writes a field's term of a search query, quoted (its own quotes
+ * dropped) when it has a space or a quote. */
+const term = (field, v) => field + ':' + (/[\s"]/.test(v) ? '"' + v.replaceAll('"', '') + '"' : v);
+
+/** searchQuery is the API's query of the search page: the words typed,
+ * then the tag: and user: terms of its tag and owner (when given). */
+export function searchQuery(q, tag, owner) {
+  return [q.trim(), tag && term('tag', tag), owner && term('user', owner)].filter(Boolean).join(' ');
+}

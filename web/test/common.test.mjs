@@ -1,0 +1,86 @@
+// What the pages share without the DOM: search entries and the search
+// query (web/src/lib/entries.js), where to go after signing in
+// (web/src/lib/next.js), a layer's payload for the API (lib/layerdoc.js).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { entryExtent, entryHref, entryID, searchQuery, tagList } from '../src/lib/entries.js';
+import { safeNext } from '../src/lib/next.js';
+import { clean, payload } from '../src/lib/layerdoc.js';
+
+const origin = 'https://maps.example.org';
+
+test('entryID and entryHref: datasets (Overlay:…) and maps', () => {
+  assert.deepEqual(entryID({ id: 'Overlay:12' }), { kind: 'dataset', pk: 12 });
+  assert.deepEqual(entryID({ id: 'Map:7' }), { kind: 'map', pk: 7 });
+  assert.deepEqual(entryID({ id: 'map:7', pk: 9 }), { kind: 'map', pk: 9 });
+  assert.equal(entryHref({ id: 'Overlay:12' }), '/app/datasets/12');
+  assert.equal(entryHref({ id: 'Map:7' }), '/app/maps/7');
+});
+
+test("entryExtent: a dataset's s,w,n,e and a map's w,s,e,n both read as W, S, E, N", () => {
+  assert.equal(entryExtent({ id: 'Overlay:1', bbox: '50.1,3.2,51.5,5.9' }), 'W 3.2, S 50.1, E 5.9, N 51.5');
+  assert.equal(entryExtent({ id: 'Map:1', bbox: '3.2,50.1,5.9,51.5' }), 'W 3.2, S 50.1, E 5.9, N 51.5');
+  assert.equal(entryExtent({ id: 'Overlay:1', bbox: [3.2, 50.1, 5.9, 51.5] }), 'W 3.2, S 50.1, E 5.9, N 51.5');
+  assert.equal(entryExtent({ id: 'Map:1', bbox: '-180,-85.0511287798,180,85.0511287798' }), 'W -180, S -85.0511, E 180, N 85.0511');
+  assert.equal(entryExtent({ id: 'Map:1', bbox: '' }), '');
+  assert.equal(entryExtent({ id: 'Map:1', bbox: '1,2,x,4' }), '');
+});
+
+test('tagList reads a comma-separated string or a list', () => {
+  assert.deepEqual(tagList(' rivers, Belgium ,,water '), ['rivers', 'Belgium', 'water']);
+  assert.deepEqual(tagList(['a', '', null, 'b']), ['a', 'b']);
+  assert.deepEqual(tagList(undefined), []);
+});
+
+test('searchQuery: the words, then tag: and user: terms, quoted when they have spaces', () => {
+  assert.equal(searchQuery('  rivers ', '', ''), 'rivers');
+  assert.equal(searchQuery('rivers', 'water quality', 'alice'), 'rivers tag:"water quality" user:alice');
+  assert.equal(searchQuery('', 'say "hi"', ''), 'tag:"say hi"');
+  assert.equal(searchQuery('', '', ''), '');
+});
+
+test('safeNext keeps paths of this site, resolved', () => {
+  assert.equal(safeNext('/app/maps/3?x=1#top', origin), '/app/maps/3?x=1#top');
+  assert.equal(safeNext('/app/./maps/../datasets/2', origin), '/app/datasets/2');
+  assert.equal(safeNext('/a\\b', origin), '/a/b');
+});
+
+test('safeNext sends anything naming another site home', () => {
+  for (const raw of ['//evil.example', '/\\evil.example', '/.//evil.example', '/a/..//evil.example', '/%2e//evil.example',
+    '/\t/evil.example', 'https://evil.example/', 'javascript:alert(1)', 'app/maps', '', null, undefined, 42]) {
+    assert.equal(safeNext(raw, origin), '/', String(raw));
+  }
+});
+
+test('clean drops nulls, empty lists and empty objects, keeping zeros and false', () => {
+  assert.deepEqual(clean({ a: null, b: [], c: {}, d: { e: undefined }, f: 0, g: false, h: '', i: [1] }), { f: 0, g: false, h: '', i: [1] });
+  assert.equal(clean({ a: null }), undefined);
+});
+
+test("payload: a layer as the API answered it, without what the API computes", () => {
+  const layer = {
+    source: 'finder:12', title: 'Population', subtitle: null, opacity: 0.8, visible: true,
+    styles: {
+      type: 'CHOROPLETH',
+      fill: { selectedAttribute: 'POP', classificationType: 'Quantile', categories: 5, classificationBreaks: [], ramp: 'YlGnBu',
+        colors: [1, 2, 3], classification: { attribute: 'POP_2', breaks: [0, 1], counts: [1] } },
+      icon: { symbol: 'circle', classification: null },
+      stroke: { color: 0, weight: 1 },
+    },
+  };
+  const p = payload(layer);
+  assert.deepEqual(p, {
+    source: 'finder:12', title: 'Population', opacity: 0.8, visible: true,
+    styles: {
+      type: 'CHOROPLETH',
+      fill: { selectedAttribute: 'POP', classificationType: 'Quantile', categories: 5, colors: 'YlGnBu' },
+      icon: { symbol: 'circle' },
+      stroke: { color: 0, weight: 1 },
+    },
+  });
+  // The document itself is left as it was.
+  assert.equal(layer.styles.fill.classification.attribute, 'POP_2');
+  // A manual classification sends its breaks, not a number of classes.
+  const manual = payload({ styles: { fill: { classificationType: 'Manual', categories: 3, classificationBreaks: [0, 10, 20] } } });
+  assert.deepEqual(manual.styles.fill, { classificationType: 'Manual', classificationBreaks: [0, 10, 20] });
+});
