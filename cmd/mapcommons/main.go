@@ -388,7 +388,7 @@ func datasetFlags(fs *flag.FlagSet, getenv func(string) string, st *settings) er
 	if st.maxUpload, err = parseSize(envDefault(getenv, "max-upload", "512MiB")); err != nil {
 		return fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
 	}
-	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest upload accepted (a request body, a file to import), e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
+	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, and the most a zipped upload (or an imported zip) may expand to, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
 	if st.maxFeatures, err = parseCount(envDefault(getenv, "max-features", strconv.Itoa(api.DefaultMaxFeatures))); err != nil {
 		return fmt.Errorf("MAPCOMMONS_MAX_FEATURES: %w", err)
 	}
