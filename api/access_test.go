@@ -2,9 +2,9 @@ package api_test
 
 // The access matrix: every route × every role × every sharing setting, on
 // both kinds of instance. The expected answer of each case is decided here
-// from the rules as the README states them (not by calling policy.go), and
-// a refused request must leave the dataset, the map, the groups and the
-// users as they were.
+// from the rules as docs/api.md states them (Permissions; not by calling
+// policy.go), and a refused request must leave the dataset, the map, the
+// groups and the users as they were.
 
 import (
 	"context"
@@ -45,7 +45,7 @@ var matrixSettings = []struct {
 // rights are what the matrix expects a role to have on an object.
 type rights struct{ view, download, edit bool }
 
-// expectedRights follows the README's rules: owner and administrator have
+// expectedRights follows docs/api.md's rules: owner and administrator have
 // everything; everyone else the union of the entries for everyone and
 // their group (edit ⊃ download ⊃ view), never edit when anonymous; on a
 // hosted instance every dataset is viewed and downloaded by anyone.

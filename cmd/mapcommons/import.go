@@ -29,7 +29,7 @@ import (
 func importFiles(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	st, err := serverFlags(fs, getenv)
+	st, err := importFlags(fs, getenv)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		}
 		defer lock.Close()
 	}
-	cfg, err := st.apiConfig()
+	cfg, err := st.datasetConfig()
 	if err != nil {
 		return err
 	}
@@ -127,6 +127,20 @@ func importFiles(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(stdout, "%s: dataset %d %q, %d features in %s\n", f, ds.ID, ds.Title, ds.FeatureCount, p.elapsed().Round(time.Millisecond))
 	}
 	return nil
+}
+
+// importFlags are import's own flags of the store and of what an upload
+// makes, as the server has them: where the store is (--data, or
+// --database-url), and datasetFlags (the instance kind, the sharing list
+// of new datasets, the limits of size). None of the server's other flags.
+func importFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error) {
+	st := &settings{}
+	fs.StringVar(&st.data, "data", envDefault(getenv, "data", "./data"), "directory of the embedded store, and of the import's temporary files (MAPCOMMONS_DATA)")
+	st.databaseURL = databaseURLFlag(fs, getenv)
+	if err := datasetFlags(fs, getenv, st); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // sendFile posts one file (a shapefile with its sidecars) to a running

@@ -65,7 +65,7 @@ const usage = `usage:
                                            /healthz (container health checks)
   mapcommons bench-slow [-c N]             measure the server's memory under N
                                            slow anonymous connections
-Run "mapcommons serve -h" for the flags.
+Run "mapcommons serve -h" for the flags (import -h for import's).
 `
 
 // run is the whole program: args without the program name.
@@ -285,27 +285,14 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	fs.Var(&st.replicaURLs, "database-replica-url",
 		"a hot standby of --database-url's PostgreSQL (streaming replication), postgres://…, to which the reads of features go; repeatable (MAPCOMMONS_DATABASE_REPLICA_URL: comma or space separated)")
 	fs.StringVar(&st.baseURL, "base-url", envDefault(getenv, "base-url", ""), "absolute root URL for links; default: from the request's Host (MAPCOMMONS_BASE_URL)")
-	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
-	fs.StringVar(&st.defaultShare, "default-share", envDefault(getenv, "default-share", ""),
-		"on an appliance, the sharing list of new datasets and maps, e.g. everyone:view,download or 12:view;everyone:view (MAPCOMMONS_DEFAULT_SHARE)")
+	if err := datasetFlags(fs, getenv, st); err != nil {
+		return nil, err
+	}
 	signup, err := strconv.ParseBool(envDefault(getenv, "signup", "true"))
 	if err != nil {
 		return nil, fmt.Errorf("MAPCOMMONS_SIGNUP: %w", err)
 	}
 	fs.BoolVar(&st.signup, "signup", signup, "whether anyone may create an account (MAPCOMMONS_SIGNUP)")
-	if st.maxUpload, err = parseSize(envDefault(getenv, "max-upload", "512MiB")); err != nil {
-		return nil, fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
-	}
-	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
-	if st.maxFeatures, err = parseCount(envDefault(getenv, "max-features", strconv.Itoa(api.DefaultMaxFeatures))); err != nil {
-		return nil, fmt.Errorf("MAPCOMMONS_MAX_FEATURES: %w", err)
-	}
-	fs.Func("max-features", fmt.Sprintf("most features one dataset may hold (uploads, appends, fetched URLs); 0 no limit (default %d; MAPCOMMONS_MAX_FEATURES)", api.DefaultMaxFeatures),
-		func(v string) error {
-			n, err := parseCount(v)
-			st.maxFeatures = n
-			return err
-		})
 	if st.bcryptCost, err = bcryptCost(getenv); err != nil {
 		return nil, err
 	}
@@ -390,6 +377,30 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	return st, nil
 }
 
+// datasetFlags defines the flags that decide what an upload makes, which
+// the server and import share: the instance kind and the sharing list of
+// new datasets (their permissions), and the limits of size.
+func datasetFlags(fs *flag.FlagSet, getenv func(string) string, st *settings) error {
+	fs.StringVar(&st.mode, "mode", envDefault(getenv, "mode", "hosted"), "instance kind: hosted or appliance (MAPCOMMONS_MODE)")
+	fs.StringVar(&st.defaultShare, "default-share", envDefault(getenv, "default-share", ""),
+		"on an appliance, the sharing list of new datasets and maps, e.g. everyone:view,download or 12:view;everyone:view (MAPCOMMONS_DEFAULT_SHARE)")
+	var err error
+	if st.maxUpload, err = parseSize(envDefault(getenv, "max-upload", "512MiB")); err != nil {
+		return fmt.Errorf("MAPCOMMONS_MAX_UPLOAD: %w", err)
+	}
+	fs.Var(byteSize{&st.maxUpload}, "max-upload", "largest request body accepted, and the most a zipped upload (or an imported zip) may expand to, e.g. 512MiB (MAPCOMMONS_MAX_UPLOAD)")
+	if st.maxFeatures, err = parseCount(envDefault(getenv, "max-features", strconv.Itoa(api.DefaultMaxFeatures))); err != nil {
+		return fmt.Errorf("MAPCOMMONS_MAX_FEATURES: %w", err)
+	}
+	fs.Func("max-features", fmt.Sprintf("most features one dataset may hold (uploads, appends, fetched URLs); 0 no limit (default %d; MAPCOMMONS_MAX_FEATURES)", api.DefaultMaxFeatures),
+		func(v string) error {
+			n, err := parseCount(v)
+			st.maxFeatures = n
+			return err
+		})
+	return nil
+}
+
 // apiConfig is the API's configuration from the flags (the temporary
 // directory is the caller's; the default sharing list is still to be
 // checked against the store's groups).
@@ -397,9 +408,9 @@ func (st *settings) apiConfig() (api.Config, error) {
 	if st.bcryptCost < bcrypt.MinCost || st.bcryptCost > bcrypt.MaxCost {
 		return api.Config{}, fmt.Errorf("--bcrypt-cost: %d is not between %d and %d", st.bcryptCost, bcrypt.MinCost, bcrypt.MaxCost)
 	}
-	mode := mapcommons.Mode(st.mode)
-	if !mode.Valid() {
-		return api.Config{}, fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
+	cfg, err := st.datasetConfig()
+	if err != nil {
+		return api.Config{}, err
 	}
 	cors, err := corsList(st.corsOrigins)
 	if err != nil {
@@ -409,10 +420,6 @@ func (st *settings) apiConfig() (api.Config, error) {
 	if err != nil {
 		return api.Config{}, fmt.Errorf("--basemap: %w", err)
 	}
-	share, err := mapcommons.ParseShare(st.defaultShare)
-	if err != nil {
-		return api.Config{}, fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
-	}
 	// A flag's 0 means no limit; the Config's means its default.
 	noLimit := func(v time.Duration) time.Duration {
 		if v == 0 {
@@ -420,18 +427,33 @@ func (st *settings) apiConfig() (api.Config, error) {
 		}
 		return v
 	}
+	cfg.BaseURL, cfg.Signup = st.baseURL, st.signup
+	cfg.ResponseCache, cfg.TileCache = st.responseCache, st.tileCache
+	cfg.AllowPrivateFetch, cfg.FetchTimeout = st.allowPrivateFetch, st.fetchTimeout
+	cfg.TrustedProxies, cfg.QueryTimeout = st.trustedProxies, noLimit(st.queryTimeout)
+	cfg.MaxForm, cfg.BodyTimeout, cfg.CORSOrigins, cfg.BcryptCost = st.maxForm, noLimit(st.bodyTimeout), cors, st.bcryptCost
+	cfg.Basemaps = basemaps
+	cfg.SessionTTL = st.sessionTTL
+	return cfg, nil
+}
+
+// datasetConfig is the part of the API's configuration that datasetFlags
+// sets, all that import needs: the instance kind, the sharing list of new
+// datasets and the limits of size.
+func (st *settings) datasetConfig() (api.Config, error) {
+	mode := mapcommons.Mode(st.mode)
+	if !mode.Valid() {
+		return api.Config{}, fmt.Errorf("--mode: %q is neither hosted nor appliance", st.mode)
+	}
+	share, err := mapcommons.ParseShare(st.defaultShare)
+	if err != nil {
+		return api.Config{}, fmt.Errorf("--default-share: %s", mapcommons.ErrorMessage(err))
+	}
 	maxFeatures := st.maxFeatures
-	if maxFeatures == 0 {
+	if maxFeatures == 0 { // a flag's 0 means no limit; the Config's its default
 		maxFeatures = -1
 	}
-	return api.Config{
-		BaseURL: st.baseURL, Mode: mode, Signup: st.signup, MaxUpload: st.maxUpload,
-		ResponseCache: st.responseCache, TileCache: st.tileCache, AllowPrivateFetch: st.allowPrivateFetch, FetchTimeout: st.fetchTimeout,
-		DefaultShare: share, TrustedProxies: st.trustedProxies, MaxFeatures: maxFeatures, QueryTimeout: noLimit(st.queryTimeout),
-		MaxForm: st.maxForm, BodyTimeout: noLimit(st.bodyTimeout), CORSOrigins: cors, BcryptCost: st.bcryptCost,
-		Basemaps:   basemaps,
-		SessionTTL: st.sessionTTL,
-	}, nil
+	return api.Config{Mode: mode, DefaultShare: share, MaxUpload: st.maxUpload, MaxFeatures: maxFeatures}, nil
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {

@@ -582,6 +582,40 @@ func TestImport(t *testing.T) {
 	}
 }
 
+// TestImportHelp: import --help lists import's own flags (the store, what
+// an upload makes, and the import's), none of the server's others.
+func TestImportHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"import", "--help"}, testEnv, nil, &out, &errb)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("import --help: %v", err)
+	}
+	help := errb.String()
+	listed := func(name string) bool { // "  -name type" or, a bool, "  -name"
+		return strings.Contains(help, "\n  -"+name+" ") || strings.Contains(help, "\n  -"+name+"\n")
+	}
+	mine := map[string]bool{}
+	for _, name := range []string{"data", "database-url", "mode", "default-share", "max-upload", "max-features",
+		"title", "owner", "layer", "url", "user"} {
+		mine[name] = true
+		if !listed(name) {
+			t.Errorf("import --help does not list -%s:\n%s", name, help)
+		}
+	}
+	server := flag.NewFlagSet("serve", flag.ContinueOnError)
+	if _, err := serverFlags(server, testEnv); err != nil {
+		t.Fatal(err)
+	}
+	server.VisitAll(func(f *flag.Flag) {
+		if !mine[f.Name] && listed(f.Name) {
+			t.Errorf("import --help lists the server's -%s:\n%s", f.Name, help)
+		}
+	})
+	if server.Lookup("addr") == nil || listed("addr") {
+		t.Errorf("import --help lists -addr, or serverFlags defines none:\n%s", help)
+	}
+}
+
 // TestProgressLine: a report names the file, how far it was read, the
 // features a second and the time left.
 func TestProgressLine(t *testing.T) {

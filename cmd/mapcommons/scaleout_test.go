@@ -366,7 +366,7 @@ func countFailed(ds []*scaleDataset) int {
 }
 
 // TestComposeHAProxyConfig: the load balancer's configuration of the
-// README's compose file (examples/postgres) is one haproxy accepts.
+// compose file of docs/postgres.md (examples/postgres) is one haproxy accepts.
 func TestComposeHAProxyConfig(t *testing.T) {
 	bin := haproxyPath(t)
 	out, err := exec.Command(bin, "-c", "-f", "../../examples/postgres/haproxy.cfg").CombinedOutput()
