@@ -7,7 +7,9 @@ import (
 	"errors"
 	"flag"
 	"go/build"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -280,5 +282,51 @@ func TestDocsLayering(t *testing.T) {
 	walk("mapcommons/api", nil)
 	if len(seen) < 5 {
 		t.Fatalf("api imports %d packages of the module: the walk went wrong", len(seen))
+	}
+	if seen["mapcommons/segment"] {
+		t.Error("api reaches the embedded engine, mapcommons/segment")
+	}
+	// Only the embedded store reads segments (and the PostgreSQL store's
+	// local copies, in postgres/mirror.go): every other package of the
+	// module finds the rules of features in mapcommons/feature.
+	var dirs []string
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != "../..") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(dirs)
+	for _, dir := range slices.Compact(dirs) {
+		rel, _ := filepath.Rel("../..", dir)
+		pkg := path.Join("mapcommons", filepath.ToSlash(rel))
+		if pkg == "mapcommons/segment" || pkg == "mapcommons/sqlite" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") || pkg == "mapcommons/postgres" && filepath.Base(f) == "mirror.go" {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), `"mapcommons/segment"`) {
+				t.Errorf("%s imports mapcommons/segment: only the embedded store (and the local copies) read segments", f)
+			}
+		}
 	}
 }
