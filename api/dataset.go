@@ -221,6 +221,8 @@ func metadataParams(p params.Params) (mapcommons.MetadataUpdate, error) {
 	return upd, m.Validate()
 }
 
+// handleDatasetCreate answers POST /datasets: a dataset from an upload (a file, a
+// shapefile's parts, a zip, a body of a data type) or from a URL to fetch.
 func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
 	if err := s.policy.CanCreateDataset(me); err != nil {
@@ -268,6 +270,8 @@ func (s *Server) limitFeatures(src mapcommons.FeatureSource, have int64) mapcomm
 	return ingest.LimitFeatures(src, have, s.cfg.MaxFeatures)
 }
 
+// handleDatasetGet answers GET /datasets/{id}: the dataset's metadata, or
+// its features in a download format by the path's suffix.
 func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.findDataset(r)
 	if err != nil {
@@ -477,6 +481,8 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 	return empty(w, status)
 }
 
+// handleDatasetDelete answers DELETE /datasets/{id}: the owner or an
+// administrator deletes the dataset and its features.
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.datasetFor(r, s.policy.CanDeleteDataset)
 	if err != nil {

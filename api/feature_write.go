@@ -43,7 +43,9 @@ func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleFeatureDelete answers DELETE /datasets/{id}/features?ids=0,5,7 (and
-// the spec's form with an ignored extra path segment, under /maps too).
+// the spec's form with an ignored extra path segment, DELETE
+// /datasets/{id}/features/{ignored}, under /maps too: DELETE
+// /maps/{id}/features/{ignored}).
 func (s *Server) handleFeatureDelete(w http.ResponseWriter, r *http.Request) error {
 	ds, err := s.datasetToEdit(r)
 	if err != nil {

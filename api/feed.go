@@ -92,9 +92,11 @@ func (s *Server) existing(w http.ResponseWriter, r *http.Request, ds *mapcommons
 	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, ds, false))
 }
 
-// handleDatasetFetch refetches a dataset registered from a URL (spec
-// "Update feed": PUT, and GET as the documented example does). A failed
-// refetch keeps the old features and records the error on the dataset.
+// handleDatasetFetch answers PUT /datasets/{id}/fetch (spec "Update
+// feed"), GET /datasets/{id}/fetch as its documented example does, and
+// POST /datasets/{id}/fetch: it refetches a dataset registered from a
+// URL. A failed refetch keeps the old features and records the error on
+// the dataset.
 func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkOrigin(r); err != nil {
 		return err // the GET changes the dataset too: not for other sites' pages

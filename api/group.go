@@ -95,6 +95,7 @@ func (s *Server) findMember(r *http.Request, key string) (*mapcommons.User, erro
 	return s.svc.Users.FindUserByLogin(r.Context(), key)
 }
 
+// handleGroupCreate answers POST /groups: a new group owned by the caller.
 func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := s.groupsAllowed(r); err != nil {
 		return err
@@ -160,6 +161,7 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, out)
 }
 
+// handleGroupGet answers GET /groups/{id}: the group, to those who may see it.
 func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.findGroup(r)
 	if err != nil {
@@ -175,6 +177,8 @@ func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
+// handleGroupDelete answers DELETE /groups/{id}: its owner or an
+// administrator deletes the group.
 func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.findGroup(r)
 	if err != nil {
@@ -189,6 +193,7 @@ func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error
 	return empty(w, http.StatusNoContent)
 }
 
+// handleGroupUsers answers GET /groups/{id}/users: the group's members.
 func (s *Server) handleGroupUsers(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.findGroup(r)
 	if err != nil {
@@ -241,6 +246,7 @@ func memberLogin(q *params.Request) (string, error) {
 	return "", mapcommons.Errorf(mapcommons.EINVALID, "login: missing: send the login of the user to add (login=<login>, or the login alone as the body)")
 }
 
+// handleGroupUserAdd answers POST /groups/{id}/users: a user added to the group.
 func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.findGroup(r)
 	if err != nil {
@@ -269,6 +275,8 @@ func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) erro
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
+// handleGroupUserRemove answers DELETE /groups/{id}/users/{login}: a member
+// removed from the group.
 func (s *Server) handleGroupUserRemove(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.findGroup(r)
 	if err != nil {

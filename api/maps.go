@@ -361,6 +361,7 @@ func (s *Server) parseLayers(nodes []pnode, lookup layerContext) ([]mapcommons.L
 // maxLayers bounds the layers of one map.
 const maxLayers = 100
 
+// handleMapCreate answers POST /maps: a new map owned by the caller.
 func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
 	if err := s.policy.CanCreateMap(me); err != nil {
@@ -423,6 +424,8 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 	return s.created(w, r, s.mapLink(r, m.ID), d)
 }
 
+// handleMapGet answers GET /maps/{id}: the map with its layers and their
+// classes, or its KML by the path's suffix.
 func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.findMap(r)
 	if err != nil {
@@ -501,6 +504,8 @@ func (s *Server) updateMap(r *http.Request, m *mapcommons.Map, fn, prepare func(
 	})
 }
 
+// handleMapUpdate answers PUT /maps/{id}: the map's fields and layers changed,
+// those not given kept.
 func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.mapToEdit(r)
 	if err != nil {
@@ -569,6 +574,8 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
+// handleMapDelete answers DELETE /maps/{id}: its owner or an administrator
+// deletes the map.
 func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.mapFor(r, s.policy.CanDeleteMap)
 	if err != nil {
@@ -613,6 +620,7 @@ func (s *Server) layerFromRequest(r *http.Request) (mapcommons.Layer, layerConte
 	return l, lookup, nil
 }
 
+// handleLayerCreate answers POST /maps/{id}/layers: a layer added to the map.
 func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.mapToEdit(r)
 	if err != nil {
@@ -638,6 +646,8 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 	return empty(w, http.StatusCreated)
 }
 
+// handleLayerGet answers GET /maps/{id}/layers/{index}: one layer of the map,
+// with its classes.
 func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.findMap(r)
 	if err != nil {
@@ -661,6 +671,8 @@ func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
+// handleLayerUpdate answers PUT /maps/{id}/layers/{index}: the layer's options
+// changed, those not given kept.
 func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.mapToEdit(r)
 	if err != nil {
@@ -703,6 +715,8 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
 
+// handleLayerDelete answers DELETE /maps/{id}/layers/{index}: the layer
+// taken out of the map.
 func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.mapToEdit(r)
 	if err != nil {

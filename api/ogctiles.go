@@ -602,7 +602,8 @@ func (s *Server) handleTileMatrixSets(w http.ResponseWriter, r *http.Request) er
 	})
 }
 
-// handleTileMatrixSet answers GET /ogc/tileMatrixSets/WebMercatorQuad.
+// handleTileMatrixSet answers GET /ogc/tileMatrixSets/{tms}: the one set,
+// WebMercatorQuad.
 func (s *Server) handleTileMatrixSet(w http.ResponseWriter, r *http.Request) error {
 	if err := checkTMS(r); err != nil {
 		return err

@@ -143,9 +143,9 @@ func setPageSecurity(h http.Header, csp string) {
 	h.Set("Referrer-Policy", "same-origin")
 }
 
-// handleAsset answers a file of the application: built files, named by
-// their content's hash, are cached for a year; fixed ones are revalidated
-// by their ETag.
+// handleAsset answers GET /app/assets/{asset}, a file of the application:
+// built files, named by their content's hash, are cached for a year; fixed
+// ones are revalidated by their ETag.
 func (s *Server) handleAsset(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkBody(r); err != nil {
 		return err

@@ -113,6 +113,7 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	return mapcommons.Errorf(codeMethod, "%s is not allowed on %s", r.Method, info(r).path)
 }
 
+// handleHealth answers GET /healthz: 200 when the store answers.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkBody(r); err != nil {
 		return err

@@ -166,7 +166,8 @@ func (s *Server) secondFactors() error {
 	return nil
 }
 
-// handleSecondFactorStart starts an enrolment: POST with the password.
+// handleSecondFactorStart answers POST /users/{user}/second_factor: it
+// starts an enrolment, given the password.
 // A pending secret is replaced; a confirmed one must be removed first.
 func (s *Server) handleSecondFactorStart(w http.ResponseWriter, r *http.Request) error {
 	if err := s.secondFactors(); err != nil {
@@ -211,8 +212,8 @@ func (s *Server) handleSecondFactorStart(w http.ResponseWriter, r *http.Request)
 		QRCode: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
 }
 
-// handleSecondFactorConfirm confirms an enrolment with a first code:
-// PUT with code; answers the recovery codes, this once.
+// handleSecondFactorConfirm answers PUT /users/{user}/second_factor: it
+// confirms an enrolment with a first code; answers the recovery codes, this once.
 func (s *Server) handleSecondFactorConfirm(w http.ResponseWriter, r *http.Request) error {
 	if err := s.secondFactors(); err != nil {
 		return err
@@ -252,7 +253,8 @@ func (s *Server) handleSecondFactorConfirm(w http.ResponseWriter, r *http.Reques
 	return s.writeJSON(w, r, http.StatusOK, secondFactorDoc{RecoveryCodes: codes, Status: "on"})
 }
 
-// handleSecondFactorDelete removes a user's second factor (pending or
+// handleSecondFactorDelete answers DELETE /users/{user}/second_factor: it
+// removes a user's second factor (pending or
 // confirmed): an administrator for another user; the user with password
 // and code (or recovery code) of a confirmed one, or the password alone
 // for a pending one.

@@ -22,7 +22,8 @@ type signInLinkDoc struct {
 	ExpiresAt string `json:"expires_at"`
 }
 
-// handleSignInLinkCreate issues a link for {user}: administrators only.
+// handleSignInLinkCreate answers POST /users/{user}/sign_in_link: it issues a
+// link for {user}, administrators only.
 func (s *Server) handleSignInLinkCreate(w http.ResponseWriter, r *http.Request) error {
 	if s.svc.SignInLinks == nil {
 		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "this server keeps no sign-in links")

@@ -109,6 +109,7 @@ func (s *Server) userToChange(r *http.Request, rule func(caller, target *mapcomm
 	return u, rule(caller(r), u)
 }
 
+// handleUserCreate answers POST /users: a sign-up, or an administrator's new user.
 func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
 	if err := s.policy.CanCreateUser(me); err != nil {
@@ -168,6 +169,7 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 	return s.created(w, r, s.baseURL(r)+"/users/"+u.Login+".json", userJSON(u, true))
 }
 
+// handleUserGet answers GET /users/{user}: the user's profile.
 func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkBody(r); err != nil {
 		return err
@@ -189,6 +191,8 @@ func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
 	return s.writeJSON(w, r, http.StatusOK, doc)
 }
 
+// handleUserUpdate answers PUT /users/{user}: the user's profile or password
+// changed.
 func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
 	u, err := s.userToChange(r, s.policy.CanModifyUser)
@@ -274,6 +278,8 @@ func (s *Server) checkCurrentPassword(r *http.Request, u *mapcommons.User, p par
 	return s.reauthenticate(r, u, "current_password", current, code)
 }
 
+// handleUserDelete answers DELETE /users/{user}: an administrator deletes a
+// user.
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.userToChange(r, s.policy.CanDeleteUser)
 	if err != nil {
