@@ -15,7 +15,7 @@ import (
 )
 
 // How ScanFeatures and GroupFeatures split the work between SQL and Go,
-// so as to give exactly the answers of the segment engine (segment/query.go):
+// so as to give exactly the answers of the segment engine (segment/plan.go):
 //
 //   - SQL prefilters: the box column && the query's boxes (spatial.BBoxRects
 //     of the bbox, spatial.Near.Boxes of the buffer) through the GiST
