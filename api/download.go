@@ -11,13 +11,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
-	"mapcommons/format/atom"
-	csvformat "mapcommons/format/csv"
-	"mapcommons/format/geojson"
-	"mapcommons/format/gpkg"
-	"mapcommons/format/kml"
-	"mapcommons/format/shapefile"
-	"mapcommons/format/spatialite"
+	"mapcommons/format/registry"
 )
 
 // Downloads of a whole dataset in a file format (spec "Download"; wire
@@ -83,44 +77,20 @@ func (s *Server) scanAll(ctx context.Context, ds *mapcommons.Dataset) format.Sca
 }
 
 // writeDatasetFile answers with every feature of ds in a download format
-// (one of format.DatasetDownload's).
+// (one of format.DatasetDownload's), written as the format registry says.
 func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, ext string) error {
-	ct, _ := format.ContentType(ext)
-	m, scan := s.meta(r, ds), s.scanAll(r.Context(), ds)
-	if ext == "sqlite" || ext == "gpkg" {
-		return s.writeBuilt(w, r, ds, ext, ct, m, scan)
-	}
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName(ds, ext)+`"`)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var err error
-	switch ext {
-	case "csv":
-		cw := csvformat.NewWriter(bw, ds.Attributes, ds.OnlyPoints())
-		if err = scan(cw.Write); err == nil {
-			err = cw.Flush()
-		}
-	case "geojson":
-		gw := geojson.NewWriter(bw, ds.Attributes)
-		gw.Begin(nil)
-		if err = scan(gw.Write); err == nil {
-			err = gw.End()
-		}
-	case "kml":
-		err = kml.Write(bw, m, scan)
-	case "kmz":
-		err = kml.WriteKMZ(bw, m, scan)
-	case "atom":
-		err = atom.Write(bw, m, scan)
-	case "zip":
-		// WriteZip builds the shapefiles in scratch files and writes
-		// nothing until they are complete, so a failure is still an error
-		// answer.
-		err = shapefile.WriteZip(bw, m, scan, s.cfg.TempDir)
-	default:
+	d, ok := registry.DownloadOf(ext)
+	if !ok {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "datasets do not download as .%s", ext)
 	}
-	if err != nil {
+	m, scan := s.meta(r, ds), s.scanAll(r.Context(), ds)
+	if d.Build != nil {
+		return s.writeBuilt(w, r, ds, d, m, scan)
+	}
+	w.Header().Set("Content-Type", d.ContentType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName(ds, d.Format)+`"`)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := d.Stream(bw, m, scan, s.cfg.TempDir); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -128,20 +98,14 @@ func (s *Server) writeDatasetFile(w http.ResponseWriter, r *http.Request, ds *ma
 
 // writeBuilt builds a download in a scratch file, then sends it with its
 // length.
-func (s *Server) writeBuilt(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, ext, ct string, m format.Meta, scan format.Scan) error {
+func (s *Server) writeBuilt(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset, d registry.Download, m format.Meta, scan format.Scan) error {
 	dir, err := os.MkdirTemp(s.cfg.TempDir, "download-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	path := dir + "/" + m.Name + "." + ext
-	switch ext {
-	case "sqlite":
-		err = spatialite.WriteFile(r.Context(), path, m, scan)
-	case "gpkg":
-		err = gpkg.WriteFile(r.Context(), path, m, scan)
-	}
-	if err != nil {
+	path := dir + "/" + m.Name + "." + d.Format
+	if err := d.Build(r.Context(), path, m, scan); err != nil {
 		return err
 	}
 	f, err := os.Open(path)
@@ -153,8 +117,8 @@ func (s *Server) writeBuilt(w http.ResponseWriter, r *http.Request, ds *mapcommo
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName(ds, ext)+`"`)
+	w.Header().Set("Content-Type", d.ContentType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+downloadName(ds, d.Format)+`"`)
 	w.Header().Set("Content-Length", strconv.FormatInt(st.Size(), 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {

@@ -120,6 +120,18 @@ var partKinds = map[string]string{
 // sidecar files and unknown extensions).
 func PartKind(ext string) string { return partKinds[strings.ToLower(ext)] }
 
+// urlKinds maps the extension of a fetched URL's path to the kind it
+// surely names; .json and .xml name no kind surely (a feed's body is
+// sniffed then).
+var urlKinds = map[string]string{
+	"csv": KindCSV, "kml": KindKML, "kmz": KindKMZ, "zip": KindZip, "geojson": KindGeoJSON,
+	"rss": KindAtom, "atom": KindAtom,
+}
+
+// URLKind returns the upload kind a fetched URL's extension names ("" when
+// it names none surely).
+func URLKind(ext string) string { return urlKinds[strings.ToLower(ext)] }
+
 // Sidecars are the extensions of a shapefile's companion files.
 var Sidecars = []string{"shx", "dbf", "prj", "cpg"}
 

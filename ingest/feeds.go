@@ -99,11 +99,8 @@ func GuessKind(res *fetch.Result) (string, error) {
 	if k := format.BodyKind(res.ContentType); k != "" {
 		return k, nil
 	}
-	switch ext := strings.ToLower(strings.TrimPrefix(path.Ext(urlPath(res.URL)), ".")); ext {
-	case "csv", "kml", "kmz", "zip", "geojson":
-		return format.PartKind(ext), nil
-	case "rss", "atom":
-		return format.KindAtom, nil
+	if k := format.URLKind(strings.TrimPrefix(path.Ext(urlPath(res.URL)), ".")); k != "" {
+		return k, nil
 	}
 	return sniffKind(res.Path)
 }

@@ -18,11 +18,9 @@ import (
 	"mapcommons"
 	"mapcommons/format"
 	"mapcommons/format/archive"
-	"mapcommons/format/atom"
-	csvformat "mapcommons/format/csv"
-	"mapcommons/format/geojson"
 	"mapcommons/format/gpkg"
 	"mapcommons/format/kml"
+	"mapcommons/format/registry"
 	"mapcommons/format/shapefile"
 	"mapcommons/format/wkb"
 	"mapcommons/params"
@@ -68,17 +66,22 @@ type Upload struct {
 	fetched, fetchedKind string
 }
 
-// setKML takes a KML source: a document without features is refused,
-// saying why, rather than stored as an empty dataset; the document's name,
-// when it has one, is the default title.
-func (u *Upload) setKML(rd *kml.Reader) error {
-	if err := rd.Empty(); err != nil {
-		return err
+// setSource takes an opened source: a document that says it has no
+// features (Empty) is refused, saying why, rather than stored as an empty
+// dataset; the document's own name (Name), when it has one, is the
+// default title.
+func (u *Upload) setSource(src mapcommons.FeatureSource) error {
+	if e, ok := src.(interface{ Empty() error }); ok {
+		if err := e.Empty(); err != nil {
+			return err
+		}
 	}
-	if n := strings.TrimSpace(rd.Name()); n != "" {
-		u.Name = n
+	if d, ok := src.(interface{ Name() string }); ok {
+		if n := strings.TrimSpace(d.Name()); n != "" {
+			u.Name = n
+		}
 	}
-	u.Source = rd
+	u.Source = src
 	return nil
 }
 
@@ -155,39 +158,17 @@ func (o Opener) openFile(up *Upload, kind, path, filename string) error {
 		return err
 	}
 	up.Kind = kind
-	switch kind {
-	case format.KindCSV:
-		rd, err := csvformat.Open(f)
-		if err != nil {
-			return err
-		}
-		up.Source = rd
-	case format.KindKML:
-		rd, err := kml.Open(f, kml.Options{})
-		if err != nil {
-			return err
-		}
-		if err := up.setKML(rd); err != nil {
-			return err
-		}
-	case format.KindAtom:
-		rd, err := atom.Open(f)
-		if err != nil {
-			return err
-		}
-		up.Source = rd
-	case format.KindGeoJSON:
-		rd, err := geojson.Open(f)
-		if err != nil {
-			return err
-		}
-		up.Source = rd
-	case format.KindGPKG:
+	if kind == format.KindGPKG {
 		return o.openGPKG(up, path)
-	default:
+	}
+	src, ok, err := registry.Open(kind, f)
+	if !ok {
 		return mapcommons.Errorf(mapcommons.EUNSUPPORTED, "%s uploads are not supported", kind)
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	return up.setSource(src)
 }
 
 // archiveLimits bounds what a zipped upload may expand to: all its
@@ -255,7 +236,7 @@ func (o Opener) openArchive(up *Upload, kind, p string) error {
 		}
 		up.closers = append(up.closers, closerFunc(cleanup))
 		up.Kind = format.KindKMZ
-		return up.setKML(rd)
+		return up.setSource(rd)
 	}
 	a, err := archive.Open(f, st.Size(), o.archiveLimits())
 	if err != nil {
