@@ -90,6 +90,20 @@ func GroupCount(groups []Group) int64 {
 	return groups[0].Count
 }
 
+// CheckLonLat checks that xy, longitude and latitude pairs, lies within
+// -180..180 and -90..90: an EINVALID naming the parameter param otherwise.
+func CheckLonLat(param string, xy []float64) error {
+	for i := 0; i+1 < len(xy); i += 2 {
+		if xy[i] < -180 || xy[i] > 180 {
+			return Errorf(EINVALID, "%s: longitude %v outside -180..180", param, xy[i])
+		}
+		if xy[i+1] < -90 || xy[i+1] > 90 {
+			return Errorf(EINVALID, "%s: latitude %v outside -90..90", param, xy[i+1])
+		}
+	}
+	return nil
+}
+
 // BBox is a box in lon/lat; W > E crosses the antimeridian.
 type BBox struct{ W, S, E, N float64 }
 

@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format"
+	"mapcommons/geocommons"
 	"mapcommons/ingest"
 	"mapcommons/params"
 )
@@ -208,8 +209,8 @@ func metadataParams(p params.Params) (mapcommons.MetadataUpdate, error) {
 		upd.Tags = &t
 	}
 	for _, sc := range scopes {
-		if n := rootNode(sc).child("permissions"); n.set {
-			perms, err := permissionParams(n)
+		if n := geocommons.Root(sc).Child("permissions"); n.Given() {
+			perms, err := geocommons.Permissions(n)
 			if err != nil {
 				return upd, err
 			}
@@ -348,7 +349,7 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
 		return err
 	}
-	fq, err := pageParams(p, -1)
+	fq, err := geocommons.Page(p, -1)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"mapcommons"
 	"mapcommons/format/geojson"
 	"mapcommons/format/polyline"
 	"mapcommons/format/wkb"
+	"mapcommons/geocommons"
 	"mapcommons/params"
 )
 
@@ -257,41 +257,44 @@ func (o *jsonOut) Close() error {
 	return err
 }
 
-// intParam reads an integer parameter; absent gives def.
-func intParam(p params.Params, name string, def int64) (int64, error) {
-	v, ok := p.String(name)
-	if !ok || strings.TrimSpace(v) == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: not an integer: %q", name, v)
-	}
-	return n, nil
+// outputOptions are the parameters of features.json that shape the answer
+// rather than choose the features.
+type outputOptions struct {
+	geojson     bool // a FeatureCollection
+	geom        geomMode
+	withColumns bool // the column names too
+	grouped     bool
 }
 
-// pageParams reads start (a zero-based offset, wire contract 9) and limit
-// (default def, negative meaning all; capped at MaxFeatureLimit when def is
-// not "all").
-func pageParams(p params.Params, def int64) (mapcommons.FeatureQuery, error) {
-	var q mapcommons.FeatureQuery
-	var err error
-	if q.Offset, err = intParam(p, "start", 0); err != nil {
-		return q, err
+// parseFeatureQuery reads every parameter of features.json: those that
+// choose the features (geocommons.FeatureQuery), then those that shape
+// the answer.
+func parseFeatureQuery(p params.Params, format string) (*mapcommons.FeatureQuery, outputOptions, error) {
+	var out outputOptions
+	q, err := geocommons.FeatureQuery(p)
+	if err != nil {
+		return nil, out, err
 	}
-	if q.Offset < 0 {
-		return q, mapcommons.Errorf(mapcommons.EINVALID, "start: must not be negative")
+	out.grouped = q.Grouped()
+	if out.geojson, err = p.Flag("geojson"); err != nil {
+		return nil, out, err
 	}
-	if q.Limit, err = intParam(p, "limit", def); err != nil {
-		return q, err
+	out.geojson = out.geojson || format == "geojson"
+	out.geom = geomHex
+	if hex, given, err := p.Bool("hex_geometry"); err != nil {
+		return nil, out, err
+	} else if given && !hex {
+		out.geom = geomGeoJSON
 	}
-	if q.Limit < 0 && def >= 0 {
-		return q, mapcommons.Errorf(mapcommons.EINVALID, "limit: must not be negative")
+	if enc, err := p.Flag("encode"); err != nil {
+		return nil, out, err
+	} else if enc {
+		out.geom = geomEncoded
 	}
-	if def >= 0 && q.Limit > mapcommons.MaxFeatureLimit {
-		q.Limit = mapcommons.MaxFeatureLimit
+	if out.withColumns, err = p.Flag("with_columns"); err != nil {
+		return nil, out, err
 	}
-	return q, nil
+	return q, out, nil
 }
 
 // handleFeatureList answers GET /datasets/{id}/features: a bare array of

@@ -311,7 +311,7 @@ func (s *Server) readEdits(body io.ReaderAt, attrs []mapcommons.Attribute) (*map
 				return nil, bad(err)
 			}
 			if b, ok := v.(bool); !ok || !b {
-				return nil, invalid("rollbackOnFailure", "edits are applied all or nothing: only true is accepted")
+				return nil, params.Invalid("rollbackOnFailure", "edits are applied all or nothing: only true is accepted")
 			}
 			continue
 		case "merge":
@@ -321,7 +321,7 @@ func (s *Server) readEdits(body io.ReaderAt, attrs []mapcommons.Attribute) (*map
 			}
 			b, ok := v.(bool)
 			if !ok {
-				return nil, invalid("merge", "true (every update a merge patch) or false (every update a whole feature)")
+				return nil, params.Invalid("merge", "true (every update a merge patch) or false (every update a whole feature)")
 			}
 			merge = &b
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/geojson"
+	"mapcommons/params"
 )
 
 // handleFeatureCreate answers POST /datasets/{id}/features: a JSON array of
@@ -69,12 +70,12 @@ func (s *Server) handleFeatureDelete(w http.ResponseWriter, r *http.Request) err
 		}
 		n, err := strconv.ParseInt(p, 10, 64)
 		if err != nil {
-			return invalid("ids", "%q is not a feature position", p)
+			return params.Invalid("ids", "%q is not a feature position", p)
 		}
 		ids = append(ids, n)
 	}
 	if len(ids) == 0 {
-		return invalid("ids", "missing: give the zero-based positions of the features, ids=0,5,7")
+		return params.Invalid("ids", "missing: give the zero-based positions of the features, ids=0,5,7")
 	}
 	if err := s.svc.Features.DeleteFeatures(r.Context(), ds.ID, ids); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"mapcommons/geocommons"
 	"mapcommons/style"
 	"net/http"
 
@@ -12,7 +13,7 @@ import (
 // store anything, so that a change whose classification is cut short (the
 // client went away, the query deadline passed) is not stored, and the
 // document written afterwards finds the classes in the cache.
-func (s *Server) mapClasses(r *http.Request, layers []mapcommons.Layer, lookup layerContext) ([]*style.Classes, error) {
+func (s *Server) mapClasses(r *http.Request, layers []mapcommons.Layer, lookup geocommons.LayerContext) ([]*style.Classes, error) {
 	out := make([]*style.Classes, len(layers))
 	for i := range layers {
 		cd, err := s.layerClasses(r, &layers[i], lookup)
@@ -26,7 +27,7 @@ func (s *Server) mapClasses(r *http.Request, layers []mapcommons.Layer, lookup l
 }
 
 // withClasses adds the classifications of m's layers to its document.
-func (s *Server) withClasses(r *http.Request, m *mapcommons.Map, d *mapDoc, lookup layerContext) error {
+func (s *Server) withClasses(r *http.Request, m *mapcommons.Map, d *mapDoc, lookup geocommons.LayerContext) error {
 	classes, err := s.mapClasses(r, m.Layers, lookup)
 	if err != nil {
 		return err
@@ -39,7 +40,7 @@ func (s *Server) withClasses(r *http.Request, m *mapcommons.Map, d *mapDoc, look
 
 // layerClasses classifies a classed layer, when the caller may download
 // its dataset (the classes are computed from the data); nil otherwise.
-func (s *Server) layerClasses(r *http.Request, l *mapcommons.Layer, lookup layerContext) (*style.Classes, error) {
+func (s *Server) layerClasses(r *http.Request, l *mapcommons.Layer, lookup geocommons.LayerContext) (*style.Classes, error) {
 	ds := lookup(l.Source)
 	if ds != nil && s.policy.CanDownloadDataset(caller(r), ds) != nil {
 		return nil, nil

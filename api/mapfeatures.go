@@ -7,6 +7,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/geojson"
+	"mapcommons/geocommons"
 	"mapcommons/style"
 )
 
@@ -85,7 +86,7 @@ func (s *Server) handleLayerFeatures(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	defer q.Cleanup()
-	fq, err := pageParams(q.Params, 30)
+	fq, err := geocommons.Page(q.Params, 30)
 	if err != nil {
 		return err
 	}

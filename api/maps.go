@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"mapcommons"
-	"mapcommons/params"
+	"mapcommons/geocommons"
 	"mapcommons/style"
 )
 
@@ -199,7 +199,7 @@ func worldExtent(projection string) [4]float64 {
 
 // mapJSON builds the document of m. lookup resolves finder: sources (for
 // the default extent).
-func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup layerContext) *mapDoc {
+func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup geocommons.LayerContext) *mapDoc {
 	d := &mapDoc{
 		ID: m.ID, Title: m.Title, Basemap: m.Basemap, Description: m.Description, Tags: m.Tags,
 		Projection: m.Projection, Layers: []*layerDoc{}, Permissions: []permissionDoc{}, Contributor: m.Owner,
@@ -249,7 +249,7 @@ func (s *Server) layerDocument(r *http.Request, m *mapcommons.Map, i int) (*laye
 
 // layersExtent is the union of the extents of the layers' datasets (those
 // lookup resolves), or the world when none has one.
-func layersExtent(m *mapcommons.Map, lookup layerContext) [4]float64 {
+func layersExtent(m *mapcommons.Map, lookup geocommons.LayerContext) [4]float64 {
 	e := [4]float64{181, 91, -181, -91}
 	found := false
 	for _, l := range m.Layers {
@@ -270,7 +270,7 @@ func layersExtent(m *mapcommons.Map, lookup layerContext) [4]float64 {
 // source is not one or the dataset does not exist (a layer may name a
 // dataset that does not exist yet: it then shows nothing).
 func (s *Server) layerDataset(ctx context.Context, source string) *mapcommons.Dataset {
-	id, ok := datasetOfSource(source)
+	id, ok := geocommons.DatasetOfSource(source)
 	if !ok {
 		return nil
 	}
@@ -323,7 +323,7 @@ func layerIndex(r *http.Request, m *mapcommons.Map) (int, error) {
 // may see them: a dataset the caller may not view counts as missing (it
 // gives the map no extent, its attributes are not checked, its title is
 // not the layer's default), so that a map does not tell about private data.
-func (s *Server) lookupFor(r *http.Request) layerContext {
+func (s *Server) lookupFor(r *http.Request) geocommons.LayerContext {
 	cache := map[string]*mapcommons.Dataset{}
 	me := caller(r)
 	return func(source string) *mapcommons.Dataset {
@@ -340,17 +340,17 @@ func (s *Server) lookupFor(r *http.Request) layerContext {
 }
 
 // parseLayers reads a posted layer list.
-func (s *Server) parseLayers(nodes []pnode, lookup layerContext) ([]mapcommons.Layer, error) {
+func (s *Server) parseLayers(nodes []geocommons.Node, lookup geocommons.LayerContext) ([]mapcommons.Layer, error) {
 	if len(nodes) > maxLayers {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "layers: at most %d layers", maxLayers)
 	}
 	out := make([]mapcommons.Layer, 0, len(nodes))
 	for _, n := range nodes {
-		l, err := layerParams(n, nil, lookup)
+		l, err := geocommons.LayerParams(n, nil, lookup)
 		if err != nil {
 			return nil, err
 		}
-		if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
+		if err := style.Check(n.Path(), &l, lookup(l.Source)); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
@@ -372,39 +372,39 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer q.Cleanup()
-	f, err := mapParams(q.Params)
+	f, err := geocommons.MapParams(q.Params)
 	if err != nil {
 		return err
 	}
 	for _, req := range []struct {
 		name string
 		v    *string
-	}{{"title", f.title}, {"basemap", f.basemap}} {
+	}{{"title", f.Title}, {"basemap", f.Basemap}} {
 		if req.v == nil || *req.v == "" {
 			return mapcommons.Errorf(mapcommons.EINVALID, "%s: missing (a map needs a title and a basemap)", req.name)
 		}
 	}
-	m := &mapcommons.Map{OwnerID: me.ID, Owner: me.Login, Title: *f.title, Basemap: *f.basemap, Description: f.description,
-		Tags: []string{}, Extent: f.extent, Projection: mapcommons.ProjectionMercator, Layers: []mapcommons.Layer{},
+	m := &mapcommons.Map{OwnerID: me.ID, Owner: me.Login, Title: *f.Title, Basemap: *f.Basemap, Description: f.Description,
+		Tags: []string{}, Extent: f.Extent, Projection: mapcommons.ProjectionMercator, Layers: []mapcommons.Layer{},
 		Permissions: s.policy.DefaultMapPermissions()}
-	if f.projection != nil {
-		m.Projection = *f.projection
+	if f.Projection != nil {
+		m.Projection = *f.Projection
 	}
-	if f.tags != nil {
-		m.Tags = *f.tags
+	if f.Tags != nil {
+		m.Tags = *f.Tags
 	}
-	if f.permissions != nil {
+	if f.Permissions != nil {
 		if err := s.policy.CanSetMapPermissions(me, m); err != nil {
 			return err
 		}
-		if err := s.checkGroups(r, *f.permissions); err != nil {
+		if err := s.checkGroups(r, *f.Permissions); err != nil {
 			return err
 		}
-		m.Permissions = *f.permissions
+		m.Permissions = *f.Permissions
 	}
 	lookup := s.lookupFor(r)
-	if f.layersGiven {
-		if m.Layers, err = s.parseLayers(f.layers, lookup); err != nil {
+	if f.LayersGiven {
+		if m.Layers, err = s.parseLayers(f.Layers, lookup); err != nil {
 			return err
 		}
 	}
@@ -516,7 +516,7 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer q.Cleanup()
-	f, err := mapParams(q.Params)
+	f, err := geocommons.MapParams(q.Params)
 	if err != nil {
 		return err
 	}
@@ -526,7 +526,7 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 			name string
 			v    *string
 			dst  *string
-		}{{"title", f.title, &m.Title}, {"basemap", f.basemap, &m.Basemap}, {"projection", f.projection, &m.Projection}} {
+		}{{"title", f.Title, &m.Title}, {"basemap", f.Basemap, &m.Basemap}, {"projection", f.Projection, &m.Projection}} {
 			if t.v != nil {
 				if *t.v == "" {
 					return mapcommons.Errorf(mapcommons.EINVALID, "%s: may not be blank", t.name)
@@ -534,26 +534,26 @@ func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
 				*t.dst = *t.v
 			}
 		}
-		if f.description != nil {
-			m.Description = f.description
+		if f.Description != nil {
+			m.Description = f.Description
 		}
-		if f.tags != nil {
-			m.Tags = *f.tags
+		if f.Tags != nil {
+			m.Tags = *f.Tags
 		}
-		if f.extent != nil {
-			m.Extent = f.extent
+		if f.Extent != nil {
+			m.Extent = f.Extent
 		}
-		if f.permissions != nil {
-			if err := s.policy.CanShareMap(caller(r), m, *f.permissions); err != nil {
+		if f.Permissions != nil {
+			if err := s.policy.CanShareMap(caller(r), m, *f.Permissions); err != nil {
 				return err
 			}
-			if err := s.checkGroups(r, *f.permissions); err != nil {
+			if err := s.checkGroups(r, *f.Permissions); err != nil {
 				return err
 			}
-			m.Permissions = *f.permissions
+			m.Permissions = *f.Permissions
 		}
-		if f.layersGiven {
-			layers, err := s.parseLayers(f.layers, lookup)
+		if f.LayersGiven {
+			layers, err := s.parseLayers(f.Layers, lookup)
 			if err != nil {
 				return err
 			}
@@ -590,31 +590,22 @@ func (s *Server) handleMapDelete(w http.ResponseWriter, r *http.Request) error {
 	return empty(w, http.StatusNoContent)
 }
 
-// layerNode is where a layer's options are in a request: under layer[…]
-// when given so, else at the top level.
-func layerNode(p params.Params) pnode {
-	if m, ok := p.Map("layer"); ok && len(m) > 0 {
-		return pnode{v: map[string]any(m), set: true, path: "layer"}
-	}
-	return rootNode(p)
-}
-
 // layerFromRequest reads and checks the layer a request's body describes
 // (as POST /maps/{id}/layers takes it), and the lookup of datasets with
 // the caller's rights it was checked with.
-func (s *Server) layerFromRequest(r *http.Request) (mapcommons.Layer, layerContext, error) {
+func (s *Server) layerFromRequest(r *http.Request) (mapcommons.Layer, geocommons.LayerContext, error) {
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return mapcommons.Layer{}, nil, err
 	}
 	defer q.Cleanup()
 	lookup := s.lookupFor(r)
-	n := layerNode(q.Params)
-	l, err := layerParams(n, nil, lookup)
+	n := geocommons.LayerNode(q.Params)
+	l, err := geocommons.LayerParams(n, nil, lookup)
 	if err != nil {
 		return mapcommons.Layer{}, nil, err
 	}
-	if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
+	if err := style.Check(n.Path(), &l, lookup(l.Source)); err != nil {
 		return mapcommons.Layer{}, nil, err
 	}
 	return l, lookup, nil
@@ -690,12 +681,12 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		n := layerNode(q.Params)
-		l, err := layerParams(n, &m.Layers[i], lookup)
+		n := geocommons.LayerNode(q.Params)
+		l, err := geocommons.LayerParams(n, &m.Layers[i], lookup)
 		if err != nil {
 			return err
 		}
-		if err := style.Check(n.path, &l, lookup(l.Source)); err != nil {
+		if err := style.Check(n.Path(), &l, lookup(l.Source)); err != nil {
 			return err
 		}
 		m.Layers[i] = l

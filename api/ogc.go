@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"mapcommons/cql2"
+	"mapcommons/params"
 	"mime"
 	"net/http"
 	"net/url"
@@ -385,13 +386,13 @@ func ogcPaging(r *http.Request, def, most int64) (limit, offset int64, err error
 	limit, offset = def, 0
 	if v := q.Get("limit"); v != "" {
 		if limit, err = strconv.ParseInt(v, 10, 64); err != nil || limit < 1 {
-			return 0, 0, invalid("limit", "%q is not a whole number from 1", v)
+			return 0, 0, params.Invalid("limit", "%q is not a whole number from 1", v)
 		}
 	}
 	limit = min(limit, most)
 	if v := q.Get("offset"); v != "" {
 		if offset, err = strconv.ParseInt(v, 10, 64); err != nil || offset < 0 || offset > mapcommons.MaxSearchOffset {
-			return 0, 0, invalid("offset", "%q is not a whole number from 0", v)
+			return 0, 0, params.Invalid("offset", "%q is not a whole number from 0", v)
 		}
 	}
 	return limit, offset, nil

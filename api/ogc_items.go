@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mapcommons/cql2"
+	"mapcommons/params"
 	"math"
 	"net/http"
 	"net/url"
@@ -54,7 +55,7 @@ func parseCRS(param, v string) (string, error) {
 	case strings.ToUpper(crs3857), "EPSG:3857":
 		return crs3857, nil
 	}
-	return "", invalid(param, "%q is not a CRS of this collection (%s)", v, strings.Join(ogcCRSs, ", "))
+	return "", params.Invalid(param, "%q is not a CRS of this collection (%s)", v, strings.Join(ogcCRSs, ", "))
 }
 
 // outputFor is the transform of the answers in crs.
@@ -109,7 +110,7 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 	for part := range strings.SplitSeq(raw, ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, invalid("bbox", "%q is not a number", part)
+			return nil, params.Invalid("bbox", "%q is not a number", part)
 		}
 		v = append(v, x)
 	}
@@ -118,7 +119,7 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 	case 6:
 		v = []float64{v[0], v[1], v[3], v[4]}
 	default:
-		return nil, invalid("bbox", "4 numbers (or 6 with heights), not %d", len(v))
+		return nil, params.Invalid("bbox", "4 numbers (or 6 with heights), not %d", len(v))
 	}
 	crs := crsCRS84
 	if q.Has("bbox-crs") {
@@ -134,7 +135,7 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 		for i := 0; i < 4; i += 2 {
 			lon, lat, err := proj.WebMercator.Forward(v[i], v[i+1])
 			if err != nil {
-				return nil, invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
+				return nil, params.Invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
 			}
 			// The square's edges convert to ±180: keep the box's sides.
 			if i == 0 && lon == 180 {
@@ -146,11 +147,11 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 		}
 	}
 	b := &mapcommons.BBox{W: v[0], S: v[1], E: v[2], N: v[3]}
-	if err := checkLonLat("bbox", []float64{b.W, b.S, b.E, b.N}); err != nil {
+	if err := mapcommons.CheckLonLat("bbox", []float64{b.W, b.S, b.E, b.N}); err != nil {
 		return nil, err
 	}
 	if b.S > b.N {
-		return nil, invalid("bbox", "the south edge %v is north of the north edge %v", b.S, b.N)
+		return nil, params.Invalid("bbox", "the south edge %v is north of the north edge %v", b.S, b.N)
 	}
 	return b, nil
 }
@@ -171,7 +172,7 @@ func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
 			return nil
 		}
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			return invalid("datetime", "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
+			return params.Invalid("datetime", "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
 		}
 		return nil
 	}
@@ -202,7 +203,7 @@ func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
 		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(hi)}})
 	}
 	if (lo == ".." || lo == "") && (hi == ".." || hi == "") {
-		return nil, invalid("datetime", "an interval needs at least one end")
+		return nil, params.Invalid("datetime", "an interval needs at least one end")
 	}
 	return out, nil
 }
@@ -216,10 +217,10 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 	out := outputFor(crsCRS84)
 	if q.Has("filter") || q.Has("filter-lang") || q.Has("filter-crs") {
 		if v := q.Get("filter-crs"); q.Has("filter-crs") && v != crsCRS84 {
-			return nil, out, invalid("filter-crs", "%q: filters are in %s", v, crsCRS84)
+			return nil, out, params.Invalid("filter-crs", "%q: filters are in %s", v, crsCRS84)
 		}
 		if !q.Has("filter") {
-			return nil, out, invalid("filter", "filter-lang and filter-crs need a filter")
+			return nil, out, params.Invalid("filter", "filter-lang and filter-crs need a filter")
 		}
 		where, err := cql2.Parse(q.Get("filter-lang"), q.Get("filter"))
 		if err != nil {
@@ -254,7 +255,7 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 	if v := q.Get("sortby"); v != "" {
 		keys := strings.Split(v, ",")
 		if len(keys) > 1 {
-			return nil, out, invalid("sortby", "sorting by more than one property (%d given) is not supported", len(keys))
+			return nil, out, params.Invalid("sortby", "sorting by more than one property (%d given) is not supported", len(keys))
 		}
 		// A "+" arrives as a space when the client did not escape it.
 		key := strings.TrimSpace(keys[0])
@@ -264,7 +265,7 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		key = strings.TrimLeft(key, "+-")
 		i := mapcommons.AttrIndex(ds.Attributes, key)
 		if i < 0 {
-			return nil, out, invalid("sortby", "no property %q", key)
+			return nil, out, params.Invalid("sortby", "no property %q", key)
 		}
 		fq.Sort = ds.Attributes[i].Name
 	}
@@ -274,7 +275,7 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		}
 		i := mapcommons.AttrIndex(ds.Attributes, k)
 		if i < 0 {
-			return nil, out, invalid(k, "unknown parameter (neither one of the API's nor a property of the collection)")
+			return nil, out, params.Invalid(k, "unknown parameter (neither one of the API's nor a property of the collection)")
 		}
 		f := mapcommons.Filter{Attr: ds.Attributes[i].Name, Op: mapcommons.OpEquals, Values: vs[:1]}
 		if len(vs) > 1 {

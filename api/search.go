@@ -36,7 +36,7 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 	if v, given := p.Get("query"); given && v != nil {
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalid("query", "expected a single string")
+			return nil, params.Invalid("query", "expected a single string")
 		}
 		sr.query = s
 	}
@@ -47,11 +47,11 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 
 	if v, ok := p.String("bbox"); ok && strings.TrimSpace(v) == "" {
 		// An empty bbox (an OpenSearch template's optional {geo:box?} left out) is none.
-	} else if xy, given, err := numbers(p, "bbox"); err != nil {
+	} else if xy, given, err := p.Numbers("bbox"); err != nil {
 		return nil, err
 	} else if given {
 		if len(xy) != 4 {
-			return nil, invalid("bbox", "expected west,south,east,north (4 numbers), got %d", len(xy))
+			return nil, params.Invalid("bbox", "expected west,south,east,north (4 numbers), got %d", len(xy))
 		}
 		b := &mapcommons.BBox{W: xy[0], S: xy[1], E: xy[2], N: xy[3]}
 		if b.E-b.W >= 360 {
@@ -72,7 +72,7 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 		case "refinement", "refinementtype":
 			sr.nothing = true // analyses: this server keeps none
 		default:
-			return nil, invalid("model", "%q is not Overlay or Map", v)
+			return nil, params.Invalid("model", "%q is not Overlay or Map", v)
 		}
 	}
 
@@ -89,7 +89,7 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 		case "feature_count":
 			f.Sort = mapcommons.SortFeatureCount
 		default:
-			return nil, invalid("sort", "%q is not one of relevance, title, created, updated, feature_count", v)
+			return nil, params.Invalid("sort", "%q is not one of relevance, title, created, updated, feature_count", v)
 		}
 	}
 	if v, ok := p.String("order"); ok {
@@ -98,17 +98,17 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 		case "descending", "desc":
 			f.Descending = true
 		default:
-			return nil, invalid("order", "%q is neither ascending nor descending", v)
+			return nil, params.Invalid("order", "%q is neither ascending nor descending", v)
 		}
 	}
 
-	limit, err := intParam(p, "limit", mapcommons.DefaultSearchLimit)
+	limit, err := p.Int("limit", mapcommons.DefaultSearchLimit)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case limit < 0:
-		return nil, invalid("limit", "must not be negative")
+		return nil, params.Invalid("limit", "must not be negative")
 	case limit == 0:
 		limit = mapcommons.DefaultSearchLimit
 	case limit > mapcommons.MaxSearchLimit:
@@ -116,14 +116,14 @@ func parseSearch(p params.Params) (*searchRequest, error) {
 	}
 	f.Limit = int(limit)
 	// Pages are 1-based; 0 and below are the first (PY starts at 0).
-	if sr.page, err = intParam(p, "page", 1); err != nil {
+	if sr.page, err = p.Int("page", 1); err != nil {
 		return nil, err
 	}
 	if sr.page < 1 {
 		sr.page = 1
 	}
 	if sr.page-1 > mapcommons.MaxSearchOffset/limit {
-		return nil, invalid("page", "%d is too large", sr.page)
+		return nil, params.Invalid("page", "%d is too large", sr.page)
 	}
 	f.Offset = (sr.page - 1) * limit
 	if err := f.Validate(); err != nil {
@@ -184,7 +184,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, path string) err
 	}
 	if path == "/datasets" {
 		if sr.filter.Model == mapcommons.ModelMap || sr.nothing {
-			return invalid("model", "the list of datasets holds datasets only")
+			return params.Invalid("model", "the list of datasets holds datasets only")
 		}
 		sr.filter.Model = mapcommons.ModelOverlay
 		if _, sorted := q.Params.String("sort"); !sorted && len(sr.filter.Terms) == 0 && len(sr.filter.Users) == 0 {

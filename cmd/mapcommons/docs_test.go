@@ -286,11 +286,30 @@ func TestDocsLayering(t *testing.T) {
 	if seen["mapcommons/segment"] {
 		t.Error("api reaches the embedded engine, mapcommons/segment")
 	}
+	// api holds HTTP work: each of its files uses net/http, but for the
+	// small helpers it alone uses.
+	helpers := map[string]bool{"accesslog.go": true, "geojsonbody.go": true}
+	apiFiles, err := filepath.Glob("../../api/*.go")
+	if err != nil || len(apiFiles) < 20 {
+		t.Fatalf("api's files: %d, %v", len(apiFiles), err)
+	}
+	for _, f := range apiFiles {
+		if strings.HasSuffix(f, "_test.go") || helpers[filepath.Base(f)] {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"net/http"`) {
+			t.Errorf("%s does no HTTP work: it belongs in a package of its own (docs/design.md)", f)
+		}
+	}
 	// Only the embedded store reads segments (and the PostgreSQL store's
 	// local copies, in postgres/mirror.go): every other package of the
 	// module finds the rules of features in mapcommons/feature.
 	var dirs []string
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package api
+package geocommons
 
 import (
 	"math"
@@ -19,42 +19,56 @@ import (
 // list or a map; errors name the option by its path, as in
 // layers[0].styles.fill.categories.
 
-// pnode is a node of the parameter tree and the path that leads to it.
-type pnode struct {
+// Node is a node of the parameter tree and the path that leads to it
+// ("layers[0].styles.fill"), which errors name.
+type Node struct {
 	v    any
 	path string
 	set  bool
 }
 
-func rootNode(p params.Params) pnode { return pnode{v: map[string]any(p), set: true} }
+// Root is the node of a request's whole parameter tree.
+func Root(p params.Params) Node { return Node{v: map[string]any(p), set: true} }
 
-func (n pnode) child(key string) pnode {
+// NewNode is the node of a tree v found at path.
+func NewNode(v any, path string) Node { return Node{v: v, path: path, set: true} }
+
+// Given reports whether the node is in the tree.
+func (n Node) Given() bool { return n.set }
+
+// Path is the node's path in the request.
+func (n Node) Path() string { return n.path }
+
+// Child is the node under key (not given when there is none).
+func (n Node) Child(key string) Node { return n.child(key) }
+
+func (n Node) child(key string) Node {
 	m, ok := params.NodeMap(n.v)
 	if !ok {
-		return pnode{path: n.join(key)}
+		return Node{path: n.join(key)}
 	}
 	v, ok := m[key]
-	return pnode{v: v, path: n.join(key), set: ok}
+	return Node{v: v, path: n.join(key), set: ok}
 }
 
-func (n pnode) join(key string) string {
+func (n Node) join(key string) string {
 	if n.path == "" {
 		return key
 	}
 	return n.path + "." + key
 }
 
-func (n pnode) index(i int, v any) pnode {
-	return pnode{v: v, path: n.path + "[" + strconv.Itoa(i) + "]", set: true}
+func (n Node) index(i int, v any) Node {
+	return Node{v: v, path: n.path + "[" + strconv.Itoa(i) + "]", set: true}
 }
 
-func (n pnode) fail(format string, args ...any) error {
+func (n Node) fail(format string, args ...any) error {
 	return mapcommons.Errorf(mapcommons.EINVALID, "%s: "+format, append([]any{n.path}, args...)...)
 }
 
 // str returns a string value; given is false when the node is missing or
 // JSON null.
-func (n pnode) str() (s string, given bool, err error) {
+func (n Node) str() (s string, given bool, err error) {
 	if !n.set || n.v == nil {
 		return "", false, nil
 	}
@@ -66,7 +80,7 @@ func (n pnode) str() (s string, given bool, err error) {
 }
 
 // text returns a trimmed string value, at most max bytes.
-func (n pnode) text(max int) (string, bool, error) {
+func (n Node) text(max int) (string, bool, error) {
 	s, given, err := n.str()
 	if err != nil || !given {
 		return "", given, err
@@ -78,7 +92,7 @@ func (n pnode) text(max int) (string, bool, error) {
 }
 
 // number returns a finite number within [lo, hi]; blank counts as not given.
-func (n pnode) number(lo, hi float64) (*float64, error) {
+func (n Node) number(lo, hi float64) (*float64, error) {
 	s, given, err := n.str()
 	if err != nil || !given || strings.TrimSpace(s) == "" {
 		return nil, err
@@ -94,7 +108,7 @@ func (n pnode) number(lo, hi float64) (*float64, error) {
 }
 
 // integer returns a whole number within [lo, hi].
-func (n pnode) integer(lo, hi int) (*int, error) {
+func (n Node) integer(lo, hi int) (*int, error) {
 	f, err := n.number(float64(lo), float64(hi))
 	if err != nil || f == nil {
 		return nil, err
@@ -107,7 +121,7 @@ func (n pnode) integer(lo, hi int) (*int, error) {
 }
 
 // flag reads a boolean (1/0, true/false, True/False, yes/no, on/off).
-func (n pnode) flag() (*bool, error) {
+func (n Node) flag() (*bool, error) {
 	s, given, err := n.str()
 	if err != nil || !given || strings.TrimSpace(s) == "" {
 		return nil, err
@@ -125,7 +139,7 @@ func (n pnode) flag() (*bool, error) {
 
 // list returns the elements of a list node (a single value is a list of
 // one; a comma-separated "[a,b]" or "a,b" string is split when split is set).
-func (n pnode) list(split bool) ([]pnode, bool, error) {
+func (n Node) list(split bool) ([]Node, bool, error) {
 	if !n.set || n.v == nil {
 		return nil, false, nil
 	}
@@ -136,7 +150,7 @@ func (n pnode) list(split bool) ([]pnode, bool, error) {
 		if split {
 			s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 			if strings.TrimSpace(s) == "" {
-				return []pnode{}, true, nil
+				return []Node{}, true, nil
 			}
 			for _, part := range strings.Split(s, ",") {
 				items = append(items, strings.TrimSpace(part))
@@ -151,7 +165,7 @@ func (n pnode) list(split bool) ([]pnode, bool, error) {
 		}
 		items = l
 	}
-	out := make([]pnode, len(items))
+	out := make([]Node, len(items))
 	for i, v := range items {
 		out[i] = n.index(i, v)
 	}
@@ -159,7 +173,7 @@ func (n pnode) list(split bool) ([]pnode, bool, error) {
 }
 
 // numbers reads a list of finite numbers.
-func (n pnode) numbers() ([]float64, bool, error) {
+func (n Node) numbers() ([]float64, bool, error) {
 	items, given, err := n.list(true)
 	if err != nil || !given {
 		return nil, given, err
@@ -179,7 +193,7 @@ func (n pnode) numbers() ([]float64, bool, error) {
 }
 
 // color reads a colour: 0xRRGGBB, #RRGGBB, or a decimal integer.
-func (n pnode) color() (*int, error) {
+func (n Node) color() (*int, error) {
 	s, given, err := n.str()
 	if err != nil || !given || strings.TrimSpace(s) == "" {
 		return nil, err
@@ -191,29 +205,29 @@ func (n pnode) color() (*int, error) {
 	return &c, nil
 }
 
-// mapFields are the map-level fields of a create or update request; nil
+// MapFields are the map-level fields of a create or update request; nil
 // means not given.
-type mapFields struct {
-	title, basemap, description, projection *string
-	tags                                    *[]string
-	extent                                  *[4]float64
-	layers                                  []pnode // nil: not given
-	layersGiven                             bool
-	permissions                             *[]mapcommons.Permission
+type MapFields struct {
+	Title, Basemap, Description, Projection *string
+	Tags                                    *[]string
+	Extent                                  *[4]float64
+	Layers                                  []Node // nil: not given
+	LayersGiven                             bool
+	Permissions                             *[]mapcommons.Permission
 }
 
-// mapParams reads the map-level fields of p: plain, or under map[…].
-func mapParams(p params.Params) (*mapFields, error) {
-	root := rootNode(p)
+// MapParams reads the map-level fields of p: plain, or under map[…].
+func MapParams(p params.Params) (*MapFields, error) {
+	root := Root(p)
 	if m, ok := p.Map("map"); ok && len(m) > 0 {
-		root = pnode{v: map[string]any(m), set: true}
+		root = Node{v: map[string]any(m), set: true}
 	}
-	f := &mapFields{}
+	f := &MapFields{}
 	for _, t := range []struct {
 		key string
 		dst **string
 		max int
-	}{{"title", &f.title, mapcommons.MaxTitleLen}, {"basemap", &f.basemap, 200}, {"description", &f.description, mapcommons.MaxTextLen}, {"projection", &f.projection, 50}} {
+	}{{"title", &f.Title, mapcommons.MaxTitleLen}, {"basemap", &f.Basemap, 200}, {"description", &f.Description, mapcommons.MaxTextLen}, {"projection", &f.Projection, 50}} {
 		s, given, err := root.child(t.key).text(t.max)
 		if err != nil {
 			return nil, err
@@ -222,16 +236,16 @@ func mapParams(p params.Params) (*mapFields, error) {
 			*t.dst = &s
 		}
 	}
-	if f.projection != nil {
-		switch strings.ToUpper(*f.projection) {
+	if f.Projection != nil {
+		switch strings.ToUpper(*f.Projection) {
 		case mapcommons.ProjectionMercator, "":
 			v := mapcommons.ProjectionMercator
-			f.projection = &v
+			f.Projection = &v
 		case mapcommons.ProjectionLonLat:
 			v := mapcommons.ProjectionLonLat
-			f.projection = &v
+			f.Projection = &v
 		default:
-			return nil, mapcommons.Errorf(mapcommons.EINVALID, "projection: %q is not supported (EPSG:3785 or EPSG:4326)", *f.projection)
+			return nil, mapcommons.Errorf(mapcommons.EINVALID, "projection: %q is not supported (EPSG:3785 or EPSG:4326)", *f.Projection)
 		}
 	}
 	if tn := root.child("tags"); tn.set {
@@ -251,7 +265,7 @@ func mapParams(p params.Params) (*mapFields, error) {
 		if norm := mapcommons.NormalizeTags(strings.Join(words, ",")); norm != "" {
 			tags = strings.Split(norm, ", ")
 		}
-		f.tags = &tags
+		f.Tags = &tags
 	}
 	if en := root.child("extent"); en.set {
 		nums, given, err := en.numbers()
@@ -263,7 +277,7 @@ func mapParams(p params.Params) (*mapFields, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.extent = e
+			f.Extent = e
 		}
 	}
 	if ln := root.child("layers"); ln.set {
@@ -271,22 +285,22 @@ func mapParams(p params.Params) (*mapFields, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.layersGiven = true
-		f.layers = []pnode{}
+		f.LayersGiven = true
+		f.Layers = []Node{}
 		for _, it := range items {
 			// Ruby sends layers[]= (one blank element) for "no layers".
 			if s, ok := it.v.(string); ok && strings.TrimSpace(s) == "" {
 				continue
 			}
-			f.layers = append(f.layers, pnode{v: it.v, path: "layers[" + strconv.Itoa(len(f.layers)) + "]", set: true})
+			f.Layers = append(f.Layers, Node{v: it.v, path: "layers[" + strconv.Itoa(len(f.Layers)) + "]", set: true})
 		}
 	}
 	if pn := root.child("permissions"); pn.set {
-		perms, err := permissionParams(pn)
+		perms, err := Permissions(pn)
 		if err != nil {
 			return nil, err
 		}
-		f.permissions = &perms
+		f.Permissions = &perms
 	}
 	return f, nil
 }
@@ -308,15 +322,15 @@ func checkExtent(v []float64) (*[4]float64, error) {
 	return &[4]float64{w, s, e, n}, nil
 }
 
-// permissionParams reads a sharing list: a list of entries (one entry
+// Permissions reads a sharing list: a list of entries (one entry
 // alone is taken as a list of one), each with group_id and either
 // permissions{view,download,edit} or the flags themselves. Flags not given
 // are false; edit implies download implies view; entries naming the same
 // group are merged. The list replaces the object's whole.
-func permissionParams(n pnode) ([]mapcommons.Permission, error) {
+func Permissions(n Node) ([]mapcommons.Permission, error) {
 	if m, ok := params.NodeMap(n.v); ok {
 		if _, one := m["group_id"]; one {
-			n = pnode{v: []any{n.v}, path: n.path, set: true}
+			n = Node{v: []any{n.v}, path: n.path, set: true}
 		}
 	}
 	items, _, err := n.list(false)
@@ -378,18 +392,18 @@ func permissionParams(n pnode) ([]mapcommons.Permission, error) {
 	return out, nil
 }
 
-// layerContext tells the layer parser about the dataset a finder: source
+// LayerContext tells the layer parser about the dataset a finder: source
 // names (nil when it does not exist).
-type layerContext func(source string) *mapcommons.Dataset
+type LayerContext func(source string) *mapcommons.Dataset
 
-// datasetOfSource returns the dataset id a finder: source names.
-func datasetOfSource(source string) (int64, bool) {
+// DatasetOfSource returns the dataset id a finder: source names.
+func DatasetOfSource(source string) (int64, bool) {
 	return mapcommons.Layer{Source: source}.DatasetID()
 }
 
 // checkSource validates a layer source: finder:<id> or url:<http(s) url>.
-func checkSource(n pnode, s string) error {
-	if _, ok := datasetOfSource(s); ok {
+func checkSource(n Node, s string) error {
+	if _, ok := DatasetOfSource(s); ok {
 		return nil
 	}
 	if rest, ok := strings.CutPrefix(s, "url:"); ok {
@@ -402,9 +416,9 @@ func checkSource(n pnode, s string) error {
 	return n.fail("%q is neither finder:<dataset id> nor url:<url>", s)
 }
 
-// layerParams reads one layer. base, when not nil, is the layer being
+// LayerParams reads one layer. base, when not nil, is the layer being
 // changed (its unspecified options stay); otherwise defaults apply.
-func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommons.Layer, error) {
+func LayerParams(n Node, base *mapcommons.Layer, lookup LayerContext) (mapcommons.Layer, error) {
 	var l mapcommons.Layer
 	if base != nil {
 		l = *base
@@ -459,7 +473,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 	}
 	st := n.child("styles")
 	if s, ok := st.v.(string); ok && strings.TrimSpace(s) == "" {
-		st = pnode{path: st.path}
+		st = Node{path: st.path}
 	}
 	if st.set {
 		if _, ok := params.NodeMap(st.v); !ok && st.v != nil {
@@ -476,7 +490,7 @@ func layerParams(n pnode, base *mapcommons.Layer, lookup layerContext) (mapcommo
 
 // stylesParams reads a styles object over s (the existing styles); fresh
 // applies the defaults.
-func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds *mapcommons.Dataset) (mapcommons.Styles, error) {
+func stylesParams(n Node, s mapcommons.Styles, fresh bool, layerType string, ds *mapcommons.Dataset) (mapcommons.Styles, error) {
 	if fresh {
 		style.Defaults(&s)
 	}
@@ -686,7 +700,7 @@ func stylesParams(n pnode, s mapcommons.Styles, fresh bool, layerType string, ds
 }
 
 // timeRange reads an object of begin, end and period, at most two of them.
-func timeRange(n pnode) (*mapcommons.Timeline, error) {
+func timeRange(n Node) (*mapcommons.Timeline, error) {
 	t := &mapcommons.Timeline{}
 	var err error
 	if t.Begin, err = timeMark(n.child("begin")); err != nil {
@@ -728,7 +742,7 @@ func looksLikeColors(s string) bool {
 // timeMark reads a time element: ISO 8601 YYYYMMDDTHH:MM:SSZ (or with a
 // numeric offset, or the extended YYYY-MM-DD form), now, or milliseconds
 // since the epoch.
-func timeMark(n pnode) (*mapcommons.TimeMark, error) {
+func timeMark(n Node) (*mapcommons.TimeMark, error) {
 	v, given, err := n.text(60)
 	if err != nil || !given || v == "" || v == "null" {
 		return nil, err
@@ -752,7 +766,7 @@ func timeMark(n pnode) (*mapcommons.TimeMark, error) {
 }
 
 // classingParams reads the classification options of an icon or fill.
-func classingParams(n pnode, c *mapcommons.Classing) error {
+func classingParams(n Node, c *mapcommons.Classing) error {
 	if a, given, err := n.child("selectedAttribute").text(200); err != nil {
 		return err
 	} else if given {
@@ -802,4 +816,13 @@ func classingParams(n pnode, c *mapcommons.Classing) error {
 		c.CriticalValue = f
 	}
 	return nil
+}
+
+// LayerNode is where a layer's options are in a request: under layer[…]
+// when given so, else at the top level.
+func LayerNode(p params.Params) Node {
+	if m, ok := p.Map("layer"); ok && len(m) > 0 {
+		return NewNode(map[string]any(m), "layer")
+	}
+	return Root(p)
 }
