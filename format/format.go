@@ -157,3 +157,25 @@ type Meta struct {
 // Scan calls fn for each feature of a dataset in order, streaming; the
 // *Feature is reused between calls. It returns fn's first error.
 type Scan func(fn func(*mapcommons.Feature) error) error
+
+// Sticky makes a feature reader's Next keep its first error: once next has
+// failed (io.EOF included), every further call returns that error without
+// calling next again. The readers keep one beside their state and write
+// Next as s.Next(r.next). The zero value has no error.
+type Sticky struct {
+	err error
+}
+
+// Next returns next's feature, or the error next gave now or before (with
+// a nil feature).
+func (s *Sticky) Next(next func() (*mapcommons.Feature, error)) (*mapcommons.Feature, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	f, err := next()
+	if err != nil {
+		s.err = err
+		return nil, err
+	}
+	return f, nil
+}

@@ -11,10 +11,35 @@ import (
 // standard parallels are equal). EPSG's t is exp(-psi), psi the isometric
 // latitude.
 type lcc struct {
-	el   ellipsoid
+	el ellipsoid
+	cone
+	aF float64 // a F k0 (negative when n is)
+}
+
+// cone is what the conic projections share: the plane the cone unrolls to,
+// with the apex at (0, rho0) and the central meridian along x = 0.
+type cone struct {
 	n    float64 // cone constant
-	aF   float64 // a F k0 (negative when n is)
 	rho0 float64 // radius of the latitude of origin
+}
+
+// xy returns the point at radius r from the apex on the meridian lam (from
+// the central one).
+func (c cone) xy(r, lam float64) (x, y float64) {
+	s, cs := math.Sincos(c.n * lam)
+	return r * s, c.rho0 - r*cs
+}
+
+// polar returns the radius of x, y from the apex (never negative) and its
+// angle from the central meridian, seen from the apex the side the cone
+// opens to (flipped when n is negative); the angle divided by n is the
+// longitude.
+func (c cone) polar(x, y float64) (r, theta float64) {
+	dy := c.rho0 - y
+	if c.n < 0 {
+		x, dy = -x, -dy
+	}
+	return math.Hypot(x, dy), math.Atan2(x, dy)
 }
 
 func newLcc(el ellipsoid, phi1, phi2, phi0, k0 float64) (*lcc, error) {
@@ -32,7 +57,7 @@ func newLcc(el ellipsoid, phi1, phi2, phi0, k0 float64) (*lcc, error) {
 	if !(math.Abs(n) > 1e-10) {
 		return nil, errors.New("the standard parallels make no cone (n = 0)")
 	}
-	p := &lcc{el: el, n: n}
+	p := &lcc{el: el, cone: cone{n: n}}
 	p.aF = el.a * k0 * m1 * math.Exp(n*psi1) / n
 	p.rho0 = p.rho(phi0)
 	if math.IsNaN(p.aF) || math.IsInf(p.aF, 0) || math.IsNaN(p.rho0) || math.IsInf(p.rho0, 0) {
@@ -51,19 +76,10 @@ func (p *lcc) rho(phi float64) float64 {
 	return p.aF * math.Exp(-p.n*p.el.isometric(phi))
 }
 
-func (p *lcc) forward(lam, phi float64) (x, y float64) {
-	r := p.rho(phi)
-	s, c := math.Sincos(p.n * lam)
-	return r * s, p.rho0 - r*c
-}
+func (p *lcc) forward(lam, phi float64) (x, y float64) { return p.xy(p.rho(phi), lam) }
 
 func (p *lcc) inverse(x, y float64) (lam, phi float64) {
-	dy := p.rho0 - y
-	if p.n < 0 {
-		x, dy = -x, -dy
-	}
-	r := math.Hypot(x, dy)
-	theta := math.Atan2(x, dy)
+	r, theta := p.polar(x, y)
 	if r == 0 {
 		return 0, math.Copysign(math.Pi/2, p.n)
 	}
@@ -79,11 +95,10 @@ func (p *lcc) inverse(x, y float64) (lam, phi float64) {
 // Newton's method (from EPSG's series as the first guess), so it is exact
 // to machine precision rather than to the series' O(e^8).
 type aea struct {
-	el   ellipsoid
-	n    float64
-	c    float64
-	rho0 float64
-	qp   float64 // q at the pole
+	el ellipsoid
+	cone
+	c  float64
+	qp float64 // q at the pole
 }
 
 // q returns Snyder's q (EPSG's alpha) for sin(phi).
@@ -109,7 +124,7 @@ func newAea(el ellipsoid, phi1, phi2, phi0 float64) (*aea, error) {
 	if !(math.Abs(n) > 1e-10) {
 		return nil, errors.New("the standard parallels make no cone (n = 0)")
 	}
-	p := &aea{el: el, n: n, c: m1*m1 + n*q1, qp: el.q(1)}
+	p := &aea{el: el, cone: cone{n: n}, c: m1*m1 + n*q1, qp: el.q(1)}
 	p.rho0 = p.rho(phi0)
 	if math.IsNaN(p.rho0) || math.IsInf(p.rho0, 0) {
 		return nil, errors.New("the latitude of origin is outside the projection")
@@ -121,19 +136,10 @@ func (p *aea) rho(phi float64) float64 {
 	return p.el.a * math.Sqrt(p.c-p.n*p.el.q(math.Sin(phi))) / p.n
 }
 
-func (p *aea) forward(lam, phi float64) (x, y float64) {
-	r := p.rho(phi)
-	s, c := math.Sincos(p.n * lam)
-	return r * s, p.rho0 - r*c
-}
+func (p *aea) forward(lam, phi float64) (x, y float64) { return p.xy(p.rho(phi), lam) }
 
 func (p *aea) inverse(x, y float64) (lam, phi float64) {
-	dy := p.rho0 - y
-	if p.n < 0 {
-		x, dy = -x, -dy
-	}
-	r := math.Hypot(x, dy)
-	theta := math.Atan2(x, dy)
+	r, theta := p.polar(x, y)
 	rn := r * p.n / p.el.a
 	q := (p.c - rn*rn) / p.n
 	return theta / p.n, p.el.authalicInverse(q, p.qp)

@@ -197,28 +197,12 @@ func (p *parser) geo(t xml.StartElement, e *rawEntry) error {
 	switch t.Name.Local {
 	case "lat", "long", "lon", "lat_long":
 	case "Point":
-		d0 := p.depth
-		for {
-			tok, err := p.token()
-			if err != nil {
-				return err
+		return p.children(func(c xml.StartElement) error {
+			if nsKind(c.Name.Space) == kGeo {
+				return p.geo(c, e)
 			}
-			switch c := tok.(type) {
-			case xml.StartElement:
-				if nsKind(c.Name.Space) == kGeo {
-					err = p.geo(c, e)
-				} else {
-					err = p.skip()
-				}
-				if err != nil {
-					return err
-				}
-			case xml.EndElement:
-				if p.depth < d0 {
-					return nil
-				}
-			}
-		}
+			return p.skip()
+		})
 	default:
 		return p.skip() // geo:alt and the like
 	}
@@ -326,28 +310,21 @@ func (p *parser) tree(t xml.StartElement, b *treeBudget) (*gnode, error) {
 
 // where reads a georss:where element just started.
 func (p *parser) where(t xml.StartElement, e *rawEntry) error {
-	d0 := p.depth
 	found := false
-	for {
-		tok, err := p.token()
-		if err != nil {
+	err := p.children(func(c xml.StartElement) error {
+		if err := p.gmlElement(c, e); err != nil {
 			return err
 		}
-		switch c := tok.(type) {
-		case xml.StartElement:
-			if err := p.gmlElement(c, e); err != nil {
-				return err
-			}
-			found = true
-		case xml.EndElement:
-			if p.depth < d0 {
-				if !found {
-					return p.errorf("georss:where", "no GML geometry in it")
-				}
-				return nil
-			}
-		}
+		found = true
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	if !found {
+		return p.errorf("georss:where", "no GML geometry in it")
+	}
+	return nil
 }
 
 // gmlElement reads a GML geometry element just started.

@@ -729,27 +729,14 @@ func (p *parser) entry(t xml.StartElement, e *rawEntry) error {
 			}
 		}
 	}
-	d0 := p.depth
-	for {
-		tok, err := p.token()
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := p.entryChild(t, e); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			if p.depth < d0 {
-				if err := p.finishEntry(e); err != nil {
-					return err
-				}
-				p.inEntry = false
-				return nil
-			}
-		}
+	if err := p.children(func(t xml.StartElement) error { return p.entryChild(t, e) }); err != nil {
+		return err
 	}
+	if err := p.finishEntry(e); err != nil {
+		return err
+	}
+	p.inEntry = false
+	return nil
 }
 
 // finishEntry turns W3C geo coordinates into the geometry when the entry
@@ -992,6 +979,28 @@ func (p *parser) ext(t xml.StartElement, e *rawEntry, record bool) error {
 			}
 			e.ext = append(e.ext, extVal{key: t.Name, val: text})
 			return nil
+		}
+	}
+}
+
+// children calls fn for each child element of the element just started,
+// until that element ends; fn consumes the child (reads or skips it).
+func (p *parser) children(fn func(t xml.StartElement) error) error {
+	d0 := p.depth
+	for {
+		tok, err := p.token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := fn(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			if p.depth < d0 {
+				return nil
+			}
 		}
 	}
 }

@@ -73,6 +73,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 	"mapcommons/format/wkb"
 )
 
@@ -110,11 +111,11 @@ type Reader struct {
 	rows           int64 // rows counted in pass 1
 	decimalComma   bool
 
-	cr   *csv.Reader
-	in   *input // under cr when it checks (pass 1) or translates CR line ends
-	feat mapcommons.Feature
-	pos  int64
-	err  error
+	cr     *csv.Reader
+	in     *input // under cr when it checks (pass 1) or translates CR line ends
+	feat   mapcommons.Feature
+	pos    int64
+	sticky format.Sticky
 }
 
 var _ mapcommons.FeatureSource = (*Reader)(nil)
@@ -490,17 +491,7 @@ func (r *Reader) Attributes() []mapcommons.Attribute {
 // io.EOF after the last feature, and after an error that error again. The
 // feature, its Values and its Geometry are reused by the following call;
 // string values stay valid (they share memory with their row's text).
-func (r *Reader) Next() (*mapcommons.Feature, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	f, err := r.next()
-	if err != nil {
-		r.err = err
-		return nil, err
-	}
-	return f, nil
-}
+func (r *Reader) Next() (*mapcommons.Feature, error) { return r.sticky.Next(r.next) }
 
 func (r *Reader) next() (*mapcommons.Feature, error) {
 	row := r.pos + 1

@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"mapcommons"
+	"mapcommons/format"
 	"mapcommons/format/wkb"
 )
 
@@ -55,7 +56,7 @@ type Reader struct {
 	feat   mapcommons.Feature
 	geom   []byte
 	pos    int64
-	err    error
+	sticky format.Sticky
 	closed bool
 }
 
@@ -253,16 +254,7 @@ func (r *Reader) Attributes() []mapcommons.Attribute { return r.attrs }
 // Next returns the next feature (rows in rowid order), Geometry as 2-D WKB
 // in the table's SRS (nil for NULL or an empty geometry), or io.EOF after
 // the last. The feature is reused by the following call.
-func (r *Reader) Next() (*mapcommons.Feature, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	f, err := r.next()
-	if err != nil {
-		r.err = err
-	}
-	return f, err
-}
+func (r *Reader) Next() (*mapcommons.Feature, error) { return r.sticky.Next(r.next) }
 
 func (r *Reader) next() (*mapcommons.Feature, error) {
 	if !r.rows.Next() {

@@ -71,13 +71,11 @@ const (
 	UserVersion    = 10200
 )
 
-var typeNames = [...]string{"GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"}
-
 // GeometryTypeName returns the geometry_type_name declared for a mask of
 // WKB types (bit 1<<t for type t): the type's name when there is one type,
 // GEOMETRY otherwise.
 func GeometryTypeName(mask uint32) string {
-	return typeNames[sqlitebulk.GeometryCode(mask)]
+	return sqlitebulk.TypeName(sqlitebulk.GeometryCode(mask))
 }
 
 // TableName returns the name of the features table WriteFile makes of a
@@ -117,44 +115,31 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 // GeoPackage at path (created, or truncated when it exists). It stops with
 // ctx's error when ctx ends. On any error the file is removed.
 func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) error {
-	return sqlitebulk.WriteFile(ctx, path, "gpkg", func(db *sqlitebulk.File) error {
-		return write(ctx, db, m, scan)
-	})
-}
-
-func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.Scan) error {
 	table := TableName(m.Name)
 	rtree := "rtree_" + table + "_" + GeometryColumn
-	cols := sqlitebulk.AttributeColumns(m.Attributes, FIDColumn, GeometryColumn)
 	declared := sqlitebulk.GeometryCode(m.GeometryMask)
-
-	var ddl strings.Builder
-	ddl.WriteString("PRAGMA application_id = " + strconv.Itoa(ApplicationID) + ";\n")
-	ddl.WriteString("PRAGMA user_version = " + strconv.Itoa(UserVersion) + ";\n")
-	ddl.WriteString(metadataSQL)
-	ddl.WriteString("CREATE TABLE " + quote(table) + " (\n" + quote(FIDColumn) + " INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,\n" + quote(GeometryColumn) + " " + typeNames[declared])
-	for i, a := range m.Attributes {
-		ddl.WriteString(",\n" + quote(cols[i]) + " " + columnType(a.Type))
-	}
-	ddl.WriteString(");\n")
-	ddl.WriteString("CREATE VIRTUAL TABLE " + quote(rtree) + " USING rtree(id, minx, maxx, miny, maxy);\n")
-	if err := db.Exec("BEGIN"); err != nil {
-		return err
-	}
-	if err := db.Exec(ddl.String()); err != nil {
-		return err
-	}
-
 	// fid is the feature's id (Feature.ID, from a store), or 1, 2, … in
 	// order for features without one (see sqlitebulk.LoadFeatures).
-	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
-		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: 0,
-		Index: rtree, Extent: m.Extent, Encode: encode, FID: FIDColumn,
+	return sqlitebulk.WriteLayer(ctx, path, "gpkg", sqlitebulk.Layer{
+		FeatureTable: sqlitebulk.FeatureTable{
+			Table: table, Geometry: GeometryColumn, GeometryAt: 0,
+			Index: rtree, Extent: m.Extent, Encode: encode, FID: FIDColumn,
+		},
+		Attributes: m.Attributes, ColumnType: columnType,
+		FIDType:      "INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL",
+		GeometryType: sqlitebulk.TypeName(declared),
+		IndexColumns: "id, minx, maxx, miny, maxy",
+		Schema: "PRAGMA application_id = " + strconv.Itoa(ApplicationID) + ";\n" +
+			"PRAGMA user_version = " + strconv.Itoa(UserVersion) + ";\n" + metadataSQL,
+		Finish: func(db *sqlitebulk.File, loaded sqlitebulk.Loaded) error {
+			return finish(db, m, table, rtree, declared, loaded)
+		},
 	}, scan)
-	if err != nil {
-		return err
-	}
+}
 
+// finish fills the GeoPackage's tables of contents, geometry columns and
+// extensions for the features loaded, and creates the index's triggers.
+func finish(db *sqlitebulk.File, m format.Meta, table, rtree string, declared int, loaded sqlitebulk.Loaded) error {
 	updated := m.Updated
 	if updated.IsZero() {
 		updated = time.Now()
@@ -169,13 +154,10 @@ INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, 
 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope) VALUES (?1, ?10, 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only');
 INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?1, ?12);`,
 		table, ident, m.Description, updated.UTC().Format(timeLayout), minX, minY, maxX, maxY, int64(SRSID),
-		GeometryColumn, typeNames[loaded.TypeCode(declared)], loaded.Count); err != nil {
+		GeometryColumn, sqlitebulk.TypeName(loaded.TypeCode(declared)), loaded.Count); err != nil {
 		return err
 	}
-	if err := db.Exec(triggersSQL(table, GeometryColumn, FIDColumn, rtree)); err != nil {
-		return err
-	}
-	return db.Exec("COMMIT")
+	return db.Exec(triggersSQL(table, GeometryColumn, FIDColumn, rtree))
 }
 
 // encode is the FeatureTable.Encode of a GeoPackage: NULL for no geometry,

@@ -24,7 +24,7 @@ func writeDataset(t testing.TB, d formattest.Dataset) string {
 }
 
 // wantType is the geometry type name the dataset name declares.
-func wantType(name string) string { return typeNames[formattest.DeclaredTypes[name]] }
+func wantType(name string) string { return sqlitebulk.TypeName(formattest.DeclaredTypes[name]) }
 
 func TestWriteReadBack(t *testing.T) {
 	for name, d := range formattest.Datasets(t) {

@@ -58,42 +58,32 @@ func (p *parser) geometry(local string) (g wkb.Geom, ok bool, err error) {
 // parsing its coordinates element, and returns the flat x,y pairs and
 // their number.
 func (p *parser) coordinates(what string) (xy []float64, n int, err error) {
-	depth := len(p.stack)
 	seen := false
-	for {
-		t, err := p.next()
+	err = p.children(func(t xml.StartElement) error {
+		if t.Name.Local != "coordinates" {
+			return p.skip()
+		}
+		if seen {
+			return p.fail(p.line(), "%s: more than one <coordinates>", what)
+		}
+		seen = true
+		line := p.line()
+		text, err := p.text(p.opt.MaxCoordBytes)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return xy, n, nil
-			}
-		case xml.StartElement:
-			if t.Name.Local != "coordinates" {
-				if err := p.skip(); err != nil {
-					return nil, 0, err
-				}
-				continue
-			}
-			if seen {
-				return nil, 0, p.fail(p.line(), "%s: more than one <coordinates>", what)
-			}
-			seen = true
-			line := p.line()
-			text, err := p.text(p.opt.MaxCoordBytes)
-			if err != nil {
-				return nil, 0, err
-			}
-			start := len(p.arena)
-			if p.arena, err = p.parseCoords(p.arena, text, line); err != nil {
-				return nil, 0, err
-			}
-			xy = p.arena[start:len(p.arena):len(p.arena)]
-			n = len(xy) / 2
+		start := len(p.arena)
+		if p.arena, err = p.parseCoords(p.arena, text, line); err != nil {
+			return err
 		}
+		xy = p.arena[start:len(p.arena):len(p.arena)]
+		n = len(xy) / 2
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
+	return xy, n, nil
 }
 
 // ring reads the LinearRing just started: nil when it is empty, else its
@@ -120,88 +110,66 @@ func (p *parser) ring(line int) ([]float64, error) {
 
 // polygon reads the Polygon just started.
 func (p *parser) polygon(line int) (g wkb.Geom, ok bool, err error) {
-	depth := len(p.stack)
 	var outer []float64
 	var holes [][]float64
 	outers := 0
-	for {
-		t, err := p.next()
-		if err != nil {
-			return g, false, err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				if outer == nil {
-					if len(holes) > 0 {
-						return g, false, p.fail(line, "Polygon: holes but no outer boundary")
-					}
-					return g, false, nil
-				}
-				return wkb.Geom{Type: wkb.Polygon, Rings: append([][]float64{outer}, holes...)}, true, nil
+	err = p.children(func(t xml.StartElement) error {
+		switch t.Name.Local {
+		case "outerBoundaryIs", "outerBoundary":
+			if outers++; outers > 1 {
+				return p.fail(p.line(), "Polygon: more than one outer boundary")
 			}
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "outerBoundaryIs", "outerBoundary":
-				if outers++; outers > 1 {
-					return g, false, p.fail(p.line(), "Polygon: more than one outer boundary")
-				}
-				rings, err := p.boundary()
-				if err != nil {
-					return g, false, err
-				}
-				if len(rings) > 1 {
-					return g, false, p.fail(p.line(), "Polygon: more than one LinearRing in the outer boundary")
-				}
-				if len(rings) == 1 {
-					outer = rings[0]
-				}
-			case "innerBoundaryIs", "innerBoundary":
-				rings, err := p.boundary()
-				if err != nil {
-					return g, false, err
-				}
-				holes = append(holes, rings...)
-			default:
-				if err := p.skip(); err != nil {
-					return g, false, err
-				}
+			rings, err := p.boundary()
+			if err != nil {
+				return err
 			}
+			if len(rings) > 1 {
+				return p.fail(p.line(), "Polygon: more than one LinearRing in the outer boundary")
+			}
+			if len(rings) == 1 {
+				outer = rings[0]
+			}
+		case "innerBoundaryIs", "innerBoundary":
+			rings, err := p.boundary()
+			if err != nil {
+				return err
+			}
+			holes = append(holes, rings...)
+		default:
+			return p.skip()
 		}
+		return nil
+	})
+	if err != nil {
+		return g, false, err
 	}
+	if outer == nil {
+		if len(holes) > 0 {
+			return g, false, p.fail(line, "Polygon: holes but no outer boundary")
+		}
+		return g, false, nil
+	}
+	return wkb.Geom{Type: wkb.Polygon, Rings: append([][]float64{outer}, holes...)}, true, nil
 }
 
 // boundary reads an outerBoundaryIs or innerBoundaryIs: its non-empty
 // LinearRings.
 func (p *parser) boundary() ([][]float64, error) {
-	depth := len(p.stack)
 	var rings [][]float64
-	for {
-		t, err := p.next()
-		if err != nil {
-			return nil, err
+	err := p.children(func(t xml.StartElement) error {
+		if t.Name.Local != "LinearRing" {
+			return p.skip()
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				return rings, nil
-			}
-		case xml.StartElement:
-			if t.Name.Local != "LinearRing" {
-				if err := p.skip(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			xy, err := p.ring(p.line())
-			if err != nil {
-				return nil, err
-			}
-			if xy != nil {
-				rings = append(rings, xy)
-			}
+		xy, err := p.ring(p.line())
+		if xy != nil {
+			rings = append(rings, xy)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return rings, nil
 }
 
 // track reads a gx:Track: its gx:coord elements ("lon lat alt").

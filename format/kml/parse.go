@@ -395,47 +395,34 @@ func (p *parser) placemark() (*placemark, error) {
 		p.arena = nil
 	}
 	p.arena = p.arena[:0]
-	depth := len(p.stack)
-	for {
-		t, err := p.next()
-		if err != nil {
-			return nil, err
+	err := p.children(func(t xml.StartElement) error {
+		switch l := t.Name.Local; l {
+		case "name":
+			return p.field(kindName, "", "")
+		case "description":
+			return p.field(kindDescription, "", "")
+		case "ExtendedData":
+			return p.extendedData()
+		case "TimeStamp":
+			return p.times(map[string]uint8{"when": kindTimestamp})
+		case "TimeSpan":
+			return p.times(map[string]uint8{"begin": kindBegin, "end": kindEnd})
+		default:
+			if !isGeometry(l) {
+				return p.skip()
+			}
+			g, ok, err := p.geometry(l)
+			if ok {
+				pm.geoms = append(pm.geoms, g)
+			}
+			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if len(p.stack) < depth {
-				p.in = false
-				return pm, nil
-			}
-		case xml.StartElement:
-			var err error
-			switch l := t.Name.Local; l {
-			case "name":
-				err = p.field(kindName, "", "")
-			case "description":
-				err = p.field(kindDescription, "", "")
-			case "ExtendedData":
-				err = p.extendedData()
-			case "TimeStamp":
-				err = p.times(map[string]uint8{"when": kindTimestamp})
-			case "TimeSpan":
-				err = p.times(map[string]uint8{"begin": kindBegin, "end": kindEnd})
-			default:
-				if isGeometry(l) {
-					var g wkb.Geom
-					var ok bool
-					if g, ok, err = p.geometry(l); ok {
-						pm.geoms = append(pm.geoms, g)
-					}
-				} else {
-					err = p.skip()
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
+	p.in = false
+	return pm, nil
 }
 
 // field reads the element just started as a value of the Placemark.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 	"mapcommons/format/archive"
 	"mapcommons/format/infer"
 )
@@ -33,10 +34,10 @@ type Reader struct {
 	// unfollowed is the first link not read as part of this source.
 	unfollowed string
 
-	feat mapcommons.Feature
-	geom []byte
-	pos  int64
-	err  error
+	feat   mapcommons.Feature
+	geom   []byte
+	pos    int64
+	sticky format.Sticky
 }
 
 var _ mapcommons.FeatureSource = (*Reader)(nil)
@@ -248,17 +249,7 @@ func changed() error {
 // one), Position the zero-based index of the Placemark. It returns io.EOF
 // after the last feature, and after an error that error again. The
 // feature, its Values and its Geometry are reused by the following call.
-func (r *Reader) Next() (*mapcommons.Feature, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	f, err := r.next()
-	if err != nil {
-		r.err = err
-		return nil, err
-	}
-	return f, nil
-}
+func (r *Reader) Next() (*mapcommons.Feature, error) { return r.sticky.Next(r.next) }
 
 func (r *Reader) next() (*mapcommons.Feature, error) {
 	pm, err := r.p.nextPlacemark()

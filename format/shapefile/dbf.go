@@ -252,14 +252,29 @@ func parseNumber(b []byte, integer bool) any {
 // parseDate turns a dBase date YYYYMMDD (or an already formatted
 // YYYY-MM-DD) into "YYYY-MM-DD"; ok is false when it is not a valid date.
 func parseDate(b []byte) (string, bool) {
-	var y, m, dd []byte
+	y, m, dd, ok := splitDate(b)
+	if !ok {
+		return "", false
+	}
+	var out [10]byte
+	copy(out[0:4], y)
+	out[4] = '-'
+	copy(out[5:7], m)
+	out[7] = '-'
+	copy(out[8:10], dd)
+	return string(out[:]), true
+}
+
+// splitDate returns the year, month and day digits of a date YYYYMMDD or
+// YYYY-MM-DD; ok is false when b is neither or not a valid day.
+func splitDate(b []byte) (y, m, dd []byte, ok bool) {
 	switch {
 	case len(b) == 8:
 		y, m, dd = b[0:4], b[4:6], b[6:8]
 	case len(b) == 10 && b[4] == '-' && b[7] == '-':
 		y, m, dd = b[0:4], b[5:7], b[8:10]
 	default:
-		return "", false
+		return nil, nil, nil, false
 	}
 	num := func(p []byte) int {
 		n := 0
@@ -273,15 +288,9 @@ func parseDate(b []byte) (string, bool) {
 	}
 	year, month, day := num(y), num(m), num(dd)
 	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
-		return "", false
+		return nil, nil, nil, false
 	}
-	var out [10]byte
-	copy(out[0:4], y)
-	out[4] = '-'
-	copy(out[5:7], m)
-	out[7] = '-'
-	copy(out[8:10], dd)
-	return string(out[:]), true
+	return y, m, dd, true
 }
 
 func daysIn(year, month int) int {

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/format"
 )
 
 // Options carries the optional sidecar files.
@@ -32,14 +33,14 @@ type Options struct {
 // Reader streams the features of a shapefile. It implements
 // mapcommons.FeatureSource. A Reader is not safe for concurrent use.
 type Reader struct {
-	shp   *shpReader
-	dbf   *dbfReader
-	crs   string
-	attrs []mapcommons.Attribute
-	feat  mapcommons.Feature
-	index int   // zero-based index of the next record of both files
-	pos   int64 // Position of the next feature returned
-	err   error // sticky: io.EOF or the first error
+	shp    *shpReader
+	dbf    *dbfReader
+	crs    string
+	attrs  []mapcommons.Attribute
+	feat   mapcommons.Feature
+	index  int           // zero-based index of the next record of both files
+	pos    int64         // Position of the next feature returned
+	sticky format.Sticky // io.EOF or the first error, for ever after
 }
 
 var _ mapcommons.FeatureSource = (*Reader)(nil)
@@ -108,17 +109,7 @@ func (r *Reader) CRS() string { return r.crs }
 // a Null shape. The returned Feature, its Values slice and its Geometry bytes
 // are reused by the following call: copy what must outlive it. After an
 // error every further call returns the same error.
-func (r *Reader) Next() (*mapcommons.Feature, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	f, err := r.next()
-	if err != nil {
-		r.err = err
-		return nil, err
-	}
-	return f, nil
-}
+func (r *Reader) Next() (*mapcommons.Feature, error) { return r.sticky.Next(r.next) }
 
 func (r *Reader) next() (*mapcommons.Feature, error) {
 	for {

@@ -270,26 +270,8 @@ func (d *wDBF) encode(vals []any, pos int64) int {
 // wISODate reports whether b is a date the reader takes back from a D
 // field: YYYY-MM-DD or YYYYMMDD, a valid day (parseDate without its result).
 func wISODate(b []byte) bool {
-	if len(b) == 10 && (b[4] != '-' || b[7] != '-') || len(b) != 10 && len(b) != 8 {
-		return false
-	}
-	num := func(p []byte) int {
-		n := 0
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			n = 10*n + int(c-'0')
-		}
-		return n
-	}
-	var year, month, day int
-	if len(b) == 10 {
-		year, month, day = num(b[0:4]), num(b[5:7]), num(b[8:10])
-	} else {
-		year, month, day = num(b[0:4]), num(b[4:6]), num(b[6:8])
-	}
-	return year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month)
+	_, _, _, ok := splitDate(b)
+	return ok
 }
 
 // appendValue appends the text of v for field f (nothing for a blank). A

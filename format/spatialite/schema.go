@@ -1,5 +1,7 @@
 package spatialite
 
+import "strings"
+
 // metadataSQL creates SpatiaLite's metadata tables in the layout of
 // SpatiaLite 4 (which SpatiaLite 5 keeps), as InitSpatialMetadata() does,
 // less what only the extension can create (its virtual tables: SpatialIndex,
@@ -9,7 +11,19 @@ package spatialite
 // spatial_index_enabled (v3 and older had type and spatial_index_enabled),
 // and SpatiaLite's CheckSpatialMetaData() answers 3 (the v4 layout) when
 // spatial_ref_sys and geometry_columns have these columns.
-const metadataSQL = `CREATE TABLE spatial_ref_sys (
+var metadataSQL = geometryColumnsSQL +
+	layerTables("_statistics", "_statistics", statisticsColumns, "") +
+	layerTables("_field_infos", "fld_infos", fieldInfoColumns, ", ordinal, column_name") +
+	timeSQL +
+	layerTables("_auth", "_auth", "", "") +
+	viewsSQL +
+	layerView("vector_layers_statistics", "_statistics", statisticsSelect) +
+	layerView("vector_layers_field_infos", "_field_infos", fieldInfoSelect)
+
+// geometryColumnsSQL creates spatial_ref_sys with its _aux table,
+// spatialite_history and the geometry_columns tables of the three families
+// (see family).
+const geometryColumnsSQL = `CREATE TABLE spatial_ref_sys (
 srid INTEGER NOT NULL PRIMARY KEY,
 auth_name TEXT NOT NULL,
 auth_srid INTEGER NOT NULL,
@@ -74,91 +88,10 @@ CONSTRAINT pk_geom_cols_virts PRIMARY KEY (virt_name, virt_geometry),
 CONSTRAINT fk_vgc_srid FOREIGN KEY (srid) REFERENCES spatial_ref_sys (srid));
 CREATE INDEX idx_virtssrid ON virts_geometry_columns
 (srid);
-CREATE TABLE geometry_columns_statistics (
-f_table_name TEXT NOT NULL,
-f_geometry_column TEXT NOT NULL,
-last_verified TIMESTAMP,
-row_count INTEGER,
-extent_min_x DOUBLE,
-extent_min_y DOUBLE,
-extent_max_x DOUBLE,
-extent_max_y DOUBLE,
-CONSTRAINT pk_gc_statistics PRIMARY KEY (f_table_name, f_geometry_column),
-CONSTRAINT fk_gc_statistics FOREIGN KEY (f_table_name, f_geometry_column) REFERENCES geometry_columns (f_table_name, f_geometry_column) ON DELETE CASCADE);
-CREATE TABLE views_geometry_columns_statistics (
-view_name TEXT NOT NULL,
-view_geometry TEXT NOT NULL,
-last_verified TIMESTAMP,
-row_count INTEGER,
-extent_min_x DOUBLE,
-extent_min_y DOUBLE,
-extent_max_x DOUBLE,
-extent_max_y DOUBLE,
-CONSTRAINT pk_vwgc_statistics PRIMARY KEY (view_name, view_geometry),
-CONSTRAINT fk_vwgc_statistics FOREIGN KEY (view_name, view_geometry) REFERENCES views_geometry_columns (view_name, view_geometry) ON DELETE CASCADE);
-CREATE TABLE virts_geometry_columns_statistics (
-virt_name TEXT NOT NULL,
-virt_geometry TEXT NOT NULL,
-last_verified TIMESTAMP,
-row_count INTEGER,
-extent_min_x DOUBLE,
-extent_min_y DOUBLE,
-extent_max_x DOUBLE,
-extent_max_y DOUBLE,
-CONSTRAINT pk_vrtgc_statistics PRIMARY KEY (virt_name, virt_geometry),
-CONSTRAINT fk_vrtgc_statistics FOREIGN KEY (virt_name, virt_geometry) REFERENCES virts_geometry_columns (virt_name, virt_geometry) ON DELETE CASCADE);
-CREATE TABLE geometry_columns_field_infos (
-f_table_name TEXT NOT NULL,
-f_geometry_column TEXT NOT NULL,
-ordinal INTEGER NOT NULL,
-column_name TEXT NOT NULL,
-null_values INTEGER NOT NULL,
-integer_values INTEGER NOT NULL,
-double_values INTEGER NOT NULL,
-text_values INTEGER NOT NULL,
-blob_values INTEGER NOT NULL,
-max_size INTEGER,
-integer_min INTEGER,
-integer_max INTEGER,
-double_min DOUBLE,
-double_max DOUBLE,
-CONSTRAINT pk_gcfld_infos PRIMARY KEY (f_table_name, f_geometry_column, ordinal, column_name),
-CONSTRAINT fk_gcfld_infos FOREIGN KEY (f_table_name, f_geometry_column) REFERENCES geometry_columns (f_table_name, f_geometry_column) ON DELETE CASCADE);
-CREATE TABLE views_geometry_columns_field_infos (
-view_name TEXT NOT NULL,
-view_geometry TEXT NOT NULL,
-ordinal INTEGER NOT NULL,
-column_name TEXT NOT NULL,
-null_values INTEGER NOT NULL,
-integer_values INTEGER NOT NULL,
-double_values INTEGER NOT NULL,
-text_values INTEGER NOT NULL,
-blob_values INTEGER NOT NULL,
-max_size INTEGER,
-integer_min INTEGER,
-integer_max INTEGER,
-double_min DOUBLE,
-double_max DOUBLE,
-CONSTRAINT pk_vwgcfld_infos PRIMARY KEY (view_name, view_geometry, ordinal, column_name),
-CONSTRAINT fk_vwgcfld_infos FOREIGN KEY (view_name, view_geometry) REFERENCES views_geometry_columns (view_name, view_geometry) ON DELETE CASCADE);
-CREATE TABLE virts_geometry_columns_field_infos (
-virt_name TEXT NOT NULL,
-virt_geometry TEXT NOT NULL,
-ordinal INTEGER NOT NULL,
-column_name TEXT NOT NULL,
-null_values INTEGER NOT NULL,
-integer_values INTEGER NOT NULL,
-double_values INTEGER NOT NULL,
-text_values INTEGER NOT NULL,
-blob_values INTEGER NOT NULL,
-max_size INTEGER,
-integer_min INTEGER,
-integer_max INTEGER,
-double_min DOUBLE,
-double_max DOUBLE,
-CONSTRAINT pk_vrtgcfld_infos PRIMARY KEY (virt_name, virt_geometry, ordinal, column_name),
-CONSTRAINT fk_vrtgcfld_infos FOREIGN KEY (virt_name, virt_geometry) REFERENCES virts_geometry_columns (virt_name, virt_geometry) ON DELETE CASCADE);
-CREATE TABLE geometry_columns_time (
+`
+
+// timeSQL creates geometry_columns_time, which only tables have.
+const timeSQL = `CREATE TABLE geometry_columns_time (
 f_table_name TEXT NOT NULL,
 f_geometry_column TEXT NOT NULL,
 last_insert TIMESTAMP NOT NULL DEFAULT '0000-01-01T00:00:00.000Z',
@@ -166,30 +99,11 @@ last_update TIMESTAMP NOT NULL DEFAULT '0000-01-01T00:00:00.000Z',
 last_delete TIMESTAMP NOT NULL DEFAULT '0000-01-01T00:00:00.000Z',
 CONSTRAINT pk_gc_time PRIMARY KEY (f_table_name, f_geometry_column),
 CONSTRAINT fk_gc_time FOREIGN KEY (f_table_name, f_geometry_column) REFERENCES geometry_columns (f_table_name, f_geometry_column) ON DELETE CASCADE);
-CREATE TABLE geometry_columns_auth (
-f_table_name TEXT NOT NULL,
-f_geometry_column TEXT NOT NULL,
-read_only INTEGER NOT NULL,
-hidden INTEGER NOT NULL,
-CONSTRAINT pk_gc_auth PRIMARY KEY (f_table_name, f_geometry_column),
-CONSTRAINT fk_gc_auth FOREIGN KEY (f_table_name, f_geometry_column) REFERENCES geometry_columns (f_table_name, f_geometry_column) ON DELETE CASCADE,
-CONSTRAINT ck_gc_ronly CHECK (read_only IN (0,1)),
-CONSTRAINT ck_gc_hidden CHECK (hidden IN (0,1)));
-CREATE TABLE views_geometry_columns_auth (
-view_name TEXT NOT NULL,
-view_geometry TEXT NOT NULL,
-hidden INTEGER NOT NULL,
-CONSTRAINT pk_vwgc_auth PRIMARY KEY (view_name, view_geometry),
-CONSTRAINT fk_vwgc_auth FOREIGN KEY (view_name, view_geometry) REFERENCES views_geometry_columns (view_name, view_geometry) ON DELETE CASCADE,
-CONSTRAINT ck_vwgc_hidden CHECK (hidden IN (0,1)));
-CREATE TABLE virts_geometry_columns_auth (
-virt_name TEXT NOT NULL,
-virt_geometry TEXT NOT NULL,
-hidden INTEGER NOT NULL,
-CONSTRAINT pk_vrtgc_auth PRIMARY KEY (virt_name, virt_geometry),
-CONSTRAINT fk_vrtgc_auth FOREIGN KEY (virt_name, virt_geometry) REFERENCES virts_geometry_columns (virt_name, virt_geometry) ON DELETE CASCADE,
-CONSTRAINT ck_vrtgc_hidden CHECK (hidden IN (0,1)));
-CREATE VIEW geom_cols_ref_sys AS
+`
+
+// viewsSQL creates the views of SpatiaLite's metadata but the two
+// layerView makes.
+const viewsSQL = `CREATE VIEW geom_cols_ref_sys AS
 SELECT f_table_name, f_geometry_column, geometry_type,
 coord_dimension, spatial_ref_sys.srid AS srid,
 auth_name, auth_srid, ref_sys_name, proj4text, srtext
@@ -223,25 +137,91 @@ JOIN views_geometry_columns AS b ON (Upper(a.view_name) = Upper(b.view_name) AND
 UNION
 SELECT 'VirtualShape' AS layer_type, virt_name AS table_name, virt_geometry AS geometry_column, 1 AS read_only, hidden AS hidden
 FROM virts_geometry_columns_auth;
-CREATE VIEW vector_layers_statistics AS
-SELECT 'SpatialTable' AS layer_type, f_table_name AS table_name, f_geometry_column AS geometry_column, last_verified AS last_verified, row_count AS row_count, extent_min_x AS extent_min_x, extent_min_y AS extent_min_y, extent_max_x AS extent_max_x, extent_max_y AS extent_max_y
-FROM geometry_columns_statistics
-UNION
-SELECT 'SpatialView' AS layer_type, view_name AS table_name, view_geometry AS geometry_column, last_verified AS last_verified, row_count AS row_count, extent_min_x AS extent_min_x, extent_min_y AS extent_min_y, extent_max_x AS extent_max_x, extent_max_y AS extent_max_y
-FROM views_geometry_columns_statistics
-UNION
-SELECT 'VirtualShape' AS layer_type, virt_name AS table_name, virt_geometry AS geometry_column, last_verified AS last_verified, row_count AS row_count, extent_min_x AS extent_min_x, extent_min_y AS extent_min_y, extent_max_x AS extent_max_x, extent_max_y AS extent_max_y
-FROM virts_geometry_columns_statistics;
-CREATE VIEW vector_layers_field_infos AS
-SELECT 'SpatialTable' AS layer_type, f_table_name AS table_name, f_geometry_column AS geometry_column, ordinal AS ordinal, column_name AS column_name, null_values AS null_values, integer_values AS integer_values, double_values AS double_values, text_values AS text_values, blob_values AS blob_values, max_size AS max_size, integer_min AS integer_min, integer_max AS integer_max, double_min AS double_min, double_max double_max
-FROM geometry_columns_field_infos
-UNION
-SELECT 'SpatialView' AS layer_type, view_name AS table_name, view_geometry AS geometry_column, ordinal AS ordinal, column_name AS column_name, null_values AS null_values, integer_values AS integer_values, double_values AS double_values, text_values AS text_values, blob_values AS blob_values, max_size AS max_size, integer_min AS integer_min, integer_max AS integer_max, double_min AS double_min, double_max double_max
-FROM views_geometry_columns_field_infos
-UNION
-SELECT 'VirtualShape' AS layer_type, virt_name AS table_name, virt_geometry AS geometry_column, ordinal AS ordinal, column_name AS column_name, null_values AS null_values, integer_values AS integer_values, double_values AS double_values, text_values AS text_values, blob_values AS blob_values, max_size AS max_size, integer_min AS integer_min, integer_max AS integer_max, double_min AS double_min, double_max double_max
-FROM virts_geometry_columns_field_infos;
 `
+
+// family is one of the three kinds of layer SpatiaLite's metadata
+// describes, each with its own geometry_columns table and its own
+// _statistics, _field_infos and _auth tables beside it, alike but for these
+// names.
+type family struct {
+	layer      string // the layer_type of the vector_layers views
+	table      string // its geometry_columns table
+	name, geom string // the columns naming a layer and its geometry
+	key        string // its abbreviation in constraint names
+}
+
+var families = [...]family{
+	{"SpatialTable", "geometry_columns", "f_table_name", "f_geometry_column", "gc"},
+	{"SpatialView", "views_geometry_columns", "view_name", "view_geometry", "vwgc"},
+	{"VirtualShape", "virts_geometry_columns", "virt_name", "virt_geometry", "vrtgc"},
+}
+
+// The columns of the _statistics and _field_infos tables after the layer's
+// two, and what the vector_layers_ views select of them.
+const (
+	statisticsColumns = `last_verified TIMESTAMP,
+row_count INTEGER,
+extent_min_x DOUBLE,
+extent_min_y DOUBLE,
+extent_max_x DOUBLE,
+extent_max_y DOUBLE,
+`
+	fieldInfoColumns = `ordinal INTEGER NOT NULL,
+column_name TEXT NOT NULL,
+null_values INTEGER NOT NULL,
+integer_values INTEGER NOT NULL,
+double_values INTEGER NOT NULL,
+text_values INTEGER NOT NULL,
+blob_values INTEGER NOT NULL,
+max_size INTEGER,
+integer_min INTEGER,
+integer_max INTEGER,
+double_min DOUBLE,
+double_max DOUBLE,
+`
+	statisticsSelect = `last_verified AS last_verified, row_count AS row_count, extent_min_x AS extent_min_x, extent_min_y AS extent_min_y, extent_max_x AS extent_max_x, extent_max_y AS extent_max_y`
+	fieldInfoSelect  = `ordinal AS ordinal, column_name AS column_name, null_values AS null_values, integer_values AS integer_values, double_values AS double_values, text_values AS text_values, blob_values AS blob_values, max_size AS max_size, integer_min AS integer_min, integer_max AS integer_max, double_min AS double_min, double_max double_max`
+)
+
+// layerTables returns the CREATE TABLE of the table <family>suffix of each
+// family: the layer's two columns, then cols, its primary key (the two and
+// pkMore) and its foreign key to the family's geometry_columns, both named
+// <pk|fk>_<key>constraint. The _auth tables (no cols given) have a hidden
+// flag, and geometry_columns_auth a read_only one before it.
+func layerTables(suffix, constraint, cols, pkMore string) string {
+	var b strings.Builder
+	for _, f := range families {
+		layer := f.name + ", " + f.geom
+		c, checks := cols, ""
+		if suffix == "_auth" {
+			c, checks = "hidden INTEGER NOT NULL,\n", ",\nCONSTRAINT ck_"+f.key+"_hidden CHECK (hidden IN (0,1))"
+			if f.key == "gc" {
+				c, checks = "read_only INTEGER NOT NULL,\n"+c, ",\nCONSTRAINT ck_gc_ronly CHECK (read_only IN (0,1))"+checks
+			}
+		}
+		b.WriteString("CREATE TABLE " + f.table + suffix + " (\n" +
+			f.name + " TEXT NOT NULL,\n" + f.geom + " TEXT NOT NULL,\n" + c +
+			"CONSTRAINT pk_" + f.key + constraint + " PRIMARY KEY (" + layer + pkMore + "),\n" +
+			"CONSTRAINT fk_" + f.key + constraint + " FOREIGN KEY (" + layer + ") REFERENCES " + f.table + " (" + layer + ") ON DELETE CASCADE" + checks + ");\n")
+	}
+	return b.String()
+}
+
+// layerView returns the CREATE VIEW of view, the union over the families
+// of the rows of their tables <family>suffix: the layer's type, table name
+// and geometry column, then selected.
+func layerView(view, suffix, selected string) string {
+	var b strings.Builder
+	b.WriteString("CREATE VIEW " + view + " AS\n")
+	for i, f := range families {
+		if i > 0 {
+			b.WriteString("\nUNION\n")
+		}
+		b.WriteString("SELECT '" + f.layer + "' AS layer_type, " + f.name + " AS table_name, " + f.geom + " AS geometry_column, " + selected + "\nFROM " + f.table + suffix)
+	}
+	b.WriteString(";\n")
+	return b.String()
+}
 
 // srsSQL fills spatial_ref_sys with the two undefined systems SpatiaLite
 // always has and EPSG:4326, the one our features are in (not the whole
@@ -277,37 +257,15 @@ WHERE Lower(f_table_name) = Lower(` + lt + `) AND Lower(f_geometry_column) = Low
 	}
 	align := `DELETE FROM ` + qidx + ` WHERE pkid=NEW.ROWID;
 SELECT RTreeAlign(` + lidx + `, NEW.ROWID, NEW.` + qg + `);`
-	return `CREATE TRIGGER ` + name("ggi") + ` BEFORE INSERT ON ` + qt + `
-FOR EACH ROW BEGIN
-` + check + `
-END;
-CREATE TRIGGER ` + name("ggu") + ` BEFORE UPDATE OF ` + qg + ` ON ` + qt + `
-FOR EACH ROW BEGIN
-` + check + `
-END;
-CREATE TRIGGER ` + name("tmi") + ` AFTER INSERT ON ` + qt + `
-FOR EACH ROW BEGIN
-` + stamp("last_insert") + `
-END;
-CREATE TRIGGER ` + name("tmu") + ` AFTER UPDATE ON ` + qt + `
-FOR EACH ROW BEGIN
-` + stamp("last_update") + `
-END;
-CREATE TRIGGER ` + name("tmd") + ` AFTER DELETE ON ` + qt + `
-FOR EACH ROW BEGIN
-` + stamp("last_delete") + `
-END;
-CREATE TRIGGER ` + name("gii") + ` AFTER INSERT ON ` + qt + `
-FOR EACH ROW BEGIN
-` + align + `
-END;
-CREATE TRIGGER ` + name("giu") + ` AFTER UPDATE OF ` + qg + ` ON ` + qt + `
-FOR EACH ROW BEGIN
-` + align + `
-END;
-CREATE TRIGGER ` + name("gid") + ` AFTER DELETE ON ` + qt + `
-FOR EACH ROW BEGIN
-DELETE FROM ` + qidx + ` WHERE pkid=OLD.ROWID;
-END;
-`
+	trigger := func(prefix, when, body string) string {
+		return "CREATE TRIGGER " + name(prefix) + " " + when + " ON " + qt + "\nFOR EACH ROW BEGIN\n" + body + "\nEND;\n"
+	}
+	return trigger("ggi", "BEFORE INSERT", check) +
+		trigger("ggu", "BEFORE UPDATE OF "+qg, check) +
+		trigger("tmi", "AFTER INSERT", stamp("last_insert")) +
+		trigger("tmu", "AFTER UPDATE", stamp("last_update")) +
+		trigger("tmd", "AFTER DELETE", stamp("last_delete")) +
+		trigger("gii", "AFTER INSERT", align) +
+		trigger("giu", "AFTER UPDATE OF "+qg, align) +
+		trigger("gid", "AFTER DELETE", "DELETE FROM "+qidx+" WHERE pkid=OLD.ROWID;")
 }

@@ -65,13 +65,7 @@ const (
 
 // GeometryTypeName is the SQL type name of a SpatiaLite geometry type code
 // (0 GEOMETRY, 1 POINT … 7 GEOMETRYCOLLECTION).
-func GeometryTypeName(code int) string {
-	names := [...]string{"GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"}
-	if code < 0 || code >= len(names) {
-		return ""
-	}
-	return names[code]
-}
+func GeometryTypeName(code int) string { return sqlitebulk.TypeName(code) }
 
 // TableName returns the name of the feature table WriteFile makes of a
 // Meta.Name: lower-cased, "layer" when empty, prefixed "layer_" when it
@@ -113,43 +107,30 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 // SpatiaLite database at path (created, or truncated when it exists). It
 // stops with ctx's error when ctx ends. On any error the file is removed.
 func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan) error {
-	return sqlitebulk.WriteFile(ctx, path, "spatialite", func(db *sqlitebulk.File) error {
-		return write(ctx, db, m, scan)
-	})
-}
-
-func write(ctx context.Context, db *sqlitebulk.File, m format.Meta, scan format.Scan) error {
 	table := TableName(m.Name)
 	idx := "idx_" + table + "_" + GeometryColumn
-	cols := sqlitebulk.AttributeColumns(m.Attributes, FIDColumn, GeometryColumn)
 	declared := sqlitebulk.GeometryCode(m.GeometryMask)
-
-	var ddl strings.Builder
-	ddl.WriteString(metadataSQL)
-	ddl.WriteString(srsSQL)
-	ddl.WriteString("CREATE TABLE " + quote(table) + " (\n" + quote(FIDColumn) + " INTEGER PRIMARY KEY")
-	for i, a := range m.Attributes {
-		ddl.WriteString(",\n" + quote(cols[i]) + " " + columnType(a.Type))
-	}
-	ddl.WriteString(",\n" + quote(GeometryColumn) + " " + GeometryTypeName(declared) + ");\n")
-	ddl.WriteString("CREATE VIRTUAL TABLE " + quote(idx) + " USING rtree(pkid, xmin, xmax, ymin, ymax);\n")
-	if err := db.Exec("BEGIN"); err != nil {
-		return err
-	}
-	if err := db.Exec(ddl.String()); err != nil {
-		return err
-	}
-
 	// ogc_fid is the feature's id (Feature.ID, from a store), or 1, 2, …
 	// in order for features without one (see sqlitebulk.LoadFeatures).
-	loaded, err := db.LoadFeatures(ctx, sqlitebulk.FeatureTable{
-		Table: table, Columns: cols, Geometry: GeometryColumn, GeometryAt: len(cols),
-		Index: idx, Extent: m.Extent, Encode: encode, FID: FIDColumn,
+	return sqlitebulk.WriteLayer(ctx, path, "spatialite", sqlitebulk.Layer{
+		FeatureTable: sqlitebulk.FeatureTable{
+			Table: table, Geometry: GeometryColumn, GeometryAt: len(m.Attributes),
+			Index: idx, Extent: m.Extent, Encode: encode, FID: FIDColumn,
+		},
+		Attributes: m.Attributes, ColumnType: columnType,
+		FIDType:      "INTEGER PRIMARY KEY",
+		GeometryType: GeometryTypeName(declared),
+		IndexColumns: "pkid, xmin, xmax, ymin, ymax",
+		Schema:       metadataSQL + srsSQL,
+		Finish: func(db *sqlitebulk.File, loaded sqlitebulk.Loaded) error {
+			return finish(db, table, idx, declared, loaded)
+		},
 	}, scan)
-	if err != nil {
-		return err
-	}
+}
 
+// finish registers the table loaded in SpatiaLite's geometry_columns and
+// the tables beside it, with its statistics, and creates its triggers.
+func finish(db *sqlitebulk.File, table, idx string, declared int, loaded sqlitebulk.Loaded) error {
 	now := time.Now().UTC()
 	inserted := now.Format(timeLayout)
 	verified := now.Add(time.Millisecond).Format(timeLayout) // GDAL trusts statistics newer than the last change
@@ -161,10 +142,7 @@ INSERT INTO geometry_columns_statistics (f_table_name, f_geometry_column, last_v
 		table, GeometryColumn, int64(loaded.TypeCode(declared)), int64(SRID), inserted, verified, loaded.Count, minX, minY, maxX, maxY); err != nil {
 		return err
 	}
-	if err := db.Exec(triggersSQL(table, GeometryColumn, idx)); err != nil {
-		return err
-	}
-	return db.Exec("COMMIT")
+	return db.Exec(triggersSQL(table, GeometryColumn, idx))
 }
 
 // encode is the FeatureTable.Encode of SpatiaLite: NULL for no geometry

@@ -4,8 +4,8 @@
 // statements run with reused arguments, identifier quoting and column
 // naming, a packed R*Tree builder that writes SQLite's rtree shadow tables
 // directly, a few times faster than inserting row by row, and the load of
-// a table of features with its R*Tree (LoadFeatures) that both writers
-// share.
+// a table of features with its R*Tree (LoadFeatures), and the skeleton of a
+// file of one such table (WriteLayer) that both writers share.
 package sqlitebulk
 
 import (

@@ -54,6 +54,57 @@ func WriteFile(ctx context.Context, path, prefix string, load func(db *File) err
 	return nil
 }
 
+// Layer is the one table of features, with its R*Tree, that WriteLayer
+// writes into a new file. Its FeatureTable's Columns are made by WriteLayer
+// (AttributeColumns of Attributes, reserving FID and Geometry); FID must be
+// set.
+type Layer struct {
+	FeatureTable
+	Attributes   []mapcommons.Attribute
+	ColumnType   func(mapcommons.AttrType) string // the declared type of an attribute's column
+	FIDType      string                           // the declaration of the FID column: "INTEGER PRIMARY KEY …"
+	GeometryType string                           // the declared type of the geometry column
+	IndexColumns string                           // the R*Tree's: id, then min x, max x, min y, max y
+
+	// Schema is the SQL run first: the format's own tables and pragmas.
+	Schema string
+	// Finish fills the format's metadata once the features are in.
+	Finish func(db *File, loaded Loaded) error
+}
+
+// WriteLayer writes a new database at path (see WriteFile, whose prefix
+// names the errors) holding l, in one transaction: l.Schema, then the
+// table l.Table (the FID column first, then the attribute columns with the
+// geometry column among them at GeometryAt) and its R*Tree l.Index, the
+// features of scan (LoadFeatures), then l.Finish.
+func WriteLayer(ctx context.Context, path, prefix string, l Layer, scan format.Scan) error {
+	return WriteFile(ctx, path, prefix, func(db *File) error {
+		l.Columns = AttributeColumns(l.Attributes, l.FID, l.Geometry)
+		defs := make([]string, 0, len(l.Columns)+2)
+		defs = append(defs, Quote(l.FID)+" "+l.FIDType)
+		for i, a := range l.Attributes {
+			defs = append(defs, Quote(l.Columns[i])+" "+l.ColumnType(a.Type))
+		}
+		defs = slices.Insert(defs, 1+l.GeometryAt, Quote(l.Geometry)+" "+l.GeometryType)
+		if err := db.Exec("BEGIN"); err != nil {
+			return err
+		}
+		if err := db.Exec(l.Schema +
+			"CREATE TABLE " + Quote(l.Table) + " (\n" + strings.Join(defs, ",\n") + ");\n" +
+			"CREATE VIRTUAL TABLE " + Quote(l.Index) + " USING rtree(" + l.IndexColumns + ");\n"); err != nil {
+			return err
+		}
+		loaded, err := db.LoadFeatures(ctx, l.FeatureTable, scan)
+		if err != nil {
+			return err
+		}
+		if err := l.Finish(db, loaded); err != nil {
+			return err
+		}
+		return db.Exec("COMMIT")
+	})
+}
+
 // AttributeColumns returns the column names of attributes: ColumnNames of
 // their names.
 func AttributeColumns(attrs []mapcommons.Attribute, reserved ...string) []string {
@@ -73,6 +124,18 @@ func GeometryCode(mask uint32) int {
 		return bits.TrailingZeros32(mask)
 	}
 	return 0
+}
+
+var typeNames = [...]string{"GEOMETRY", "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"}
+
+// TypeName returns the SQL name of a geometry type code (0 GEOMETRY, 1
+// POINT … 7 GEOMETRYCOLLECTION), as both GeoPackage and SpatiaLite declare
+// geometry columns; "" for another code.
+func TypeName(code int) string {
+	if code < 0 || code >= len(typeNames) {
+		return ""
+	}
+	return typeNames[code]
 }
 
 // FeatureTable is a table of features to fill with LoadFeatures: one row
