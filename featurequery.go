@@ -94,14 +94,28 @@ func GroupCount(groups []Group) int64 {
 // -180..180 and -90..90: an EINVALID naming the parameter param otherwise.
 func CheckLonLat(param string, xy []float64) error {
 	for i := 0; i+1 < len(xy); i += 2 {
-		if xy[i] < -180 || xy[i] > 180 {
+		if !(xy[i] >= -180 && xy[i] <= 180) { // NaN too
 			return Errorf(EINVALID, "%s: longitude %v outside -180..180", param, xy[i])
 		}
-		if xy[i+1] < -90 || xy[i+1] > 90 {
+		if !(xy[i+1] >= -90 && xy[i+1] <= 90) {
 			return Errorf(EINVALID, "%s: latitude %v outside -90..90", param, xy[i+1])
 		}
 	}
 	return nil
+}
+
+// NewBBox is the box west, south, east, north given as the parameter
+// param: every face's rule, its corners within the lon/lat ranges and its
+// south edge not north of its north edge (west may be east of east: the
+// box crosses the antimeridian); EINVALID naming param otherwise.
+func NewBBox(param string, w, s, e, n float64) (*BBox, error) {
+	if err := CheckLonLat(param, []float64{w, s, e, n}); err != nil {
+		return nil, err
+	}
+	if s > n {
+		return nil, Errorf(EINVALID, "%s: the south edge %v is north of the north edge %v", param, s, n)
+	}
+	return &BBox{W: w, S: s, E: e, N: n}, nil
 }
 
 // BBox is a box in lon/lat; W > E crosses the antimeridian.

@@ -146,14 +146,7 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 			v[i], v[i+1] = lon, lat
 		}
 	}
-	b := &mapcommons.BBox{W: v[0], S: v[1], E: v[2], N: v[3]}
-	if err := mapcommons.CheckLonLat("bbox", []float64{b.W, b.S, b.E, b.N}); err != nil {
-		return nil, err
-	}
-	if b.S > b.N {
-		return nil, params.Invalid("bbox", "the south edge %v is north of the north edge %v", b.S, b.N)
-	}
-	return b, nil
+	return mapcommons.NewBBox("bbox", v[0], v[1], v[2], v[3])
 }
 
 // dateOnly reports whether s is a calendar date (YYYY-MM-DD).

@@ -19,21 +19,16 @@ func checkInstant(kind, s string) error {
 	return nil
 }
 
-// bboxOf reads the numbers of a BBOX: w, s, e, n or w, s, zmin, e, n, zmax.
-// Longitudes lie in [-180, 180], latitudes in [-90, 90] with s ≤ n; w > e
-// crosses the antimeridian.
+// bboxOf reads the numbers of a BBOX: w, s, e, n or w, s, zmin, e, n, zmax,
+// by the rule of every bbox (mapcommons.NewBBox): longitudes in
+// [-180, 180], latitudes in [-90, 90] with s ≤ n; w > e crosses the
+// antimeridian.
 func bboxOf(xs []float64) (*mapcommons.BBox, error) {
-	var b mapcommons.BBox
 	switch len(xs) {
 	case 4:
-		b = mapcommons.BBox{W: xs[0], S: xs[1], E: xs[2], N: xs[3]}
+		return mapcommons.NewBBox("BBOX", xs[0], xs[1], xs[2], xs[3])
 	case 6:
-		b = mapcommons.BBox{W: xs[0], S: xs[1], E: xs[3], N: xs[4]}
-	default:
-		return nil, mapcommons.Errorf(mapcommons.EINVALID, "a bbox has 4 or 6 numbers, not %d", len(xs))
+		return mapcommons.NewBBox("BBOX", xs[0], xs[1], xs[3], xs[4])
 	}
-	if !(b.W >= -180 && b.W <= 180 && b.E >= -180 && b.E <= 180 && b.S >= -90 && b.N <= 90 && b.S <= b.N) {
-		return nil, mapcommons.Errorf(mapcommons.EINVALID, "bbox %v,%v,%v,%v: not west,south,east,north in degrees with south ≤ north", b.W, b.S, b.E, b.N)
-	}
-	return &b, nil
+	return nil, mapcommons.Errorf(mapcommons.EINVALID, "a bbox has 4 or 6 numbers, not %d", len(xs))
 }

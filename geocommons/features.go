@@ -75,13 +75,9 @@ func FeatureQuery(p params.Params) (*mapcommons.FeatureQuery, error) {
 		if len(b) != 4 {
 			return nil, params.Invalid("bbox", "needs 4 numbers west,south,east,north, got %d", len(b))
 		}
-		if err := mapcommons.CheckLonLat("bbox", b); err != nil {
+		if q.BBox, err = mapcommons.NewBBox("bbox", b[0], b[1], b[2], b[3]); err != nil {
 			return nil, err
 		}
-		if b[1] > b[3] {
-			return nil, params.Invalid("bbox", "south %v is north of north %v", b[1], b[3])
-		}
-		q.BBox = &mapcommons.BBox{W: b[0], S: b[1], E: b[2], N: b[3]}
 	}
 
 	if q.Near, err = Near(p); err != nil {

@@ -45,7 +45,7 @@ func TestFeatureQuery(t *testing.T) {
 	}
 	for query, want := range map[string]string{
 		"bbox=1,2,3":                       "bbox: needs 4 numbers",
-		"bbox=0,50,10,40":                  "bbox: south 50 is north of north 40",
+		"bbox=0,50,10,40":                  "bbox: the south edge 50 is north of the north edge 40",
 		"bbox=0,0,200,10":                  "bbox: longitude 200 outside -180..180",
 		"bbox=a,0,1,1":                     `bbox: "a" is not a number`,
 		"start=-1":                         "start: must not be negative",
