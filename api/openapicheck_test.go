@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ const openAPIBodyLimit = 2 << 20
 // openAPIChecker validates answers against one document.
 type openAPIChecker struct {
 	router routers.Router
+	valid  sync.Map // bodies found valid: operation, status, type and body hash
 }
 
 // servedChecker is the checker of the served document, built once per test
@@ -166,6 +168,17 @@ func (c *openAPIChecker) check(r req, w *httptest.ResponseRecorder) error {
 	default:
 		skipBody = true
 	}
+	// The same body of the same operation, status and type was valid
+	// before (the access matrix asks the same question of every role):
+	// its schema is not walked again.
+	key := ""
+	if !skipBody {
+		sum := sha256.Sum256(body)
+		key = fmt.Sprintf("%s %s %d %s %x", method, route.Path, w.Code, header.Get("Content-Type"), sum)
+		if _, ok := c.valid.Load(key); ok {
+			skipBody = true
+		}
+	}
 	if skipBody && described != nil && described.Value != nil && len(described.Value.Content) > 0 {
 		// ValidateResponse does not look at the Content-Type when it
 		// leaves the body out.
@@ -188,7 +201,13 @@ func (c *openAPIChecker) check(r req, w *httptest.ResponseRecorder) error {
 		},
 	}
 	input.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(context.Background(), input)
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		return err
+	}
+	if key != "" {
+		c.valid.Store(key, struct{}{})
+	}
+	return nil
 }
 
 // checkOpenAPI validates an answer the tests received against the served
