@@ -65,6 +65,7 @@ func (ts *testServer) doBody(r req, body io.Reader, size int64) *httptest.Respon
 	}
 	w := httptest.NewRecorder()
 	ts.handler.ServeHTTP(w, hr)
+	ts.checkOpenAPI(r, w)
 	return w
 }
 

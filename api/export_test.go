@@ -1,6 +1,10 @@
 package api
 
-import "mapcommons/ingest"
+import (
+	"encoding/json"
+
+	"mapcommons/ingest"
+)
 
 // SetSyncLimits sets the bounds of a keyed refetch (ingest/feedsync.go): at most
 // rows stored features, keyBytes of their keys, editBytes of changed rows.
@@ -18,3 +22,18 @@ func (s *Server) FormBudgetLeft() int64 {
 
 // Patterns are the route patterns the server registered.
 func (s *Server) Patterns() []string { return s.patterns }
+
+// NormalizePath is the server's path normalisation (repeated slashes,
+// /overlays, the format suffix), for the tests that look a request up in
+// the OpenAPI document as the server's routes would.
+func NormalizePath(p string) (path, format string) { return normalizePath(p) }
+
+// OpenAPIJSON is the OpenAPI document the server serves, assembled as it
+// assembles it, without its servers.
+func OpenAPIJSON() ([]byte, error) {
+	doc, err := servedOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
+}

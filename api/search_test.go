@@ -66,7 +66,8 @@ func (fx *searchFixture) mapOf(owner, title string, shared bool, layers ...int64
 		m.Permissions = []mapcommons.Permission{{Group: mapcommons.GroupEveryone, View: true, Download: true}}
 	}
 	for _, id := range layers {
-		m.Layers = append(m.Layers, mapcommons.Layer{Source: "finder:" + strconv.FormatInt(id, 10), Visible: true, Opacity: 1})
+		m.Layers = append(m.Layers, mapcommons.Layer{Source: "finder:" + strconv.FormatInt(id, 10), Visible: true, Opacity: 1,
+			Styles: mapcommons.Styles{Type: "POINT"}}) // as the API would store it
 	}
 	if err := fx.s.Maps.CreateMap(fx.t.Context(), m); err != nil {
 		fx.t.Fatal(err)

@@ -36,6 +36,7 @@ type testServer struct {
 	store   *testStore
 	tmp     string
 	cfg     api.Config
+	openAPI *openAPIChecker // what its answers are checked against; nil: the served document
 }
 
 func newServer(t testing.TB, mutate ...func(*api.Config)) *testServer {
@@ -94,6 +95,7 @@ func (ts *testServer) do(r req) *httptest.ResponseRecorder {
 }
 
 func (ts *testServer) get(path, user string) *httptest.ResponseRecorder {
+	ts.t.Helper()
 	return ts.do(req{method: "GET", path: path, user: user})
 }
 
