@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // GroupService implements mapcommons.GroupService on the store.
@@ -19,9 +20,10 @@ func groupNotFound(id int64) error {
 }
 
 // CreateGroup implements mapcommons.GroupService.
-func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) error {
+func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) (err error) {
+	defer derrors.Wrap(&err, "GroupService.CreateGroup()")
 	now := s.db.now()
-	err := s.db.pool.QueryRow(ctx, `INSERT INTO user_groups (name, created_at) VALUES ($1, $2) RETURNING id`, g.Name, now).Scan(&g.ID)
+	err = s.db.pool.QueryRow(ctx, `INSERT INTO user_groups (name, created_at) VALUES ($1, $2) RETURNING id`, g.Name, now).Scan(&g.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
 		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
 	} else if err != nil {
@@ -47,13 +49,15 @@ func findGroup(ctx context.Context, q interface {
 }
 
 // FindGroupByID implements mapcommons.GroupService.
-func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons.UserGroup, error) {
+func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (_ *mapcommons.UserGroup, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupByID(%d)", id)
 	return findGroup(ctx, s.db.pool, id)
 }
 
 // FindGroups implements mapcommons.GroupService: ordered by name folded
 // as SQLite folds it (ASCII only), then by id.
-func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSummary, error) {
+func (s *GroupService) FindGroups(ctx context.Context) (_ []*mapcommons.GroupSummary, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroups()")
 	rows, err := s.db.pool.Query(ctx, `SELECT g.id, g.name, g.created_at,
 		(SELECT count(*) FROM group_members m WHERE m.group_id = g.id)
 		FROM user_groups g ORDER BY lower(g.name COLLATE "C"), g.id`)
@@ -74,7 +78,8 @@ func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSumma
 }
 
 // FindGroupMembers implements mapcommons.GroupService.
-func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
+func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) (_ []*mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupMembers(%d)", id)
 	// One snapshot: the group and its members as of the same moment.
 	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -102,7 +107,8 @@ func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapco
 }
 
 // AddGroupMember implements mapcommons.GroupService.
-func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.AddGroupMember(%d, %d)", groupID, userID)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		// FOR KEY SHARE: neither may go before the membership is stored.
 		var n int
@@ -127,7 +133,8 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 }
 
 // RemoveGroupMember implements mapcommons.GroupService.
-func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.RemoveGroupMember(%d, %d)", groupID, userID)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := findGroup(ctx, tx, groupID); err != nil {
 			return err
@@ -157,7 +164,8 @@ const namesGroup = `permissions @> jsonb_build_array(jsonb_build_object('group_i
 // DeleteGroup implements mapcommons.GroupService. The sharing lists that
 // name the group lose those entries in the same transaction, so that no
 // object keeps an entry for a group that is gone.
-func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
+func (s *GroupService) DeleteGroup(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.DeleteGroup(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		g := strconv.FormatInt(id, 10)
 		// The search entries that may change: those of the datasets whose

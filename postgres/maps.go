@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // MapService implements mapcommons.MapService on the store.
@@ -89,7 +90,8 @@ func encodeMap(m *mapcommons.Map) (mapJSON, error) {
 }
 
 // CreateMap implements mapcommons.MapService.
-func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) (err error) {
+	defer derrors.Wrap(&err, "MapService.CreateMap()")
 	j, err := encodeMap(m)
 	if err != nil {
 		return err
@@ -117,16 +119,20 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 }
 
 // FindMapByID implements mapcommons.MapService.
-func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (_ *mapcommons.Map, err error) {
+	defer derrors.Wrap(&err, "MapService.FindMapByID(%d)", id)
 	return findMap(ctx, s.db.pool, id, false)
 }
 
 // UpdateMap implements mapcommons.MapService. The map's row is locked
 // from its read to the commit: concurrent updates, from any server, apply
 // one after the other.
-func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (_ *mapcommons.Map, err error) {
+	var theirs error // fn's, the caller's own
+	defer derrors.WrapExcept(&err, &theirs, "MapService.UpdateMap(%d)", id)
+	fn = derrors.Through(&theirs, fn)
 	var m *mapcommons.Map
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
 			return err
 		}
@@ -157,7 +163,8 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 }
 
 // DeleteMap implements mapcommons.MapService.
-func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "MapService.DeleteMap(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
 			return err

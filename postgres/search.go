@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -185,7 +186,8 @@ func orderBy(f *mapcommons.SearchFilter, score string) string {
 }
 
 // Search implements mapcommons.SearchService.
-func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) ([]*mapcommons.SearchResult, int64, error) {
+func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
+	defer derrors.Wrap(&err, "SearchService.Search()")
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}

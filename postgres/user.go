@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // UserService implements mapcommons.UserService on the store.
@@ -46,13 +47,15 @@ func userNotFound(err error, what string) error {
 }
 
 // FindUserByID implements mapcommons.UserService.
-func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByID(%d)", id)
 	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	return u, userNotFound(formatError(err), strconv.FormatInt(id, 10))
 }
 
 // FindUserByLogin implements mapcommons.UserService.
-func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByLogin()")
 	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE `+loginKey+` = lower($1 COLLATE "C")`, login))
 	return u, userNotFound(formatError(err), login)
 }
@@ -61,14 +64,15 @@ var _ mapcommons.LoginFinder = (*UserService)(nil)
 
 // FindUserAndSecondFactor implements mapcommons.LoginFinder: the user's
 // row and the second factor's (FindSecondFactor's) in one query.
-func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string) (*mapcommons.User, *mapcommons.SecondFactor, error) {
+func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string) (_ *mapcommons.User, _ *mapcommons.SecondFactor, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserAndSecondFactor()")
 	var u mapcommons.User
 	var secret []byte
 	var confirmed *bool
 	var step *int64
 	var created *time.Time
 	var codes int
-	err := s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`, t.f_secret, t.f_confirmed, t.f_step, t.f_created,
+	err = s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`, t.f_secret, t.f_confirmed, t.f_step, t.f_created,
 		(SELECT count(*) FROM user_recovery_codes WHERE user_id = users.id)
 		FROM users LEFT JOIN LATERAL (SELECT secret AS f_secret, confirmed AS f_confirmed, last_step AS f_step, created_at AS f_created
 			FROM user_totp WHERE user_id = users.id) t ON true
@@ -90,9 +94,10 @@ func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string)
 }
 
 // CreateUser implements mapcommons.UserService.
-func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateUser()")
 	now := s.db.now()
-	err := s.db.pool.QueryRow(ctx,
+	err = s.db.pool.QueryRow(ctx,
 		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
 		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now).Scan(&u.ID)
@@ -107,7 +112,8 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error 
 }
 
 // UpdateUser implements mapcommons.UserService.
-func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)
 	var sets []string
 	var args []any
 	add := func(col string, v any) {
@@ -129,7 +135,7 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 	add("updated_at", s.db.now())
 	args = append(args, id)
 	var u *mapcommons.User
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		var err error
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+
 			` WHERE id = $`+strconv.Itoa(len(args))+` RETURNING `+userColumns, args...))
@@ -151,7 +157,8 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // DeleteUser implements mapcommons.UserService. Memberships, login trust
 // and sessions go with the user (ON DELETE CASCADE); datasets and maps stay
 // without an owner (ON DELETE SET NULL).
-func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+func (s *UserService) DeleteUser(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "UserService.DeleteUser(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		// Their datasets' rows (which the deletion changes: owner_id), then
 		// the lock of maps' entries, then the maps' rows (lockMapDocs says

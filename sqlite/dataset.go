@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/derrors"
 )
 
 // DatasetService implements mapcommons.DatasetService on the store.
@@ -93,13 +94,15 @@ func findDatasetRow(ctx context.Context, q queryer, id int64) (*mapcommons.Datas
 }
 
 // FindDatasetByID implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByID(%d)", id)
 	ds, _, err := s.db.dataset(ctx, id)
 	return ds, err
 }
 
 // FindDatasets implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) ([]*mapcommons.Dataset, int, error) {
+func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) (_ []*mapcommons.Dataset, _ int, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasets()")
 	where, args := "1", []any{}
 	if f.OwnerID != nil {
 		where, args = "d.owner_id = ?", append(args, *f.OwnerID)
@@ -133,7 +136,8 @@ func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetF
 }
 
 // UpdateDataset implements mapcommons.DatasetService.
-func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (*mapcommons.Dataset, error) {
+func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.UpdateDataset(%d)", id)
 	var sets []string
 	var args []any
 	for _, f := range upd.Fields() {
@@ -184,7 +188,8 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 }
 
 // DeleteDataset implements mapcommons.DatasetService.
-func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
+func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.DeleteDataset(%d)", id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -216,7 +221,8 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 // written to a new segment file first; the catalogue row that points to it
 // is committed last, so a failure or a crash at any point leaves no dataset
 // behind (an unreferenced segment is removed at the next start).
-func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) error {
+func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.CreateDataset()")
 	attrs := src.Attributes()
 	if err := ds.PrepareCreate(attrs); err != nil {
 		return err

@@ -8,15 +8,17 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // The part of the dataset service that serves datasets registered from a
 // URL: finding one by its URL, and swapping in what a refetch read.
 
 // FindDatasetByURL implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByURL(%q)", url)
 	var id int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT id FROM datasets WHERE url = ? AND url != ''`, url).Scan(&id)
+	err = s.db.read.QueryRowContext(ctx, `SELECT id FROM datasets WHERE url = ? AND url != ''`, url).Scan(&id)
 	if err != nil {
 		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ENOTFOUND {
 			return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no dataset is registered from %s", url)
@@ -31,7 +33,8 @@ func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*map
 // it still points at the segment this call replaced), so that readers see
 // the old features or the new, and a failure leaves the old in place. New
 // rows identical to old ones keep the old ids where ids allow it.
-func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (*mapcommons.Dataset, error) {
+func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.ReplaceFeatures(%d)", id)
 	unlock := s.db.lockFeatures(id)
 	defer unlock()
 	ds, oldName, err := findDatasetRow(ctx, s.db.write, id)
@@ -112,7 +115,8 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 
 // RecordFetchError implements mapcommons.DatasetService; an empty
 // message records a successful refetch.
-func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
+func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.RecordFetchError(%d)", id)
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
 	}

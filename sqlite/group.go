@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // GroupService implements mapcommons.GroupService on the store.
@@ -21,9 +22,10 @@ func groupNotFound(id int64) error {
 }
 
 // CreateGroup implements mapcommons.GroupService.
-func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) error {
+func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) (err error) {
+	defer derrors.Wrap(&err, "GroupService.CreateGroup()")
 	now := s.db.now()
-	err := s.db.write.QueryRowContext(ctx, `INSERT INTO user_groups (name, created_at) VALUES (?, ?) RETURNING id`,
+	err = s.db.write.QueryRowContext(ctx, `INSERT INTO user_groups (name, created_at) VALUES (?, ?) RETURNING id`,
 		g.Name, now).Scan(&g.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
 		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
@@ -48,12 +50,14 @@ func findGroup(ctx context.Context, q queryer, id int64) (*mapcommons.UserGroup,
 }
 
 // FindGroupByID implements mapcommons.GroupService.
-func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons.UserGroup, error) {
+func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (_ *mapcommons.UserGroup, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupByID(%d)", id)
 	return findGroup(ctx, s.db.read, id)
 }
 
 // FindGroups implements mapcommons.GroupService.
-func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSummary, error) {
+func (s *GroupService) FindGroups(ctx context.Context) (_ []*mapcommons.GroupSummary, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroups()")
 	rows, err := s.db.read.QueryContext(ctx, `SELECT g.id, g.name, g.created_at,
 		(SELECT count(*) FROM group_members m WHERE m.group_id = g.id)
 		FROM user_groups g ORDER BY lower(g.name), g.id`)
@@ -75,7 +79,8 @@ func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSumma
 }
 
 // FindGroupMembers implements mapcommons.GroupService.
-func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
+func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) (_ []*mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupMembers(%d)", id)
 	// One snapshot: the group and its members as of the same moment.
 	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -103,7 +108,8 @@ func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapco
 }
 
 // AddGroupMember implements mapcommons.GroupService.
-func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.AddGroupMember(%d, %d)", groupID, userID)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -130,7 +136,8 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 }
 
 // RemoveGroupMember implements mapcommons.GroupService.
-func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.RemoveGroupMember(%d, %d)", groupID, userID)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -171,7 +178,8 @@ func namesGroup(column string) string {
 // name the group lose those entries in the same transaction (and the
 // search entries follow), so that no object keeps an entry for a group that is
 // gone.
-func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
+func (s *GroupService) DeleteGroup(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.DeleteGroup(%d)", id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)

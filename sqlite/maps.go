@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // MapService implements mapcommons.MapService on the store.
@@ -96,7 +97,8 @@ func mapColumns(m *mapcommons.Map) (desc, extent any, tags, layers, perms string
 }
 
 // CreateMap implements mapcommons.MapService.
-func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) (err error) {
+	defer derrors.Wrap(&err, "MapService.CreateMap()")
 	desc, extent, tags, layers, perms, err := mapColumns(m)
 	if err != nil {
 		return err
@@ -128,12 +130,16 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 }
 
 // FindMapByID implements mapcommons.MapService.
-func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (_ *mapcommons.Map, err error) {
+	defer derrors.Wrap(&err, "MapService.FindMapByID(%d)", id)
 	return findMap(ctx, s.db.read, id)
 }
 
 // UpdateMap implements mapcommons.MapService.
-func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (_ *mapcommons.Map, err error) {
+	var theirs error // fn's, the caller's own
+	defer derrors.WrapExcept(&err, &theirs, "MapService.UpdateMap(%d)", id)
+	fn = derrors.Through(&theirs, fn)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, formatError(err)
@@ -167,7 +173,8 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 }
 
 // DeleteMap implements mapcommons.MapService.
-func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "MapService.DeleteMap(%d)", id)
 	res, err := s.db.write.ExecContext(ctx, `DELETE FROM maps WHERE id = ?`, id)
 	if err != nil {
 		return formatError(err)

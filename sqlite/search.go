@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -243,7 +244,8 @@ func orderBy(f *mapcommons.SearchFilter, id, score string) string {
 }
 
 // Search implements mapcommons.SearchService.
-func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) ([]*mapcommons.SearchResult, int64, error) {
+func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
+	defer derrors.Wrap(&err, "SearchService.Search()")
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // UserService implements mapcommons.UserService on the store.
@@ -53,19 +54,22 @@ func userNotFound(err error, what string) error {
 }
 
 // FindUserByID implements mapcommons.UserService.
-func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByID(%d)", id)
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 	return u, userNotFound(formatError(err), itoa(id))
 }
 
 // FindUserByLogin implements mapcommons.UserService.
-func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByLogin()")
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE login = ?`, login))
 	return u, userNotFound(formatError(err), login)
 }
 
 // CreateUser implements mapcommons.UserService.
-func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateUser()")
 	now := s.db.now()
 	res, err := s.db.write.ExecContext(ctx,
 		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -84,7 +88,8 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error 
 }
 
 // UpdateUser implements mapcommons.UserService.
-func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)
 	var sets []string
 	var args []any
 	add := func(col string, v any) {
@@ -125,7 +130,8 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 }
 
 // DeleteUser implements mapcommons.UserService.
-func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+func (s *UserService) DeleteUser(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "UserService.DeleteUser(%d)", id)
 	// Their memberships cascade; their datasets and maps lose their owner,
 	// and the search entries follow.
 	defer s.db.forget(0)
