@@ -10,7 +10,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/internal/derrors"
+	"mapcommons/internal/searchdoc"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -268,18 +268,8 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 			&mapDesc, &perms); err != nil {
 			return nil, formatError(err)
 		}
-		r.Model, r.Description = mapcommons.ModelOverlay, &dsDesc
-		if kind == kindMap {
-			r.Model, r.Description = mapcommons.ModelMap, mapDesc
-		}
-		if err := json.Unmarshal(perms, &r.Permissions); err != nil {
-			return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
-		}
-		if r.Permissions == nil {
-			r.Permissions = []mapcommons.Permission{}
-		}
-		if minx != nil && miny != nil && maxx != nil && maxy != nil {
-			r.Extent = &mapcommons.BBox{W: *minx, S: *miny, E: *maxx, N: *maxy}
+		if err := searchdoc.Result(&r, int(kind), dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+			return nil, err
 		}
 		r.CreatedAt, r.UpdatedAt = utc(r.CreatedAt), utc(r.UpdatedAt)
 		byID[docid] = &r
@@ -287,10 +277,5 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)
 	}
-	for _, id := range ids {
-		if r := byID[id]; r != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return searchdoc.InOrder(out, ids, byID), nil
 }

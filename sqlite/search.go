@@ -10,11 +10,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"mapcommons"
 	"mapcommons/internal/derrors"
+	"mapcommons/internal/searchdoc"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -26,12 +26,6 @@ type SearchService struct {
 func NewSearchService(db *DB) *SearchService { return &SearchService{db: db} }
 
 var _ mapcommons.SearchService = (*SearchService)(nil)
-
-// Kinds of search_docs rows.
-const (
-	kindDataset = 0
-	kindMap     = 1
-)
 
 // bm25Weights weigh a match in the title, description and tags.
 const bm25Weights = "10.0, 1.0, 4.0"
@@ -327,30 +321,17 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 		var r mapcommons.SearchResult
 		var docid int64
 		var kind int
-		var minx, miny, maxx, maxy sql.NullFloat64
-		var created, updated, dsDesc, perms string
-		var mapDesc sql.NullString
+		var minx, miny, maxx, maxy *float64
+		var created, updated, dsDesc string
+		var mapDesc *string
+		var perms []byte
 		if err := rows.Scan(&docid, &kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
 			&minx, &miny, &maxx, &maxy, &created, &updated, &dsDesc, &r.Author, &r.DataType, &r.Source,
 			&mapDesc, &perms); err != nil {
 			return nil, err
 		}
-		r.Model = mapcommons.ModelOverlay
-		r.Description = &dsDesc
-		if kind == kindMap {
-			r.Model, r.Description = mapcommons.ModelMap, nil
-			if mapDesc.Valid {
-				r.Description = &mapDesc.String
-			}
-		}
-		if err := json.Unmarshal([]byte(perms), &r.Permissions); err != nil {
-			return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
-		}
-		if r.Permissions == nil {
-			r.Permissions = []mapcommons.Permission{}
-		}
-		if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
-			r.Extent = &mapcommons.BBox{W: minx.Float64, S: miny.Float64, E: maxx.Float64, N: maxy.Float64}
+		if err := searchdoc.Result(&r, kind, dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+			return nil, err
 		}
 		r.CreatedAt, r.UpdatedAt = parseTime(created), parseTime(updated)
 		byID[docid] = &r
@@ -358,12 +339,7 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)
 	}
-	for _, id := range ids {
-		if r := byID[id]; r != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return searchdoc.InOrder(out, ids, byID), nil
 }
 
 // groupsJSON is a list of group ids as one JSON parameter (json_each reads

@@ -1,0 +1,98 @@
+// Package searchdoc is the glue between the domain's search rules and the
+// table of search entries both stores keep (search_docs): the ids and
+// kinds of its rows, what a map's row holds, and a search result read
+// back from a row joined with its dataset or map. It does no I/O: each
+// store reads and writes the rows in its own SQL (sqlite/mapsearch.go,
+// postgres/searchdocs.go) and leaves the rest here.
+package searchdoc
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
+
+// Kinds of search_docs rows.
+const (
+	KindDataset = 0
+	KindMap     = 1
+)
+
+// DatasetDocID and MapDocID are the docids of the entries of dataset id
+// and map id: a dataset's even, a map's odd (the kind is the parity).
+func DatasetDocID(id int64) int64 { return 2 * id }
+func MapDocID(id int64) int64     { return 2*id + 1 }
+
+// Map is the row of a map's search entry.
+type Map struct {
+	mapcommons.MapSearchDoc         // shared, feature count, extent
+	DocID                   int64   // MapDocID
+	Owner                   *int64  // nil for a map without owner
+	Description             string  // "" for none
+	Tags                    string  // "a, b"
+	Groups                  []int64 // the groups it is shared with (SearchGrants)
+}
+
+// MapEntry computes the row of m's search entry: owner is m's owner (nil
+// when it has none), dataset returns what the entry needs of the dataset
+// with an id (nil when there is none: LayerDataset), as for
+// mapcommons.MapSearchDocument.
+func MapEntry(m *mapcommons.Map, owner *mapcommons.User, dataset func(id int64) *mapcommons.Dataset) Map {
+	e := Map{MapSearchDoc: mapcommons.MapSearchDocument(m, owner, dataset), DocID: MapDocID(m.ID), Tags: strings.Join(m.Tags, ", ")}
+	if m.OwnerID != 0 {
+		e.Owner = &m.OwnerID
+	}
+	if m.Description != nil {
+		e.Description = *m.Description
+	}
+	_, e.Groups = mapcommons.SearchGrants(m.Permissions)
+	return e
+}
+
+// LayerDataset completes ds, a dataset a map's layer shows, of which the
+// store read the owner and feature count: its permissions from their
+// JSON column, its extent from the four bounds (none if one is NULL).
+func LayerDataset(ds *mapcommons.Dataset, perms []byte, minx, miny, maxx, maxy *float64) error {
+	if err := json.Unmarshal(perms, &ds.Permissions); err != nil {
+		return fmt.Errorf("dataset %d permissions: %w", ds.ID, err)
+	}
+	if minx != nil && miny != nil && maxx != nil && maxy != nil {
+		ds.Extent = &wkb.Rect{MinX: *minx, MinY: *miny, MaxX: *maxx, MaxY: *maxy}
+	}
+	return nil
+}
+
+// Result completes r, read from a search entry (its own columns) joined
+// with its dataset or map: the model of its kind, the description of its
+// object (dsDesc a dataset's, mapDesc a map's, nil for none), the
+// permissions from their JSON, the extent from the entry's four bounds.
+func Result(r *mapcommons.SearchResult, kind int, dsDesc string, mapDesc *string, perms []byte, minx, miny, maxx, maxy *float64) error {
+	r.Model, r.Description = mapcommons.ModelOverlay, &dsDesc
+	if kind == KindMap {
+		r.Model, r.Description = mapcommons.ModelMap, mapDesc
+	}
+	if err := json.Unmarshal(perms, &r.Permissions); err != nil {
+		return fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
+	}
+	if r.Permissions == nil {
+		r.Permissions = []mapcommons.Permission{}
+	}
+	if minx != nil && miny != nil && maxx != nil && maxy != nil {
+		r.Extent = &mapcommons.BBox{W: *minx, S: *miny, E: *maxx, N: *maxy}
+	}
+	return nil
+}
+
+// InOrder appends to out the results of byID (by docid) in the order of
+// ids, those there are.
+func InOrder(out []*mapcommons.SearchResult, ids []int64, byID map[int64]*mapcommons.SearchResult) []*mapcommons.SearchResult {
+	for _, id := range ids {
+		if r := byID[id]; r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
