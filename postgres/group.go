@@ -8,6 +8,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // GroupService implements mapcommons.GroupService on the store.
@@ -15,17 +16,13 @@ type GroupService struct{ db *DB }
 
 var _ mapcommons.GroupService = (*GroupService)(nil)
 
-func groupNotFound(id int64) error {
-	return mapcommons.Errorf(mapcommons.ENOTFOUND, "group %d not found", id)
-}
-
 // CreateGroup implements mapcommons.GroupService.
 func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) (err error) {
 	defer derrors.Wrap(&err, "GroupService.CreateGroup()")
 	now := s.db.now()
 	err = s.db.pool.QueryRow(ctx, `INSERT INTO user_groups (name, created_at) VALUES ($1, $2) RETURNING id`, g.Name, now).Scan(&g.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
+		return storekit.GroupNameTaken(g.Name)
 	} else if err != nil {
 		return err
 	}
@@ -40,7 +37,7 @@ func findGroup(ctx context.Context, q interface {
 	var g mapcommons.UserGroup
 	err := q.QueryRow(ctx, `SELECT id, name, created_at FROM user_groups WHERE id = $1`, id).Scan(&g.ID, &g.Name, &g.CreatedAt)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return nil, groupNotFound(id)
+		return nil, storekit.GroupNotFound(id)
 	} else if err != nil {
 		return nil, err
 	}
@@ -114,13 +111,13 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 		var n int
 		err := tx.QueryRow(ctx, `SELECT 1 FROM user_groups WHERE id = $1 FOR KEY SHARE`, groupID).Scan(&n)
 		if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-			return groupNotFound(groupID)
+			return storekit.GroupNotFound(groupID)
 		} else if err != nil {
 			return err
 		}
 		err = tx.QueryRow(ctx, `SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE`, userID).Scan(&n)
 		if err = formatError(err); err != nil {
-			return userNotFound(err, strconv.FormatInt(userID, 10))
+			return storekit.UserNotFound(err, strconv.FormatInt(userID, 10))
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO group_members (group_id, user_id, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID, s.db.now())
@@ -184,7 +181,7 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) (err error) {
 			return err
 		}
 		if n == 0 {
-			return groupNotFound(id)
+			return storekit.GroupNotFound(id)
 		}
 		// The datasets' rows, then the lock of maps' entries, then the
 		// maps' rows (lockMapDocs says why in this order).

@@ -10,6 +10,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // UserService implements mapcommons.UserService on the store.
@@ -46,25 +47,18 @@ func scanUser(row interface{ Scan(...any) error }) (*mapcommons.User, error) {
 	return &u, nil
 }
 
-func userNotFound(err error, what string) error {
-	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s not found", what)
-	}
-	return err
-}
-
 // FindUserByID implements mapcommons.UserService.
 func (s *UserService) FindUserByID(ctx context.Context, id int64) (_ *mapcommons.User, err error) {
 	defer derrors.Wrap(&err, "UserService.FindUserByID(%d)", id)
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
-	return u, userNotFound(formatError(err), itoa(id))
+	return u, storekit.UserNotFound(formatError(err), itoa(id))
 }
 
 // FindUserByLogin implements mapcommons.UserService.
 func (s *UserService) FindUserByLogin(ctx context.Context, login string) (_ *mapcommons.User, err error) {
 	defer derrors.Wrap(&err, "UserService.FindUserByLogin()")
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE login = ?`, login))
-	return u, userNotFound(formatError(err), login)
+	return u, storekit.UserNotFound(formatError(err), login)
 }
 
 // CreateUser implements mapcommons.UserService.
@@ -75,8 +69,7 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err e
 		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now, now)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return &mapcommons.Error{Code: mapcommons.ECONFLICT, Message: "login: " + u.Login + " is already taken",
-			Fields: map[string][]string{"login": {"has already been taken"}}}
+		return storekit.LoginTaken(u.Login)
 	} else if err != nil {
 		return err
 	}
@@ -90,25 +83,7 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err e
 // UpdateUser implements mapcommons.UserService.
 func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
 	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)
-	var sets []string
-	var args []any
-	add := func(col string, v any) {
-		sets = append(sets, col+" = ?")
-		args = append(args, v)
-	}
-	if upd.Email != nil {
-		add("email", *upd.Email)
-	}
-	if upd.Fullname != nil {
-		add("fullname", *upd.Fullname)
-	}
-	if upd.PasswordHash != nil {
-		add("password_hash", *upd.PasswordHash)
-	}
-	if upd.Admin != nil {
-		add("admin", *upd.Admin)
-	}
-	add("updated_at", s.db.now())
+	sets, args := storekit.UserSets(upd, s.db.now(), func(int) string { return "?" })
 	args = append(args, id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -116,9 +91,9 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 	}
 	defer tx.Rollback()
 	u, err := scanUser(tx.QueryRowContext(ctx,
-		`UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = ? RETURNING `+userColumns, args...))
+		`UPDATE users SET `+sets+` WHERE id = ? RETURNING `+userColumns, args...))
 	if err != nil {
-		return nil, userNotFound(formatError(err), itoa(id))
+		return nil, storekit.UserNotFound(formatError(err), itoa(id))
 	}
 	// What an administrator may see, their private maps' entries may show.
 	if upd.Admin != nil {
@@ -155,7 +130,7 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) (err error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return userNotFound(formatError(sql.ErrNoRows), itoa(id))
+		return storekit.UserNotFound(formatError(sql.ErrNoRows), itoa(id))
 	}
 	for _, ds := range datasets {
 		if err := writeDatasetDoc(ctx, tx, ds); err != nil {
