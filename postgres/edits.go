@@ -227,10 +227,7 @@ type namedRow struct {
 // readNamed reads the rows of the features ids of table t into
 // *named (queued: they come with the transaction's next statement).
 func readNamed(ctx context.Context, tx pgx.Tx, t tableGuess, ids []int64, named *map[int64]*namedRow) error {
-	sel := "fid, pos, geom"
-	for i := range t.attrs {
-		sel += ", " + attrColumn(i)
-	}
+	sel := attrColumns("fid, pos, geom", t.attrs)
 	return laterRows(ctx, tx, func(rows pgx.Rows) error {
 		m := make(map[int64]*namedRow, len(ids))
 		rr := newRowReader(rows)
