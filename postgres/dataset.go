@@ -355,14 +355,8 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 			}
 			return err
 		}
-		g, err := newGeneration(ctx, tx, id, attrs)
-		if err != nil {
-			return err
-		}
-		if err := g.load(ctx, src, nil); err != nil {
-			return err
-		}
-		if sum, err = g.finish(ctx); err != nil {
+		var g *generation
+		if g, sum, err = loadNew(ctx, tx, id, attrs, 1, src, nil); err != nil {
 			return err
 		}
 		return g.point(ctx, sum, "", now)
@@ -461,15 +455,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		if err != nil {
 			return err
 		}
-		g, err := newGeneration(ctx, tx, id, attrs)
-		if err != nil {
-			return err
-		}
-		g.nextID = old.nextID
-		if err := g.load(ctx, src, match); err != nil {
-			return err
-		}
-		sum, err := g.finish(ctx)
+		g, sum, err := loadNew(ctx, tx, id, attrs, old.nextID, src, match)
 		if err != nil {
 			return err
 		}

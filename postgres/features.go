@@ -326,6 +326,22 @@ func encodeRow(buf []byte, pos, id int64, f *mapcommons.Feature, r wkb.Rect, ok 
 	return buf, key, nil
 }
 
+// loadNew creates a new generation of dataset id's features (newGeneration),
+// its ids from nextID on, and fills it from src (load, finish): for a new
+// dataset and for a replacement of its features. match is load's.
+func loadNew(ctx context.Context, tx pgx.Tx, id int64, attrs []mapcommons.Attribute, nextID int64, src mapcommons.FeatureSource, match *idMatcher) (*generation, *mapcommons.Summary, error) {
+	g, err := newGeneration(ctx, tx, id, attrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.nextID = nextID
+	if err := g.load(ctx, src, match); err != nil {
+		return nil, nil, err
+	}
+	sum, err := g.finish(ctx)
+	return g, sum, err
+}
+
 // load copies the features of src into the table (binary COPY, streaming).
 // match, when not nil, gives new rows identical to old ones their ids.
 func (g *generation) load(ctx context.Context, src mapcommons.FeatureSource, match *idMatcher) error {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -69,30 +68,11 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
 	}
-	name, sum, err := s.db.segs.write(ctx, attrs, src, next, match)
+	seg, err := s.db.writeSegment(ctx, ds, attrs, src, next, match)
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			s.db.segs.retire(name)
-		}
-	}()
-	ds.Attributes = attrs
-	sum.Apply(ds)
-	attrJSON, err := json.Marshal(attrs)
-	if err != nil {
-		return nil, err
-	}
-	statsJSON, err := json.Marshal(ds.Stats)
-	if err != nil {
-		return nil, err
-	}
-	var ext [4]any
-	if e := ds.Extent; e != nil {
-		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
-	}
+	defer seg.drop()
 	now := s.db.now()
 	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
 		if d := parseLayout(oldName).delta; d != "" { // the old delta goes with the old layout
@@ -103,13 +83,13 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		return tx.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
 		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
 		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-			string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
-			ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
+			seg.attrs, ds.FeatureCount, seg.ext[0], seg.ext[1], seg.ext[2], seg.ext[3], seg.types,
+			ds.GeometryMask, seg.stats, seg.name, mapcommons.StateComplete, now, now, id, oldName)
 	}); err != nil {
 		return nil, err
 	}
-	committed = true
-	s.db.segs.retireLayout(oldName, name)
+	seg.kept = true
+	s.db.segs.retireLayout(oldName, seg.name)
 	return s.FindDatasetByID(ctx, id)
 }
 
