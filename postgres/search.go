@@ -153,38 +153,6 @@ func (q *searchQuery) bbox(b *mapcommons.BBox) {
 	}
 }
 
-// orderBy is the ORDER BY of a search; every order ends with docid so that
-// pages never overlap. Titles compare as the embedded store's COLLATE
-// NOCASE: ASCII case folded, then bytes.
-func orderBy(f *mapcommons.SearchFilter, score string) string {
-	dir := ""
-	if f.Descending {
-		dir = " DESC"
-	}
-	switch f.Sort {
-	case mapcommons.SortTitle:
-		return `lower(s.title COLLATE "C")` + dir + ", s.docid" + dir
-	case mapcommons.SortCreated:
-		return "s.created_at" + dir + ", s.docid" + dir
-	case mapcommons.SortUpdated:
-		return "s.updated_at" + dir + ", s.docid" + dir
-	case mapcommons.SortFeatureCount:
-		return "s.feature_count" + dir + ", s.docid" + dir
-	}
-	if score != "" {
-		// The best match first (the highest rank), as bm25's lowest.
-		if f.Descending {
-			return score + ", s.docid DESC"
-		}
-		return score + " DESC, s.docid"
-	}
-	// Relevance without words: the newest first.
-	if f.Descending {
-		return "s.created_at, s.docid"
-	}
-	return "s.created_at DESC, s.docid DESC"
-}
-
 // Search implements mapcommons.SearchService.
 func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
 	defer derrors.Wrap(&err, "SearchService.Search()")
@@ -219,7 +187,7 @@ func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (
 		return []*mapcommons.SearchResult{}, total, nil
 	}
 	n := len(q.args)
-	rows, err := tx.Query(ctx, `SELECT s.docid FROM search_docs s WHERE `+where+` ORDER BY `+orderBy(&f, q.score)+
+	rows, err := tx.Query(ctx, `SELECT s.docid FROM search_docs s WHERE `+where+` ORDER BY `+searchdoc.OrderBy(&f, `lower(s.title COLLATE "C")`, q.score, true, "s.docid")+
 		fmt.Sprintf(` LIMIT $%d OFFSET $%d`, n+1, n+2), append(q.args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, formatError(err)

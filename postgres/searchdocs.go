@@ -313,26 +313,23 @@ func writeMapDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM search_map_datasets WHERE map_id = $1`, id); err != nil {
 		return formatError(err)
 	}
-	var owner *mapcommons.User
-	if m.OwnerID != 0 {
-		u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, m.OwnerID))
-		if err = formatError(err); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
-			return err
+	doc, err := searchdoc.ReadMapEntry(m, func(uid int64) (*mapcommons.User, error) {
+		u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, uid))
+		if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+			return nil, nil
 		}
-		owner = u
-	}
-	datasets := map[int64]*mapcommons.Dataset{}
-	for _, dsID := range m.DatasetIDs() {
+		return u, err
+	}, func(dsID int64) (*mapcommons.Dataset, error) {
 		ds, err := layerDataset(ctx, tx, dsID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		datasets[dsID] = ds
-		if _, err := tx.Exec(ctx, `INSERT INTO search_map_datasets (dataset_id, map_id) VALUES ($1, $2)`, dsID, id); err != nil {
-			return formatError(err)
-		}
+		_, err = tx.Exec(ctx, `INSERT INTO search_map_datasets (dataset_id, map_id) VALUES ($1, $2)`, dsID, id)
+		return ds, formatError(err)
+	})
+	if err != nil {
+		return err
 	}
-	doc := searchdoc.MapEntry(m, owner, func(id int64) *mapcommons.Dataset { return datasets[id] })
 	e := doc.Extent
 	_, err = tx.Exec(ctx, upsertDoc, doc.DocID, searchdoc.KindMap, id, doc.Owner, m.Title, doc.Description, doc.Tags,
 		searchVector(m.Title, doc.Description, doc.Tags), doc.Shared, nonNil(doc.Groups), doc.FeatureCount,

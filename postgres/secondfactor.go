@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // SecondFactorService implements mapcommons.SecondFactorService on the
@@ -45,10 +46,8 @@ func (s *SecondFactorService) StartSecondFactor(ctx context.Context, userID int6
 		return formatError(err)
 	}
 	if tag.RowsAffected() == 0 {
-		if _, err := s.FindSecondFactor(ctx, userID); err == nil {
-			return mapcommons.Errorf(mapcommons.ECONFLICT, "a second factor is set up already: remove it first")
-		}
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", userID)
+		_, err := s.FindSecondFactor(ctx, userID)
+		return storekit.SecondFactorNotStarted(err == nil, userID)
 	}
 	return nil
 }

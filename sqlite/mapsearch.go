@@ -154,26 +154,23 @@ func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
 	} else if err != nil {
 		return err
 	}
-	var owner *mapcommons.User
-	if m.OwnerID != 0 {
-		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, m.OwnerID))
-		if err != nil && err != sql.ErrNoRows {
-			return formatError(err)
+	doc, err := searchdoc.ReadMapEntry(m, func(uid int64) (*mapcommons.User, error) {
+		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, uid))
+		if err == sql.ErrNoRows {
+			return nil, nil
 		}
-		owner = u
-	}
-	datasets := map[int64]*mapcommons.Dataset{}
-	for _, dsID := range m.DatasetIDs() {
+		return u, formatError(err)
+	}, func(dsID int64) (*mapcommons.Dataset, error) {
 		ds, err := layerDataset(ctx, tx, dsID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		datasets[dsID] = ds
-		if _, err := tx.ExecContext(ctx, `INSERT INTO map_datasets (dataset_id, map_id) VALUES (?, ?)`, dsID, id); err != nil {
-			return formatError(err)
-		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO map_datasets (dataset_id, map_id) VALUES (?, ?)`, dsID, id)
+		return ds, formatError(err)
+	})
+	if err != nil {
+		return err
 	}
-	doc := searchdoc.MapEntry(m, owner, func(id int64) *mapcommons.Dataset { return datasets[id] })
 	e := doc.Extent
 	_, err = tx.ExecContext(ctx, `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, shared,
 		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -210,33 +210,6 @@ func (q *searchQuery) bbox(b *mapcommons.BBox, useIndex bool) {
 	}
 }
 
-// orderBy is the ORDER BY of a search; every order ends with docid so that
-// pages never overlap.
-func orderBy(f *mapcommons.SearchFilter, id, score string) string {
-	dir := ""
-	if f.Descending {
-		dir = " DESC"
-	}
-	switch f.Sort {
-	case mapcommons.SortTitle:
-		return "s.title COLLATE NOCASE" + dir + ", s.docid" + dir
-	case mapcommons.SortCreated:
-		return "s.created_at" + dir + ", s.docid" + dir
-	case mapcommons.SortUpdated:
-		return "s.updated_at" + dir + ", s.docid" + dir
-	case mapcommons.SortFeatureCount:
-		return "s.feature_count" + dir + ", s.docid" + dir
-	}
-	if score != "" {
-		return score + dir + ", " + id + dir
-	}
-	// Relevance without words: the newest first.
-	if f.Descending {
-		return "s.created_at, s.docid"
-	}
-	return "s.created_at DESC, s.docid DESC"
-}
-
 // Search implements mapcommons.SearchService.
 func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
 	defer derrors.Wrap(&err, "SearchService.Search()")
@@ -262,7 +235,7 @@ func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (
 	if total <= f.Offset {
 		return []*mapcommons.SearchResult{}, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+q.id+` FROM `+q.from+` WHERE `+where+` ORDER BY `+orderBy(&f, q.id, q.score)+
+	rows, err := tx.QueryContext(ctx, `SELECT `+q.id+` FROM `+q.from+` WHERE `+where+` ORDER BY `+searchdoc.OrderBy(&f, "s.title COLLATE NOCASE", q.score, false, q.id)+
 		` LIMIT ? OFFSET ?`, append(q.args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, searchError(err)

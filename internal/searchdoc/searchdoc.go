@@ -52,6 +52,30 @@ func MapEntry(m *mapcommons.Map, owner *mapcommons.User, dataset func(id int64) 
 	return e
 }
 
+// ReadMapEntry is MapEntry of m with what it needs read through the
+// store: owner reads m's owner (nil, no error, when the account is gone),
+// layer reads what the entry needs of each dataset m's layers name (nil
+// when there is none: LayerDataset) and notes that m names it (the
+// store's list of the maps that show a dataset).
+func ReadMapEntry(m *mapcommons.Map, owner func(id int64) (*mapcommons.User, error), layer func(id int64) (*mapcommons.Dataset, error)) (Map, error) {
+	var u *mapcommons.User
+	if m.OwnerID != 0 {
+		var err error
+		if u, err = owner(m.OwnerID); err != nil {
+			return Map{}, err
+		}
+	}
+	datasets := map[int64]*mapcommons.Dataset{}
+	for _, id := range m.DatasetIDs() {
+		ds, err := layer(id)
+		if err != nil {
+			return Map{}, err
+		}
+		datasets[id] = ds
+	}
+	return MapEntry(m, u, func(id int64) *mapcommons.Dataset { return datasets[id] }), nil
+}
+
 // LayerDataset completes ds, a dataset a map's layer shows, of which the
 // store read the owner and feature count: its permissions from their
 // JSON column, its extent from the four bounds (none if one is NULL).
@@ -84,6 +108,38 @@ func Result(r *mapcommons.SearchResult, kind int, dsDesc string, mapDesc *string
 		r.Extent = &mapcommons.BBox{W: *minx, S: *miny, E: *maxx, N: *maxy}
 	}
 	return nil
+}
+
+// OrderBy is the ORDER BY of a search f over the entries search_docs s:
+// title orders the titles (each store folds their case its own way: as
+// SQLite's COLLATE NOCASE, ASCII case folded, then bytes), score is the
+// relevance of a match ("" without words), a higher score a better match
+// when highest, and id the docid of a match. Every order ends with the
+// docid, so that pages never overlap.
+func OrderBy(f *mapcommons.SearchFilter, title, score string, highest bool, id string) string {
+	dir, flip := "", " DESC"
+	if f.Descending {
+		dir, flip = flip, dir
+	}
+	switch f.Sort {
+	case mapcommons.SortTitle:
+		return title + dir + ", s.docid" + dir
+	case mapcommons.SortCreated:
+		return "s.created_at" + dir + ", s.docid" + dir
+	case mapcommons.SortUpdated:
+		return "s.updated_at" + dir + ", s.docid" + dir
+	case mapcommons.SortFeatureCount:
+		return "s.feature_count" + dir + ", s.docid" + dir
+	}
+	if score != "" {
+		// The best match first.
+		if highest {
+			return score + flip + ", " + id + dir
+		}
+		return score + dir + ", " + id + dir
+	}
+	// Relevance without words: the newest first.
+	return "s.created_at" + flip + ", s.docid" + flip
 }
 
 // InOrder appends to out the results of byID (by docid) in the order of

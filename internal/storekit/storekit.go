@@ -110,6 +110,16 @@ func LoginTaken(login string) error {
 		Fields: map[string][]string{"login": {"has already been taken"}}}
 }
 
+// SecondFactorNotStarted is the error of a second factor that could not be started
+// for user userID: ECONFLICT when the user has one already (exists), else
+// ENOTFOUND of the user.
+func SecondFactorNotStarted(exists bool, userID int64) error {
+	if exists {
+		return mapcommons.Errorf(mapcommons.ECONFLICT, "a second factor is set up already: remove it first")
+	}
+	return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", userID)
+}
+
 // GroupNotFound is the error of a group id that does not exist.
 func GroupNotFound(id int64) error {
 	return mapcommons.Errorf(mapcommons.ENOTFOUND, "group %d not found", id)
