@@ -276,15 +276,8 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
-		s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
-		coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
-		m.description, coalesce(m.permissions, d.permissions, '[]')
-		FROM search_docs s
-		LEFT JOIN users u ON u.id = s.owner_id
-		LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
-		LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id
-		WHERE s.docid IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+searchdoc.ResultColumns+`, coalesce(m.permissions, d.permissions, '[]')
+		`+searchdoc.ResultFrom+` WHERE s.docid IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, formatError(err)
 	}

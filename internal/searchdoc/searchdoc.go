@@ -89,6 +89,21 @@ func LayerDataset(ds *mapcommons.Dataset, perms []byte, minx, miny, maxx, maxy *
 	return nil
 }
 
+// ResultColumns are the columns of a search result (as Result reads
+// them, bar the permissions: the stores spell the empty list each its own
+// way), from ResultFrom.
+const ResultColumns = `s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
+	s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
+	coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
+	m.description`
+
+// ResultFrom is the FROM of a read of search results: an entry joined
+// with its owner and with its dataset or map.
+const ResultFrom = `FROM search_docs s
+	LEFT JOIN users u ON u.id = s.owner_id
+	LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
+	LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id`
+
 // Result completes r, read from a search entry (its own columns) joined
 // with its dataset or map: the model of its kind, the description of its
 // object (dsDesc a dataset's, mapDesc a map's, nil for none), the
