@@ -409,14 +409,7 @@ func intAtLeast(v float64) (int64, bool) {
 
 // intAtMost is the greatest integer c with float64(c) <= v.
 func intAtMost(v float64) (int64, bool) {
-	c, ok := firstInt(func(c int64) bool { return float64(c) > v })
-	switch {
-	case !ok:
-		return math.MaxInt64, true
-	case c == math.MinInt64:
-		return 0, false
-	}
-	return c - 1, true
+	return lastInt(func(c int64) bool { return float64(c) > v })
 }
 
 // intAbove is the least integer c with float64(c) > v.
@@ -426,7 +419,13 @@ func intAbove(v float64) (int64, bool) {
 
 // intBelow is the greatest integer c with float64(c) < v.
 func intBelow(v float64) (int64, bool) {
-	c, ok := firstInt(func(c int64) bool { return float64(c) >= v })
+	return lastInt(func(c int64) bool { return float64(c) >= v })
+}
+
+// lastInt is the greatest integer before the first one for which past
+// holds (firstInt): every integer when none is, none when all are.
+func lastInt(past func(int64) bool) (int64, bool) {
+	c, ok := firstInt(past)
 	switch {
 	case !ok:
 		return math.MaxInt64, true
