@@ -15,6 +15,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/derrors"
 )
 
 // DatasetService implements mapcommons.DatasetService on the store: the
@@ -177,7 +178,8 @@ func findDataset(ctx context.Context, q querier, id int64, forUpdate bool) (*dat
 // FindDatasetByID implements mapcommons.DatasetService.
 // The row comes from the catalogue cache when the database says it has
 // not changed since (catalogue.go).
-func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByID(%d)", id)
 	ds, err := s.db.catalogue.find(ctx, s.db, s.db.pool, id)
 	if err != nil {
 		return nil, err
@@ -187,7 +189,8 @@ func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcom
 }
 
 // FindDatasets implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) ([]*mapcommons.Dataset, int, error) {
+func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) (_ []*mapcommons.Dataset, _ int, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasets()")
 	where, args := "true", []any{}
 	if f.OwnerID != nil {
 		where, args = "d.owner_id = $1", append(args, *f.OwnerID)
@@ -224,7 +227,8 @@ func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetF
 }
 
 // UpdateDataset implements mapcommons.DatasetService.
-func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (*mapcommons.Dataset, error) {
+func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.UpdateDataset(%d)", id)
 	var sets []string
 	var args []any
 	set := func(column string, v any) {
@@ -252,7 +256,7 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 	set("updated_at", s.db.now())
 	args = append(args, id)
 	var out *mapcommons.Dataset
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		n, err := affected(tx.Exec(ctx, `UPDATE datasets SET `+strings.Join(sets, ", ")+
 			fmt.Sprintf(`, version = version + 1 WHERE id = $%d`, len(args)), args...))
 		if err != nil {
@@ -277,7 +281,8 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 // DeleteDataset implements mapcommons.DatasetService: the row and the
 // features' table go in one transaction, under the dataset's write lock
 // (the DROP waits for the readers of the table to finish).
-func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
+func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.DeleteDataset(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
@@ -307,7 +312,8 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 // CreateDataset implements mapcommons.DatasetService: the row, the
 // features' table and its rows (binary COPY) in one transaction, so that
 // a failure at any point leaves nothing behind.
-func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) error {
+func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.CreateDataset()")
 	attrs := src.Attributes()
 	if err := ds.PrepareCreate(attrs); err != nil {
 		return err
@@ -349,14 +355,8 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 			}
 			return err
 		}
-		g, err := newGeneration(ctx, tx, id, attrs)
-		if err != nil {
-			return err
-		}
-		if err := g.load(ctx, src, nil); err != nil {
-			return err
-		}
-		if sum, err = g.finish(ctx); err != nil {
+		var g *generation
+		if g, sum, err = loadNew(ctx, tx, id, attrs, 1, src, nil); err != nil {
 			return err
 		}
 		return g.point(ctx, sum, "", now)
@@ -390,9 +390,10 @@ func permissionsJSON(perms []mapcommons.Permission) ([]byte, error) {
 }
 
 // FindDatasetByURL implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByURL(%q)", url)
 	var id int64
-	err := s.db.pool.QueryRow(ctx, `SELECT id FROM datasets WHERE url = $1 AND url <> ''`, url).Scan(&id)
+	err = s.db.pool.QueryRow(ctx, `SELECT id FROM datasets WHERE url = $1 AND url <> ''`, url).Scan(&id)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no dataset is registered from %s", url)
 	} else if err != nil {
@@ -403,7 +404,8 @@ func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*map
 
 // RecordFetchError implements mapcommons.DatasetService; an empty
 // message records a successful refetch.
-func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
+func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.RecordFetchError(%d)", id)
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
 	}
@@ -435,12 +437,13 @@ func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message
 // dataset's write lock, in one transaction that drops the old one. New
 // rows identical to old ones keep the old ids where ids allow it
 // (featureids.go).
-func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (*mapcommons.Dataset, error) {
+func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.ReplaceFeatures(%d)", id)
 	attrs := src.Attributes()
 	if len(attrs) > mapcommons.MaxAttributes {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "too many attribute columns (%d, at most %d)", len(attrs), mapcommons.MaxAttributes)
 	}
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockFeatures(ctx, tx, id); err != nil {
 			return err
 		}
@@ -452,15 +455,7 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		if err != nil {
 			return err
 		}
-		g, err := newGeneration(ctx, tx, id, attrs)
-		if err != nil {
-			return err
-		}
-		g.nextID = old.nextID
-		if err := g.load(ctx, src, match); err != nil {
-			return err
-		}
-		sum, err := g.finish(ctx)
+		g, sum, err := loadNew(ctx, tx, id, attrs, old.nextID, src, match)
 		if err != nil {
 			return err
 		}

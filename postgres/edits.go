@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // ApplyEdits implements mapcommons.FeatureService. An edit is made in
@@ -25,7 +26,8 @@ import (
 // follows (editInPlace). Only an edit that would leave the table more
 // than maxHoles holes rewrites it whole, as a new generation
 // (editRewrite).
-func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (_ *mapcommons.EditResult, err error) {
+	defer derrors.Wrap(&err, "FeatureService.ApplyEdits(%d)", datasetID)
 	if r := s.db.tables.row(datasetID); r != nil {
 		res, after, err := s.fastEdit(ctx, r, e)
 		s.db.tables.keep(datasetID, after)
@@ -42,7 +44,7 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 	}
 	var res *mapcommons.EditResult
 	var g *generation
-	err := s.inPlace(ctx, datasetID, e.AddSource == nil, namedIDs(e),
+	err = s.inPlace(ctx, datasetID, e.AddSource == nil, namedIDs(e),
 		func(tx pgx.Tx, old *datasetRow, named map[int64]*namedRow) (bool, error) {
 			g = nil
 			if len(old.holes)+len(e.Deletes) > maxHoles {
@@ -225,10 +227,7 @@ type namedRow struct {
 // readNamed reads the rows of the features ids of table t into
 // *named (queued: they come with the transaction's next statement).
 func readNamed(ctx context.Context, tx pgx.Tx, t tableGuess, ids []int64, named *map[int64]*namedRow) error {
-	sel := "fid, pos, geom"
-	for i := range t.attrs {
-		sel += ", " + attrColumn(i)
-	}
+	sel := attrColumns("fid, pos, geom", t.attrs)
 	return laterRows(ctx, tx, func(rows pgx.Rows) error {
 		m := make(map[int64]*namedRow, len(ids))
 		rr := newRowReader(rows)

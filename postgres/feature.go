@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // FeatureService implements mapcommons.FeatureService on the store.
@@ -21,7 +22,12 @@ var _ mapcommons.FeatureService = (*FeatureService)(nil)
 // snapshot: in the page's statement (count(*) OVER (), plan.countPage)
 // when SQL gives the first page, else from a count run as the read's
 // prelude.
-func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) (err error) {
+	// The errors of fn (and of q.Then's function) are the caller's:
+	// they come back as they were returned, not named with the scan.
+	var theirs error
+	defer derrors.WrapExcept(&err, &theirs, "FeatureService.ScanFeatures(%d)", datasetID)
+	q, fn = derrors.ThroughQuery(&theirs, q, fn)
 	if v, release := s.db.mirrorView(ctx, datasetID); v != nil { // mirror.go
 		defer release()
 		return v.Scan(ctx, q, fn)
@@ -68,13 +74,14 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 }
 
 // GroupFeatures implements mapcommons.FeatureService.
-func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) (_ []mapcommons.Group, err error) {
+	defer derrors.Wrap(&err, "FeatureService.GroupFeatures(%d)", datasetID)
 	if v, release := s.db.mirrorView(ctx, datasetID); v != nil { // mirror.go
 		defer release()
 		return v.Groups(ctx, q)
 	}
 	var out []mapcommons.Group
-	err := s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
+	err = s.db.read(ctx, datasetID, func(tx rowsQuerier, ds *datasetRow) error {
 		p, err := compile(ds, q)
 		if err != nil {
 			return err
@@ -90,9 +97,10 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 // write lock, in the transaction that updates its row; readers see the
 // features before or after. The old features keep their ids; the new get
 // the next ids.
-func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
+func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (_ int64, err error) {
+	defer derrors.Wrap(&err, "FeatureService.AddFeatures(%d)", datasetID)
 	var added int64
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockFeatures(ctx, tx, datasetID); err != nil {
 			return err
 		}
@@ -120,7 +128,8 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 // keep their ids; the ids of those deleted are not given again. The rows
 // go in place, as an edit's deletes (edits.go), unless that would leave
 // more than maxHoles holes: then the table is rewritten without them.
-func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
+func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) (err error) {
+	defer derrors.Wrap(&err, "FeatureService.DeleteFeatures(%d)", datasetID)
 	return s.inPlace(ctx, datasetID, true, nil,
 		func(tx pgx.Tx, old *datasetRow, _ map[int64]*namedRow) (bool, error) {
 			slots, err := deletedSlots(old, positions)

@@ -46,29 +46,19 @@ func newIDMatcher(ctx context.Context, tx pgx.Tx, old *datasetRow, attrs []mapco
 		return nil, nil
 	}
 	m := &idMatcher{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
-	sel := "fid, geom"
-	for i := range attrs {
-		sel += ", " + attrColumn(i)
-	}
-	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(old.table)+` ORDER BY pos`)
+	rows, err := tx.Query(ctx, `SELECT `+attrColumns("fid, geom", len(attrs))+` FROM `+ident(old.table)+` ORDER BY pos`)
 	if err != nil {
 		return nil, formatError(err)
 	}
 	defer rows.Close()
 	m.keys = make([]rowKey, 0, old.FeatureCount)
-	var values []any
-	rr := newRowReader(rows)
-	for rows.Next() {
-		vals, err := rr.values()
-		if err != nil {
-			return nil, err
-		}
-		geom, _ := vals[1].([]byte)
-		values = featureValues(vals[2:], values)
-		m.keys = append(m.keys, rowKey{h: m.hash(values, geom), id: vals[0].(int64)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, formatError(err)
+	err = eachFeature(rows, 2, func(lead, values []any) error {
+		geom, _ := lead[1].([]byte)
+		m.keys = append(m.keys, rowKey{h: m.hash(values, geom), id: lead[0].(int64)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(m.keys, func(a, b rowKey) int {
 		if c := slices.Compare(a.h[:], b.h[:]); c != 0 {

@@ -62,6 +62,37 @@ func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 // attrColumn is the column of attribute i.
 func attrColumn(i int) string { return ident("a" + strconv.Itoa(i)) }
 
+// attrColumns is the select list of the columns lead, then of the n
+// attribute columns of a features table.
+func attrColumns(lead string, n int) string {
+	sel := lead
+	for i := range n {
+		sel += ", " + attrColumn(i)
+	}
+	return sel
+}
+
+// eachFeature calls fn with each row of rows, of lead columns and then
+// the attribute columns (attrColumns): the lead columns as rowReader
+// decodes them, the rest as a feature's values (featureValues). Both
+// slices are reused, valid until the next row. It returns fn's error, or
+// the rows' in the end.
+func eachFeature(rows pgx.Rows, lead int, fn func(lead, values []any) error) error {
+	rr := newRowReader(rows)
+	var values []any
+	for rows.Next() {
+		vals, err := rr.values()
+		if err != nil {
+			return err
+		}
+		values = featureValues(vals[lead:], values)
+		if err := fn(vals[:lead], values); err != nil {
+			return err
+		}
+	}
+	return formatError(rows.Err())
+}
+
 // sqlType is the column type of an attribute type.
 func sqlType(t mapcommons.AttrType) string {
 	switch t {
@@ -295,6 +326,22 @@ func encodeRow(buf []byte, pos, id int64, f *mapcommons.Feature, r wkb.Rect, ok 
 	return buf, key, nil
 }
 
+// loadNew creates a new generation of dataset id's features (newGeneration),
+// its ids from nextID on, and fills it from src (load, finish): for a new
+// dataset and for a replacement of its features. match is load's.
+func loadNew(ctx context.Context, tx pgx.Tx, id int64, attrs []mapcommons.Attribute, nextID int64, src mapcommons.FeatureSource, match *idMatcher) (*generation, *mapcommons.Summary, error) {
+	g, err := newGeneration(ctx, tx, id, attrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.nextID = nextID
+	if err := g.load(ctx, src, match); err != nil {
+		return nil, nil, err
+	}
+	sum, err := g.finish(ctx)
+	return g, sum, err
+}
+
 // load copies the features of src into the table (binary COPY, streaming).
 // match, when not nil, gives new rows identical to old ones their ids.
 func (g *generation) load(ctx context.Context, src mapcommons.FeatureSource, match *idMatcher) error {
@@ -327,24 +374,14 @@ func (g *generation) copyRows(ctx context.Context, old string, skip []int64) err
 // summarize adds the rows the table holds to the summary, in position
 // order, and counts them.
 func (g *generation) summarize(ctx context.Context) error {
-	sel := "geom, fid"
-	for i := range g.attrs {
-		sel += ", " + attrColumn(i)
-	}
-	rows, err := g.tx.Query(ctx, `SELECT `+sel+` FROM `+ident(g.table)+` ORDER BY pos`)
+	rows, err := g.tx.Query(ctx, `SELECT `+attrColumns("geom, fid", len(g.attrs))+` FROM `+ident(g.table)+` ORDER BY pos`)
 	if err != nil {
 		return formatError(err)
 	}
 	defer rows.Close()
-	rr := newRowReader(rows)
-	var values []any
-	for rows.Next() {
-		vals, err := rr.values()
-		if err != nil {
-			return err
-		}
-		geom, _ := vals[0].([]byte)
-		values = featureValues(vals[2:], values)
+	return eachFeature(rows, 2, func(lead, values []any) error {
+		geom, _ := lead[0].([]byte)
+		var err error
 		if x, y, isPoint := wkb.StoredPoint(geom); isPoint {
 			err = g.sum.AddPoint(x, y, values)
 		} else if len(geom) > 0 {
@@ -360,10 +397,10 @@ func (g *generation) summarize(ctx context.Context) error {
 			return err
 		}
 		g.spool.add(values)
-		g.lastID = vals[1].(int64)
+		g.lastID = lead[1].(int64)
 		g.n++
-	}
-	return formatError(rows.Err())
+		return nil
+	})
 }
 
 // featureValues turns the attribute columns of a row into a Feature's

@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // GroupService implements mapcommons.GroupService on the store.
@@ -14,16 +16,13 @@ type GroupService struct{ db *DB }
 
 var _ mapcommons.GroupService = (*GroupService)(nil)
 
-func groupNotFound(id int64) error {
-	return mapcommons.Errorf(mapcommons.ENOTFOUND, "group %d not found", id)
-}
-
 // CreateGroup implements mapcommons.GroupService.
-func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) error {
+func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) (err error) {
+	defer derrors.Wrap(&err, "GroupService.CreateGroup()")
 	now := s.db.now()
-	err := s.db.pool.QueryRow(ctx, `INSERT INTO user_groups (name, created_at) VALUES ($1, $2) RETURNING id`, g.Name, now).Scan(&g.ID)
+	err = s.db.pool.QueryRow(ctx, `INSERT INTO user_groups (name, created_at) VALUES ($1, $2) RETURNING id`, g.Name, now).Scan(&g.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
+		return storekit.GroupNameTaken(g.Name)
 	} else if err != nil {
 		return err
 	}
@@ -38,7 +37,7 @@ func findGroup(ctx context.Context, q interface {
 	var g mapcommons.UserGroup
 	err := q.QueryRow(ctx, `SELECT id, name, created_at FROM user_groups WHERE id = $1`, id).Scan(&g.ID, &g.Name, &g.CreatedAt)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return nil, groupNotFound(id)
+		return nil, storekit.GroupNotFound(id)
 	} else if err != nil {
 		return nil, err
 	}
@@ -47,13 +46,15 @@ func findGroup(ctx context.Context, q interface {
 }
 
 // FindGroupByID implements mapcommons.GroupService.
-func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons.UserGroup, error) {
+func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (_ *mapcommons.UserGroup, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupByID(%d)", id)
 	return findGroup(ctx, s.db.pool, id)
 }
 
 // FindGroups implements mapcommons.GroupService: ordered by name folded
 // as SQLite folds it (ASCII only), then by id.
-func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSummary, error) {
+func (s *GroupService) FindGroups(ctx context.Context) (_ []*mapcommons.GroupSummary, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroups()")
 	rows, err := s.db.pool.Query(ctx, `SELECT g.id, g.name, g.created_at,
 		(SELECT count(*) FROM group_members m WHERE m.group_id = g.id)
 		FROM user_groups g ORDER BY lower(g.name COLLATE "C"), g.id`)
@@ -74,7 +75,8 @@ func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSumma
 }
 
 // FindGroupMembers implements mapcommons.GroupService.
-func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
+func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) (_ []*mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupMembers(%d)", id)
 	// One snapshot: the group and its members as of the same moment.
 	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -102,19 +104,20 @@ func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapco
 }
 
 // AddGroupMember implements mapcommons.GroupService.
-func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.AddGroupMember(%d, %d)", groupID, userID)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		// FOR KEY SHARE: neither may go before the membership is stored.
 		var n int
 		err := tx.QueryRow(ctx, `SELECT 1 FROM user_groups WHERE id = $1 FOR KEY SHARE`, groupID).Scan(&n)
 		if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-			return groupNotFound(groupID)
+			return storekit.GroupNotFound(groupID)
 		} else if err != nil {
 			return err
 		}
 		err = tx.QueryRow(ctx, `SELECT 1 FROM users WHERE id = $1 FOR KEY SHARE`, userID).Scan(&n)
 		if err = formatError(err); err != nil {
-			return userNotFound(err, strconv.FormatInt(userID, 10))
+			return storekit.UserNotFound(err, strconv.FormatInt(userID, 10))
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO group_members (group_id, user_id, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT (group_id, user_id) DO NOTHING`, groupID, userID, s.db.now())
@@ -127,7 +130,8 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 }
 
 // RemoveGroupMember implements mapcommons.GroupService.
-func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.RemoveGroupMember(%d, %d)", groupID, userID)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := findGroup(ctx, tx, groupID); err != nil {
 			return err
@@ -157,7 +161,8 @@ const namesGroup = `permissions @> jsonb_build_array(jsonb_build_object('group_i
 // DeleteGroup implements mapcommons.GroupService. The sharing lists that
 // name the group lose those entries in the same transaction, so that no
 // object keeps an entry for a group that is gone.
-func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
+func (s *GroupService) DeleteGroup(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.DeleteGroup(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		g := strconv.FormatInt(id, 10)
 		// The search entries that may change: those of the datasets whose
@@ -176,7 +181,7 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 			return err
 		}
 		if n == 0 {
-			return groupNotFound(id)
+			return storekit.GroupNotFound(id)
 		}
 		// The datasets' rows, then the lock of maps' entries, then the
 		// maps' rows (lockMapDocs says why in this order).

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // LoginLimitService implements mapcommons.LoginLimitService on the table
@@ -24,7 +25,8 @@ type LoginLimitService struct {
 const limitSweep = time.Minute
 
 // LoginLimits implements mapcommons.LoginLimitService.
-func (s *LoginLimitService) LoginLimits(ctx context.Context, keys []string) ([]time.Time, error) {
+func (s *LoginLimitService) LoginLimits(ctx context.Context, keys []string) (_ []time.Time, err error) {
+	defer derrors.Wrap(&err, "LoginLimitService.LoginLimits()")
 	rows, err := s.db.pool.Query(ctx, `SELECT key, full_at FROM login_limits WHERE key = ANY($1)`, keys)
 	if err != nil {
 		return nil, formatError(err)
@@ -51,7 +53,8 @@ func (s *LoginLimitService) LoginLimits(ctx context.Context, keys []string) ([]t
 // one upsert that computes the new full time from the row as it is when
 // the row is locked, so that spends through any number of servers at once
 // all count; the batch goes in one round trip and one transaction.
-func (s *LoginLimitService) SpendLoginTokens(ctx context.Context, now time.Time, spends []mapcommons.LoginSpend) error {
+func (s *LoginLimitService) SpendLoginTokens(ctx context.Context, now time.Time, spends []mapcommons.LoginSpend) (err error) {
+	defer derrors.Wrap(&err, "LoginLimitService.SpendLoginTokens()")
 	now = now.UTC().Truncate(time.Microsecond)
 	b := &pgx.Batch{}
 	for _, sp := range spends {

@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // MapService implements mapcommons.MapService on the store.
@@ -37,60 +37,17 @@ func findMap(ctx context.Context, q interface {
 	} else if err != nil {
 		return nil, err
 	}
-	if extent != nil {
-		m.Extent = new([4]float64)
-		if err := json.Unmarshal(extent, m.Extent); err != nil {
-			return nil, fmt.Errorf("map %d extent: %w", id, err)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		raw  []byte
-		dst  any
-	}{{"tags", tags, &m.Tags}, {"layers", layers, &m.Layers}, {"permissions", perms, &m.Permissions}} {
-		if err := json.Unmarshal(f.raw, f.dst); err != nil {
-			return nil, fmt.Errorf("map %d %s: %w", id, f.name, err)
-		}
-	}
-	if m.Tags == nil {
-		m.Tags = []string{}
-	}
-	if m.Layers == nil {
-		m.Layers = []mapcommons.Layer{}
-	}
-	if m.Permissions == nil {
-		m.Permissions = []mapcommons.Permission{}
+	if err := storekit.DecodeMap(&m, storekit.MapJSON{Extent: extent, Tags: tags, Layers: layers, Perms: perms}); err != nil {
+		return nil, err
 	}
 	m.CreatedAt, m.UpdatedAt = utc(m.CreatedAt), utc(m.UpdatedAt)
 	return &m, nil
 }
 
-// mapJSON is the stored form of a map's JSON columns.
-type mapJSON struct{ extent, tags, layers, perms []byte }
-
-func encodeMap(m *mapcommons.Map) (mapJSON, error) {
-	var out mapJSON
-	var err error
-	enc := func(v any) []byte {
-		b, e := json.Marshal(v)
-		if e != nil && err == nil {
-			err = e
-		}
-		if string(b) == "null" {
-			return []byte("[]")
-		}
-		return b
-	}
-	if m.Extent != nil {
-		out.extent = enc(m.Extent)
-	}
-	out.tags, out.layers, out.perms = enc(m.Tags), enc(m.Layers), enc(m.Permissions)
-	return out, err
-}
-
 // CreateMap implements mapcommons.MapService.
-func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
-	j, err := encodeMap(m)
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) (err error) {
+	defer derrors.Wrap(&err, "MapService.CreateMap()")
+	j, err := storekit.EncodeMap(m)
 	if err != nil {
 		return err
 	}
@@ -103,7 +60,7 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO maps (owner_id, title, basemap, description, tags, extent, projection,
 		layers, permissions, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
-			owner, m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, now).Scan(&id)
+			owner, m.Title, m.Basemap, m.Description, j.Tags, j.Extent, m.Projection, j.Layers, j.Perms, now).Scan(&id)
 		if err != nil {
 			return formatError(err)
 		}
@@ -117,16 +74,20 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 }
 
 // FindMapByID implements mapcommons.MapService.
-func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (_ *mapcommons.Map, err error) {
+	defer derrors.Wrap(&err, "MapService.FindMapByID(%d)", id)
 	return findMap(ctx, s.db.pool, id, false)
 }
 
 // UpdateMap implements mapcommons.MapService. The map's row is locked
 // from its read to the commit: concurrent updates, from any server, apply
 // one after the other.
-func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (_ *mapcommons.Map, err error) {
+	var theirs error // fn's, the caller's own
+	defer derrors.WrapExcept(&err, &theirs, "MapService.UpdateMap(%d)", id)
+	fn = derrors.Through(&theirs, fn)
 	var m *mapcommons.Map
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
 			return err
 		}
@@ -137,14 +98,14 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 		if err := fn(m); err != nil {
 			return err
 		}
-		j, err := encodeMap(m)
+		j, err := storekit.EncodeMap(m)
 		if err != nil {
 			return err
 		}
 		m.UpdatedAt = s.db.now()
 		_, err = tx.Exec(ctx, `UPDATE maps SET title = $1, basemap = $2, description = $3, tags = $4, extent = $5,
 			projection = $6, layers = $7, permissions = $8, updated_at = $9 WHERE id = $10`,
-			m.Title, m.Basemap, m.Description, j.tags, j.extent, m.Projection, j.layers, j.perms, m.UpdatedAt, id)
+			m.Title, m.Basemap, m.Description, j.Tags, j.Extent, m.Projection, j.Layers, j.Perms, m.UpdatedAt, id)
 		if err != nil {
 			return formatError(err)
 		}
@@ -157,7 +118,8 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 }
 
 // DeleteMap implements mapcommons.MapService.
-func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "MapService.DeleteMap(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockMapDocs(ctx, tx); err != nil { // before the map's row
 			return err

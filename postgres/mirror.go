@@ -542,10 +542,7 @@ func (m *mirror) copyTable(ctx context.Context, id int64) (*segment.Writer, *dat
 		}
 	}()
 	w.SetNextID(ds.nextID)
-	sel := "pos, fid, geom"
-	for i := range ds.Attributes {
-		sel += ", " + attrColumn(i)
-	}
+	sel := attrColumns("pos, fid, geom", len(ds.Attributes))
 	// The ids rise with the positions, as the segment needs them: the
 	// unique index on fid gives the order.
 	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(ds.table)+` ORDER BY fid`)

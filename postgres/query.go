@@ -317,23 +317,23 @@ func (p *plan) filter(col string, t mapcommons.AttrType, f mapcommons.Filter, na
 	// Floats: NaN is below every number in Go, above in SQL (and = to
 	// itself in both); -0 = 0 in both. Filter values are never NaN
 	// (Validate refuses them).
-	switch f.Op {
-	case mapcommons.OpMin:
-		return "(" + col + " >= " + p.arg(nums[0]) + " AND " + col + " < 'NaN')"
-	case mapcommons.OpMax:
-		if nanOut {
-			return col + " <= " + p.arg(nums[0])
+	if cmp, ok := floatBounds[f.Op]; ok {
+		c := col + cmp + p.arg(nums[0])
+		switch {
+		case cmp[1] == '>': // SQL's NaN is above the bound, Go's below
+			return "(" + c + " AND " + col + " < 'NaN')"
+		case nanOut:
+			return c
 		}
-		return "(" + col + " <= " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
-	case mapcommons.OpGreater:
-		return "(" + col + " > " + p.arg(nums[0]) + " AND " + col + " < 'NaN')"
-	case mapcommons.OpLess:
-		if nanOut {
-			return col + " < " + p.arg(nums[0])
-		}
-		return "(" + col + " < " + p.arg(nums[0]) + " OR " + col + " = 'NaN')"
+		return "(" + c + " OR " + col + " = 'NaN')" // below it in Go
 	}
 	return anyOf(p, col, nums, "double precision")
+}
+
+// floatBounds are the filter operations that bound a float column, and
+// SQL's comparison with the bound.
+var floatBounds = map[string]string{
+	mapcommons.OpMin: " >= ", mapcommons.OpMax: " <= ", mapcommons.OpGreater: " > ", mapcommons.OpLess: " < ",
 }
 
 // intBounds are the filter operations that bound an integer column: the
@@ -409,14 +409,7 @@ func intAtLeast(v float64) (int64, bool) {
 
 // intAtMost is the greatest integer c with float64(c) <= v.
 func intAtMost(v float64) (int64, bool) {
-	c, ok := firstInt(func(c int64) bool { return float64(c) > v })
-	switch {
-	case !ok:
-		return math.MaxInt64, true
-	case c == math.MinInt64:
-		return 0, false
-	}
-	return c - 1, true
+	return lastInt(func(c int64) bool { return float64(c) > v })
 }
 
 // intAbove is the least integer c with float64(c) > v.
@@ -426,7 +419,13 @@ func intAbove(v float64) (int64, bool) {
 
 // intBelow is the greatest integer c with float64(c) < v.
 func intBelow(v float64) (int64, bool) {
-	c, ok := firstInt(func(c int64) bool { return float64(c) >= v })
+	return lastInt(func(c int64) bool { return float64(c) >= v })
+}
+
+// lastInt is the greatest integer before the first one for which past
+// holds (firstInt): every integer when none is, none when all are.
+func lastInt(past func(int64) bool) (int64, bool) {
+	c, ok := firstInt(past)
 	switch {
 	case !ok:
 		return math.MaxInt64, true
@@ -663,14 +662,10 @@ func (p *plan) sortedPage(sel string, offset int64) string {
 
 // selectAll is the select list of whole features.
 func (p *plan) selectAll() string {
-	sel := "pos, fid, geom"
 	if p.noValues() {
-		return sel
+		return "pos, fid, geom"
 	}
-	for i := range p.ds.Attributes {
-		sel += ", " + attrColumn(i)
-	}
-	return sel
+	return attrColumns("pos, fid, geom", len(p.ds.Attributes))
 }
 
 // matchGeometry applies the exact spatial tests, as the segment engine
@@ -824,34 +819,21 @@ func (p *plan) groups(ctx context.Context, tx rowsQuerier) ([]mapcommons.Group, 
 		gs.AddCount(n)
 		return gs.Groups(), nil
 	}
-	sel := "geom"
-	for i := range p.ds.Attributes {
-		sel += ", " + attrColumn(i)
-	}
-	rows, err := tx.Query(ctx, p.query(sel, false), p.args...)
+	rows, err := tx.Query(ctx, p.query(attrColumns("geom", len(p.ds.Attributes)), false), p.args...)
 	if err != nil {
 		return nil, formatError(err)
 	}
 	defer rows.Close()
-	var values []any
-	rr := newRowReader(rows)
-	for rows.Next() {
-		vals, err := rr.values()
-		if err != nil {
-			return nil, err
-		}
-		geom, _ := vals[0].([]byte)
-		values = featureValues(vals[1:], values)
+	err = eachFeature(rows, 1, func(lead, values []any) error {
+		geom, _ := lead[0].([]byte)
 		ok, err := p.match(ctx, geom, values)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if ok && err == nil {
 			gs.Add(values)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, formatError(err)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return gs.Groups(), nil
 }

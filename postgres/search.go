@@ -10,13 +10,14 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/searchdoc"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -152,40 +153,9 @@ func (q *searchQuery) bbox(b *mapcommons.BBox) {
 	}
 }
 
-// orderBy is the ORDER BY of a search; every order ends with docid so that
-// pages never overlap. Titles compare as the embedded store's COLLATE
-// NOCASE: ASCII case folded, then bytes.
-func orderBy(f *mapcommons.SearchFilter, score string) string {
-	dir := ""
-	if f.Descending {
-		dir = " DESC"
-	}
-	switch f.Sort {
-	case mapcommons.SortTitle:
-		return `lower(s.title COLLATE "C")` + dir + ", s.docid" + dir
-	case mapcommons.SortCreated:
-		return "s.created_at" + dir + ", s.docid" + dir
-	case mapcommons.SortUpdated:
-		return "s.updated_at" + dir + ", s.docid" + dir
-	case mapcommons.SortFeatureCount:
-		return "s.feature_count" + dir + ", s.docid" + dir
-	}
-	if score != "" {
-		// The best match first (the highest rank), as bm25's lowest.
-		if f.Descending {
-			return score + ", s.docid DESC"
-		}
-		return score + " DESC, s.docid"
-	}
-	// Relevance without words: the newest first.
-	if f.Descending {
-		return "s.created_at, s.docid"
-	}
-	return "s.created_at DESC, s.docid DESC"
-}
-
 // Search implements mapcommons.SearchService.
-func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) ([]*mapcommons.SearchResult, int64, error) {
+func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
+	defer derrors.Wrap(&err, "SearchService.Search()")
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -217,7 +187,7 @@ func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (
 		return []*mapcommons.SearchResult{}, total, nil
 	}
 	n := len(q.args)
-	rows, err := tx.Query(ctx, `SELECT s.docid FROM search_docs s WHERE `+where+` ORDER BY `+orderBy(&f, q.score)+
+	rows, err := tx.Query(ctx, `SELECT s.docid FROM search_docs s WHERE `+where+` ORDER BY `+searchdoc.OrderBy(&f, `lower(s.title COLLATE "C")`, q.score, true, "s.docid")+
 		fmt.Sprintf(` LIMIT $%d OFFSET $%d`, n+1, n+2), append(q.args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, formatError(err)
@@ -239,15 +209,8 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
-		s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
-		coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
-		m.description, coalesce(m.permissions, d.permissions, '[]'::jsonb)
-		FROM search_docs s
-		LEFT JOIN users u ON u.id = s.owner_id
-		LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
-		LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id
-		WHERE s.docid = ANY($1)`, ids)
+	rows, err := tx.Query(ctx, `SELECT `+searchdoc.ResultColumns+`, coalesce(m.permissions, d.permissions, '[]'::jsonb)
+		`+searchdoc.ResultFrom+` WHERE s.docid = ANY($1)`, ids)
 	if err != nil {
 		return nil, formatError(err)
 	}
@@ -266,18 +229,8 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 			&mapDesc, &perms); err != nil {
 			return nil, formatError(err)
 		}
-		r.Model, r.Description = mapcommons.ModelOverlay, &dsDesc
-		if kind == kindMap {
-			r.Model, r.Description = mapcommons.ModelMap, mapDesc
-		}
-		if err := json.Unmarshal(perms, &r.Permissions); err != nil {
-			return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
-		}
-		if r.Permissions == nil {
-			r.Permissions = []mapcommons.Permission{}
-		}
-		if minx != nil && miny != nil && maxx != nil && maxy != nil {
-			r.Extent = &mapcommons.BBox{W: *minx, S: *miny, E: *maxx, N: *maxy}
+		if err := searchdoc.Result(&r, int(kind), dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+			return nil, err
 		}
 		r.CreatedAt, r.UpdatedAt = utc(r.CreatedAt), utc(r.UpdatedAt)
 		byID[docid] = &r
@@ -285,10 +238,5 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)
 	}
-	for _, id := range ids {
-		if r := byID[id]; r != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return searchdoc.InOrder(out, ids, byID), nil
 }

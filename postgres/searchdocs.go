@@ -13,8 +13,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,13 +23,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
-)
-
-// Kinds of search_docs rows.
-const (
-	kindDataset = 0
-	kindMap     = 1
+	"mapcommons/internal/searchdoc"
 )
 
 // Weights of the fields in search_docs.words, and of a match in each for
@@ -210,7 +202,7 @@ func datasetDocCounts(id, count, minx, miny, maxx, maxy, updated string) string 
 func writeDatasetDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 	r, err := findDataset(ctx, tx, id, true)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, 2*id)
+		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, searchdoc.DatasetDocID(id))
 		return formatError(err)
 	} else if err != nil {
 		return err
@@ -231,7 +223,7 @@ func upsertDatasetDoc(ctx context.Context, tx pgx.Tx, ds *mapcommons.Dataset) er
 		ext = [4]*float64{&e.MinX, &e.MinY, &e.MaxX, &e.MaxY}
 	}
 	m := &ds.Metadata
-	return later(ctx, tx, nil, upsertDoc, 2*ds.ID, kindDataset, ds.ID, owner, m.Title, m.Description, m.Tags,
+	return later(ctx, tx, nil, upsertDoc, searchdoc.DatasetDocID(ds.ID), searchdoc.KindDataset, ds.ID, owner, m.Title, m.Description, m.Tags,
 		searchVector(m.Title, m.Description, m.Tags), shared, nonNil(groups), ds.FeatureCount,
 		ext[0], ext[1], ext[2], ext[3], ds.CreatedAt, ds.UpdatedAt)
 }
@@ -313,7 +305,7 @@ func writeMapDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 	// The map's row first: whoever else writes its entry waits here.
 	m, err := findMap(ctx, tx, id, true)
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, 2*id+1)
+		_, err := tx.Exec(ctx, `DELETE FROM search_docs WHERE docid = $1`, searchdoc.MapDocID(id))
 		return formatError(err) // its search_map_datasets rows went with it
 	} else if err != nil {
 		return err
@@ -321,39 +313,26 @@ func writeMapDoc(ctx context.Context, tx pgx.Tx, id int64) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM search_map_datasets WHERE map_id = $1`, id); err != nil {
 		return formatError(err)
 	}
-	var owner *mapcommons.User
-	if m.OwnerID != 0 {
-		u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, m.OwnerID))
-		if err = formatError(err); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
-			return err
+	doc, err := searchdoc.ReadMapEntry(m, func(uid int64) (*mapcommons.User, error) {
+		u, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, uid))
+		if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
+			return nil, nil
 		}
-		owner = u
-	}
-	datasets := map[int64]*mapcommons.Dataset{}
-	for _, dsID := range m.DatasetIDs() {
+		return u, err
+	}, func(dsID int64) (*mapcommons.Dataset, error) {
 		ds, err := layerDataset(ctx, tx, dsID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		datasets[dsID] = ds
-		if _, err := tx.Exec(ctx, `INSERT INTO search_map_datasets (dataset_id, map_id) VALUES ($1, $2)`, dsID, id); err != nil {
-			return formatError(err)
-		}
+		_, err = tx.Exec(ctx, `INSERT INTO search_map_datasets (dataset_id, map_id) VALUES ($1, $2)`, dsID, id)
+		return ds, formatError(err)
+	})
+	if err != nil {
+		return err
 	}
-	doc := mapcommons.MapSearchDocument(m, owner, func(id int64) *mapcommons.Dataset { return datasets[id] })
-	var ownerID *int64
-	if m.OwnerID != 0 {
-		ownerID = &m.OwnerID
-	}
-	desc := ""
-	if m.Description != nil {
-		desc = *m.Description
-	}
-	tags := strings.Join(m.Tags, ", ")
-	_, groups := mapcommons.SearchGrants(m.Permissions)
 	e := doc.Extent
-	_, err = tx.Exec(ctx, upsertDoc, 2*id+1, kindMap, id, ownerID, m.Title, desc, tags,
-		searchVector(m.Title, desc, tags), doc.Shared, nonNil(groups), doc.FeatureCount,
+	_, err = tx.Exec(ctx, upsertDoc, doc.DocID, searchdoc.KindMap, id, doc.Owner, m.Title, doc.Description, doc.Tags,
+		searchVector(m.Title, doc.Description, doc.Tags), doc.Shared, nonNil(doc.Groups), doc.FeatureCount,
 		e.W, e.S, e.E, e.N, m.CreatedAt, m.UpdatedAt)
 	return formatError(err)
 }
@@ -371,13 +350,7 @@ func layerDataset(ctx context.Context, tx pgx.Tx, id int64) (*mapcommons.Dataset
 	} else if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(perms, &ds.Permissions); err != nil {
-		return nil, fmt.Errorf("dataset %d permissions: %w", id, err)
-	}
-	if minx != nil && miny != nil && maxx != nil && maxy != nil {
-		ds.Extent = &wkb.Rect{MinX: *minx, MinY: *miny, MaxX: *maxx, MaxY: *maxy}
-	}
-	return ds, nil
+	return ds, searchdoc.LayerDataset(ds, perms, minx, miny, maxx, maxy)
 }
 
 // fillSearchDocs writes the search entries of the datasets and maps that

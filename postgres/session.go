@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // SessionService implements mapcommons.SessionService on the store: every
@@ -15,7 +16,8 @@ type SessionService struct{ db *DB }
 var _ mapcommons.SessionService = (*SessionService)(nil)
 
 // CreateSession implements mapcommons.SessionService.
-func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Session) error {
+func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Session) (err error) {
+	defer derrors.Wrap(&err, "SessionService.CreateSession()")
 	if sess.CreatedAt.IsZero() {
 		sess.CreatedAt = s.db.now()
 	}
@@ -32,9 +34,10 @@ func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Ses
 }
 
 // FindSessionByToken implements mapcommons.SessionService.
-func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash string) (*mapcommons.Session, error) {
+func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash string) (_ *mapcommons.Session, err error) {
+	defer derrors.Wrap(&err, "SessionService.FindSessionByToken()")
 	sess := &mapcommons.Session{TokenHash: tokenHash}
-	err := s.db.pool.QueryRow(ctx, `SELECT user_id, created_at, expires_at FROM sessions WHERE token_hash = $1`, tokenHash).
+	err = s.db.pool.QueryRow(ctx, `SELECT user_id, created_at, expires_at FROM sessions WHERE token_hash = $1`, tokenHash).
 		Scan(&sess.UserID, &sess.CreatedAt, &sess.ExpiresAt)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
 		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no such session")
@@ -46,7 +49,8 @@ func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash strin
 }
 
 // DeleteSession implements mapcommons.SessionService.
-func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) error {
+func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) (err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteSession()")
 	n, err := affected(s.db.pool.Exec(ctx, `DELETE FROM sessions WHERE token_hash = $1`, tokenHash))
 	if err != nil {
 		return err
@@ -58,11 +62,13 @@ func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) er
 }
 
 // DeleteUserSessions implements mapcommons.SessionService.
-func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, keep string) (int, error) {
+func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, keep string) (_ int, err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteUserSessions(%d)", userID)
 	return affected(s.db.pool.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1 AND token_hash <> $2`, userID, keep))
 }
 
 // DeleteExpiredSessions implements mapcommons.SessionService.
-func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (_ int, err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteExpiredSessions()")
 	return affected(s.db.pool.Exec(ctx, `DELETE FROM sessions WHERE expires_at <= $1`, time.Unix(now.Unix(), 0)))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // LoginTrustService implements mapcommons.LoginTrustService on the store,
@@ -18,7 +19,8 @@ var _ mapcommons.LoginTrustService = (*LoginTrustService)(nil)
 
 // TrustLogin implements mapcommons.LoginTrustService. It also drops the
 // user's expired entries and, past MaxTrustedKeys, the oldest.
-func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key string, until time.Time) error {
+func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key string, until time.Time) (err error) {
+	defer derrors.Wrap(&err, "LoginTrustService.TrustLogin(%d)", userID)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO login_trust (user_id, key, until)
 			SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1)
@@ -34,9 +36,10 @@ func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key st
 }
 
 // LoginTrusted implements mapcommons.LoginTrustService.
-func (s *LoginTrustService) LoginTrusted(ctx context.Context, userID int64, keys []string, now time.Time) (bool, error) {
+func (s *LoginTrustService) LoginTrusted(ctx context.Context, userID int64, keys []string, now time.Time) (_ bool, err error) {
+	defer derrors.Wrap(&err, "LoginTrustService.LoginTrusted(%d)", userID)
 	var ok bool
-	err := s.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM login_trust
+	err = s.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM login_trust
 		WHERE user_id = $1 AND key = ANY ($2) AND key <> '' AND until > $3)`, userID, keys, time.Unix(now.Unix(), 0)).Scan(&ok)
 	return ok, formatError(err)
 }

@@ -3,12 +3,13 @@ package postgres
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // UserService implements mapcommons.UserService on the store.
@@ -38,37 +39,33 @@ func scanUser(row pgx.Row) (*mapcommons.User, error) {
 	return &u, nil
 }
 
-func userNotFound(err error, what string) error {
-	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s not found", what)
-	}
-	return err
-}
-
 // FindUserByID implements mapcommons.UserService.
-func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByID(%d)", id)
 	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
-	return u, userNotFound(formatError(err), strconv.FormatInt(id, 10))
+	return u, storekit.UserNotFound(formatError(err), strconv.FormatInt(id, 10))
 }
 
 // FindUserByLogin implements mapcommons.UserService.
-func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByLogin()")
 	u, err := scanUser(s.db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE `+loginKey+` = lower($1 COLLATE "C")`, login))
-	return u, userNotFound(formatError(err), login)
+	return u, storekit.UserNotFound(formatError(err), login)
 }
 
 var _ mapcommons.LoginFinder = (*UserService)(nil)
 
 // FindUserAndSecondFactor implements mapcommons.LoginFinder: the user's
 // row and the second factor's (FindSecondFactor's) in one query.
-func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string) (*mapcommons.User, *mapcommons.SecondFactor, error) {
+func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string) (_ *mapcommons.User, _ *mapcommons.SecondFactor, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserAndSecondFactor()")
 	var u mapcommons.User
 	var secret []byte
 	var confirmed *bool
 	var step *int64
 	var created *time.Time
 	var codes int
-	err := s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`, t.f_secret, t.f_confirmed, t.f_step, t.f_created,
+	err = s.db.pool.QueryRow(ctx, `SELECT `+userColumns+`, t.f_secret, t.f_confirmed, t.f_step, t.f_created,
 		(SELECT count(*) FROM user_recovery_codes WHERE user_id = users.id)
 		FROM users LEFT JOIN LATERAL (SELECT secret AS f_secret, confirmed AS f_confirmed, last_step AS f_step, created_at AS f_created
 			FROM user_totp WHERE user_id = users.id) t ON true
@@ -76,7 +73,7 @@ func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string)
 		Scan(&u.ID, &u.Login, &u.Email, &u.Fullname, &u.PasswordHash, &u.Admin, &u.CreatedAt, &u.UpdatedAt, &u.GroupIDs,
 			&secret, &confirmed, &step, &created, &codes)
 	if err != nil {
-		return nil, nil, userNotFound(formatError(err), login)
+		return nil, nil, storekit.UserNotFound(formatError(err), login)
 	}
 	u.CreatedAt, u.UpdatedAt = utc(u.CreatedAt), utc(u.UpdatedAt)
 	if len(u.GroupIDs) == 0 {
@@ -90,15 +87,15 @@ func (s *UserService) FindUserAndSecondFactor(ctx context.Context, login string)
 }
 
 // CreateUser implements mapcommons.UserService.
-func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateUser()")
 	now := s.db.now()
-	err := s.db.pool.QueryRow(ctx,
+	err = s.db.pool.QueryRow(ctx,
 		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
 		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now).Scan(&u.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return &mapcommons.Error{Code: mapcommons.ECONFLICT, Message: "login: " + u.Login + " is already taken",
-			Fields: map[string][]string{"login": {"has already been taken"}}}
+		return storekit.LoginTaken(u.Login)
 	} else if err != nil {
 		return err
 	}
@@ -107,34 +104,17 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error 
 }
 
 // UpdateUser implements mapcommons.UserService.
-func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
-	var sets []string
-	var args []any
-	add := func(col string, v any) {
-		args = append(args, v)
-		sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
-	}
-	if upd.Email != nil {
-		add("email", *upd.Email)
-	}
-	if upd.Fullname != nil {
-		add("fullname", *upd.Fullname)
-	}
-	if upd.PasswordHash != nil {
-		add("password_hash", *upd.PasswordHash)
-	}
-	if upd.Admin != nil {
-		add("admin", *upd.Admin)
-	}
-	add("updated_at", s.db.now())
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)
+	sets, args := storekit.UserSets(upd, s.db.now(), func(i int) string { return "$" + strconv.Itoa(i) })
 	args = append(args, id)
 	var u *mapcommons.User
-	err := s.db.tx(ctx, func(tx pgx.Tx) error {
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
 		var err error
-		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET `+strings.Join(sets, ", ")+
+		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users SET `+sets+
 			` WHERE id = $`+strconv.Itoa(len(args))+` RETURNING `+userColumns, args...))
 		if err != nil {
-			return userNotFound(formatError(err), strconv.FormatInt(id, 10))
+			return storekit.UserNotFound(formatError(err), strconv.FormatInt(id, 10))
 		}
 		// What an administrator may see, their private maps' entries may show.
 		if upd.Admin != nil {
@@ -151,7 +131,8 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 // DeleteUser implements mapcommons.UserService. Memberships, login trust
 // and sessions go with the user (ON DELETE CASCADE); datasets and maps stay
 // without an owner (ON DELETE SET NULL).
-func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+func (s *UserService) DeleteUser(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "UserService.DeleteUser(%d)", id)
 	return s.db.tx(ctx, func(tx pgx.Tx) error {
 		// Their datasets' rows (which the deletion changes: owner_id), then
 		// the lock of maps' entries, then the maps' rows (lockMapDocs says

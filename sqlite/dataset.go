@@ -9,6 +9,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/internal/derrors"
 )
 
 // DatasetService implements mapcommons.DatasetService on the store.
@@ -93,13 +94,15 @@ func findDatasetRow(ctx context.Context, q queryer, id int64) (*mapcommons.Datas
 }
 
 // FindDatasetByID implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByID(ctx context.Context, id int64) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByID(%d)", id)
 	ds, _, err := s.db.dataset(ctx, id)
 	return ds, err
 }
 
 // FindDatasets implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) ([]*mapcommons.Dataset, int, error) {
+func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetFilter) (_ []*mapcommons.Dataset, _ int, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasets()")
 	where, args := "1", []any{}
 	if f.OwnerID != nil {
 		where, args = "d.owner_id = ?", append(args, *f.OwnerID)
@@ -133,7 +136,8 @@ func (s *DatasetService) FindDatasets(ctx context.Context, f mapcommons.DatasetF
 }
 
 // UpdateDataset implements mapcommons.DatasetService.
-func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (*mapcommons.Dataset, error) {
+func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcommons.MetadataUpdate) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.UpdateDataset(%d)", id)
 	var sets []string
 	var args []any
 	for _, f := range upd.Fields() {
@@ -184,7 +188,8 @@ func (s *DatasetService) UpdateDataset(ctx context.Context, id int64, upd mapcom
 }
 
 // DeleteDataset implements mapcommons.DatasetService.
-func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
+func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.DeleteDataset(%d)", id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -216,40 +221,22 @@ func (s *DatasetService) DeleteDataset(ctx context.Context, id int64) error {
 // written to a new segment file first; the catalogue row that points to it
 // is committed last, so a failure or a crash at any point leaves no dataset
 // behind (an unreferenced segment is removed at the next start).
-func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) error {
+func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Dataset, src mapcommons.FeatureSource) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.CreateDataset()")
 	attrs := src.Attributes()
 	if err := ds.PrepareCreate(attrs); err != nil {
 		return err
 	}
-	name, sum, err := s.db.segs.write(ctx, attrs, src, 1, nil)
+	seg, err := s.db.writeSegment(ctx, ds, attrs, src, 1, nil)
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			s.db.segs.retire(name)
-		}
-	}()
-	ds.Attributes = attrs
-	sum.Apply(ds)
+	defer seg.drop()
 
 	now := s.db.now()
 	var owner any
 	if ds.OwnerID != 0 {
 		owner = ds.OwnerID
-	}
-	attrJSON, err := json.Marshal(attrs)
-	if err != nil {
-		return err
-	}
-	statsJSON, err := json.Marshal(ds.Stats)
-	if err != nil {
-		return err
-	}
-	var ext [4]any
-	if e := ds.Extent; e != nil {
-		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
 	}
 	fetchedAt := ""
 	if ds.URL != "" {
@@ -275,8 +262,8 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		owner, m.Title, m.Description, m.Author, m.Tags, m.MetadataURL, m.CitationURL, m.ContactName,
 		m.ContactAddress, m.ContactPhone, m.ProcessNotes, ds.Type, ds.DataType, ds.State, ds.CRS, ds.PRJ,
-		ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","), ds.GeometryMask,
-		string(attrJSON), string(statsJSON), name, now, now, ds.URL, ds.URLType, fetchedAt, perms, ds.FeedKey)
+		ds.FeatureCount, seg.ext[0], seg.ext[1], seg.ext[2], seg.ext[3], seg.types, ds.GeometryMask,
+		seg.attrs, seg.stats, seg.name, now, now, ds.URL, ds.URLType, fetchedAt, perms, ds.FeedKey)
 	if err != nil {
 		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ECONFLICT && ds.URL != "" {
 			return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already", ds.URL)
@@ -293,7 +280,7 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 	if err := tx.Commit(); err != nil {
 		return formatError(err)
 	}
-	committed = true
+	seg.kept = true
 	ds.CreatedAt, ds.UpdatedAt, ds.Version = parseTime(now), parseTime(now), 1
 	if fetchedAt != "" {
 		ds.FetchedAt = ds.CreatedAt
@@ -305,6 +292,52 @@ func (s *DatasetService) CreateDataset(ctx context.Context, ds *mapcommons.Datas
 		}
 	}
 	return nil
+}
+
+// freshSegment is a segment written by writeSegment and the columns of its
+// dataset's row that its features set.
+type freshSegment struct {
+	db                  *DB
+	name                string
+	attrs, stats, types string // the attributes and stats (JSON), the geometry types
+	ext                 [4]any // the extent's bounds; NULL for none
+	kept                bool   // the row that points to it was committed
+}
+
+// writeSegment writes the features of src to a new segment (ids from next
+// on, matched by match, as segments.write) and applies their summary to
+// ds, its attributes attrs. Unless kept is set (once the row that points
+// to it is committed), its deferred drop retires the segment.
+func (db *DB) writeSegment(ctx context.Context, ds *mapcommons.Dataset, attrs []mapcommons.Attribute, src mapcommons.FeatureSource, next int64, match *idMatcher) (*freshSegment, error) {
+	name, sum, err := db.segs.write(ctx, attrs, src, next, match)
+	if err != nil {
+		return nil, err
+	}
+	seg := &freshSegment{db: db, name: name}
+	ds.Attributes = attrs
+	sum.Apply(ds)
+	attrJSON, err := json.Marshal(attrs)
+	if err == nil {
+		var statsJSON []byte
+		statsJSON, err = json.Marshal(ds.Stats)
+		seg.attrs, seg.stats = string(attrJSON), string(statsJSON)
+	}
+	if err != nil {
+		seg.drop()
+		return nil, err
+	}
+	if e := ds.Extent; e != nil {
+		seg.ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
+	}
+	seg.types = strings.Join(ds.GeometryTypes, ",")
+	return seg, nil
+}
+
+// drop retires the segment unless it was kept.
+func (seg *freshSegment) drop() {
+	if !seg.kept {
+		seg.db.segs.retire(seg.name)
+	}
 }
 
 // permissionsJSON is the stored form of a sharing list (as maps store

@@ -7,6 +7,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/feature"
+	"mapcommons/internal/derrors"
 	"mapcommons/segment"
 )
 
@@ -37,7 +38,12 @@ func (s *FeatureService) viewOf(ctx context.Context, datasetID int64) (*segment.
 }
 
 // ScanFeatures implements mapcommons.FeatureService.
-func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) (err error) {
+	// The errors of fn (and of q.Then's function) are the caller's:
+	// they come back as they were returned, not named with the scan.
+	var theirs error
+	defer derrors.WrapExcept(&err, &theirs, "FeatureService.ScanFeatures(%d)", datasetID)
+	q, fn = derrors.ThroughQuery(&theirs, q, fn)
 	v, release, err := s.viewOf(ctx, datasetID)
 	if err != nil {
 		return err
@@ -47,7 +53,8 @@ func (s *FeatureService) ScanFeatures(ctx context.Context, datasetID int64, q *m
 }
 
 // GroupFeatures implements mapcommons.FeatureService.
-func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *mapcommons.FeatureQuery) (_ []mapcommons.Group, err error) {
+	defer derrors.Wrap(&err, "FeatureService.GroupFeatures(%d)", datasetID)
 	v, release, err := s.viewOf(ctx, datasetID)
 	if err != nil {
 		return nil, err
@@ -58,9 +65,10 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 
 // AddFeatures implements mapcommons.FeatureService: the new features go
 // to the dataset's delta (see edit), with the next ids.
-func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (int64, error) {
+func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (_ int64, err error) {
+	defer derrors.Wrap(&err, "FeatureService.AddFeatures(%d)", datasetID)
 	var added int64
-	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+	err = s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
 		if a, ok := src.(mapcommons.AppendAware); ok {
 			a.AppendingTo(int64(v.Len())) // under the dataset's write lock
 		}
@@ -85,7 +93,8 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 
 // DeleteFeatures implements mapcommons.FeatureService. The features left
 // keep their ids; the ids of those deleted are not given again.
-func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) error {
+func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) (err error) {
+	defer derrors.Wrap(&err, "FeatureService.DeleteFeatures(%d)", datasetID)
 	return s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
 		c := &change{deletes: make(map[int64]bool, len(positions))}
 		for _, p := range positions {
@@ -102,9 +111,10 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 // their ids and positions (a partial update merged with the feature read
 // from the view), deleted ones are gone, added ones get the next
 // ids, all in one write of the dataset's delta (see edit).
-func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (_ *mapcommons.EditResult, err error) {
+	defer derrors.Wrap(&err, "FeatureService.ApplyEdits(%d)", datasetID)
 	res := &mapcommons.EditResult{}
-	err := s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+	err = s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
 		// Partial updates are merged with the features as the lock holds
 		// them: two patches of one feature at once both hold.
 		e, err := feature.MergePatches(e, len(v.Attributes()), func(id int64) (*mapcommons.Feature, bool, error) {

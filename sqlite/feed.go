@@ -3,20 +3,21 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"net/url"
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // The part of the dataset service that serves datasets registered from a
 // URL: finding one by its URL, and swapping in what a refetch read.
 
 // FindDatasetByURL implements mapcommons.DatasetService.
-func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*mapcommons.Dataset, error) {
+func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.FindDatasetByURL(%q)", url)
 	var id int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT id FROM datasets WHERE url = ? AND url != ''`, url).Scan(&id)
+	err = s.db.read.QueryRowContext(ctx, `SELECT id FROM datasets WHERE url = ? AND url != ''`, url).Scan(&id)
 	if err != nil {
 		if mapcommons.ErrorCode(formatError(err)) == mapcommons.ENOTFOUND {
 			return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no dataset is registered from %s", url)
@@ -31,7 +32,8 @@ func (s *DatasetService) FindDatasetByURL(ctx context.Context, url string) (*map
 // it still points at the segment this call replaced), so that readers see
 // the old features or the new, and a failure leaves the old in place. New
 // rows identical to old ones keep the old ids where ids allow it.
-func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (*mapcommons.Dataset, error) {
+func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapcommons.FeatureSource) (_ *mapcommons.Dataset, err error) {
+	defer derrors.Wrap(&err, "DatasetService.ReplaceFeatures(%d)", id)
 	unlock := s.db.lockFeatures(id)
 	defer unlock()
 	ds, oldName, err := findDatasetRow(ctx, s.db.write, id)
@@ -66,30 +68,11 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 	} else if mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
 		return nil, err
 	}
-	name, sum, err := s.db.segs.write(ctx, attrs, src, next, match)
+	seg, err := s.db.writeSegment(ctx, ds, attrs, src, next, match)
 	if err != nil {
 		return nil, err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			s.db.segs.retire(name)
-		}
-	}()
-	ds.Attributes = attrs
-	sum.Apply(ds)
-	attrJSON, err := json.Marshal(attrs)
-	if err != nil {
-		return nil, err
-	}
-	statsJSON, err := json.Marshal(ds.Stats)
-	if err != nil {
-		return nil, err
-	}
-	var ext [4]any
-	if e := ds.Extent; e != nil {
-		ext = [4]any{e.MinX, e.MinY, e.MaxX, e.MaxY}
-	}
+	defer seg.drop()
 	now := s.db.now()
 	if err := s.db.swap(ctx, id, func(tx *sql.Tx) (sql.Result, error) {
 		if d := parseLayout(oldName).delta; d != "" { // the old delta goes with the old layout
@@ -100,19 +83,20 @@ func (s *DatasetService) ReplaceFeatures(ctx context.Context, id int64, src mapc
 		return tx.ExecContext(ctx, `UPDATE datasets SET attributes = ?, feature_count = ?, minx = ?, miny = ?,
 		maxx = ?, maxy = ?, geometry_types = ?, geometry_mask = ?, stats = ?, segment = ?, state = ?, last_fetch_error = '',
 		fetched_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND segment = ?`,
-			string(attrJSON), ds.FeatureCount, ext[0], ext[1], ext[2], ext[3], strings.Join(ds.GeometryTypes, ","),
-			ds.GeometryMask, string(statsJSON), name, mapcommons.StateComplete, now, now, id, oldName)
+			seg.attrs, ds.FeatureCount, seg.ext[0], seg.ext[1], seg.ext[2], seg.ext[3], seg.types,
+			ds.GeometryMask, seg.stats, seg.name, mapcommons.StateComplete, now, now, id, oldName)
 	}); err != nil {
 		return nil, err
 	}
-	committed = true
-	s.db.segs.retireLayout(oldName, name)
+	seg.kept = true
+	s.db.segs.retireLayout(oldName, seg.name)
 	return s.FindDatasetByID(ctx, id)
 }
 
 // RecordFetchError implements mapcommons.DatasetService; an empty
 // message records a successful refetch.
-func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) error {
+func (s *DatasetService) RecordFetchError(ctx context.Context, id int64, message string) (err error) {
+	defer derrors.Wrap(&err, "DatasetService.RecordFetchError(%d)", id)
 	if len(message) > 2000 {
 		message = strings.ToValidUTF8(message[:2000], "")
 	}

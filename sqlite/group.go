@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // GroupService implements mapcommons.GroupService on the store.
@@ -16,17 +18,14 @@ func NewGroupService(db *DB) *GroupService { return &GroupService{db: db} }
 
 var _ mapcommons.GroupService = (*GroupService)(nil)
 
-func groupNotFound(id int64) error {
-	return mapcommons.Errorf(mapcommons.ENOTFOUND, "group %d not found", id)
-}
-
 // CreateGroup implements mapcommons.GroupService.
-func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) error {
+func (s *GroupService) CreateGroup(ctx context.Context, g *mapcommons.UserGroup) (err error) {
+	defer derrors.Wrap(&err, "GroupService.CreateGroup()")
 	now := s.db.now()
-	err := s.db.write.QueryRowContext(ctx, `INSERT INTO user_groups (name, created_at) VALUES (?, ?) RETURNING id`,
+	err = s.db.write.QueryRowContext(ctx, `INSERT INTO user_groups (name, created_at) VALUES (?, ?) RETURNING id`,
 		g.Name, now).Scan(&g.ID)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return mapcommons.Errorf(mapcommons.ECONFLICT, "name: a group named %q exists already", g.Name)
+		return storekit.GroupNameTaken(g.Name)
 	} else if err != nil {
 		return err
 	}
@@ -39,7 +38,7 @@ func findGroup(ctx context.Context, q queryer, id int64) (*mapcommons.UserGroup,
 	var created string
 	err := q.QueryRowContext(ctx, `SELECT id, name, created_at FROM user_groups WHERE id = ?`, id).Scan(&g.ID, &g.Name, &created)
 	if err == sql.ErrNoRows {
-		return nil, groupNotFound(id)
+		return nil, storekit.GroupNotFound(id)
 	} else if err != nil {
 		return nil, formatError(err)
 	}
@@ -48,12 +47,14 @@ func findGroup(ctx context.Context, q queryer, id int64) (*mapcommons.UserGroup,
 }
 
 // FindGroupByID implements mapcommons.GroupService.
-func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (*mapcommons.UserGroup, error) {
+func (s *GroupService) FindGroupByID(ctx context.Context, id int64) (_ *mapcommons.UserGroup, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupByID(%d)", id)
 	return findGroup(ctx, s.db.read, id)
 }
 
 // FindGroups implements mapcommons.GroupService.
-func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSummary, error) {
+func (s *GroupService) FindGroups(ctx context.Context) (_ []*mapcommons.GroupSummary, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroups()")
 	rows, err := s.db.read.QueryContext(ctx, `SELECT g.id, g.name, g.created_at,
 		(SELECT count(*) FROM group_members m WHERE m.group_id = g.id)
 		FROM user_groups g ORDER BY lower(g.name), g.id`)
@@ -75,7 +76,8 @@ func (s *GroupService) FindGroups(ctx context.Context) ([]*mapcommons.GroupSumma
 }
 
 // FindGroupMembers implements mapcommons.GroupService.
-func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapcommons.User, error) {
+func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) (_ []*mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "GroupService.FindGroupMembers(%d)", id)
 	// One snapshot: the group and its members as of the same moment.
 	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -103,7 +105,26 @@ func (s *GroupService) FindGroupMembers(ctx context.Context, id int64) ([]*mapco
 }
 
 // AddGroupMember implements mapcommons.GroupService.
-func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) error {
+func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.AddGroupMember(%d, %d)", groupID, userID)
+	return s.changeMember(ctx, groupID, userID, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE id = ?`, userID).Scan(&n); err != nil {
+			return formatError(err)
+		} else if n == 0 {
+			return storekit.UserNotFound(formatError(sql.ErrNoRows), itoa(userID))
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)`,
+			groupID, userID, s.db.now())
+		return formatError(err)
+	})
+}
+
+// changeMember runs change, a write of user userID's membership of group
+// groupID, in a transaction that first finds the group (ENOTFOUND without
+// it) and after the change rewrites the entries of the user's maps: what
+// the user may see, their private maps' entries may show.
+func (s *GroupService) changeMember(ctx context.Context, groupID, userID int64, change func(tx *sql.Tx) error) error {
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -112,17 +133,9 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 	if _, err := findGroup(ctx, tx, groupID); err != nil {
 		return err
 	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE id = ?`, userID).Scan(&n); err != nil {
-		return formatError(err)
-	} else if n == 0 {
-		return userNotFound(formatError(sql.ErrNoRows), itoa(userID))
+	if err := change(tx); err != nil {
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO group_members (group_id, user_id, created_at) VALUES (?, ?, ?)`,
-		groupID, userID, s.db.now()); err != nil {
-		return formatError(err)
-	}
-	// What the user may see, their private maps' entries may show.
 	if err := refreshMapDocs(ctx, tx, mapsOwnedBy, userID); err != nil {
 		return err
 	}
@@ -130,28 +143,20 @@ func (s *GroupService) AddGroupMember(ctx context.Context, groupID, userID int64
 }
 
 // RemoveGroupMember implements mapcommons.GroupService.
-func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) error {
-	tx, err := s.db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return formatError(err)
-	}
-	defer tx.Rollback()
-	if _, err := findGroup(ctx, tx, groupID); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
-	if err != nil {
-		return formatError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d is not a member of group %d", userID, groupID)
-	}
-	if err := refreshMapDocs(ctx, tx, mapsOwnedBy, userID); err != nil {
-		return err
-	}
-	return formatError(tx.Commit())
+func (s *GroupService) RemoveGroupMember(ctx context.Context, groupID, userID int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.RemoveGroupMember(%d, %d)", groupID, userID)
+	return s.changeMember(ctx, groupID, userID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM group_members WHERE group_id = ? AND user_id = ?`, groupID, userID)
+		if err != nil {
+			return formatError(err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d is not a member of group %d", userID, groupID)
+		}
+		return nil
+	})
 }
 
 // withoutGroup is the SQL expression of a sharing list (the JSON column
@@ -171,7 +176,8 @@ func namesGroup(column string) string {
 // name the group lose those entries in the same transaction (and the
 // search entries follow), so that no object keeps an entry for a group that is
 // gone.
-func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
+func (s *GroupService) DeleteGroup(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "GroupService.DeleteGroup(%d)", id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -199,7 +205,7 @@ func (s *GroupService) DeleteGroup(ctx context.Context, id int64) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return groupNotFound(id)
+		return storekit.GroupNotFound(id)
 	}
 	for _, table := range []string{"datasets", "maps"} {
 		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET permissions = `+withoutGroup(table+".permissions")+

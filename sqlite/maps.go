@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // MapService implements mapcommons.MapService on the store.
@@ -29,8 +29,9 @@ type querier interface {
 
 func findMap(ctx context.Context, q querier, id int64) (*mapcommons.Map, error) {
 	var m mapcommons.Map
-	var desc, extent sql.NullString
-	var tags, layers, perms, created, updated string
+	var desc sql.NullString
+	var created, updated string
+	var extent, tags, layers, perms []byte
 	err := q.QueryRowContext(ctx, mapSelect, id).Scan(&m.ID, &m.OwnerID, &m.Owner, &m.Title, &m.Basemap, &desc,
 		&tags, &extent, &m.Projection, &layers, &perms, &created, &updated)
 	if err != nil {
@@ -42,28 +43,8 @@ func findMap(ctx context.Context, q querier, id int64) (*mapcommons.Map, error) 
 	if desc.Valid {
 		m.Description = &desc.String
 	}
-	if extent.Valid {
-		m.Extent = new([4]float64)
-		if err := json.Unmarshal([]byte(extent.String), m.Extent); err != nil {
-			return nil, fmt.Errorf("map %d extent: %w", id, err)
-		}
-	}
-	for _, f := range []struct {
-		name, raw string
-		dst       any
-	}{{"tags", tags, &m.Tags}, {"layers", layers, &m.Layers}, {"permissions", perms, &m.Permissions}} {
-		if err := json.Unmarshal([]byte(f.raw), f.dst); err != nil {
-			return nil, fmt.Errorf("map %d %s: %w", id, f.name, err)
-		}
-	}
-	if m.Tags == nil {
-		m.Tags = []string{}
-	}
-	if m.Layers == nil {
-		m.Layers = []mapcommons.Layer{}
-	}
-	if m.Permissions == nil {
-		m.Permissions = []mapcommons.Permission{}
+	if err := storekit.DecodeMap(&m, storekit.MapJSON{Extent: extent, Tags: tags, Layers: layers, Perms: perms}); err != nil {
+		return nil, err
 	}
 	m.CreatedAt, m.UpdatedAt = parseTime(created), parseTime(updated)
 	return &m, nil
@@ -74,29 +55,16 @@ func mapColumns(m *mapcommons.Map) (desc, extent any, tags, layers, perms string
 	if m.Description != nil {
 		desc = *m.Description
 	}
-	if m.Extent != nil {
-		b, err := json.Marshal(m.Extent)
-		if err != nil {
-			return nil, nil, "", "", "", err
-		}
-		extent = string(b)
+	j, err := storekit.EncodeMap(m)
+	if j.Extent != nil {
+		extent = string(j.Extent) // text, as the column's JSON is
 	}
-	enc := func(v any, empty string) string {
-		b, e := json.Marshal(v)
-		if e != nil {
-			err = e
-		}
-		if string(b) == "null" {
-			return empty
-		}
-		return string(b)
-	}
-	tags, layers, perms = enc(m.Tags, "[]"), enc(m.Layers, "[]"), enc(m.Permissions, "[]")
-	return desc, extent, tags, layers, perms, err
+	return desc, extent, string(j.Tags), string(j.Layers), string(j.Perms), err
 }
 
 // CreateMap implements mapcommons.MapService.
-func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
+func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) (err error) {
+	defer derrors.Wrap(&err, "MapService.CreateMap()")
 	desc, extent, tags, layers, perms, err := mapColumns(m)
 	if err != nil {
 		return err
@@ -128,12 +96,16 @@ func (s *MapService) CreateMap(ctx context.Context, m *mapcommons.Map) error {
 }
 
 // FindMapByID implements mapcommons.MapService.
-func (s *MapService) FindMapByID(ctx context.Context, id int64) (*mapcommons.Map, error) {
+func (s *MapService) FindMapByID(ctx context.Context, id int64) (_ *mapcommons.Map, err error) {
+	defer derrors.Wrap(&err, "MapService.FindMapByID(%d)", id)
 	return findMap(ctx, s.db.read, id)
 }
 
 // UpdateMap implements mapcommons.MapService.
-func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (*mapcommons.Map, error) {
+func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommons.Map) error) (_ *mapcommons.Map, err error) {
+	var theirs error // fn's, the caller's own
+	defer derrors.WrapExcept(&err, &theirs, "MapService.UpdateMap(%d)", id)
+	fn = derrors.Through(&theirs, fn)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, formatError(err)
@@ -167,7 +139,8 @@ func (s *MapService) UpdateMap(ctx context.Context, id int64, fn func(*mapcommon
 }
 
 // DeleteMap implements mapcommons.MapService.
-func (s *MapService) DeleteMap(ctx context.Context, id int64) error {
+func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "MapService.DeleteMap(%d)", id)
 	res, err := s.db.write.ExecContext(ctx, `DELETE FROM maps WHERE id = ?`, id)
 	if err != nil {
 		return formatError(err)

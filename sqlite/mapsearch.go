@@ -15,10 +15,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"mapcommons"
-	"mapcommons/format/wkb"
+	"mapcommons/internal/searchdoc"
 )
 
 // execQuerier is what the entries are written with: a transaction.
@@ -50,7 +49,7 @@ func datasetChanged(ctx context.Context, tx execQuerier, id int64) error {
 // alone.
 func featuresChanged(ctx context.Context, tx execQuerier, id int64) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE search_docs SET (feature_count, minx, miny, maxx, maxy, updated_at) =
-		(SELECT feature_count, minx, miny, maxx, maxy, updated_at FROM datasets WHERE id = ?) WHERE docid = ?`, id, 2*id); err != nil {
+		(SELECT feature_count, minx, miny, maxx, maxy, updated_at FROM datasets WHERE id = ?) WHERE docid = ?`, id, searchdoc.DatasetDocID(id)); err != nil {
 		return formatError(err)
 	}
 	return refreshMapDocs(ctx, tx, mapsShowingDataset, id)
@@ -59,7 +58,7 @@ func featuresChanged(ctx context.Context, tx execQuerier, id int64) error {
 // writeDatasetDoc rewrites the search entry of dataset id from its row as
 // it is in tx (none when it is gone).
 func writeDatasetDoc(ctx context.Context, tx execQuerier, id int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, 2*id); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, searchdoc.DatasetDocID(id)); err != nil {
 		return formatError(err)
 	}
 	var (
@@ -84,10 +83,10 @@ func writeDatasetDoc(ctx context.Context, tx execQuerier, id int64) error {
 	shared, groups := mapcommons.SearchGrants(list)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, shared,
 		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		2*id, kindDataset, id, owner, title, desc, tags, shared, count, minx, miny, maxx, maxy, created, updated); err != nil {
+		searchdoc.DatasetDocID(id), searchdoc.KindDataset, id, owner, title, desc, tags, shared, count, minx, miny, maxx, maxy, created, updated); err != nil {
 		return formatError(err)
 	}
-	return writeGrants(ctx, tx, 2*id, groups)
+	return writeGrants(ctx, tx, searchdoc.DatasetDocID(id), groups)
 }
 
 // writeGrants lists the groups a search entry is shared with (its old
@@ -143,7 +142,7 @@ func writeMapDocs(ctx context.Context, tx execQuerier, ids []int64) error {
 // writeMapDoc rewrites the search entry of map id and the list of the
 // datasets its layers name, from the rows as they are in tx.
 func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, 2*id+1); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search_docs WHERE docid = ?`, searchdoc.MapDocID(id)); err != nil {
 		return formatError(err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM map_datasets WHERE map_id = ?`, id); err != nil {
@@ -155,52 +154,40 @@ func writeMapDoc(ctx context.Context, tx execQuerier, id int64) error {
 	} else if err != nil {
 		return err
 	}
-	var owner *mapcommons.User
-	if m.OwnerID != 0 {
-		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, m.OwnerID))
-		if err != nil && err != sql.ErrNoRows {
-			return formatError(err)
+	doc, err := searchdoc.ReadMapEntry(m, func(uid int64) (*mapcommons.User, error) {
+		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, uid))
+		if err == sql.ErrNoRows {
+			return nil, nil
 		}
-		owner = u
-	}
-	datasets := map[int64]*mapcommons.Dataset{}
-	for _, dsID := range m.DatasetIDs() {
+		return u, formatError(err)
+	}, func(dsID int64) (*mapcommons.Dataset, error) {
 		ds, err := layerDataset(ctx, tx, dsID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		datasets[dsID] = ds
-		if _, err := tx.ExecContext(ctx, `INSERT INTO map_datasets (dataset_id, map_id) VALUES (?, ?)`, dsID, id); err != nil {
-			return formatError(err)
-		}
-	}
-	doc := mapcommons.MapSearchDocument(m, owner, func(id int64) *mapcommons.Dataset { return datasets[id] })
-	var ownerID any
-	if m.OwnerID != 0 {
-		ownerID = m.OwnerID
-	}
-	desc := ""
-	if m.Description != nil {
-		desc = *m.Description
+		_, err = tx.ExecContext(ctx, `INSERT INTO map_datasets (dataset_id, map_id) VALUES (?, ?)`, dsID, id)
+		return ds, formatError(err)
+	})
+	if err != nil {
+		return err
 	}
 	e := doc.Extent
 	_, err = tx.ExecContext(ctx, `INSERT INTO search_docs (docid, kind, obj_id, owner_id, title, description, tags, shared,
 		feature_count, minx, miny, maxx, maxy, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		2*id+1, kindMap, id, ownerID, m.Title, desc, strings.Join(m.Tags, ", "), doc.Shared, doc.FeatureCount,
+		doc.DocID, searchdoc.KindMap, id, doc.Owner, m.Title, doc.Description, doc.Tags, doc.Shared, doc.FeatureCount,
 		e.W, e.S, e.E, e.N, m.CreatedAt.UTC().Format(timeLayout), m.UpdatedAt.UTC().Format(timeLayout))
 	if err != nil {
 		return formatError(err)
 	}
-	_, groups := mapcommons.SearchGrants(m.Permissions)
-	return writeGrants(ctx, tx, 2*id+1, groups)
+	return writeGrants(ctx, tx, doc.DocID, doc.Groups)
 }
 
 // layerDataset reads what a map's entry needs of dataset id: nil when
 // there is none.
 func layerDataset(ctx context.Context, tx execQuerier, id int64) (*mapcommons.Dataset, error) {
 	ds := &mapcommons.Dataset{ID: id}
-	var minx, miny, maxx, maxy sql.NullFloat64
-	var perms string
+	var minx, miny, maxx, maxy *float64
+	var perms []byte
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(owner_id, 0), permissions, feature_count, minx, miny, maxx, maxy
 		FROM datasets WHERE id = ?`, id).Scan(&ds.OwnerID, &perms, &ds.FeatureCount, &minx, &miny, &maxx, &maxy)
 	if err == sql.ErrNoRows {
@@ -208,11 +195,5 @@ func layerDataset(ctx context.Context, tx execQuerier, id int64) (*mapcommons.Da
 	} else if err != nil {
 		return nil, formatError(err)
 	}
-	if err := json.Unmarshal([]byte(perms), &ds.Permissions); err != nil {
-		return nil, fmt.Errorf("dataset %d permissions: %w", id, err)
-	}
-	if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
-		ds.Extent = &wkb.Rect{MinX: minx.Float64, MinY: miny.Float64, MaxX: maxx.Float64, MaxY: maxy.Float64}
-	}
-	return ds, nil
+	return ds, searchdoc.LayerDataset(ds, perms, minx, miny, maxx, maxy)
 }

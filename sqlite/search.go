@@ -10,10 +10,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/searchdoc"
 )
 
 // SearchService implements mapcommons.SearchService on the store.
@@ -25,12 +26,6 @@ type SearchService struct {
 func NewSearchService(db *DB) *SearchService { return &SearchService{db: db} }
 
 var _ mapcommons.SearchService = (*SearchService)(nil)
-
-// Kinds of search_docs rows.
-const (
-	kindDataset = 0
-	kindMap     = 1
-)
 
 // bm25Weights weigh a match in the title, description and tags.
 const bm25Weights = "10.0, 1.0, 4.0"
@@ -215,35 +210,9 @@ func (q *searchQuery) bbox(b *mapcommons.BBox, useIndex bool) {
 	}
 }
 
-// orderBy is the ORDER BY of a search; every order ends with docid so that
-// pages never overlap.
-func orderBy(f *mapcommons.SearchFilter, id, score string) string {
-	dir := ""
-	if f.Descending {
-		dir = " DESC"
-	}
-	switch f.Sort {
-	case mapcommons.SortTitle:
-		return "s.title COLLATE NOCASE" + dir + ", s.docid" + dir
-	case mapcommons.SortCreated:
-		return "s.created_at" + dir + ", s.docid" + dir
-	case mapcommons.SortUpdated:
-		return "s.updated_at" + dir + ", s.docid" + dir
-	case mapcommons.SortFeatureCount:
-		return "s.feature_count" + dir + ", s.docid" + dir
-	}
-	if score != "" {
-		return score + dir + ", " + id + dir
-	}
-	// Relevance without words: the newest first.
-	if f.Descending {
-		return "s.created_at, s.docid"
-	}
-	return "s.created_at DESC, s.docid DESC"
-}
-
 // Search implements mapcommons.SearchService.
-func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) ([]*mapcommons.SearchResult, int64, error) {
+func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (_ []*mapcommons.SearchResult, _ int64, err error) {
+	defer derrors.Wrap(&err, "SearchService.Search()")
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -266,7 +235,7 @@ func (s *SearchService) Search(ctx context.Context, f mapcommons.SearchFilter) (
 	if total <= f.Offset {
 		return []*mapcommons.SearchResult{}, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+q.id+` FROM `+q.from+` WHERE `+where+` ORDER BY `+orderBy(&f, q.id, q.score)+
+	rows, err := tx.QueryContext(ctx, `SELECT `+q.id+` FROM `+q.from+` WHERE `+where+` ORDER BY `+searchdoc.OrderBy(&f, "s.title COLLATE NOCASE", q.score, false, q.id)+
 		` LIMIT ? OFFSET ?`, append(q.args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, searchError(err)
@@ -307,15 +276,8 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
-		s.title, s.tags, s.feature_count, s.minx, s.miny, s.maxx, s.maxy, s.created_at, s.updated_at,
-		coalesce(d.description, ''), coalesce(d.author, ''), coalesce(d.data_type, ''), coalesce(d.url, ''),
-		m.description, coalesce(m.permissions, d.permissions, '[]')
-		FROM search_docs s
-		LEFT JOIN users u ON u.id = s.owner_id
-		LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
-		LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id
-		WHERE s.docid IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+searchdoc.ResultColumns+`, coalesce(m.permissions, d.permissions, '[]')
+		`+searchdoc.ResultFrom+` WHERE s.docid IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, formatError(err)
 	}
@@ -325,30 +287,17 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 		var r mapcommons.SearchResult
 		var docid int64
 		var kind int
-		var minx, miny, maxx, maxy sql.NullFloat64
-		var created, updated, dsDesc, perms string
-		var mapDesc sql.NullString
+		var minx, miny, maxx, maxy *float64
+		var created, updated, dsDesc string
+		var mapDesc *string
+		var perms []byte
 		if err := rows.Scan(&docid, &kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
 			&minx, &miny, &maxx, &maxy, &created, &updated, &dsDesc, &r.Author, &r.DataType, &r.Source,
 			&mapDesc, &perms); err != nil {
 			return nil, err
 		}
-		r.Model = mapcommons.ModelOverlay
-		r.Description = &dsDesc
-		if kind == kindMap {
-			r.Model, r.Description = mapcommons.ModelMap, nil
-			if mapDesc.Valid {
-				r.Description = &mapDesc.String
-			}
-		}
-		if err := json.Unmarshal([]byte(perms), &r.Permissions); err != nil {
-			return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
-		}
-		if r.Permissions == nil {
-			r.Permissions = []mapcommons.Permission{}
-		}
-		if minx.Valid && miny.Valid && maxx.Valid && maxy.Valid {
-			r.Extent = &mapcommons.BBox{W: minx.Float64, S: miny.Float64, E: maxx.Float64, N: maxy.Float64}
+		if err := searchdoc.Result(&r, kind, dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+			return nil, err
 		}
 		r.CreatedAt, r.UpdatedAt = parseTime(created), parseTime(updated)
 		byID[docid] = &r
@@ -356,12 +305,7 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)
 	}
-	for _, id := range ids {
-		if r := byID[id]; r != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return searchdoc.InOrder(out, ids, byID), nil
 }
 
 // groupsJSON is a list of group ids as one JSON parameter (json_each reads

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // SecondFactorService implements mapcommons.SecondFactorService on the store.
@@ -17,10 +19,11 @@ func NewSecondFactorService(db *DB) *SecondFactorService { return &SecondFactorS
 var _ mapcommons.SecondFactorService = (*SecondFactorService)(nil)
 
 // FindSecondFactor implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) FindSecondFactor(ctx context.Context, userID int64) (*mapcommons.SecondFactor, error) {
+func (s *SecondFactorService) FindSecondFactor(ctx context.Context, userID int64) (_ *mapcommons.SecondFactor, err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.FindSecondFactor(%d)", userID)
 	f := &mapcommons.SecondFactor{UserID: userID}
 	var created int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT secret, confirmed, last_step, created_at,
+	err = s.db.read.QueryRowContext(ctx, `SELECT secret, confirmed, last_step, created_at,
 		(SELECT count(*) FROM user_recovery_codes WHERE user_id = t.user_id) FROM user_totp t WHERE user_id = ?`, userID).
 		Scan(&f.Secret, &f.Confirmed, &f.LastStep, &created, &f.RecoveryCodes)
 	if err == sql.ErrNoRows {
@@ -33,7 +36,8 @@ func (s *SecondFactorService) FindSecondFactor(ctx context.Context, userID int64
 }
 
 // StartSecondFactor implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) StartSecondFactor(ctx context.Context, userID int64, secret []byte, now time.Time) error {
+func (s *SecondFactorService) StartSecondFactor(ctx context.Context, userID int64, secret []byte, now time.Time) (err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.StartSecondFactor(%d)", userID)
 	res, err := s.db.write.ExecContext(ctx, `INSERT INTO user_totp (user_id, secret, created_at)
 		SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
 		ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at, last_step = 0
@@ -42,16 +46,15 @@ func (s *SecondFactorService) StartSecondFactor(ctx context.Context, userID int6
 		return formatError(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.FindSecondFactor(ctx, userID); err == nil {
-			return mapcommons.Errorf(mapcommons.ECONFLICT, "a second factor is set up already: remove it first")
-		}
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %d not found", userID)
+		_, err := s.FindSecondFactor(ctx, userID)
+		return storekit.SecondFactorNotStarted(err == nil, userID)
 	}
 	return nil
 }
 
 // ConfirmSecondFactor implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) ConfirmSecondFactor(ctx context.Context, userID int64, secret []byte, step int64, recoveryHashes []string) error {
+func (s *SecondFactorService) ConfirmSecondFactor(ctx context.Context, userID int64, secret []byte, step int64, recoveryHashes []string) (err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.ConfirmSecondFactor(%d)", userID)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -84,7 +87,8 @@ func replaceRecoveryCodes(ctx context.Context, tx *sql.Tx, userID int64, hashes 
 }
 
 // UseTOTPStep implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) UseTOTPStep(ctx context.Context, userID int64, step int64) (bool, error) {
+func (s *SecondFactorService) UseTOTPStep(ctx context.Context, userID int64, step int64) (_ bool, err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.UseTOTPStep(%d)", userID)
 	res, err := s.db.write.ExecContext(ctx, `UPDATE user_totp SET last_step = ? WHERE user_id = ? AND confirmed AND last_step < ?`,
 		step, userID, step)
 	if err != nil {
@@ -95,7 +99,8 @@ func (s *SecondFactorService) UseTOTPStep(ctx context.Context, userID int64, ste
 }
 
 // UseRecoveryCode implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) UseRecoveryCode(ctx context.Context, userID int64, hash string) (bool, error) {
+func (s *SecondFactorService) UseRecoveryCode(ctx context.Context, userID int64, hash string) (_ bool, err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.UseRecoveryCode(%d)", userID)
 	res, err := s.db.write.ExecContext(ctx, `DELETE FROM user_recovery_codes WHERE user_id = ? AND hash = ?`, userID, hash)
 	if err != nil {
 		return false, formatError(err)
@@ -105,7 +110,8 @@ func (s *SecondFactorService) UseRecoveryCode(ctx context.Context, userID int64,
 }
 
 // DeleteSecondFactor implements mapcommons.SecondFactorService.
-func (s *SecondFactorService) DeleteSecondFactor(ctx context.Context, userID int64) error {
+func (s *SecondFactorService) DeleteSecondFactor(ctx context.Context, userID int64) (err error) {
+	defer derrors.Wrap(&err, "SecondFactorService.DeleteSecondFactor(%d)", userID)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -133,7 +139,8 @@ func NewSignInLinkService(db *DB) *SignInLinkService { return &SignInLinkService
 var _ mapcommons.SignInLinkService = (*SignInLinkService)(nil)
 
 // CreateSignInLink implements mapcommons.SignInLinkService.
-func (s *SignInLinkService) CreateSignInLink(ctx context.Context, l *mapcommons.SignInLink) error {
+func (s *SignInLinkService) CreateSignInLink(ctx context.Context, l *mapcommons.SignInLink) (err error) {
+	defer derrors.Wrap(&err, "SignInLinkService.CreateSignInLink()")
 	res, err := s.db.write.ExecContext(ctx, `INSERT INTO sign_in_links (token_hash, user_id, expires_at)
 		SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)`, l.TokenHash, l.UserID, l.ExpiresAt.Unix(), l.UserID)
 	if err != nil {
@@ -146,7 +153,8 @@ func (s *SignInLinkService) CreateSignInLink(ctx context.Context, l *mapcommons.
 }
 
 // UseSignInLink implements mapcommons.SignInLinkService.
-func (s *SignInLinkService) UseSignInLink(ctx context.Context, tokenHash string, now time.Time) (int64, error) {
+func (s *SignInLinkService) UseSignInLink(ctx context.Context, tokenHash string, now time.Time) (_ int64, err error) {
+	defer derrors.Wrap(&err, "SignInLinkService.UseSignInLink()")
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, formatError(err)

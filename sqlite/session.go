@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // SessionService implements mapcommons.SessionService on the store, so
@@ -19,13 +20,14 @@ func NewSessionService(db *DB) *SessionService { return &SessionService{db: db} 
 var _ mapcommons.SessionService = (*SessionService)(nil)
 
 // CreateSession implements mapcommons.SessionService.
-func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Session) error {
+func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Session) (err error) {
+	defer derrors.Wrap(&err, "SessionService.CreateSession()")
 	if sess.CreatedAt.IsZero() {
 		sess.CreatedAt = s.db.Now().UTC().Truncate(time.Microsecond)
 	}
 	// A sign-in on a full disk takes the room kept in reserve (reserve.go).
 	var res sql.Result
-	err := s.db.withReserve(func() (err error) {
+	err = s.db.withReserve(func() (err error) {
 		res, err = s.db.write.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
 			SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)`,
 			sess.TokenHash, sess.UserID, sess.CreatedAt.UTC().Format(timeLayout), sess.ExpiresAt.Unix(), sess.UserID)
@@ -43,11 +45,12 @@ func (s *SessionService) CreateSession(ctx context.Context, sess *mapcommons.Ses
 }
 
 // FindSessionByToken implements mapcommons.SessionService.
-func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash string) (*mapcommons.Session, error) {
+func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash string) (_ *mapcommons.Session, err error) {
+	defer derrors.Wrap(&err, "SessionService.FindSessionByToken()")
 	var created string
 	var expires int64
 	sess := &mapcommons.Session{TokenHash: tokenHash}
-	err := s.db.read.QueryRowContext(ctx, `SELECT user_id, created_at, expires_at FROM sessions WHERE token_hash = ?`, tokenHash).
+	err = s.db.read.QueryRowContext(ctx, `SELECT user_id, created_at, expires_at FROM sessions WHERE token_hash = ?`, tokenHash).
 		Scan(&sess.UserID, &created, &expires)
 	if err == sql.ErrNoRows {
 		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "no such session")
@@ -59,7 +62,8 @@ func (s *SessionService) FindSessionByToken(ctx context.Context, tokenHash strin
 }
 
 // DeleteSession implements mapcommons.SessionService.
-func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) error {
+func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) (err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteSession()")
 	res, err := s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE token_hash = ?`, tokenHash)
 	if err != nil {
 		return formatError(err)
@@ -73,12 +77,14 @@ func (s *SessionService) DeleteSession(ctx context.Context, tokenHash string) er
 }
 
 // DeleteUserSessions implements mapcommons.SessionService.
-func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, keep string) (int, error) {
+func (s *SessionService) DeleteUserSessions(ctx context.Context, userID int64, keep string) (_ int, err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteUserSessions(%d)", userID)
 	return s.deleted(s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND token_hash <> ?`, userID, keep))
 }
 
 // DeleteExpiredSessions implements mapcommons.SessionService.
-func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+func (s *SessionService) DeleteExpiredSessions(ctx context.Context, now time.Time) (_ int, err error) {
+	defer derrors.Wrap(&err, "SessionService.DeleteExpiredSessions()")
 	s.db.reserve.ensure() // the sweep is also when a reserve spent is made again
 	return s.deleted(s.db.write.ExecContext(ctx, `DELETE FROM sessions WHERE expires_at <= ?`, now.Unix()))
 }

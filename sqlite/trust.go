@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
 )
 
 // LoginTrustService implements mapcommons.LoginTrustService on the store.
@@ -17,7 +18,8 @@ var _ mapcommons.LoginTrustService = (*LoginTrustService)(nil)
 
 // TrustLogin implements mapcommons.LoginTrustService. It also drops the
 // user's expired entries and, past MaxTrustedKeys, the oldest.
-func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key string, until time.Time) error {
+func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key string, until time.Time) (err error) {
+	defer derrors.Wrap(&err, "LoginTrustService.TrustLogin(%d)", userID)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return formatError(err)
@@ -36,7 +38,8 @@ func (s *LoginTrustService) TrustLogin(ctx context.Context, userID int64, key st
 }
 
 // LoginTrusted implements mapcommons.LoginTrustService.
-func (s *LoginTrustService) LoginTrusted(ctx context.Context, userID int64, keys []string, now time.Time) (bool, error) {
+func (s *LoginTrustService) LoginTrusted(ctx context.Context, userID int64, keys []string, now time.Time) (_ bool, err error) {
+	defer derrors.Wrap(&err, "LoginTrustService.LoginTrusted(%d)", userID)
 	for _, k := range keys {
 		if k == "" {
 			continue

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"mapcommons"
+	"mapcommons/internal/derrors"
+	"mapcommons/internal/storekit"
 )
 
 // UserService implements mapcommons.UserService on the store.
@@ -45,34 +47,29 @@ func scanUser(row interface{ Scan(...any) error }) (*mapcommons.User, error) {
 	return &u, nil
 }
 
-func userNotFound(err error, what string) error {
-	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "user %s not found", what)
-	}
-	return err
-}
-
 // FindUserByID implements mapcommons.UserService.
-func (s *UserService) FindUserByID(ctx context.Context, id int64) (*mapcommons.User, error) {
+func (s *UserService) FindUserByID(ctx context.Context, id int64) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByID(%d)", id)
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
-	return u, userNotFound(formatError(err), itoa(id))
+	return u, storekit.UserNotFound(formatError(err), itoa(id))
 }
 
 // FindUserByLogin implements mapcommons.UserService.
-func (s *UserService) FindUserByLogin(ctx context.Context, login string) (*mapcommons.User, error) {
+func (s *UserService) FindUserByLogin(ctx context.Context, login string) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.FindUserByLogin()")
 	u, err := scanUser(s.db.read.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE login = ?`, login))
-	return u, userNotFound(formatError(err), login)
+	return u, storekit.UserNotFound(formatError(err), login)
 }
 
 // CreateUser implements mapcommons.UserService.
-func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error {
+func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateUser()")
 	now := s.db.now()
 	res, err := s.db.write.ExecContext(ctx,
 		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		u.Login, u.Email, u.Fullname, u.PasswordHash, u.Admin, now, now)
 	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
-		return &mapcommons.Error{Code: mapcommons.ECONFLICT, Message: "login: " + u.Login + " is already taken",
-			Fields: map[string][]string{"login": {"has already been taken"}}}
+		return storekit.LoginTaken(u.Login)
 	} else if err != nil {
 		return err
 	}
@@ -84,26 +81,9 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) error 
 }
 
 // UpdateUser implements mapcommons.UserService.
-func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (*mapcommons.User, error) {
-	var sets []string
-	var args []any
-	add := func(col string, v any) {
-		sets = append(sets, col+" = ?")
-		args = append(args, v)
-	}
-	if upd.Email != nil {
-		add("email", *upd.Email)
-	}
-	if upd.Fullname != nil {
-		add("fullname", *upd.Fullname)
-	}
-	if upd.PasswordHash != nil {
-		add("password_hash", *upd.PasswordHash)
-	}
-	if upd.Admin != nil {
-		add("admin", *upd.Admin)
-	}
-	add("updated_at", s.db.now())
+func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
+	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)
+	sets, args := storekit.UserSets(upd, s.db.now(), func(int) string { return "?" })
 	args = append(args, id)
 	tx, err := s.db.write.BeginTx(ctx, nil)
 	if err != nil {
@@ -111,9 +91,9 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 	}
 	defer tx.Rollback()
 	u, err := scanUser(tx.QueryRowContext(ctx,
-		`UPDATE users SET `+strings.Join(sets, ", ")+` WHERE id = ? RETURNING `+userColumns, args...))
+		`UPDATE users SET `+sets+` WHERE id = ? RETURNING `+userColumns, args...))
 	if err != nil {
-		return nil, userNotFound(formatError(err), itoa(id))
+		return nil, storekit.UserNotFound(formatError(err), itoa(id))
 	}
 	// What an administrator may see, their private maps' entries may show.
 	if upd.Admin != nil {
@@ -125,7 +105,8 @@ func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.U
 }
 
 // DeleteUser implements mapcommons.UserService.
-func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
+func (s *UserService) DeleteUser(ctx context.Context, id int64) (err error) {
+	defer derrors.Wrap(&err, "UserService.DeleteUser(%d)", id)
 	// Their memberships cascade; their datasets and maps lose their owner,
 	// and the search entries follow.
 	defer s.db.forget(0)
@@ -149,7 +130,7 @@ func (s *UserService) DeleteUser(ctx context.Context, id int64) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return userNotFound(formatError(sql.ErrNoRows), itoa(id))
+		return storekit.UserNotFound(formatError(sql.ErrNoRows), itoa(id))
 	}
 	for _, ds := range datasets {
 		if err := writeDatasetDoc(ctx, tx, ds); err != nil {

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,17 +29,9 @@ func testLoginLimits(t *testing.T, open Opener) {
 	}
 	// Spends at once all count: 4 more empty the bucket, and more keep it
 	// empty (full a minute from now), no further.
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.LoginLimits.SpendLoginTokens(ctx, now, []mapcommons.LoginSpend{sp}); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	atOnce(t, 8, func(int) error {
+		return s.LoginLimits.SpendLoginTokens(ctx, now, []mapcommons.LoginSpend{sp})
+	})
 	full, err = s.LoginLimits.LoginLimits(ctx, []string{"login:ann"})
 	if err != nil || !full[0].Equal(now.Add(time.Minute)) {
 		t.Fatalf("after 9 spends of 5 tokens: full at %v (want %v), %v", full, now.Add(time.Minute), err)
@@ -67,21 +58,9 @@ func testSharedLoginLimits(t *testing.T, open TwoOpener) {
 	a, b := open(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	sp := mapcommons.LoginSpend{Key: "login:ann", Per: 12 * time.Second, Capacity: 5}
-	var wg sync.WaitGroup
-	for i := range 6 {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.LoginLimits.SpendLoginTokens(ctx, now, []mapcommons.LoginSpend{sp}); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	atOnce(t, 6, func(i int) error {
+		return either(i, a, b).LoginLimits.SpendLoginTokens(ctx, now, []mapcommons.LoginSpend{sp})
+	})
 	for name, s := range map[string]mapcommons.Services{"a": a, "b": b} {
 		full, err := s.LoginLimits.LoginLimits(ctx, []string{"login:ann"})
 		if err != nil || !full[0].Equal(now.Add(time.Minute)) {

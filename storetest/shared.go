@@ -21,6 +21,34 @@ import (
 // as two servers would have them, closed by tb.Cleanup.
 type TwoOpener func(tb testing.TB) (a, b mapcommons.Services)
 
+// atOnce runs fn(0) to fn(n-1) at the same time, each in a goroutine of
+// its own, waits for them all and fails t with the first error any
+// returned.
+func atOnce(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- fn(i) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// either is a for an even i, b for an odd one: the store the i-th of
+// writes made at once through both goes through.
+func either(i int, a, b mapcommons.Services) mapcommons.Services {
+	if i%2 == 1 {
+		return b
+	}
+	return a
+}
+
 // RunShared runs the contract of two stores on one database. As Run, it
 // skips the parts of services the stores do not give.
 func RunShared(t *testing.T, open TwoOpener) {
@@ -143,30 +171,13 @@ func testSharedMaps(t *testing.T, open TwoOpener) {
 	// Updates through both stores at once each apply to the map as the
 	// one before left it: none is lost.
 	const n = 20
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := s.Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error {
-				m.Tags = append(m.Tags, fmt.Sprintf("t%02d", i))
-				return nil
-			})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	atOnce(t, n, func(i int) error {
+		_, err := either(i, a, b).Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error {
+			m.Tags = append(m.Tags, fmt.Sprintf("t%02d", i))
+			return nil
+		})
+		return err
+	})
 	got, err := b.Maps.FindMapByID(ctx, m.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -291,31 +302,14 @@ func testSharedDatasets(t *testing.T, open TwoOpener) {
 	// Appends through both stores at once come one after the other: each
 	// learns the count the one before left, and none is lost.
 	const n = 8
-	var wg sync.WaitGroup
 	told := make(chan int64, n)
-	errs := make(chan error, n)
-	for i := range n {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			src := &appendAware{SliceSource: SampleSource(1), existing: -1}
-			_, err := s.Features.AddFeatures(ctx, ds.ID, src)
-			told <- src.existing
-			errs <- err
-		}()
-	}
-	wg.Wait()
+	atOnce(t, n, func(i int) error {
+		src := &appendAware{SliceSource: SampleSource(1), existing: -1}
+		_, err := either(i, a, b).Features.AddFeatures(ctx, ds.ID, src)
+		told <- src.existing
+		return err
+	})
 	close(told)
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	var counts []int64
 	for c := range told {
 		counts = append(counts, c)

@@ -8,7 +8,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"mapcommons"
@@ -79,39 +78,24 @@ func testSharedSearch(t *testing.T, open TwoOpener) {
 	// Re-shared and the map updated through both at once: the map's entry
 	// ends as the rows it describes, whichever write came last.
 	const n = 10
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
-	for i := range n {
-		wg.Add(2)
-		s, o := a, b
-		if i%2 == 1 {
-			s, o = b, a
-		}
-		go func() {
-			defer wg.Done()
+	atOnce(t, 2*n, func(k int) error {
+		// The i-th pair: the dataset through one store, the map through
+		// the other.
+		i := k / 2
+		if k%2 == 0 {
 			perms := everyone
 			if i%3 == 0 {
 				perms = []mapcommons.Permission{}
 			}
-			_, err := s.Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &perms})
-			errs <- err
-		}()
-		go func() {
-			defer wg.Done()
-			_, err := o.Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error {
-				m.Permissions = []mapcommons.Permission{{Group: fmt.Sprint(crew.ID), View: i%2 == 0, Download: i%2 == 1}}
-				return nil
-			})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
+			_, err := either(i, a, b).Datasets.UpdateDataset(ctx, ds.ID, mapcommons.MetadataUpdate{Permissions: &perms})
+			return err
 		}
-	}
+		_, err := either(i+1, a, b).Maps.UpdateMap(ctx, m.ID, func(m *mapcommons.Map) error {
+			m.Permissions = []mapcommons.Permission{{Group: fmt.Sprint(crew.ID), View: i%2 == 0, Download: i%2 == 1}}
+			return nil
+		})
+		return err
+	})
 	gotMap, err := b.Maps.FindMapByID(ctx, m.ID)
 	if err != nil {
 		t.Fatal(err)

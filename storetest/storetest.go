@@ -51,6 +51,7 @@ func Run(t *testing.T, open Opener) {
 	part("SignInLinks", testSignInLinks, "Users", "SignInLinks")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 	part("LongLike", testLongLike, "Datasets", "Features")
+	part("Errors", testErrors, "Users", "Datasets", "Features")
 }
 
 // RunFeatures runs the parts of the contract about datasets' features:
