@@ -18,7 +18,7 @@ import (
 
 // The attribute indexes of a features table: one B-tree per attribute
 // column on (a<i>, pos), named <table>_a<i>, so that a filter finds its
-// rows and a sort its first page without reading the table (query.go
+// rows and a sort its first page without reading the table (plan.go
 // writes its SQL for them: see the comment there).
 //
 //   - Strings and dates (bytea) are indexed only up to indexedBytes: a
@@ -120,7 +120,7 @@ func attrIndexes(table string, attrs []mapcommons.Attribute, rows int64) []index
 
 // knnIndex is the GiST index of table on the box and the position
 // (btree_gist holds the position): the features of a box in position
-// order, best first (knnPos <-> 0 in query.go), so that the first page of
+// order, best first (knnPos <-> 0 in plan.go), so that the first page of
 // a box's points reads about the page where the box index alone reads
 // every match and sorts them (a page of 30 among 1,627 of the bench's
 // million points: 55 buffers and 0.24 ms against 140 and 1.0 ms). The

@@ -15,7 +15,7 @@ type FeatureService struct{ db *DB }
 
 var _ mapcommons.FeatureService = (*FeatureService)(nil)
 
-// ScanFeatures implements mapcommons.FeatureService (query.go says what
+// ScanFeatures implements mapcommons.FeatureService (plan.go says what
 // SQL answers and what Go does).
 //
 // With q.Count, the count comes from the read of the page, in its

@@ -281,7 +281,7 @@ func (q *readQuerier) query(ctx context.Context, sql string, args []any, last bo
 }
 
 // genericPlan begins the SQL of a query whose prepared statement is to
-// run on its generic plan (the sorted pages of query.go without a
+// run on its generic plan (the sorted pages of plan.go without a
 // condition: PostgreSQL
 // planned them again at every execution, 0.2 ms, three times the time to
 // run one), which the read sets for its transaction before it.
