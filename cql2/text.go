@@ -455,6 +455,13 @@ func (p *textParser) operand() (operand, error) {
 			return o, p.fail("expected a property or a literal, found %s", p.desc())
 		default:
 			o.prop = p.tok.text
+			if err := p.next(); err != nil {
+				return o, err
+			}
+			if p.is("(") { // a function call: none is supported
+				return o, failAt(o.pos, "unknown operation %q", o.prop)
+			}
+			return o, nil
 		}
 	default:
 		return o, p.fail("expected a property or a literal, found %s", p.desc())
