@@ -240,6 +240,17 @@ func TestOGCDatetime(t *testing.T) {
 	for _, bad := range []string{"2021-13-01", "../..", "soon/.."} {
 		must(t, ts.get("/ogc/collections/"+id+"/items?datetime="+bad, ""), 400)
 	}
+	// The date attribute as a query parameter (a queryable, Part 3): a
+	// date or a date-time, anything else a 400 naming it.
+	if fc := items(t, ts, "/ogc/collections/"+id+"/items?day=2021-06-01", ""); len(fc.Features) != 1 || fc.Features[0].Properties["name"] != "b" {
+		t.Errorf("day=2021-06-01: %+v", fc.Features)
+	}
+	for _, bad := range []string{"notadate", "2021-13-01", "2021-06-01&day=soon"} {
+		m := decode[map[string]any](t, must(t, ts.get("/ogc/collections/"+id+"/items?day="+bad, ""), 400))
+		if d, _ := m["description"].(string); !strings.Contains(d, "day") || m["code"] != mapcommons.EINVALID {
+			t.Errorf("day=%s: %v", bad, m)
+		}
+	}
 }
 
 func strconvI(n int64) string { return strconv.FormatInt(n, 10) }

@@ -155,20 +155,24 @@ func dateOnly(s string) bool {
 	return err == nil
 }
 
+// checkInstant refuses a value of the parameter param that is neither a
+// date nor an RFC 3339 date-time.
+func checkInstant(param, s string) error {
+	if dateOnly(s) {
+		return nil
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		return params.Invalid(param, "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
+	}
+	return nil
+}
+
 // parseDatetime maps datetime (an instant, or an interval a/b with ".."
 // or "" for an open end) onto min and max filters of the attribute attr,
 // compared as ISO 8601 text: a date as an upper bound takes in that whole
 // day.
 func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
-	check := func(s string) error {
-		if dateOnly(s) {
-			return nil
-		}
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			return params.Invalid("datetime", "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
-		}
-		return nil
-	}
+	check := func(s string) error { return checkInstant("datetime", s) }
 	upper := func(s string) string {
 		if dateOnly(s) {
 			return s + "T99" // after every time of that day
@@ -269,6 +273,15 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		i := mapcommons.AttrIndex(ds.Attributes, k)
 		if i < 0 {
 			return nil, out, params.Invalid(k, "unknown parameter (neither one of the API's nor a property of the collection)")
+		}
+		// A date column's queryable is a date (or date-time): other text
+		// is refused, as a number is for a numeric column (Validate).
+		if ds.Attributes[i].Type == mapcommons.AttrDate {
+			for _, v := range vs {
+				if err := checkInstant(k, v); err != nil {
+					return nil, out, err
+				}
+			}
 		}
 		f := mapcommons.Filter{Attr: ds.Attributes[i].Name, Op: mapcommons.OpEquals, Values: vs[:1]}
 		if len(vs) > 1 {
