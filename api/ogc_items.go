@@ -2,8 +2,8 @@ package api
 
 // The features of an OGC API collection: /ogc/collections/{id}/items and
 // /items/{featureId}. Every parameter maps onto a mapcommons.FeatureQuery
-// (bbox → BBox, datetime and NAME=value → Filters, sortby → Sort, stable
-// ids → IDs), answered by the FeatureService as features.json is.
+// (bbox → BBox, NAME=value → Filters, filter and datetime → Where, sortby
+// → Sort, stable ids → IDs), answered by the FeatureService as features.json is.
 
 import (
 	"encoding/json"
@@ -168,41 +168,52 @@ func checkInstant(param, s string) error {
 }
 
 // parseDatetime maps datetime (an instant, or an interval a/b with ".."
-// or "" for an open end) onto min and max filters of the attribute attr,
-// compared as ISO 8601 text: a date as an upper bound takes in that whole
-// day.
-func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
+// or "" for an open end) onto a condition of the attribute attr, whose
+// values are dates (a day: from its midnight to the next) or date-times,
+// compared as ISO 8601 text. A value meets the interval when it starts
+// before its end and ends after its start: a date as the end takes in that
+// whole day, and a date-time as the start takes in the date of its day.
+// Features without a value are kept, as /req/core/fc-time-response asks
+// of features without a temporal geometry.
+func parseDatetime(v, attr string) (*mapcommons.Expr, error) {
 	check := func(s string) error { return checkInstant("datetime", s) }
-	upper := func(s string) string {
-		if dateOnly(s) {
-			return s + "T99" // after every time of that day
-		}
-		return s
+	cmp := func(op, kind, s string) *mapcommons.Expr {
+		return &mapcommons.Expr{Op: op, Property: attr, Values: []mapcommons.Literal{{Kind: kind, Str: s}}}
 	}
 	lo, hi, interval := strings.Cut(v, "/")
 	if !interval {
-		if err := check(v); err != nil {
-			return nil, err
-		}
-		return []mapcommons.Filter{{Attr: attr, Op: mapcommons.OpMin, Values: []string{v}}, {Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(v)}}}, nil
+		hi = lo
 	}
-	var out []mapcommons.Filter
+	var conds []*mapcommons.Expr
 	if lo != ".." && lo != "" {
 		if err := check(lo); err != nil {
 			return nil, err
 		}
-		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMin, Values: []string{lo}})
+		if dateOnly(lo) {
+			conds = append(conds, cmp(mapcommons.ExprGe, mapcommons.LitDate, lo))
+		} else { // after the instant, or the date of its day
+			conds = append(conds, &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{
+				cmp(mapcommons.ExprGe, mapcommons.LitTimestamp, lo), cmp(mapcommons.ExprEq, mapcommons.LitDate, lo[:len(time.DateOnly)])}})
+		}
 	}
 	if hi != ".." && hi != "" {
 		if err := check(hi); err != nil {
 			return nil, err
 		}
-		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(hi)}})
+		if dateOnly(hi) {
+			conds = append(conds, cmp(mapcommons.ExprLe, mapcommons.LitString, hi+"T99")) // after every time of that day
+		} else {
+			conds = append(conds, cmp(mapcommons.ExprLe, mapcommons.LitTimestamp, hi))
+		}
 	}
-	if (lo == ".." || lo == "") && (hi == ".." || hi == "") {
+	if len(conds) == 0 {
 		return nil, params.Invalid("datetime", "an interval needs at least one end")
 	}
-	return out, nil
+	meets := conds[0]
+	if len(conds) > 1 {
+		meets = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: conds}
+	}
+	return &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{{Op: mapcommons.ExprIsNull, Property: attr}, meets}}, nil
 }
 
 // parseOGCItems reads the parameters of items into a feature query (not
@@ -240,11 +251,14 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		// A collection without a date attribute has no temporal
 		// geometry: datetime does not apply to it and is ignored.
 		if i := dateAttr(ds.Attributes); i >= 0 {
-			fs, err := parseDatetime(v, ds.Attributes[i].Name)
+			e, err := parseDatetime(v, ds.Attributes[i].Name)
 			if err != nil {
 				return nil, out, err
 			}
-			fq.Filters = append(fq.Filters, fs...)
+			if fq.Where != nil {
+				e = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: []*mapcommons.Expr{fq.Where, e}}
+			}
+			fq.Where = e
 		} else if _, err := parseDatetime(v, ""); err != nil {
 			return nil, out, err
 		}
