@@ -76,6 +76,28 @@ func outputFor(crs string) outputCRS {
 	return outputCRS{uri: crsCRS84}
 }
 
+// toCRS84 maps the coordinates of a filter in crs (filter-crs) onto
+// longitude, latitude, as parseOGCBBox maps a bbox: EPSG:4326 has latitude
+// first, EPSG:3857 is Web Mercator metres. Nil for CRS84.
+func toCRS84(crs string) cql2.ToCRS84 {
+	switch crs {
+	case crs4326:
+		return func(xy []float64) error { swapXY(xy); return nil }
+	case crs3857:
+		return func(xy []float64) error {
+			for i := 0; i+1 < len(xy); i += 2 {
+				lon, lat, err := proj.WebMercator.Forward(xy[i], xy[i+1])
+				if err != nil {
+					return mapcommons.Errorf(mapcommons.EINVALID, "(%g, %g) is not a point of EPSG:3857", xy[i], xy[i+1])
+				}
+				xy[i], xy[i+1] = lon, lat
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 // swapXY swaps each x, y pair of a flat coordinate list.
 func swapXY(xy []float64) {
 	for i := 0; i+1 < len(xy); i += 2 {
@@ -224,13 +246,17 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 	fq := &mapcommons.FeatureQuery{}
 	out := outputFor(crsCRS84)
 	if q.Has("filter") || q.Has("filter-lang") || q.Has("filter-crs") {
-		if v := q.Get("filter-crs"); q.Has("filter-crs") && v != crsCRS84 {
-			return nil, out, params.Invalid("filter-crs", "%q: filters are in %s", v, crsCRS84)
+		crs := crsCRS84
+		if q.Has("filter-crs") {
+			var err error
+			if crs, err = parseCRS("filter-crs", q.Get("filter-crs")); err != nil {
+				return nil, out, err
+			}
 		}
 		if !q.Has("filter") {
 			return nil, out, params.Invalid("filter", "filter-lang and filter-crs need a filter")
 		}
-		where, err := cql2.Parse(q.Get("filter-lang"), q.Get("filter"))
+		where, err := cql2.ParseIn(q.Get("filter-lang"), q.Get("filter"), toCRS84(crs))
 		if err != nil {
 			return nil, out, err
 		}
