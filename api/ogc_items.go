@@ -159,10 +159,12 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 			if err != nil {
 				return nil, params.Invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
 			}
-			// The square's edges convert to ±180: keep the box's sides.
-			if i == 0 && lon == 180 {
+			// The square's edges convert to ±180 (give or take a
+			// rounding): keep the box's sides.
+			const edge = 180 - 1e-9
+			if i == 0 && lon >= edge {
 				lon = -180
-			} else if i == 2 && lon == -180 {
+			} else if i == 2 && lon <= -edge {
 				lon = 180
 			}
 			v[i], v[i+1] = lon, lat

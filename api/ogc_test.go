@@ -421,6 +421,12 @@ func TestOGCItems(t *testing.T) {
 		if fc := items(t, ts, path+"?limit=1000&bbox-crs=EPSG:3857&bbox="+bb, ""); int(fc.NumberMatched) != featuresCount(t, ts, id, "bbox=-80,35,-78,36", "") {
 			t.Errorf("bbox in EPSG:3857: %d", fc.NumberMatched)
 		}
+		// The whole square of EPSG:3857: every feature, its west edge not
+		// taken for the antimeridian's east side.
+		const sq = "20037508.342789244"
+		if fc := items(t, ts, path+"?limit=1000&bbox-crs=EPSG:3857&bbox=-"+sq+",-"+sq+","+sq+","+sq, ""); fc.NumberMatched != 100 {
+			t.Errorf("the square of EPSG:3857: %d", fc.NumberMatched)
+		}
 		// A single item in EPSG:4326 too.
 		fc := items(t, ts, path+"?NAME=Ashe", "")
 		w := ts.get(path+"/"+strconv.FormatInt(fc.Features[0].ID, 10)+"?crs=EPSG:4326", "")
