@@ -176,13 +176,15 @@ func TestOGCWithQGIS(t *testing.T) {
 }
 
 // TestOGCDatetime: datetime selects on the first date attribute (a dBase
-// date field, made by ogr2ogr), and the collection's temporal extent is
-// that attribute's interval.
+// date field, made by ogr2ogr): a date is a day, which an instant inside
+// it or an interval meeting it selects, and a feature without a date is
+// in every answer (/req/core/fc-time-response). The collection's temporal
+// extent is that attribute's interval.
 func TestOGCDatetime(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "events.csv")
-	if err := os.WriteFile(csvPath, []byte("name,day,lon,lat\na,2020-01-05,1,1\nb,2021-06-01,2,2\nc,2021-06-02,3,3\nd,2022-12-31,4,4\n"), 0o644); err != nil {
+	if err := os.WriteFile(csvPath, []byte("name,day,lon,lat\na,2020-01-05,1,1\nb,2021-06-01,2,2\nc,2021-06-02,3,3\nd,2022-12-31,4,4\ne,,5,5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shp := filepath.Join(dir, "events.shp")
@@ -221,12 +223,19 @@ func TestOGCDatetime(t *testing.T) {
 		q    string
 		want []string
 	}{
-		{"2021-06-01", []string{"b"}},
-		{"2021-06-01/2021-06-02", []string{"b", "c"}},
-		{"../2021-06-01", []string{"a", "b"}},
-		{"2021-06-02/..", []string{"c", "d"}},
-		{"2021-06-01T12:00:00Z/..", []string{"c", "d"}},
-		{"2019-01-01/2019-12-31", nil},
+		{"2021-06-01", []string{"b", "e"}},
+		{"2021-06-01/2021-06-02", []string{"b", "c", "e"}},
+		{"../2021-06-01", []string{"a", "b", "e"}},
+		{"2021-06-02/..", []string{"c", "d", "e"}},
+		{"2019-01-01/2019-12-31", []string{"e"}},
+		// Instants and intervals of date-times against the days.
+		{"2021-06-01T00:00:00Z", []string{"b", "e"}},
+		{"2021-06-01T23:59:59Z", []string{"b", "e"}},
+		{"2021-06-01T12:00:00Z/..", []string{"b", "c", "d", "e"}},
+		{"2021-06-02T00:00:00Z/..", []string{"c", "d", "e"}},
+		{"../2021-06-01T00:00:00Z", []string{"a", "b", "e"}},
+		{"2021-05-01T00:00:00Z/2021-06-01T00:00:00Z", []string{"b", "e"}},
+		{"2021-06-01T08:00:00Z/2021-06-02T08:00:00Z", []string{"b", "c", "e"}},
 	} {
 		fc := items(t, ts, "/ogc/collections/"+id+"/items?sortby=name&datetime="+c.q, "")
 		var names []string
@@ -237,8 +246,23 @@ func TestOGCDatetime(t *testing.T) {
 			t.Errorf("datetime=%s: %v (%d), want %v", c.q, names, fc.NumberMatched, c.want)
 		}
 	}
+	// With a filter: both hold.
+	if fc := items(t, ts, "/ogc/collections/"+id+"/items?datetime=2021-06-01T10:00:00Z/..&filter=name%20%3C%3E%20%27c%27", ""); len(fc.Features) != 3 {
+		t.Errorf("datetime and filter: %+v", fc.Features)
+	}
 	for _, bad := range []string{"2021-13-01", "../..", "soon/.."} {
 		must(t, ts.get("/ogc/collections/"+id+"/items?datetime="+bad, ""), 400)
+	}
+	// The date attribute as a query parameter (a queryable, Part 3): a
+	// date or a date-time, anything else a 400 naming it.
+	if fc := items(t, ts, "/ogc/collections/"+id+"/items?day=2021-06-01", ""); len(fc.Features) != 1 || fc.Features[0].Properties["name"] != "b" {
+		t.Errorf("day=2021-06-01: %+v", fc.Features)
+	}
+	for _, bad := range []string{"notadate", "2021-13-01", "2021-06-01&day=soon"} {
+		m := decode[map[string]any](t, must(t, ts.get("/ogc/collections/"+id+"/items?day="+bad, ""), 400))
+		if d, _ := m["description"].(string); !strings.Contains(d, "day") || m["code"] != mapcommons.EINVALID {
+			t.Errorf("day=%s: %v", bad, m)
+		}
 	}
 }
 

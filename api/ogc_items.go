@@ -2,8 +2,8 @@ package api
 
 // The features of an OGC API collection: /ogc/collections/{id}/items and
 // /items/{featureId}. Every parameter maps onto a mapcommons.FeatureQuery
-// (bbox → BBox, datetime and NAME=value → Filters, sortby → Sort, stable
-// ids → IDs), answered by the FeatureService as features.json is.
+// (bbox → BBox, NAME=value → Filters, filter and datetime → Where, sortby
+// → Sort, stable ids → IDs), answered by the FeatureService as features.json is.
 
 import (
 	"encoding/json"
@@ -76,6 +76,28 @@ func outputFor(crs string) outputCRS {
 	return outputCRS{uri: crsCRS84}
 }
 
+// toCRS84 maps the coordinates of a filter in crs (filter-crs) onto
+// longitude, latitude, as parseOGCBBox maps a bbox: EPSG:4326 has latitude
+// first, EPSG:3857 is Web Mercator metres. Nil for CRS84.
+func toCRS84(crs string) cql2.ToCRS84 {
+	switch crs {
+	case crs4326:
+		return func(xy []float64) error { swapXY(xy); return nil }
+	case crs3857:
+		return func(xy []float64) error {
+			for i := 0; i+1 < len(xy); i += 2 {
+				lon, lat, err := proj.WebMercator.Forward(xy[i], xy[i+1])
+				if err != nil {
+					return mapcommons.Errorf(mapcommons.EINVALID, "(%g, %g) is not a point of EPSG:3857", xy[i], xy[i+1])
+				}
+				xy[i], xy[i+1] = lon, lat
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 // swapXY swaps each x, y pair of a flat coordinate list.
 func swapXY(xy []float64) {
 	for i := 0; i+1 < len(xy); i += 2 {
@@ -137,10 +159,12 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 			if err != nil {
 				return nil, params.Invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
 			}
-			// The square's edges convert to ±180: keep the box's sides.
-			if i == 0 && lon == 180 {
+			// The square's edges convert to ±180 (give or take a
+			// rounding): keep the box's sides.
+			const edge = 180 - 1e-9
+			if i == 0 && lon >= edge {
 				lon = -180
-			} else if i == 2 && lon == -180 {
+			} else if i == 2 && lon <= -edge {
 				lon = 180
 			}
 			v[i], v[i+1] = lon, lat
@@ -155,50 +179,65 @@ func dateOnly(s string) bool {
 	return err == nil
 }
 
-// parseDatetime maps datetime (an instant, or an interval a/b with ".."
-// or "" for an open end) onto min and max filters of the attribute attr,
-// compared as ISO 8601 text: a date as an upper bound takes in that whole
-// day.
-func parseDatetime(v, attr string) ([]mapcommons.Filter, error) {
-	check := func(s string) error {
-		if dateOnly(s) {
-			return nil
-		}
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			return params.Invalid("datetime", "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
-		}
+// checkInstant refuses a value of the parameter param that is neither a
+// date nor an RFC 3339 date-time.
+func checkInstant(param, s string) error {
+	if dateOnly(s) {
 		return nil
 	}
-	upper := func(s string) string {
-		if dateOnly(s) {
-			return s + "T99" // after every time of that day
-		}
-		return s
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		return params.Invalid(param, "%q is neither a date (2024-05-01) nor a date-time (2024-05-01T12:00:00Z)", s)
+	}
+	return nil
+}
+
+// parseDatetime maps datetime (an instant, or an interval a/b with ".."
+// or "" for an open end) onto a condition of the attribute attr, whose
+// values are dates (a day: from its midnight to the next) or date-times,
+// compared as ISO 8601 text. A value meets the interval when it starts
+// before its end and ends after its start: a date as the end takes in that
+// whole day, and a date-time as the start takes in the date of its day.
+// Features without a value are kept, as /req/core/fc-time-response asks
+// of features without a temporal geometry.
+func parseDatetime(v, attr string) (*mapcommons.Expr, error) {
+	check := func(s string) error { return checkInstant("datetime", s) }
+	cmp := func(op, kind, s string) *mapcommons.Expr {
+		return &mapcommons.Expr{Op: op, Property: attr, Values: []mapcommons.Literal{{Kind: kind, Str: s}}}
 	}
 	lo, hi, interval := strings.Cut(v, "/")
 	if !interval {
-		if err := check(v); err != nil {
-			return nil, err
-		}
-		return []mapcommons.Filter{{Attr: attr, Op: mapcommons.OpMin, Values: []string{v}}, {Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(v)}}}, nil
+		hi = lo
 	}
-	var out []mapcommons.Filter
+	var conds []*mapcommons.Expr
 	if lo != ".." && lo != "" {
 		if err := check(lo); err != nil {
 			return nil, err
 		}
-		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMin, Values: []string{lo}})
+		if dateOnly(lo) {
+			conds = append(conds, cmp(mapcommons.ExprGe, mapcommons.LitDate, lo))
+		} else { // after the instant, or the date of its day
+			conds = append(conds, &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{
+				cmp(mapcommons.ExprGe, mapcommons.LitTimestamp, lo), cmp(mapcommons.ExprEq, mapcommons.LitDate, lo[:len(time.DateOnly)])}})
+		}
 	}
 	if hi != ".." && hi != "" {
 		if err := check(hi); err != nil {
 			return nil, err
 		}
-		out = append(out, mapcommons.Filter{Attr: attr, Op: mapcommons.OpMax, Values: []string{upper(hi)}})
+		if dateOnly(hi) {
+			conds = append(conds, cmp(mapcommons.ExprLe, mapcommons.LitString, hi+"T99")) // after every time of that day
+		} else {
+			conds = append(conds, cmp(mapcommons.ExprLe, mapcommons.LitTimestamp, hi))
+		}
 	}
-	if (lo == ".." || lo == "") && (hi == ".." || hi == "") {
+	if len(conds) == 0 {
 		return nil, params.Invalid("datetime", "an interval needs at least one end")
 	}
-	return out, nil
+	meets := conds[0]
+	if len(conds) > 1 {
+		meets = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: conds}
+	}
+	return &mapcommons.Expr{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{{Op: mapcommons.ExprIsNull, Property: attr}, meets}}, nil
 }
 
 // parseOGCItems reads the parameters of items into a feature query (not
@@ -209,13 +248,17 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 	fq := &mapcommons.FeatureQuery{}
 	out := outputFor(crsCRS84)
 	if q.Has("filter") || q.Has("filter-lang") || q.Has("filter-crs") {
-		if v := q.Get("filter-crs"); q.Has("filter-crs") && v != crsCRS84 {
-			return nil, out, params.Invalid("filter-crs", "%q: filters are in %s", v, crsCRS84)
+		crs := crsCRS84
+		if q.Has("filter-crs") {
+			var err error
+			if crs, err = parseCRS("filter-crs", q.Get("filter-crs")); err != nil {
+				return nil, out, err
+			}
 		}
 		if !q.Has("filter") {
 			return nil, out, params.Invalid("filter", "filter-lang and filter-crs need a filter")
 		}
-		where, err := cql2.Parse(q.Get("filter-lang"), q.Get("filter"))
+		where, err := cql2.ParseIn(q.Get("filter-lang"), q.Get("filter"), toCRS84(crs))
 		if err != nil {
 			return nil, out, err
 		}
@@ -236,11 +279,14 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		// A collection without a date attribute has no temporal
 		// geometry: datetime does not apply to it and is ignored.
 		if i := dateAttr(ds.Attributes); i >= 0 {
-			fs, err := parseDatetime(v, ds.Attributes[i].Name)
+			e, err := parseDatetime(v, ds.Attributes[i].Name)
 			if err != nil {
 				return nil, out, err
 			}
-			fq.Filters = append(fq.Filters, fs...)
+			if fq.Where != nil {
+				e = &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: []*mapcommons.Expr{fq.Where, e}}
+			}
+			fq.Where = e
 		} else if _, err := parseDatetime(v, ""); err != nil {
 			return nil, out, err
 		}
@@ -269,6 +315,15 @@ func parseOGCItems(r *http.Request, ds *mapcommons.Dataset) (*mapcommons.Feature
 		i := mapcommons.AttrIndex(ds.Attributes, k)
 		if i < 0 {
 			return nil, out, params.Invalid(k, "unknown parameter (neither one of the API's nor a property of the collection)")
+		}
+		// A date column's queryable is a date (or date-time): other text
+		// is refused, as a number is for a numeric column (Validate).
+		if ds.Attributes[i].Type == mapcommons.AttrDate {
+			for _, v := range vs {
+				if err := checkInstant(k, v); err != nil {
+					return nil, out, err
+				}
+			}
 		}
 		f := mapcommons.Filter{Attr: ds.Attributes[i].Name, Op: mapcommons.OpEquals, Values: vs[:1]}
 		if len(vs) > 1 {

@@ -298,6 +298,21 @@ func TestOGCItems(t *testing.T) {
 	})
 
 	t.Run("SameAsFeaturesJSON", func(t *testing.T) {
+		// The box -80,35,-78,36 in Web Mercator metres: BBOX numbers and a
+		// GeoJSON ring.
+		merc := func(lon, lat float64) [2]float64 {
+			const r = 6378137.0
+			return [2]float64{r * lon * math.Pi / 180, r * math.Log(math.Tan(math.Pi/4+lat*math.Pi/360))}
+		}
+		num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		sw, ne := merc(-80, 35), merc(-78, 36)
+		mercBox := num(sw[0]) + "," + num(sw[1]) + "," + num(ne[0]) + "," + num(ne[1])
+		var pts []string
+		for _, p := range [][2]float64{sw, {ne[0], sw[1]}, ne, {sw[0], ne[1]}, sw} {
+			pts = append(pts, "["+num(p[0])+","+num(p[1])+"]")
+		}
+		mercRing := "[" + strings.Join(pts, ",") + "]"
+		const crs4326, crs3857 = "http://www.opengis.net/def/crs/EPSG/0/4326", "http://www.opengis.net/def/crs/EPSG/0/3857"
 		for _, c := range []struct{ ogc, gc string }{
 			{"bbox=-80,35,-78,36", "bbox=-80,35,-78,36"},
 			{"NAME=Ashe", "filter[NAME][][equals]=Ashe"},
@@ -311,6 +326,14 @@ func TestOGCItems(t *testing.T) {
 			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX(-80,35,-78,36))") + "&filter-crs=" + url.QueryEscape("http://www.opengis.net/def/crs/OGC/1.3/CRS84"), "bbox=-80,35,-78,36"},
 			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, POLYGON((-80 35, -78 35, -78 36, -80 36, -80 35)))"), "bbox=-80,35,-78,36"},
 			{"NAME=Wake&filter=" + url.QueryEscape("BIR74 > 100"), "filter[NAME][][equals]=Wake&filter[BIR74][][min]=101"},
+			// filter-crs: every CRS of the collection; the literals are
+			// mapped onto CRS84 (EPSG:4326 latitude first, EPSG:3857 metres).
+			{"filter-crs=EPSG:4326&filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX(35,-80,36,-78))"), "bbox=-80,35,-78,36"},
+			{"filter-crs=" + url.QueryEscape(crs4326) + "&filter=" + url.QueryEscape("S_INTERSECTS(geometry, POLYGON((35 -80, 35 -78, 36 -78, 36 -80, 35 -80)))"), "bbox=-80,35,-78,36"},
+			{"filter-crs=EPSG:4326&filter-lang=cql2-json&filter=" + url.QueryEscape(`{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[35,-80,36,-78]}]}`), "bbox=-80,35,-78,36"},
+			{"filter-crs=EPSG:3857&filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX("+mercBox+"))"), "bbox=-80,35,-78,36"},
+			{"filter-crs=" + url.QueryEscape(crs3857) + "&filter-lang=cql2-json&filter=" + url.QueryEscape(`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[`+mercRing+`]}]}`), "bbox=-80,35,-78,36"},
+			{"filter-crs=EPSG:3857&filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX(-20037508.342789244,-20037508.342789244,20037508.342789244,20037508.342789244))"), ""},
 		} {
 			fc := items(t, ts, path+"?limit=1000&"+c.ogc, "")
 			if want := featuresCount(t, ts, id, c.gc, ""); int(fc.NumberMatched) != want || len(fc.Features) != want || want == 0 {
@@ -356,7 +379,9 @@ func TestOGCItems(t *testing.T) {
 	t.Run("Refused", func(t *testing.T) {
 		for _, c := range []struct{ q, says string }{
 			{"sortby=BIR74,-NAME", "sortby"}, {"sortby=NOPE", "sortby"}, {"nope=1", "nope"}, {"filter=NAME%3D", "filter"}, {"filter=NOPE%3D1", "NOPE"}, {"filter=NAME%3D1", "filter"},
-			{"filter=NAME%3D%27Ashe%27&filter-crs=EPSG:3857", "filter-crs"}, {"filter=x&filter-lang=ecql", "filter-lang"},
+			{"filter=NAME%3D%27Ashe%27&filter-crs=EPSG:2154", "filter-crs"}, {"filter=x&filter-lang=ecql", "filter-lang"},
+			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, BBOX(95,0,96,1))") + "&filter-crs=EPSG:4326", "latitude"},
+			{"filter=" + url.QueryEscape("S_INTERSECTS(geometry, POINT(1e300 0))") + "&filter-crs=EPSG:3857", "EPSG:3857"},
 			{"filter-lang=cql2-text", "filter"}, {"limit=0", "limit"}, {"limit=x", "limit"}, {"offset=-1", "offset"},
 			{"bbox=1,2,3", "bbox"}, {"bbox=0,10,1,5", "bbox"}, {"crs=EPSG:2154", "crs"}, {"bbox-crs=EPSG:1", "bbox-crs"},
 			{"CRESS_ID=abc", "CRESS_ID"}, {"datetime=yesterday", "datetime"},
@@ -395,6 +420,12 @@ func TestOGCItems(t *testing.T) {
 		bb := strconv.FormatFloat(x0, 'f', -1, 64) + "," + strconv.FormatFloat(y0, 'f', -1, 64) + "," + strconv.FormatFloat(x1, 'f', -1, 64) + "," + strconv.FormatFloat(y1, 'f', -1, 64)
 		if fc := items(t, ts, path+"?limit=1000&bbox-crs=EPSG:3857&bbox="+bb, ""); int(fc.NumberMatched) != featuresCount(t, ts, id, "bbox=-80,35,-78,36", "") {
 			t.Errorf("bbox in EPSG:3857: %d", fc.NumberMatched)
+		}
+		// The whole square of EPSG:3857: every feature, its west edge not
+		// taken for the antimeridian's east side.
+		const sq = "20037508.342789244"
+		if fc := items(t, ts, path+"?limit=1000&bbox-crs=EPSG:3857&bbox=-"+sq+",-"+sq+","+sq+","+sq, ""); fc.NumberMatched != 100 {
+			t.Errorf("the square of EPSG:3857: %d", fc.NumberMatched)
 		}
 		// A single item in EPSG:4326 too.
 		fc := items(t, ts, path+"?NAME=Ashe", "")

@@ -184,6 +184,31 @@ func tileRow(lat float64, z int) int {
 	return max(0, min(n-1, int(math.Floor(y*float64(n)))))
 }
 
+// tileLimits are the rows and columns of one tile matrix that a tileset
+// covers: its tileMatrixSetLimits.
+type tileLimits struct{ minRow, maxRow, minCol, maxCol int }
+
+// tileLimitsOf are the limits of tile matrix z of the extent b.
+func tileLimitsOf(b wkb.Rect, z int) tileLimits {
+	return tileLimits{minRow: tileRow(b.MaxY, z), maxRow: tileRow(b.MinY, z), minCol: tileCol(b.MinX, z), maxCol: tileCol(b.MaxX, z)}
+}
+
+// checkTileLimits refuses a tile of WebMercatorQuad that is outside the
+// dataset's tileset, its tileMatrixSetLimits (tile matrices tileMinZoom
+// to tileMaxZoom, the rows and columns of its extent): an ENOTFOUND error
+// (OGC API – Tiles /req/core/tc-error: 404).
+func checkTileLimits(ds *mapcommons.Dataset, z, y, x int) error {
+	if z < tileMinZoom || z > tileMaxZoom {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "tile %d/%d/%d: the tileset of collection %d has tile matrices %d to %d", z, y, x, ds.ID, tileMinZoom, tileMaxZoom)
+	}
+	l := tileLimitsOf(tileBounds(ds), z)
+	if y < l.minRow || y > l.maxRow || x < l.minCol || x > l.maxCol {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "tile %d/%d/%d: outside the tileset of collection %d, whose tileMatrix %d has rows %d to %d and columns %d to %d",
+			z, y, x, ds.ID, z, l.minRow, l.maxRow, l.minCol, l.maxCol)
+	}
+	return nil
+}
+
 // jsonSchemaType is the JSON Schema type of an attribute's values.
 func jsonSchemaType(t mapcommons.AttrType) map[string]any {
 	switch t {
@@ -301,9 +326,9 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
 		}
 		var limits []map[string]any
 		for z := tileMinZoom; z <= tileMaxZoom; z++ {
+			l := tileLimitsOf(b, z)
 			limits = append(limits, map[string]any{"tileMatrix": strconv.Itoa(z),
-				"minTileRow": tileRow(b.MaxY, z), "maxTileRow": tileRow(b.MinY, z),
-				"minTileCol": tileCol(b.MinX, z), "maxTileCol": tileCol(b.MaxX, z)})
+				"minTileRow": l.minRow, "maxTileRow": l.maxRow, "minTileCol": l.minCol, "maxTileCol": l.maxCol})
 		}
 		return map[string]any{
 			"title": ds.Title, "description": ds.Description, "dataType": "vector",
@@ -399,7 +424,8 @@ func tileAddress(r *http.Request) (z, y, x int, err error) {
 
 // handleTile answers GET …/tiles/WebMercatorQuad/{z}/{y}/{x}: one vector
 // tile, from the tile cache when the same tile of the same version of the
-// dataset was made before.
+// dataset was made before. A tile outside WebMercatorQuad is a 400, one
+// outside the tileset's tileMatrixSetLimits a 404.
 func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	if tms := r.PathValue("tms"); tms != tmsID {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
@@ -410,6 +436,9 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	}
 	z, y, x, err := tileAddress(r)
 	if err != nil {
+		return err
+	}
+	if err := checkTileLimits(ds, z, y, x); err != nil {
 		return err
 	}
 	props, err := tileAttributes(r, ds)

@@ -510,8 +510,9 @@ func TestTilePoints(t *testing.T) {
 	if len(feats) == 0 || len(feats[0].props) != 0 {
 		t.Fatalf("properties=: %v", feats)
 	}
-	// A tile with nothing: 200 with the empty layer, which every client reads.
-	body, feats := getTile(t, ts, id, 12, 0, 0, "")
+	// A tile with nothing, inside the tileset's limits (the Pacific west
+	// of the Galápagos): 200 with the empty layer, which every client reads.
+	body, feats := getTile(t, ts, id, 12, tileRowOf(0, 12), tileColOf(-120, 12), "")
 	if len(feats) != 0 || len(body) == 0 {
 		t.Fatalf("empty tile: %d features, %d bytes", len(feats), len(body))
 	}
@@ -528,6 +529,13 @@ func TestTileRefusals(t *testing.T) {
 		tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WebMercatorQuad/"+p, ""), 400, "")
 	}
 	tileError(t, ts.get(tilePath(id, 0, 0, 0)+"?properties=name,nope", ""), 400, "nope")
+	// Inside WebMercatorQuad but outside the tileset's tileMatrixSetLimits
+	// (the rows and columns of its extent, tile matrices 0 to 22): 404.
+	z, y, x := 22, tileRowOf(1, 22), tileColOf(2, 22)
+	must(t, ts.get(tilePath(id, z, y, x), ""), 200)
+	for _, p := range [][3]int{{10, 0, 0}, {z, y + 1, x}, {z, y, x - 1}, {23, 0, 0}, {24, 2 * y, 2 * x}} {
+		tileError(t, ts.get(tilePath(id, p[0], p[1], p[2]), ""), 404, "tileset")
+	}
 	tileError(t, ts.get(tilePath("999", 0, 0, 0), ""), 404, "999")
 	tileError(t, ts.get(tilePath("abc", 0, 0, 0), ""), 404, "abc")
 	tileError(t, ts.get("/ogc/collections/"+id+"/tiles/WorldCRS84Quad/0/0/0", ""), 404, "WorldCRS84Quad")
@@ -636,7 +644,7 @@ func TestTileCaching(t *testing.T) {
 	// A tile past the server's limit of features is refused.
 	ts.rebuild(func(c *api.Config) { c.MaxTileFeatures = 10 }, nil)
 	tileError(t, ts.get(p, ""), 413, "more than 10 features")
-	must(t, ts.get(tilePath(id, 6, 0, 0), ""), 200)
+	must(t, ts.get(tilePath(id, 6, tileRowOf(0, 6), tileColOf(-140, 6)), ""), 200) // the Pacific
 	// Without the cache every fetch queries.
 	cf = withCounter(ts, -1)
 	must(t, ts.get(p, ""), 200)

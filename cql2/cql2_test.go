@@ -94,7 +94,9 @@ func TestParseErrors(t *testing.T) {
 		{"a = b", "one property and one literal"},
 		{"1 = 2", "one property and one literal"},
 		{"a ! 1", "unexpected character '!'"},
-		{"avg(windSpeed) < 4", "offset 3: expected a comparison"},
+		{"avg(windSpeed) < 4", `offset 0: unknown operation "avg"`},
+		{"FOO(x) = 1", `offset 0: unknown operation "FOO"`},
+		{"a = 1 AND 2 < bar(a)", `offset 14: unknown operation "bar"`},
 		{"a = DATE('1970-13-01')", "is not a date"},
 		{"a = TIMESTAMP('yesterday')", "is not a timestamp"},
 		{"a LIKE 3", "string pattern"},
@@ -280,5 +282,65 @@ func TestParseLang(t *testing.T) {
 	}
 	if _, err := Parse("ecql", "a = 1"); mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "filter-lang") {
 		t.Errorf("Parse(ecql): %v", err)
+	}
+}
+
+// TestParseIn checks the geometry literals of a filter in another CRS
+// (filter-crs): BBOX corners, WKT and GeoJSON positions go through the
+// mapping onto CRS84 before they are checked as longitudes and latitudes,
+// and its errors are the filter's.
+func TestParseIn(t *testing.T) {
+	// y/10, x/10: latitude first, in tenths of a degree.
+	tr := func(xy []float64) error {
+		for i := 0; i+1 < len(xy); i += 2 {
+			if xy[i] > 1000 {
+				return mapcommons.Errorf(mapcommons.EINVALID, "(%g, %g) is not in the test CRS", xy[i], xy[i+1])
+			}
+			xy[i], xy[i+1] = xy[i+1]/10, xy[i]/10
+		}
+		return nil
+	}
+	intersects := func(prop string, b *mapcommons.BBox, g []byte) *mapcommons.Expr {
+		return &mapcommons.Expr{Op: "s_intersects", Property: prop, BBox: b, Geometry: g}
+	}
+	pt := wkb.AppendPoint(nil, 36, 32)
+	for _, c := range []struct {
+		lang, filter string
+		want         *mapcommons.Expr
+	}{
+		{LangText, `S_INTERSECTS(geometry, BBOX(-55, -100, 50, 100))`, intersects("geometry", &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}, nil)},
+		{LangText, `s_intersects(bbox(0,1700,-1,10,-1700,2), geom)`, intersects("geom", &mapcommons.BBox{W: 170, S: 0, E: -170, N: 1}, nil)},
+		{LangText, `S_INTERSECTS(geometry, POINT(320 360))`, intersects("geometry", nil, pt)},
+		{LangText, `S_INTERSECTS(geometry, POLYGON((0 0, 0 10, 10 10, 0 0))) AND a = 1`,
+			op("and", intersects("geometry", nil, wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}})), prop("=", "a", num(1)))},
+		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[-55,-100,50,100]}]}`, intersects("geometry", &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}, nil)},
+		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[320,360,5]}]}`, intersects("geometry", nil, pt)},
+		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[0,10],[10,10],[0,0]]]}]}`,
+			intersects("geometry", nil, wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}}))},
+	} {
+		got, err := ParseIn(c.lang, c.filter, tr)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseIn(%s) = %+v, %v; want %+v", c.filter, got, err, c.want)
+		}
+	}
+	// A collection's geometries are mapped too (the answer is a collection).
+	gc := `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[320,360]}]}]}`
+	if got, err := ParseIn(LangJSON, gc, tr); err != nil || got.Geometry == nil {
+		t.Fatalf("ParseIn(%s): %+v, %v", gc, got, err)
+	} else if g, _ := wkb.Decode(got.Geometry); len(g.Parts) != 1 || !reflect.DeepEqual(g.Parts[0].Coords, []float64{36, 32}) {
+		t.Errorf("ParseIn(%s): %+v", gc, g)
+	}
+	for _, c := range []struct{ lang, filter, want string }{
+		{LangText, `S_INTERSECTS(geometry, POINT(5000 0))`, "(5000, 0) is not in the test CRS"},
+		{LangText, `S_INTERSECTS(geometry, BBOX(5000, 0, 5001, 1))`, "(5000, 0) is not in the test CRS"},
+		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[5000,0]}]}`, "(5000, 0) is not in the test CRS"},
+		// Mapped, then checked: latitude 95 (x 950).
+		{LangText, `S_INTERSECTS(geometry, POINT(950 0))`, "not a longitude, latitude"},
+		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[950,0,960,10]}]}`, "latitude"},
+	} {
+		_, err := ParseIn(c.lang, c.filter, tr)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseIn(%s): %v; want EINVALID with %q", c.filter, err, c.want)
+		}
 	}
 }

@@ -45,10 +45,15 @@ func (e *jsonError) err() error {
 }
 
 // jsonParser walks a decoded cql2-json document.
-type jsonParser struct{ nodes int }
+type jsonParser struct {
+	nodes int
+	crs   ToCRS84 // the geometry literals' CRS onto CRS84 (nil: CRS84)
+}
 
 // ParseJSON parses a cql2-json filter.
-func ParseJSON(b []byte) (*mapcommons.Expr, error) {
+func ParseJSON(b []byte) (*mapcommons.Expr, error) { return parseJSON(b, nil) }
+
+func parseJSON(b []byte, toCRS84 ToCRS84) (*mapcommons.Expr, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
@@ -58,7 +63,7 @@ func ParseJSON(b []byte) (*mapcommons.Expr, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, mapcommons.Errorf(mapcommons.EINVALID, "filter: text after the JSON value")
 	}
-	p := &jsonParser{}
+	p := &jsonParser{crs: toCRS84}
 	e, jerr := p.expr(v, 0)
 	if jerr != nil {
 		return nil, jerr.err()
@@ -212,7 +217,7 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 			if e.BBox != nil || e.Geometry != nil {
 				return nil, jfail("s_intersects compares the geometry with a literal").at(step)
 			}
-			if err := geometryJSON(a, e); err != nil {
+			if err := geometryJSON(a, e, p.crs); err != nil {
 				return nil, err.at(step)
 			}
 		}
@@ -272,7 +277,7 @@ func literalJSON(v any) (mapcommons.Literal, *jsonError) {
 }
 
 // geometryJSON reads {"bbox": [w, s, e, n]} or a GeoJSON geometry into e.
-func geometryJSON(v any, e *mapcommons.Expr) *jsonError {
+func geometryJSON(v any, e *mapcommons.Expr, toCRS84 ToCRS84) *jsonError {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return jfail("expected a geometry: {\"bbox\": […]} or a GeoJSON geometry")
@@ -294,7 +299,7 @@ func geometryJSON(v any, e *mapcommons.Expr) *jsonError {
 			}
 			xs = append(xs, f)
 		}
-		b, err := bboxOf(xs)
+		b, err := bboxIn(xs, toCRS84)
 		if err != nil {
 			return jfail("%s", mapcommons.ErrorMessage(err))
 		}
@@ -303,6 +308,11 @@ func geometryJSON(v any, e *mapcommons.Expr) *jsonError {
 	}
 	if _, ok := m["type"].(string); !ok {
 		return jfail("expected a geometry: {\"bbox\": […]} or a GeoJSON geometry")
+	}
+	if toCRS84 != nil {
+		if err := positionsIn(m, toCRS84); err != nil {
+			return jfail("%s", mapcommons.ErrorMessage(err))
+		}
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
@@ -321,5 +331,49 @@ func geometryJSON(v any, e *mapcommons.Expr) *jsonError {
 		return jfail("%s", mapcommons.ErrorMessage(err))
 	}
 	e.Geometry = g
+	return nil
+}
+
+// positionsIn maps the positions of a decoded GeoJSON geometry (its
+// coordinates, and those of a collection's geometries) from the filter's
+// CRS onto CRS84 in place, before the geometry is read as longitudes and
+// latitudes. A position is a list of numbers; a third and more are kept.
+func positionsIn(v any, toCRS84 ToCRS84) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range []string{"coordinates", "geometries"} {
+			if c, ok := x[k]; ok {
+				if err := positionsIn(c, toCRS84); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		if len(x) >= 2 {
+			a, oka := x[0].(json.Number)
+			b, okb := x[1].(json.Number)
+			if oka && okb {
+				xy := make([]float64, 2)
+				var err error
+				if xy[0], err = a.Float64(); err != nil {
+					return mapcommons.Errorf(mapcommons.EINVALID, "bad number %s", a)
+				}
+				if xy[1], err = b.Float64(); err != nil {
+					return mapcommons.Errorf(mapcommons.EINVALID, "bad number %s", b)
+				}
+				if err := toCRS84(xy); err != nil {
+					return err
+				}
+				x[0] = json.Number(strconv.FormatFloat(xy[0], 'g', -1, 64))
+				x[1] = json.Number(strconv.FormatFloat(xy[1], 'g', -1, 64))
+				return nil
+			}
+		}
+		for _, e := range x {
+			if err := positionsIn(e, toCRS84); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }

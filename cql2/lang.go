@@ -2,7 +2,12 @@
 // values and the conformance classes this package implements.
 package cql2
 
-import "mapcommons"
+import (
+	"slices"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+)
 
 // Values of the filter-lang parameter.
 const (
@@ -30,11 +35,86 @@ var ConformanceClasses = []string{
 // "" is cql2-text, the default of OGC API Features Part 3). EINVALID for
 // another language.
 func Parse(lang, filter string) (*mapcommons.Expr, error) {
+	return ParseIn(lang, filter, nil)
+}
+
+// ToCRS84 maps a list of x, y pairs of a CRS onto longitude, latitude
+// (CRS84) in place: an EINVALID error for a point outside the CRS.
+type ToCRS84 func(xy []float64) error
+
+// ParseIn parses a filter as Parse does, its geometry literals (BBOX and
+// geometries) in the CRS that toCRS84 maps onto longitude, latitude (the
+// filter-crs parameter; nil: CRS84). The expression holds them in CRS84.
+func ParseIn(lang, filter string, toCRS84 ToCRS84) (*mapcommons.Expr, error) {
 	switch lang {
 	case "", LangText:
-		return ParseText(filter)
+		return parseText(filter, toCRS84)
 	case LangJSON:
-		return ParseJSON([]byte(filter))
+		return parseJSON([]byte(filter), toCRS84)
 	}
 	return nil, mapcommons.Errorf(mapcommons.EINVALID, "filter-lang: %q is not %s or %s", lang, LangText, LangJSON)
+}
+
+// bboxIn reads the numbers of a BBOX in the filter's CRS (bboxOf's rule
+// once they are in CRS84): the corners are mapped; a west edge that maps
+// onto 180 is -180 and an east edge onto -180 is 180, which keeps the
+// box's sides (the edges of Web Mercator's square map onto the
+// antimeridian).
+func bboxIn(xs []float64, toCRS84 ToCRS84) (*mapcommons.BBox, error) {
+	if toCRS84 == nil {
+		return bboxOf(xs)
+	}
+	var c []float64
+	switch len(xs) {
+	case 4:
+		c = slices.Clone(xs)
+	case 6:
+		c = []float64{xs[0], xs[1], xs[3], xs[4]}
+	default:
+		return bboxOf(xs)
+	}
+	if err := toCRS84(c); err != nil {
+		return nil, err
+	}
+	const edge = 180 - 1e-9 // the square's edges map onto ±180 give or take a rounding
+	if c[0] >= edge {
+		c[0] = -180
+	}
+	if c[2] <= -edge {
+		c[2] = 180
+	}
+	return bboxOf(c)
+}
+
+// geometryIn maps a geometry literal (stored WKB) in the filter's CRS onto
+// CRS84.
+func geometryIn(b []byte, toCRS84 ToCRS84) ([]byte, error) {
+	if toCRS84 == nil {
+		return b, nil
+	}
+	g, err := wkb.Decode(b)
+	if err != nil {
+		return nil, mapcommons.Errorf(mapcommons.EINVALID, "%v", err)
+	}
+	var walk func(g *wkb.Geom) error
+	walk = func(g *wkb.Geom) error {
+		if err := toCRS84(g.Coords); err != nil {
+			return err
+		}
+		for _, r := range g.Rings {
+			if err := toCRS84(r); err != nil {
+				return err
+			}
+		}
+		for i := range g.Parts {
+			if err := walk(&g.Parts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(&g); err != nil {
+		return nil, err
+	}
+	return g.AppendWKB(nil), nil
 }

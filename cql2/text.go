@@ -42,11 +42,14 @@ type textParser struct {
 	tok   token
 	depth int
 	nodes int
+	crs   ToCRS84 // the geometry literals' CRS onto CRS84 (nil: CRS84)
 }
 
 // ParseText parses a cql2-text filter.
-func ParseText(s string) (*mapcommons.Expr, error) {
-	p := &textParser{s: s}
+func ParseText(s string) (*mapcommons.Expr, error) { return parseText(s, nil) }
+
+func parseText(s string, toCRS84 ToCRS84) (*mapcommons.Expr, error) {
+	p := &textParser{s: s, crs: toCRS84}
 	if err := p.next(); err != nil {
 		return nil, err
 	}
@@ -455,6 +458,13 @@ func (p *textParser) operand() (operand, error) {
 			return o, p.fail("expected a property or a literal, found %s", p.desc())
 		default:
 			o.prop = p.tok.text
+			if err := p.next(); err != nil {
+				return o, err
+			}
+			if p.is("(") { // a function call: none is supported
+				return o, failAt(o.pos, "unknown operation %q", o.prop)
+			}
+			return o, nil
 		}
 	default:
 		return o, p.fail("expected a property or a literal, found %s", p.desc())
@@ -540,7 +550,7 @@ func (p *textParser) geometry(e *mapcommons.Expr) error {
 				break
 			}
 		}
-		b, err := bboxOf(xs)
+		b, err := bboxIn(xs, p.crs)
 		if err != nil {
 			return p.fail("%s", mapcommons.ErrorMessage(err))
 		}
@@ -570,6 +580,12 @@ func (p *textParser) geometry(e *mapcommons.Expr) error {
 		return p.fail("unbalanced parentheses in the geometry")
 	}
 	g, err := wkb.ParseWKT(p.s[start:i])
+	if err == nil {
+		g, err = geometryIn(g, p.crs)
+		if err != nil {
+			return p.fail("%s", mapcommons.ErrorMessage(err))
+		}
+	}
 	if err != nil {
 		return p.fail("%v", err)
 	}
