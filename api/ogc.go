@@ -248,6 +248,7 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 	d := ogcLandingDoc{Title: siteName, Description: "The datasets of this " + siteName + " server as OGC API Features collections (and vector tiles)."}
 	d.Links = append(s.selfLinks(r, "", nil, f, ogcJSON),
 		ogcLink{Href: s.baseURL(r) + "/api", Rel: "service-desc", Type: ogcOpenAPI, Title: "the API definition (OpenAPI 3.0)"},
+		ogcLink{Href: s.baseURL(r) + "/api.html", Rel: "service-doc", Type: ogcHTML, Title: "the API documentation (HTML)"},
 		ogcLink{Href: base + "/conformance", Rel: "conformance", Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/conformance", Rel: relConform, Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/collections", Rel: "data", Type: ogcJSON, Title: "the collections (datasets)"},
