@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"mapcommons"
 )
@@ -467,23 +468,8 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
 	}
 	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
-	if i := dateAttr(ds.Attributes); i >= 0 && s.policy.CanSeeDatasetStats(caller(r), ds) {
-		name := ds.Attributes[i].Name
-		q := &mapcommons.FeatureQuery{Limit: -1, Aggregates: []mapcommons.Aggregate{{Name: name, Calc: mapcommons.CalcMin}, {Name: name, Calc: mapcommons.CalcMax}}}
-		groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
-		if err != nil {
-			return err
-		}
-		if len(groups) == 1 {
-			lo, _ := groups[0].Aggregates[0].(string)
-			hi, _ := groups[0].Aggregates[1].(string)
-			if lo != "" || hi != "" {
-				if d.Extent == nil {
-					d.Extent = &ogcExtent{}
-				}
-				d.Extent.Temporal = &ogcTemporal{Interval: [][2]*string{{nonEmpty(lo), nonEmpty(hi)}}, TRS: "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}
-			}
-		}
+	if err := s.addTemporal(r, d, ds); err != nil {
+		return err
 	}
 	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
 	for _, a := range ds.Attributes {
@@ -492,11 +478,76 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	return s.ogcAnswer(w, r, f, ogcJSON, d, page)
 }
 
-func nonEmpty(s string) *string {
-	if s == "" {
+// addTemporal sets the temporal extent of d, the collection of ds: the
+// interval of the values of its first date attribute, for who may download
+// ds (the extent is data). It is asked of the store once per version of
+// the dataset (the response cache holds it), as /ogc/collections gives it
+// for each collection of a page.
+func (s *Server) addTemporal(r *http.Request, d *ogcCollectionDoc, ds *mapcommons.Dataset) error {
+	i := dateAttr(ds.Attributes)
+	if i < 0 || !s.policy.CanSeeDatasetStats(caller(r), ds) {
 		return nil
 	}
-	return &s
+	name := ds.Attributes[i].Name
+	var interval [2]*string
+	key := featuresKey(ds, "ogc-temporal", name)
+	if c, ok := s.cache.get(key); ok {
+		if err := json.Unmarshal(c.body, &interval); err != nil {
+			return err
+		}
+	} else {
+		q := &mapcommons.FeatureQuery{Limit: -1, Aggregates: []mapcommons.Aggregate{{Name: name, Calc: mapcommons.CalcMin}, {Name: name, Calc: mapcommons.CalcMax}}}
+		groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 1 {
+			lo, _ := groups[0].Aggregates[0].(string)
+			hi, _ := groups[0].Aggregates[1].(string)
+			interval = [2]*string{instant(lo, false), instant(hi, true)}
+		}
+		b, err := json.Marshal(interval)
+		if err != nil {
+			return err
+		}
+		s.cache.put(key, ogcJSON, b)
+	}
+	if interval[0] == nil && interval[1] == nil {
+		return nil
+	}
+	if d.Extent == nil {
+		d.Extent = &ogcExtent{}
+	}
+	d.Extent.Temporal = &ogcTemporal{Interval: [][2]*string{interval}, TRS: "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}
+	return nil
+}
+
+// instant is a value of a date attribute as an RFC 3339 date-time in UTC,
+// as a temporal extent holds its ends, or nil when it is none. A date
+// (2021-04-16) is a whole day: as a start, its first instant
+// (2021-04-16T00:00:00Z); as an end, its last second (2021-04-16T23:59:59Z),
+// so that the interval holds every feature of that day, as datetime takes
+// a date as an upper bound. A date-time is converted to UTC; one without an
+// offset (a GeoPackage DATETIME, SQLite's "2021-04-16 12:00:00") is taken
+// as UTC already.
+func instant(v string, end bool) *string {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			t = t.Add(24*time.Hour - time.Second)
+		}
+		out := t.Format(time.RFC3339)
+		return &out
+	}
+	if len(v) > 10 && v[10] == ' ' {
+		v = v[:10] + "T" + v[11:]
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			out := t.UTC().Format(time.RFC3339Nano)
+			return &out
+		}
+	}
+	return nil
 }
 
 // dateAttr is the index of the dataset's first date attribute, the one

@@ -4,8 +4,15 @@ package api_test
 // against abstract tests of the classes /ogc/conformance declares.
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/storetest"
 )
 
 // TestOGCLandingServiceDoc: /req/oas30/definition-1 wants the landing page
@@ -23,4 +30,78 @@ func TestOGCLandingServiceDoc(t *testing.T) {
 	if body := string(must(t, w, 200)); !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, "<html") {
 		t.Errorf("service-doc answered %s: %.200s", w.Header().Get("Content-Type"), body)
 	}
+}
+
+// createDated creates a dataset of alice's with a point per value of its
+// date attribute "when" (nil: no value), and returns its id.
+func createDated(t *testing.T, ts *testServer, title string, values ...any) string {
+	t.Helper()
+	alice, err := ts.svc.Users.FindUserByLogin(t.Context(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "when", Type: mapcommons.AttrDate}}
+	if err := mapcommons.NormalizeAttributes(attrs); err != nil {
+		t.Fatal(err)
+	}
+	src := &storetest.SliceSource{Attrs: attrs}
+	for i, v := range values {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{"f" + strconv.Itoa(i), v}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+	}
+	ds := &mapcommons.Dataset{OwnerID: alice.ID, Type: "csv", Metadata: mapcommons.Metadata{Title: title}}
+	if err := ts.svc.Datasets.CreateDataset(t.Context(), ds, src); err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatInt(ds.ID, 10)
+}
+
+// temporalOf is the temporal interval of a collection's document.
+func temporalOf(t *testing.T, body []byte) [][2]*string {
+	t.Helper()
+	return decode[struct {
+		Extent struct {
+			Temporal struct{ Interval [][2]*string }
+		}
+	}](t, body).Extent.Temporal.Interval
+}
+
+// TestOGCTemporalExtentDateTimes: /req/core/sfc-md-op wants the ends of a
+// temporal interval as RFC 3339 date-times (or null). A date column's
+// interval runs from the first instant of its first day to the last second
+// of its last day; timestamps are given in UTC.
+func TestOGCTemporalExtentDateTimes(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	for _, c := range []struct {
+		name   string
+		values []any
+		lo, hi string
+	}{
+		{"dates", []any{"2021-06-01", "2021-04-16", nil, "2022-12-31"}, "2021-04-16T00:00:00Z", "2022-12-31T23:59:59Z"},
+		{"timestamps", []any{"2021-04-16T08:30:00Z", "2021-05-01T10:00:00.5Z"}, "2021-04-16T08:30:00Z", "2021-05-01T10:00:00.5Z"},
+		{"offsets", []any{"2021-04-16T08:30:00+02:00", "2021-04-16T09:00:00+02:00"}, "2021-04-16T06:30:00Z", "2021-04-16T07:00:00Z"},
+		{"sqlite", []any{"2021-04-16 08:30:00", "2021-04-17 09:00:00"}, "2021-04-16T08:30:00Z", "2021-04-17T09:00:00Z"},
+	} {
+		id := createDated(t, ts, c.name, c.values...)
+		iv := temporalOf(t, must(t, ts.get("/ogc/collections/"+id, "alice"), 200))
+		if len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != c.lo || iv[0][1] == nil || *iv[0][1] != c.hi {
+			t.Errorf("%s: interval %s, want [%s, %s]", c.name, jsonOf(iv), c.lo, c.hi)
+			continue
+		}
+		for _, end := range iv[0] {
+			if _, err := time.Parse(time.RFC3339Nano, *end); err != nil {
+				t.Errorf("%s: %q is not an RFC 3339 date-time", c.name, *end)
+			}
+		}
+	}
+	// Text that is no time is no end (null, as an open end).
+	id := createDated(t, ts, "text", "2021-04-16", "soon")
+	if iv := temporalOf(t, must(t, ts.get("/ogc/collections/"+id, "alice"), 200)); len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != "2021-04-16T00:00:00Z" || iv[0][1] != nil {
+		t.Errorf("text: interval %s", jsonOf(iv))
+	}
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
