@@ -367,11 +367,24 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) er
 	}{Collections: []*ogcCollectionDoc{}, NumberMatched: total, NumberReturned: len(results)}
 	page := &ogcPage{Title: "Collections", Columns: []string{"id", "title", "features", "description"}}
 	for _, res := range results {
-		desc := ""
-		if res.Description != nil {
-			desc = *res.Description
+		// The entry of a collection is its document, /ogc/collections/{id}'s
+		// (/req/core/sfc-md-success): made of the dataset, the same way; of the
+		// search result when the dataset is gone since the search.
+		var c *ogcCollectionDoc
+		switch ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), res.ID); {
+		case err == nil:
+			if c, err = s.ogcCollection(r, ds); err != nil {
+				return err
+			}
+		case mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND:
+			desc := ""
+			if res.Description != nil {
+				desc = *res.Description
+			}
+			c = s.collectionDoc(r, res.ID, res.Title, desc, res.Tags, res.Extent, res.FeatureCount)
+		default:
+			return err
 		}
-		c := s.collectionDoc(r, res.ID, res.Title, desc, res.Tags, res.Extent, res.FeatureCount)
 		doc.Collections = append(doc.Collections, c)
 		page.Rows = append(page.Rows, []string{c.ID, c.Title, strconv.FormatInt(c.NumberMatched, 10), c.Description})
 		page.RowLinks = append(page.RowLinks, s.ogcBase(r)+"/collections/"+c.ID+"?f=html")
@@ -463,12 +476,8 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	if done || err != nil {
 		return err
 	}
-	var extent *mapcommons.BBox
-	if e := ds.Extent; e != nil {
-		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
-	}
-	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
-	if err := s.addTemporal(r, d, ds); err != nil {
+	d, err := s.ogcCollection(r, ds)
+	if err != nil {
 		return err
 	}
 	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
@@ -476,6 +485,17 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 		page.Rows = append(page.Rows, []string{a.Name, string(a.Type)})
 	}
 	return s.ogcAnswer(w, r, f, ogcJSON, d, page)
+}
+
+// ogcCollection is the collection of ds, as /ogc/collections/{id} and the
+// entries of /ogc/collections give it.
+func (s *Server) ogcCollection(r *http.Request, ds *mapcommons.Dataset) (*ogcCollectionDoc, error) {
+	var extent *mapcommons.BBox
+	if e := ds.Extent; e != nil {
+		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
+	}
+	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
+	return d, s.addTemporal(r, d, ds)
 }
 
 // addTemporal sets the temporal extent of d, the collection of ds: the

@@ -105,3 +105,35 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestOGCCollectionsEntries: /req/core/sfc-md-success wants each entry of
+// /ogc/collections to be the collection's own document,
+// /ogc/collections/{id}, temporal extent included, for every caller.
+func TestOGCCollectionsEntries(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	uploadNC(t, ts, "")
+	createDated(t, ts, "dates", "2021-06-01", "2021-04-16")
+	createDated(t, ts, "timestamps", "2021-04-16T08:30:00Z", nil)
+	createDated(t, ts, "no values", nil, nil)
+	dated := 0
+	for _, user := range []string{"", "alice", "bob"} {
+		colls := decode[struct{ Collections []map[string]any }](t, must(t, ts.get("/ogc/collections", user), 200)).Collections
+		if len(colls) != 4 {
+			t.Fatalf("%q: %d collections, want 4", user, len(colls))
+		}
+		for _, entry := range colls {
+			id, _ := entry["id"].(string)
+			doc := decode[map[string]any](t, must(t, ts.get("/ogc/collections/"+id, user), 200))
+			if got, want := jsonOf(entry), jsonOf(doc); got != want {
+				t.Errorf("%q: the entry of collection %s\n%s\nis not its document\n%s", user, id, got, want)
+			}
+			if ext, _ := doc["extent"].(map[string]any); ext["temporal"] != nil {
+				dated++
+			}
+		}
+	}
+	if dated < 2 { // alice's, at least
+		t.Errorf("%d collections with a temporal extent", dated)
+	}
+}
