@@ -331,6 +331,16 @@ func (s *Server) collectionDoc(r *http.Request, id int64, title, description, ta
 	return d
 }
 
+// firstLink is the first of links with rel, or nil.
+func firstLink(links []ogcLink, rel string) *ogcLink {
+	for i := range links {
+		if links[i].Rel == rel {
+			return &links[i]
+		}
+	}
+	return nil
+}
+
 // ogcCollectionsLimit is the size of a page of /ogc/collections.
 const ogcCollectionsLimit = mapcommons.MaxSearchLimit
 
@@ -479,6 +489,11 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	d, err := s.ogcCollection(r, ds)
 	if err != nil {
 		return err
+	}
+	// The queryables are linked in the header too, as Part 3 asks
+	// (/req/queryables/get-queryables-uris), for GET and HEAD.
+	if q := firstLink(d.Links, relQueryable); q != nil {
+		w.Header().Add("Link", "<"+q.Href+`>; rel="`+q.Rel+`"; type="`+q.Type+`"`)
 	}
 	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
 	for _, a := range ds.Attributes {

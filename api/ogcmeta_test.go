@@ -5,6 +5,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,4 +137,28 @@ func TestOGCCollectionsEntries(t *testing.T) {
 	if dated < 2 { // alice's, at least
 		t.Errorf("%d collections with a temporal extent", dated)
 	}
+}
+
+// TestOGCQueryablesLinkHeader: Part 3's get-queryables-uris wants GET and
+// HEAD of a collection to link its queryables in a Link header; the JSON
+// links keep the same link.
+func TestOGCQueryablesLinkHeader(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	id := uploadNC(t, ts, "")
+	href := base + "/ogc/collections/" + id + "/queryables"
+	want := "<" + href + `>; rel="http://www.opengis.net/def/rel/ogc/1.0/queryables"; type="application/schema+json"`
+	for _, r := range []req{{method: "GET", path: "/ogc/collections/" + id}, {method: "HEAD", path: "/ogc/collections/" + id},
+		{method: "GET", path: "/ogc/collections/" + id + "?f=html"}} {
+		w := ts.do(r)
+		must(t, w, 200)
+		if got := w.Header().Values("Link"); !slices.Contains(got, want) {
+			t.Errorf("%s %s: Link %q, want %s", r.method, r.path, got, want)
+		}
+	}
+	doc := decode[struct{ Links []ogcLink }](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
+	if got := link(doc.Links, "http://www.opengis.net/def/rel/ogc/1.0/queryables", "application/schema+json"); got != href {
+		t.Errorf("queryables link %q, want %s", got, href)
+	}
+	must(t, ts.get(pathOf(t, href), ""), 200)
 }
