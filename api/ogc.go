@@ -616,7 +616,13 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 		case mapcommons.AttrBoolean:
 			p["type"] = "boolean"
 		case mapcommons.AttrDate:
-			p["type"], p["format"] = "string", "date"
+			p["type"] = "string"
+			if p["format"], err = s.dateFormat(r, ds, a.Name); err != nil {
+				return err
+			}
+			if p["format"] == "" {
+				delete(p, "format")
+			}
 		default:
 			p["type"] = "string"
 		}
@@ -626,9 +632,56 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 		props[a.Name] = p
 		page.Rows = append(page.Rows, []string{a.Name, p["type"]})
 	}
-	doc := map[string]any{"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": self, "type": "object",
-		"title": ds.Metadata.Title, "properties": props}
+	// additionalProperties is false: a filter, sortby or a NAME=value
+	// naming a property that is none of these is refused (400).
+	doc := map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": self, "type": "object",
+		"title": ds.Metadata.Title, "properties": props, "additionalProperties": false}
 	return s.ogcAnswer(w, r, f, ogcSchema, doc, page)
+}
+
+// dateFormat is the JSON Schema format of the values of the date attribute
+// name: "date" when every value is a date (YYYY-MM-DD: a dBase date, a
+// GeoPackage DATE), "date-time" when every value is a date or a date-time
+// (YYYY-MM-DDT…: a GeoPackage DATETIME, whose midnights are read as
+// dates), else "" (text that is neither: no format). Dates and date-times
+// are told by their shape (LIKE), as the store holds them, once per
+// version of the dataset (the response cache holds the answer).
+func (s *Server) dateFormat(r *http.Request, ds *mapcommons.Dataset, name string) (string, error) {
+	key := featuresKey(ds, "ogc-date-format", name)
+	if c, ok := s.cache.get(key); ok {
+		return string(c.body), nil
+	}
+	not := func(pattern string) *mapcommons.Expr {
+		return &mapcommons.Expr{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{{Op: mapcommons.ExprLike, Property: name,
+			Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: pattern}}}}}
+	}
+	// some reports whether a value matches none of the patterns.
+	some := func(patterns ...string) (bool, error) {
+		where := &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: []*mapcommons.Expr{
+			{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{{Op: mapcommons.ExprIsNull, Property: name}}}}}
+		for _, p := range patterns {
+			where.Args = append(where.Args, not(p))
+		}
+		found := false
+		err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Where: where, Limit: 1}, func(*mapcommons.Feature) error {
+			found = true
+			return nil
+		})
+		return found, err
+	}
+	format := "date"
+	if other, err := some("____-__-__"); err != nil {
+		return "", err
+	} else if other {
+		format = "date-time"
+		if other, err := some("____-__-__", "____-__-__T%"); err != nil {
+			return "", err
+		} else if other {
+			format = ""
+		}
+	}
+	s.cache.put(key, "text/plain", []byte(format))
+	return format, nil
 }
 
 // ogcPage is the HTML form of an OGC document: a title, a description, its

@@ -5,6 +5,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,4 +162,52 @@ func TestOGCQueryablesLinkHeader(t *testing.T) {
 		t.Errorf("queryables link %q, want %s", got, href)
 	}
 	must(t, ts.get(pathOf(t, href), ""), 200)
+}
+
+// TestOGCQueryablesSchema: Part 3's get-queryables wants a JSON Schema
+// 2020-12 document that says whether properties other than the queryables
+// are taken (additionalProperties: false, as filters naming one are
+// refused), and the formats of temporal properties: "date" for a column
+// of dates, "date-time" for one of date-times (a GeoPackage DATETIME's
+// midnights are dates), none for one holding other text.
+func TestOGCQueryablesSchema(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	for _, c := range []struct {
+		name   string
+		values []any
+		format string
+	}{
+		{"dates", []any{"2021-06-01", nil, "2021-04-16"}, "date"},
+		{"timestamps", []any{"2021-04-16T08:30:00Z", "2021-05-01T10:00:00.5Z"}, "date-time"},
+		{"datetime", []any{"2021-04-16", "2021-04-16T08:30:00Z"}, "date-time"},
+		{"text", []any{"2021-04-16", "soon"}, ""},
+	} {
+		id := createDated(t, ts, c.name, c.values...)
+		w := ts.get("/ogc/collections/"+id+"/queryables", "")
+		q := decode[struct {
+			Schema     string `json:"$schema"`
+			Additional *bool  `json:"additionalProperties"`
+			Properties map[string]map[string]string
+		}](t, must(t, w, 200))
+		if q.Schema != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: $schema %q", c.name, q.Schema)
+		}
+		if q.Additional == nil || *q.Additional {
+			t.Errorf("%s: additionalProperties %v, want false", c.name, q.Additional)
+		}
+		when, ok := q.Properties["when"]
+		if !ok || when["type"] != "string" || when["format"] != c.format {
+			t.Errorf("%s: when %v, want a string of format %q", c.name, when, c.format)
+		}
+		if _, ok := when["format"]; c.format == "" && ok {
+			t.Errorf("%s: when %v has a format", c.name, when)
+		}
+		// The claim of additionalProperties: a property that is no
+		// queryable is refused wherever a request names one.
+		for _, query := range []string{"filter=" + url.QueryEscape("nope = 1"), "nope=1", "sortby=nope",
+			"filter-lang=cql2-json&filter=" + url.QueryEscape(`{"op":"=","args":[{"property":"nope"},1]}`)} {
+			must(t, ts.get("/ogc/collections/"+id+"/items?"+query, ""), 400)
+		}
+	}
 }
