@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"mapcommons"
 )
@@ -248,6 +249,7 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 	d := ogcLandingDoc{Title: siteName, Description: "The datasets of this " + siteName + " server as OGC API Features collections (and vector tiles)."}
 	d.Links = append(s.selfLinks(r, "", nil, f, ogcJSON),
 		ogcLink{Href: s.baseURL(r) + "/api", Rel: "service-desc", Type: ogcOpenAPI, Title: "the API definition (OpenAPI 3.0)"},
+		ogcLink{Href: s.baseURL(r) + "/api.html", Rel: "service-doc", Type: ogcHTML, Title: "the API documentation (HTML)"},
 		ogcLink{Href: base + "/conformance", Rel: "conformance", Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/conformance", Rel: relConform, Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/collections", Rel: "data", Type: ogcJSON, Title: "the collections (datasets)"},
@@ -329,6 +331,16 @@ func (s *Server) collectionDoc(r *http.Request, id int64, title, description, ta
 	return d
 }
 
+// firstLink is the first of links with rel, or nil.
+func firstLink(links []ogcLink, rel string) *ogcLink {
+	for i := range links {
+		if links[i].Rel == rel {
+			return &links[i]
+		}
+	}
+	return nil
+}
+
 // ogcCollectionsLimit is the size of a page of /ogc/collections.
 const ogcCollectionsLimit = mapcommons.MaxSearchLimit
 
@@ -365,11 +377,24 @@ func (s *Server) handleOGCCollections(w http.ResponseWriter, r *http.Request) er
 	}{Collections: []*ogcCollectionDoc{}, NumberMatched: total, NumberReturned: len(results)}
 	page := &ogcPage{Title: "Collections", Columns: []string{"id", "title", "features", "description"}}
 	for _, res := range results {
-		desc := ""
-		if res.Description != nil {
-			desc = *res.Description
+		// The entry of a collection is its document, /ogc/collections/{id}'s
+		// (/req/core/sfc-md-success): made of the dataset, the same way; of the
+		// search result when the dataset is gone since the search.
+		var c *ogcCollectionDoc
+		switch ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), res.ID); {
+		case err == nil:
+			if c, err = s.ogcCollection(r, ds); err != nil {
+				return err
+			}
+		case mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND:
+			desc := ""
+			if res.Description != nil {
+				desc = *res.Description
+			}
+			c = s.collectionDoc(r, res.ID, res.Title, desc, res.Tags, res.Extent, res.FeatureCount)
+		default:
+			return err
 		}
-		c := s.collectionDoc(r, res.ID, res.Title, desc, res.Tags, res.Extent, res.FeatureCount)
 		doc.Collections = append(doc.Collections, c)
 		page.Rows = append(page.Rows, []string{c.ID, c.Title, strconv.FormatInt(c.NumberMatched, 10), c.Description})
 		page.RowLinks = append(page.RowLinks, s.ogcBase(r)+"/collections/"+c.ID+"?f=html")
@@ -461,28 +486,14 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	if done || err != nil {
 		return err
 	}
-	var extent *mapcommons.BBox
-	if e := ds.Extent; e != nil {
-		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
+	d, err := s.ogcCollection(r, ds)
+	if err != nil {
+		return err
 	}
-	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
-	if i := dateAttr(ds.Attributes); i >= 0 && s.policy.CanSeeDatasetStats(caller(r), ds) {
-		name := ds.Attributes[i].Name
-		q := &mapcommons.FeatureQuery{Limit: -1, Aggregates: []mapcommons.Aggregate{{Name: name, Calc: mapcommons.CalcMin}, {Name: name, Calc: mapcommons.CalcMax}}}
-		groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
-		if err != nil {
-			return err
-		}
-		if len(groups) == 1 {
-			lo, _ := groups[0].Aggregates[0].(string)
-			hi, _ := groups[0].Aggregates[1].(string)
-			if lo != "" || hi != "" {
-				if d.Extent == nil {
-					d.Extent = &ogcExtent{}
-				}
-				d.Extent.Temporal = &ogcTemporal{Interval: [][2]*string{{nonEmpty(lo), nonEmpty(hi)}}, TRS: "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}
-			}
-		}
+	// The queryables are linked in the header too, as Part 3 asks
+	// (/req/queryables/get-queryables-uris), for GET and HEAD.
+	if q := firstLink(d.Links, relQueryable); q != nil {
+		w.Header().Add("Link", "<"+q.Href+`>; rel="`+q.Rel+`"; type="`+q.Type+`"`)
 	}
 	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
 	for _, a := range ds.Attributes {
@@ -491,11 +502,87 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 	return s.ogcAnswer(w, r, f, ogcJSON, d, page)
 }
 
-func nonEmpty(s string) *string {
-	if s == "" {
+// ogcCollection is the collection of ds, as /ogc/collections/{id} and the
+// entries of /ogc/collections give it.
+func (s *Server) ogcCollection(r *http.Request, ds *mapcommons.Dataset) (*ogcCollectionDoc, error) {
+	var extent *mapcommons.BBox
+	if e := ds.Extent; e != nil {
+		extent = &mapcommons.BBox{W: e.MinX, S: e.MinY, E: e.MaxX, N: e.MaxY}
+	}
+	d := s.collectionDoc(r, ds.ID, ds.Metadata.Title, ds.Metadata.Description, ds.Metadata.Tags, extent, ds.FeatureCount)
+	return d, s.addTemporal(r, d, ds)
+}
+
+// addTemporal sets the temporal extent of d, the collection of ds: the
+// interval of the values of its first date attribute, for who may download
+// ds (the extent is data). It is asked of the store once per version of
+// the dataset (the response cache holds it), as /ogc/collections gives it
+// for each collection of a page.
+func (s *Server) addTemporal(r *http.Request, d *ogcCollectionDoc, ds *mapcommons.Dataset) error {
+	i := dateAttr(ds.Attributes)
+	if i < 0 || !s.policy.CanSeeDatasetStats(caller(r), ds) {
 		return nil
 	}
-	return &s
+	name := ds.Attributes[i].Name
+	var interval [2]*string
+	key := featuresKey(ds, "ogc-temporal", name)
+	if c, ok := s.cache.get(key); ok {
+		if err := json.Unmarshal(c.body, &interval); err != nil {
+			return err
+		}
+	} else {
+		q := &mapcommons.FeatureQuery{Limit: -1, Aggregates: []mapcommons.Aggregate{{Name: name, Calc: mapcommons.CalcMin}, {Name: name, Calc: mapcommons.CalcMax}}}
+		groups, err := s.svc.Features.GroupFeatures(r.Context(), ds.ID, q)
+		if err != nil {
+			return err
+		}
+		if len(groups) == 1 {
+			lo, _ := groups[0].Aggregates[0].(string)
+			hi, _ := groups[0].Aggregates[1].(string)
+			interval = [2]*string{instant(lo, false), instant(hi, true)}
+		}
+		b, err := json.Marshal(interval)
+		if err != nil {
+			return err
+		}
+		s.cache.put(key, ogcJSON, b)
+	}
+	if interval[0] == nil && interval[1] == nil {
+		return nil
+	}
+	if d.Extent == nil {
+		d.Extent = &ogcExtent{}
+	}
+	d.Extent.Temporal = &ogcTemporal{Interval: [][2]*string{interval}, TRS: "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"}
+	return nil
+}
+
+// instant is a value of a date attribute as an RFC 3339 date-time in UTC,
+// as a temporal extent holds its ends, or nil when it is none. A date
+// (2021-04-16) is a whole day: as a start, its first instant
+// (2021-04-16T00:00:00Z); as an end, its last second (2021-04-16T23:59:59Z),
+// so that the interval holds every feature of that day, as datetime takes
+// a date as an upper bound. A date-time is converted to UTC; one without an
+// offset (a GeoPackage DATETIME, SQLite's "2021-04-16 12:00:00") is taken
+// as UTC already.
+func instant(v string, end bool) *string {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		if end {
+			t = t.Add(24*time.Hour - time.Second)
+		}
+		out := t.Format(time.RFC3339)
+		return &out
+	}
+	if len(v) > 10 && v[10] == ' ' {
+		v = v[:10] + "T" + v[11:]
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			out := t.UTC().Format(time.RFC3339Nano)
+			return &out
+		}
+	}
+	return nil
 }
 
 // dateAttr is the index of the dataset's first date attribute, the one
@@ -529,7 +616,13 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 		case mapcommons.AttrBoolean:
 			p["type"] = "boolean"
 		case mapcommons.AttrDate:
-			p["type"], p["format"] = "string", "date"
+			p["type"] = "string"
+			if p["format"], err = s.dateFormat(r, ds, a.Name); err != nil {
+				return err
+			}
+			if p["format"] == "" {
+				delete(p, "format")
+			}
 		default:
 			p["type"] = "string"
 		}
@@ -539,9 +632,56 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 		props[a.Name] = p
 		page.Rows = append(page.Rows, []string{a.Name, p["type"]})
 	}
-	doc := map[string]any{"$schema": "https://json-schema.org/draft/2019-09/schema", "$id": self, "type": "object",
-		"title": ds.Metadata.Title, "properties": props}
+	// additionalProperties is false: a filter, sortby or a NAME=value
+	// naming a property that is none of these is refused (400).
+	doc := map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": self, "type": "object",
+		"title": ds.Metadata.Title, "properties": props, "additionalProperties": false}
 	return s.ogcAnswer(w, r, f, ogcSchema, doc, page)
+}
+
+// dateFormat is the JSON Schema format of the values of the date attribute
+// name: "date" when every value is a date (YYYY-MM-DD: a dBase date, a
+// GeoPackage DATE), "date-time" when every value is a date or a date-time
+// (YYYY-MM-DDT…: a GeoPackage DATETIME, whose midnights are read as
+// dates), else "" (text that is neither: no format). Dates and date-times
+// are told by their shape (LIKE), as the store holds them, once per
+// version of the dataset (the response cache holds the answer).
+func (s *Server) dateFormat(r *http.Request, ds *mapcommons.Dataset, name string) (string, error) {
+	key := featuresKey(ds, "ogc-date-format", name)
+	if c, ok := s.cache.get(key); ok {
+		return string(c.body), nil
+	}
+	not := func(pattern string) *mapcommons.Expr {
+		return &mapcommons.Expr{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{{Op: mapcommons.ExprLike, Property: name,
+			Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: pattern}}}}}
+	}
+	// some reports whether a value matches none of the patterns.
+	some := func(patterns ...string) (bool, error) {
+		where := &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: []*mapcommons.Expr{
+			{Op: mapcommons.ExprNot, Args: []*mapcommons.Expr{{Op: mapcommons.ExprIsNull, Property: name}}}}}
+		for _, p := range patterns {
+			where.Args = append(where.Args, not(p))
+		}
+		found := false
+		err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Where: where, Limit: 1}, func(*mapcommons.Feature) error {
+			found = true
+			return nil
+		})
+		return found, err
+	}
+	format := "date"
+	if other, err := some("____-__-__"); err != nil {
+		return "", err
+	} else if other {
+		format = "date-time"
+		if other, err := some("____-__-__", "____-__-__T%"); err != nil {
+			return "", err
+		} else if other {
+			format = ""
+		}
+	}
+	s.cache.put(key, "text/plain", []byte(format))
+	return format, nil
 }
 
 // ogcPage is the HTML form of an OGC document: a title, a description, its

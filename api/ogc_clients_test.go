@@ -216,7 +216,7 @@ func TestOGCDatetime(t *testing.T) {
 			Temporal struct{ Interval [][2]*string }
 		}
 	}](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
-	if iv := coll.Extent.Temporal.Interval; len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != "2020-01-05" || iv[0][1] == nil || *iv[0][1] != "2022-12-31" {
+	if iv := coll.Extent.Temporal.Interval; len(iv) != 1 || iv[0][0] == nil || *iv[0][0] != "2020-01-05T00:00:00Z" || iv[0][1] == nil || *iv[0][1] != "2022-12-31T23:59:59Z" {
 		t.Errorf("temporal extent %+v", coll.Extent.Temporal)
 	}
 	for _, c := range []struct {
