@@ -508,22 +508,3 @@ func TestWhereGeometryLiterals(t *testing.T) {
 		}
 	}
 }
-
-// TestLikeRegexp checks the where oracle's LIKE (a regular expression)
-// on the cases feature's TestLike gives the matcher.
-func TestLikeRegexp(t *testing.T) {
-	for _, c := range []struct {
-		pat, v string
-		want   bool
-	}{
-		{"a%", "abc", true}, {"a%", "ba", false}, {"%", "", true}, {"_", "", false},
-		{"_", "ä", true}, {"__", "ä", false}, {"a_c", "abc", true}, {"a_c", "ac", false},
-		{"%b%", "abc", true}, {"%b%", "ac", false}, {"a%c", "ac", true}, {"a%c", "acb", false},
-		{"b\\%c", "b%c", true}, {"b\\%c", "bxc", false}, {"%a%a%", "aa", true}, {"%a%a%", "a", false},
-		{"%ab", "aab", true}, {"%_x", "ä_x", true}, {"x\\", "x\\", true}, {"a%b%c", "abbc", true},
-	} {
-		if got := likeRegexp(c.pat).MatchString(c.v); got != c.want {
-			t.Errorf("oracle: %q LIKE %q = %v, want %v", c.v, c.pat, got, c.want)
-		}
-	}
-}
