@@ -36,6 +36,7 @@ const (
 	relTilesets      = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"
 	relTilingSchemes = "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes"
 	relQueryable     = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
+	relSchema        = "http://www.opengis.net/def/rel/ogc/1.0/schema"
 	relConform       = "http://www.opengis.net/def/rel/ogc/1.0/conformance"
 	relData          = "http://www.opengis.net/def/rel/ogc/1.0/data"
 )
@@ -86,10 +87,11 @@ func (s *Server) ogcRoutes(m *routeTable) {
 	m.Handle("GET /ogc/collections", s.handle(s.bounded(s.handleOGCCollections)))
 	m.Handle("GET /ogc/collections/{id}", s.handle(s.bounded(s.handleOGCCollection)))
 	m.Handle("GET /ogc/collections/{id}/queryables", s.handle(s.handleOGCQueryables))
+	m.Handle("GET /ogc/collections/{id}/schema", s.handle(s.handleOGCSchema))
 	m.Handle("GET /ogc/collections/{id}/items", s.handle(s.bounded(s.handleOGCItems)))
 	m.Handle("GET /ogc/collections/{id}/items/{featureId}", s.handle(s.bounded(s.handleOGCItem)))
 	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/{id}",
-		"/ogc/collections/{id}/queryables", "/ogc/collections/{id}/items", "/ogc/collections/{id}/items/{featureId}"} {
+		"/ogc/collections/{id}/queryables", "/ogc/collections/{id}/schema", "/ogc/collections/{id}/items", "/ogc/collections/{id}/items/{featureId}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
 }
@@ -325,6 +327,7 @@ func (s *Server) collectionDoc(r *http.Request, id int64, title, description, ta
 		{Href: base + "/items", Rel: "items", Type: ogcGeoJSON, Title: "the features"},
 		{Href: base + "/items?f=html", Rel: "items", Type: ogcHTML, Title: "the features as HTML"},
 		{Href: base + "/queryables", Rel: relQueryable, Type: ogcSchema, Title: "the queryable properties"},
+		{Href: base + "/schema", Rel: relSchema, Type: ogcSchema, Title: "the schema of the features"},
 		{Href: base + "/tiles", Rel: relTilesets, Type: ogcJSON, Title: "vector tiles"},
 		{Href: s.datasetLink(r, id), Rel: "describedby", Type: ogcJSON, Title: "the dataset in the GeoCommons API"},
 	}
@@ -607,27 +610,9 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 	props := map[string]any{"geometry": map[string]string{"format": "geometry-any", "title": "geometry"}}
 	page := &ogcPage{Title: "Queryables of " + ds.Metadata.Title, Columns: []string{"property", "type"}}
 	for _, a := range ds.Attributes {
-		p := map[string]string{"title": a.Name}
-		switch a.Type {
-		case mapcommons.AttrInteger:
-			p["type"] = "integer"
-		case mapcommons.AttrFloat:
-			p["type"] = "number"
-		case mapcommons.AttrBoolean:
-			p["type"] = "boolean"
-		case mapcommons.AttrDate:
-			p["type"] = "string"
-			if p["format"], err = s.dateFormat(r, ds, a.Name); err != nil {
-				return err
-			}
-			if p["format"] == "" {
-				delete(p, "format")
-			}
-		default:
-			p["type"] = "string"
-		}
-		if a.Description != "" {
-			p["description"] = a.Description
+		p, err := s.attrSchema(r, ds, a)
+		if err != nil {
+			return err
 		}
 		props[a.Name] = p
 		page.Rows = append(page.Rows, []string{a.Name, p["type"]})
@@ -637,6 +622,36 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 	doc := map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": self, "type": "object",
 		"title": ds.Metadata.Title, "properties": props, "additionalProperties": false}
 	return s.ogcAnswer(w, r, f, ogcSchema, doc, page)
+}
+
+// attrSchema is the JSON Schema of the values of attribute a of ds, as
+// the queryables and the schema give it: its JSON type, the format of a
+// date attribute (dateFormat), its title and description.
+func (s *Server) attrSchema(r *http.Request, ds *mapcommons.Dataset, a mapcommons.Attribute) (map[string]string, error) {
+	p := map[string]string{"title": a.Name}
+	switch a.Type {
+	case mapcommons.AttrInteger:
+		p["type"] = "integer"
+	case mapcommons.AttrFloat:
+		p["type"] = "number"
+	case mapcommons.AttrBoolean:
+		p["type"] = "boolean"
+	case mapcommons.AttrDate:
+		p["type"] = "string"
+		format, err := s.dateFormat(r, ds, a.Name)
+		if err != nil {
+			return nil, err
+		}
+		if format != "" {
+			p["format"] = format
+		}
+	default:
+		p["type"] = "string"
+	}
+	if a.Description != "" {
+		p["description"] = a.Description
+	}
+	return p, nil
 }
 
 // dateFormat is the JSON Schema format of the values of the date attribute

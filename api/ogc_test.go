@@ -509,7 +509,7 @@ func TestOGCPermissions(t *testing.T) {
 		if gc == 200 || gcf == 200 {
 			t.Fatalf("the GeoCommons routes let %q in", who)
 		}
-		for _, p := range []string{"", "/queryables", "/items", "/items/1"} {
+		for _, p := range []string{"", "/queryables", "/schema", "/items", "/items/1"} {
 			if got := ts.get("/ogc/collections/"+id+p, who).Code; got != gc {
 				t.Errorf("%q on %s: %d, GeoCommons %d", who, p, got, gc)
 			}

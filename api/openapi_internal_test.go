@@ -131,8 +131,8 @@ func TestOpenAPIParts(t *testing.T) {
 			ogcPaths++
 		}
 	}
-	if ogcPaths != 13 {
-		t.Errorf("%d OGC paths, want 13", ogcPaths)
+	if ogcPaths != 14 {
+		t.Errorf("%d OGC paths, want 14", ogcPaths)
 	}
 	b, err := json.Marshal(full)
 	if err != nil {
