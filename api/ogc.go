@@ -68,6 +68,27 @@ var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+	// OGC API Common Part 1 (19-072): the landing page links the API
+	// definition (service-desc, service-doc), the conformance and the
+	// collections (data); every document has its JSON and HTML forms; the
+	// definition is OpenAPI 3.0 (/api).
+	"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core",
+	"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/landing-page",
+	"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/json",
+	"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/html",
+	"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/oas30",
+	// Common Part 2 (20-024), Collections: /ogc/collections and
+	// /ogc/collections/{id}. The published standard spells the URI with
+	// https, clients (and pygeoapi) with http: both are declared.
+	"http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
+	"https://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
+	// Features Part 5 / Common Part 3, Schemas (23-058r2, published as
+	// ogcapi-common-3): /ogc/collections/{id}/schema (returnables and
+	// receivables) is such a schema, with the roles id, primary-geometry
+	// and primary-instant (advanced property roles).
+	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/schemas",
+	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/advanced-property-roles",
+	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/returnables-and-receivables",
 }, cql2.ConformanceClasses) // as package cql2 and the engine implement them
 
 // ogcLink is a link of an OGC document.

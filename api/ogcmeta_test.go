@@ -271,3 +271,54 @@ func TestOGCDateMetadataOnce(t *testing.T) {
 		t.Errorf("after a change: interval %s, format %q", jsonOf(iv), format)
 	}
 }
+
+// TestOGCConformanceCommon: /ogc/conformance declares OGC API Common
+// Part 1 (core, landing-page, json, html, oas30), Common Part 2's
+// collections and Part 5's schemas, and the landing page and the
+// conformance hold what those classes ask: links to the API definition
+// (service-desc, OpenAPI 3.0; service-doc), the conformance and the
+// collections (data), and JSON and HTML forms.
+func TestOGCConformanceCommon(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	conf := decode[struct{ ConformsTo []string }](t, must(t, ts.get("/ogc/conformance", ""), 200))
+	for _, c := range []string{
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core",
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/landing-page",
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/json",
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/html",
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/oas30",
+		"http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
+		"https://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
+		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/schemas",
+		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/advanced-property-roles",
+		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/returnables-and-receivables",
+	} {
+		if !slices.Contains(conf.ConformsTo, c) {
+			t.Errorf("conformance lacks %s", c)
+		}
+	}
+	landing := decode[struct{ Links []ogcLink }](t, must(t, ts.get("/ogc", ""), 200))
+	for _, l := range []struct{ rel, typ, href string }{
+		{"service-desc", "application/vnd.oai.openapi+json;version=3.0", base + "/api"},
+		{"service-doc", "text/html", base + "/api.html"},
+		{"conformance", "application/json", base + "/ogc/conformance"},
+		{"data", "application/json", base + "/ogc/collections"},
+	} {
+		if got := link(landing.Links, l.rel, l.typ); got != l.href {
+			t.Errorf("landing link %s (%s) %q, want %s", l.rel, l.typ, got, l.href)
+		}
+	}
+	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/collections"} {
+		if w := ts.get(p+"?f=html", ""); !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
+			t.Errorf("%s?f=html: %d %s", p, w.Code, w.Header().Get("Content-Type"))
+		}
+		if w := ts.get(p+"?f=json", ""); !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Errorf("%s?f=json: %d %s", p, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+	var api struct{ OpenAPI string }
+	if err := json.Unmarshal(must(t, ts.get("/api", ""), 200), &api); err != nil || !strings.HasPrefix(api.OpenAPI, "3.0") {
+		t.Errorf("/api: openapi %q (%v)", api.OpenAPI, err)
+	}
+}
