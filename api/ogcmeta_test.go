@@ -40,20 +40,28 @@ func TestOGCLandingServiceDoc(t *testing.T) {
 // date attribute "when" (nil: no value), and returns its id.
 func createDated(t *testing.T, ts *testServer, title string, values ...any) string {
 	t.Helper()
+	attrs := []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "when", Type: mapcommons.AttrDate}}
+	var feats []mapcommons.Feature
+	for i, v := range values {
+		feats = append(feats, mapcommons.Feature{Values: []any{"f" + strconv.Itoa(i), v}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
+	}
+	return createOfAlice(t, ts, title, attrs, feats)
+}
+
+// createOfAlice creates, straight in the store, a dataset of alice's with
+// these attributes (normalised as an upload's are) and features, and
+// returns its id.
+func createOfAlice(t *testing.T, ts *testServer, title string, attrs []mapcommons.Attribute, feats []mapcommons.Feature) string {
+	t.Helper()
 	alice, err := ts.svc.Users.FindUserByLogin(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	attrs := []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "when", Type: mapcommons.AttrDate}}
 	if err := mapcommons.NormalizeAttributes(attrs); err != nil {
 		t.Fatal(err)
 	}
-	src := &storetest.SliceSource{Attrs: attrs}
-	for i, v := range values {
-		src.Features = append(src.Features, mapcommons.Feature{Values: []any{"f" + strconv.Itoa(i), v}, Geometry: wkb.AppendPoint(nil, float64(i), 1)})
-	}
 	ds := &mapcommons.Dataset{OwnerID: alice.ID, Type: "csv", Metadata: mapcommons.Metadata{Title: title}}
-	if err := ts.svc.Datasets.CreateDataset(t.Context(), ds, src); err != nil {
+	if err := ts.svc.Datasets.CreateDataset(t.Context(), ds, &storetest.SliceSource{Attrs: attrs, Features: feats}); err != nil {
 		t.Fatal(err)
 	}
 	return strconv.FormatInt(ds.ID, 10)

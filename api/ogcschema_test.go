@@ -1,13 +1,11 @@
 package api_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/format/wkb"
-	"mapcommons/storetest"
 )
 
 // ogcSchemaDoc is the part of a Part 5 schema the tests read.
@@ -113,20 +111,9 @@ func TestOGCSchemaPolygons(t *testing.T) {
 func TestOGCSchemaIDAttribute(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
-	alice, err := ts.svc.Users.FindUserByLogin(t.Context(), "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	attrs := []mapcommons.Attribute{{Name: "id", Type: mapcommons.AttrString}, {Name: "id_2", Type: mapcommons.AttrFloat}}
-	if err := mapcommons.NormalizeAttributes(attrs); err != nil {
-		t.Fatal(err)
-	}
-	src := &storetest.SliceSource{Attrs: attrs, Features: []mapcommons.Feature{{Values: []any{"a", 1.5}, Geometry: wkb.AppendPoint(nil, 1, 1)}}}
-	ds := &mapcommons.Dataset{OwnerID: alice.ID, Type: "csv", Metadata: mapcommons.Metadata{Title: "ids"}}
-	if err := ts.svc.Datasets.CreateDataset(t.Context(), ds, src); err != nil {
-		t.Fatal(err)
-	}
-	s := decode[ogcSchemaDoc](t, must(t, ts.get("/ogc/collections/"+strconv.FormatInt(ds.ID, 10)+"/schema", ""), 200))
+	id := createOfAlice(t, ts, "ids", []mapcommons.Attribute{{Name: "id", Type: mapcommons.AttrString}, {Name: "id_2", Type: mapcommons.AttrFloat}},
+		[]mapcommons.Feature{{Values: []any{"a", 1.5}, Geometry: wkb.AppendPoint(nil, 1, 1)}})
+	s := decode[ogcSchemaDoc](t, must(t, ts.get("/ogc/collections/"+id+"/schema", ""), 200))
 	if p := s.Properties["id"]; p["type"] != "string" || p["x-ogc-role"] != nil {
 		t.Errorf("id %v", p)
 	}
