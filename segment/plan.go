@@ -604,6 +604,9 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 		ga.AddCount(int64(p.spanCount))
 		return ga.Finish(s.attrs, acols, q), nil
 	}
+	if g, ok := s.extremes(q, p, gcols, acols); ok {
+		return g, nil
+	}
 	if p.selective() {
 		p.useCandidates()
 	}
@@ -624,6 +627,37 @@ func (s *Segment) Groups(ctx context.Context, q *mapcommons.FeatureQuery) ([]map
 		return nil, err
 	}
 	return ga.Finish(s.attrs, acols, q), nil
+}
+
+// extremes answers, when it can, a query of the minima and maxima of
+// whole columns from their attribute indexes, reading two rows a column
+// rather than all of them: no grouping, every feature selected (and none
+// dead), each aggregate a min or a max over an indexed column of strings,
+// dates, integers or booleans (floats are left to the scan, whose NaN
+// rules are its order of reading).
+func (s *Segment) extremes(q *mapcommons.FeatureQuery, p *plan, gcols, acols []int) ([]mapcommons.Group, bool) {
+	if len(gcols) > 0 || len(acols) == 0 || q.Selective() || p.dead != nil || s.n == 0 {
+		return nil, false
+	}
+	ixs := make([]*attrIndex, len(acols))
+	for i, c := range acols {
+		if calc := q.Aggregates[i].Calc; calc != mapcommons.CalcMin && calc != mapcommons.CalcMax || s.cols[c].typ == mapcommons.AttrFloat {
+			return nil, false
+		}
+		if ixs[i] = s.attrIndex(c); ixs[i] == nil {
+			return nil, false
+		}
+	}
+	ga := feature.NewGrouper()
+	g, _ := ga.Find(nil, 0, len(acols))
+	g.Count = int64(s.n)
+	for i, c := range acols {
+		if n := ixs[i].nonNull; n > 0 { // the least and the greatest, as a scan would find them
+			s.accumulate(&g.Aggs[i], c, int(ixs[i].perm[0]))
+			s.accumulate(&g.Aggs[i], c, int(ixs[i].perm[n-1]))
+		}
+	}
+	return ga.Finish(s.attrs, acols, q), true
 }
 
 // addGroup counts feature pos of s into its group of ga, gcols being the
