@@ -150,24 +150,20 @@ func parseOGCBBox(q url.Values) (*mapcommons.BBox, error) {
 			return nil, err
 		}
 	}
-	switch crs {
-	case crs4326: // minLat, minLon, maxLat, maxLon
-		v = []float64{v[1], v[0], v[3], v[2]}
-	case crs3857:
-		for i := 0; i < 4; i += 2 {
-			lon, lat, err := proj.WebMercator.Forward(v[i], v[i+1])
-			if err != nil {
-				return nil, params.Invalid("bbox", "(%g, %g) is not a point of EPSG:3857", v[i], v[i+1])
-			}
+	if to := toCRS84(crs); to != nil { // the corners, as a filter's coordinates
+		if err := to(v); err != nil {
+			return nil, params.Invalid("bbox", "%s", mapcommons.ErrorMessage(err))
+		}
+		if crs == crs3857 {
 			// The square's edges convert to ±180 (give or take a
 			// rounding): keep the box's sides.
 			const edge = 180 - 1e-9
-			if i == 0 && lon >= edge {
-				lon = -180
-			} else if i == 2 && lon <= -edge {
-				lon = 180
+			if v[0] >= edge {
+				v[0] = -180
 			}
-			v[i], v[i+1] = lon, lat
+			if v[2] <= -edge {
+				v[2] = 180
+			}
 		}
 	}
 	return mapcommons.NewBBox("bbox", v[0], v[1], v[2], v[3])
