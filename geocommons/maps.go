@@ -480,7 +480,7 @@ func LayerParams(n Node, base *mapcommons.Layer, lookup LayerContext) (mapcommon
 			return l, st.fail("must be an object")
 		}
 	}
-	styles, err := stylesParams(st, l.Styles, base == nil, layerType, ds)
+	styles, err := stylesParams(st, l.Styles, layerType, ds)
 	if err != nil {
 		return l, err
 	}
@@ -488,12 +488,9 @@ func LayerParams(n Node, base *mapcommons.Layer, lookup LayerContext) (mapcommon
 	return l, nil
 }
 
-// stylesParams reads a styles object over s (the existing styles); fresh
-// applies the defaults.
-func stylesParams(n Node, s mapcommons.Styles, fresh bool, layerType string, ds *mapcommons.Dataset) (mapcommons.Styles, error) {
-	if fresh {
-		style.Defaults(&s)
-	}
+// stylesParams reads a styles object over s (the existing styles, or a
+// new layer's defaults: style.NewLayer).
+func stylesParams(n Node, s mapcommons.Styles, layerType string, ds *mapcommons.Dataset) (mapcommons.Styles, error) {
 	t, given, err := n.child("type").text(40)
 	if err != nil {
 		return s, err

@@ -39,19 +39,14 @@ func IsLineStyle(s string) bool { return lineStyles[s] }
 func IsLayerType(t string) bool { return layerTypes[t] }
 
 // NewLayer is a layer with the defaults of one a map is given: opaque as
-// the default says, visible, and its styles' defaults (Defaults).
+// the default says, visible, and its styles' defaults (the icon's size,
+// the stroke's alpha, the fill's opacity).
 func NewLayer() mapcommons.Layer {
 	l := mapcommons.Layer{Opacity: mapcommons.DefaultLayerOpacity, Visible: true}
-	Defaults(&l.Styles)
+	l.Styles.Icon.Size = mapcommons.DefaultIconSize
+	l.Styles.Stroke.Alpha = mapcommons.DefaultStrokeAlpha
+	l.Styles.Fill.Opacity = mapcommons.DefaultFillOpacity
 	return l
-}
-
-// Defaults sets the defaults of a new layer's styles: the icon's size,
-// the stroke's alpha and the fill's opacity.
-func Defaults(s *mapcommons.Styles) {
-	s.Icon.Size = mapcommons.DefaultIconSize
-	s.Stroke.Alpha = mapcommons.DefaultStrokeAlpha
-	s.Fill.Opacity = mapcommons.DefaultFillOpacity
 }
 
 // DefaultType is the type of a layer that names none: POINT, or PRIMITIVE
