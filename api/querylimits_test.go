@@ -244,15 +244,20 @@ func TestQueryParameterLimits(t *testing.T) {
 	}
 }
 
-// countingFeatures counts the scans of features.
+// countingFeatures counts the scans and the groupings of features.
 type countingFeatures struct {
 	mapcommons.FeatureService
-	scans atomic.Int32
+	scans, groups atomic.Int32
 }
 
 func (f *countingFeatures) ScanFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
 	f.scans.Add(1)
 	return f.FeatureService.ScanFeatures(ctx, id, q, fn)
+}
+
+func (f *countingFeatures) GroupFeatures(ctx context.Context, id int64, q *mapcommons.FeatureQuery) ([]mapcommons.Group, error) {
+	f.groups.Add(1)
+	return f.FeatureService.GroupFeatures(ctx, id, q)
 }
 
 // TestClassCache: classifications are cached by dataset version, attribute,
