@@ -13,6 +13,7 @@ import (
 	"mapcommons"
 
 	"mapcommons/format/wkb"
+	"mapcommons/segment"
 	"mapcommons/spatial"
 )
 
@@ -242,7 +243,7 @@ func SetAfterEditRead(tb interface{ Cleanup(func()) }, fn func()) {
 // SetMirrorEager keeps local copies in dir (mirror.go), of at most
 // maxBytes, built in the read that wants one when it is due.
 func SetMirrorEager(tb testing.TB, db *DB, dir string, maxBytes int64) {
-	if err := db.SetMirror(dir, maxBytes); err != nil {
+	if err := db.SetMirror(dir, maxBytes, segment.Copies{}); err != nil {
 		tb.Fatal(err)
 	}
 	db.mirror.eager = true

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,13 +16,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mapcommons"
-	"mapcommons/segment"
 )
 
 // Local mirrors (SetMirror). A server may keep, on its own disk, a copy
-// of a dataset's features as one version of its row has them: a segment
-// of the embedded engine, built from the features table in one snapshot
-// (the row and the table together), with the row's version. A read of
+// of a dataset's features as one version of its row has them: a file
+// made and read by the mapcommons.LocalCopies given to SetMirror (the
+// embedded engine's segments, segment.Copies), built from the features
+// table in one snapshot (the row and the table together), with the row's
+// version. A read of
 // the features (ScanFeatures, GroupFeatures) whose dataset is at that
 // version is answered from the copy, by the embedded store's code: no
 // statement, no row sent, no geometry decoded. Every other read goes to
@@ -53,8 +53,9 @@ import (
 // the budget given to SetMirror: the least recently used go first; a
 // dataset whose copy alone would take more is not copied. A copy is
 // removed when a notification says its dataset changed and the dataset
-// is gone (deleted), when another replaces it, and at Close. Files in the
-// directory at SetMirror are a previous run's, and removed.
+// is gone (deleted), when another replaces it, and at Close. The
+// directory is the mirror's own: the files in it at SetMirror are a
+// previous run's copies and spools, and removed.
 
 // minMissedReads is the fewest reads that miss a stale copy before it is
 // built again (variable for tests).
@@ -74,9 +75,10 @@ var missedPerFeature int64 = 40 // (variable for tests)
 const mirrorExt = ".mirror"
 
 type mirror struct {
-	db  *DB
-	dir string
-	max int64 // bytes the copies may take
+	db     *DB
+	dir    string
+	copies mapcommons.LocalCopies
+	max    int64 // bytes the copies may take
 	// eager, in tests, builds a missing or stale copy in the read that
 	// wants it, and answers that read from it.
 	eager bool
@@ -118,8 +120,7 @@ type pastCopy struct {
 
 type mirrorEntry struct {
 	id, version, count int64
-	seg                *segment.Segment
-	view               *segment.View
+	copy               mapcommons.LocalCopy
 	path               string
 	size               int64
 	refs               int
@@ -129,9 +130,9 @@ type mirrorEntry struct {
 }
 
 // SetMirror keeps local copies of the datasets' features in dir, of at
-// most maxBytes in all (see above). It must be called before the store
-// is used, at most once; maxBytes <= 0 keeps none.
-func (db *DB) SetMirror(dir string, maxBytes int64) error {
+// most maxBytes in all (see above), made and read by copies. It must be
+// called before the store is used, at most once; maxBytes <= 0 keeps none.
+func (db *DB) SetMirror(dir string, maxBytes int64, copies mapcommons.LocalCopies) error {
 	if maxBytes <= 0 {
 		return nil
 	}
@@ -143,11 +144,11 @@ func (db *DB) SetMirror(dir string, maxBytes int64) error {
 		return err
 	}
 	for _, e := range old { // a previous run's copies, its writers' spools and last files
-		if n := e.Name(); strings.HasSuffix(n, mirrorExt) || strings.HasSuffix(n, ".part") || strings.HasPrefix(n, ".seg-") && strings.HasSuffix(n, ".tmp") {
-			os.Remove(filepath.Join(dir, n))
+		if e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-	m := &mirror{db: db, dir: dir, max: maxBytes, entries: map[int64]*mirrorEntry{},
+	m := &mirror{db: db, dir: dir, copies: copies, max: maxBytes, entries: map[int64]*mirrorEntry{},
 		queued: map[int64]bool{}, checks: map[int64]bool{}, past: map[int64]*pastCopy{}, wake: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop, m.stopped = cancel, ctx.Done()
@@ -176,7 +177,7 @@ func (m *mirror) close() {
 
 // mirrorView returns the copy that answers dataset id's read in ctx, with its
 // release, or nil: the read goes to the database.
-func (db *DB) mirrorView(ctx context.Context, id int64) (*segment.View, func()) {
+func (db *DB) mirrorView(ctx context.Context, id int64) (mapcommons.LocalCopy, func()) {
 	m := db.mirror
 	if m == nil {
 		return nil, nil
@@ -215,7 +216,7 @@ func (m *mirror) has(id int64) bool {
 }
 
 // acquire returns dataset id's copy at version, if there is one.
-func (m *mirror) acquire(id, version int64) (*segment.View, func()) {
+func (m *mirror) acquire(id, version int64) (mapcommons.LocalCopy, func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.entries[id]
@@ -226,7 +227,7 @@ func (m *mirror) acquire(id, version int64) (*segment.View, func()) {
 	m.tick++
 	e.used = m.tick
 	m.served.Add(1)
-	return e.view, func() {
+	return e.copy, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if e.refs--; e.refs == 0 && e.gone {
@@ -436,19 +437,12 @@ func (m *mirror) build(ctx context.Context, id int64) error {
 	var b [8]byte
 	rand.Read(b[:])
 	path := filepath.Join(m.dir, fmt.Sprintf("ds-%d-%d-%s%s", ds.ID, ds.Version, hex.EncodeToString(b[:]), mirrorExt))
-	if _, err := w.Finish(path); err != nil {
+	if err := w.Finish(path); err != nil {
 		m.remember(ds, false)
 		return err
 	}
-	seg, err := segment.Open(path)
+	c, err := m.copies.OpenCopy(path)
 	if err != nil {
-		os.Remove(path)
-		m.remember(ds, false)
-		return err
-	}
-	view, err := segment.NewView(seg, nil, nil)
-	if err != nil {
-		seg.Close()
 		os.Remove(path)
 		m.remember(ds, false)
 		return err
@@ -457,7 +451,7 @@ func (m *mirror) build(ctx context.Context, id int64) error {
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 	}
-	e := &mirrorEntry{id: id, version: ds.Version, count: ds.FeatureCount, seg: seg, view: view, path: path, size: size}
+	e := &mirrorEntry{id: id, version: ds.Version, count: ds.FeatureCount, copy: c, path: path, size: size}
 	if m.beforeInstall != nil {
 		m.beforeInstall(id)
 	}
@@ -482,11 +476,11 @@ func (m *mirror) remember(ds *datasetRow, tooBig bool) {
 }
 
 // copyTable reads dataset id's row and features in one snapshot into a
-// segment writer, to be finished; nil when there is nothing to copy (the
+// copy's writer, to be finished; nil when there is nothing to copy (the
 // dataset is gone, or its copy is current). The transaction holds the
 // table's build lock, shared, so that a write dropping the table cancels
 // it rather than waiting for it; it ends before the writer is finished.
-func (m *mirror) copyTable(ctx context.Context, id int64) (*segment.Writer, *datasetRow, error) {
+func (m *mirror) copyTable(ctx context.Context, id int64) (mapcommons.CopyWriter, *datasetRow, error) {
 	// A connection of its own: a copy takes seconds, which the pool's
 	// connections are for requests.
 	cfg := m.db.pool.Config().ConnConfig.Copy()
@@ -531,7 +525,7 @@ func (m *mirror) copyTable(ctx context.Context, id int64) (*segment.Writer, *dat
 	if e != nil && e.version == ds.Version || p != nil && p.tooBig && p.version == ds.Version {
 		return nil, nil, nil
 	}
-	w, err := segment.NewWriter(m.dir, ds.Attributes)
+	w, err := m.copies.NewCopy(m.dir, ds.Attributes, ds.nextID)
 	if err != nil {
 		return nil, ds, err
 	}
@@ -541,9 +535,8 @@ func (m *mirror) copyTable(ctx context.Context, id int64) (*segment.Writer, *dat
 			w.Abort()
 		}
 	}()
-	w.SetNextID(ds.nextID)
 	sel := attrColumns("pos, fid, geom", len(ds.Attributes))
-	// The ids rise with the positions, as the segment needs them: the
+	// The ids rise with the positions, as the copy needs them: the
 	// unique index on fid gives the order.
 	rows, err := tx.Query(ctx, `SELECT `+sel+` FROM `+ident(ds.table)+` ORDER BY fid`)
 	if err != nil {
@@ -658,7 +651,7 @@ func (m *mirror) retire(e *mirrorEntry) {
 
 // unmap closes a retired copy and removes its file.
 func (m *mirror) unmap(e *mirrorEntry) {
-	e.seg.Close()
+	e.copy.Close()
 	os.Remove(e.path)
 }
 

@@ -16,6 +16,7 @@ import (
 	"mapcommons/format/wkb"
 	"mapcommons/internal/pgtest"
 	"mapcommons/postgres"
+	"mapcommons/segment"
 	"mapcommons/storetest"
 )
 
@@ -48,7 +49,7 @@ func mirrored(t *testing.T, url string, maxBytes int64, failing bool) (*postgres
 	t.Helper()
 	db := pgtest.OpenURL(t, url)
 	dir := t.TempDir()
-	if err := db.SetMirror(dir, maxBytes); err != nil {
+	if err := db.SetMirror(dir, maxBytes, segment.Copies{}); err != nil {
 		t.Fatal(err)
 	}
 	built, checked := make(chan int64, 64), make(chan int64, 64)
@@ -464,7 +465,7 @@ func TestMirrorRemovesWhatAStopLeft(t *testing.T) {
 		}
 	}
 	db := pgtest.Open(t)
-	if err := db.SetMirror(dir, 1<<20); err != nil {
+	if err := db.SetMirror(dir, 1<<20, segment.Copies{}); err != nil {
 		t.Fatal(err)
 	}
 	if f := files(t, dir); len(f) != 0 {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"golang.org/x/crypto/bcrypt"
 	"io"
 	"log/slog"
 	"net"
@@ -25,11 +24,14 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"golang.org/x/term"
 
 	"mapcommons"
 	"mapcommons/api"
 	"mapcommons/basemap"
+	"mapcommons/segment"
 )
 
 func main() {
@@ -509,7 +511,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	if db.pg != nil {
 		db.pg.SetLogger(logger) // the background index builds' failures
-		if err := db.pg.SetMirror(filepath.Join(st.data, "local-copies"), st.localCopies); err != nil {
+		if err := db.pg.SetMirror(filepath.Join(st.data, "local-copies"), st.localCopies, segment.Copies{}); err != nil {
 			return fmt.Errorf("--local-copies: %w", err)
 		}
 	}
