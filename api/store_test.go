@@ -15,6 +15,7 @@ import (
 	"mapcommons/internal/pgtest"
 	"mapcommons/internal/sqlitetest"
 	"mapcommons/postgres"
+	"mapcommons/segment"
 	"mapcommons/sqlite"
 )
 
@@ -63,7 +64,7 @@ func openTestStore(tb testing.TB, dir string) *testStore {
 func openPG(tb testing.TB, url string) *postgres.DB {
 	tb.Helper()
 	db := pgtest.OpenURL(tb, url)
-	if err := db.SetMirror(tb.TempDir(), 1<<30); err != nil {
+	if err := db.SetMirror(tb.TempDir(), 1<<30, segment.Copies{}); err != nil {
 		tb.Fatal(err)
 	}
 	return db
