@@ -447,11 +447,7 @@ func keyUpdate(p params.Params, ds *mapcommons.Dataset) (*string, error) {
 // permissions were created, changed or removed"). Both with an empty
 // body and the Status header.
 func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.datasetToEdit(r)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	ds, q, err := parseFor(s, r, s.datasetToEdit)
 	if err != nil {
 		return err
 	}

@@ -48,11 +48,7 @@ func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) err
 // /datasets/{id}/features/{ignored}, under /maps too: DELETE
 // /maps/{id}/features/{ignored}).
 func (s *Server) handleFeatureDelete(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.datasetToEdit(r)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	ds, q, err := parseFor(s, r, s.datasetToEdit)
 	if err != nil {
 		return err
 	}

@@ -112,11 +112,8 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 			return mapcommons.Errorf(mapcommons.EFORBIDDEN, "a refetch by GET is not made from a page: POST /datasets/{id}/fetch")
 		}
 	}
-	ds, err := s.datasetToEdit(r)
+	ds, err := findNoBody(s, r, s.datasetToEdit)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if ds.DataType != mapcommons.DataTypeFeed || ds.URL == "" {

@@ -97,10 +97,7 @@ func (s *Server) findMember(r *http.Request, key string) (*mapcommons.User, erro
 
 // handleGroupCreate answers POST /groups: a new group owned by the caller.
 func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := s.groupsAllowed(r); err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	q, err := s.parseAllowed(r, s.groupsAllowed(r))
 	if err != nil {
 		return err
 	}
@@ -163,16 +160,21 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) error {
 
 // handleGroupGet answers GET /groups/{id}: the group, to those who may see it.
 func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.findGroup(r)
+	return s.answerGroup(w, r, false)
+}
+
+// answerGroup answers the {id} group's document, or its members alone.
+func (s *Server) answerGroup(w http.ResponseWriter, r *http.Request, members bool) error {
+	g, err := findNoBody(s, r, s.findGroup)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	d, err := s.groupDocument(r, g)
 	if err != nil {
 		return err
+	}
+	if members {
+		return s.writeJSON(w, r, http.StatusOK, d.Users)
 	}
 	return s.writeJSON(w, r, http.StatusOK, d)
 }
@@ -180,11 +182,8 @@ func (s *Server) handleGroupGet(w http.ResponseWriter, r *http.Request) error {
 // handleGroupDelete answers DELETE /groups/{id}: its owner or an
 // administrator deletes the group.
 func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.findGroup(r)
+	g, err := findNoBody(s, r, s.findGroup)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	if err := s.svc.Groups.DeleteGroup(r.Context(), g.ID); err != nil {
@@ -195,18 +194,7 @@ func (s *Server) handleGroupDelete(w http.ResponseWriter, r *http.Request) error
 
 // handleGroupUsers answers GET /groups/{id}/users: the group's members.
 func (s *Server) handleGroupUsers(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.findGroup(r)
-	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
-		return err
-	}
-	d, err := s.groupDocument(r, g)
-	if err != nil {
-		return err
-	}
-	return s.writeJSON(w, r, http.StatusOK, d.Users)
+	return s.answerGroup(w, r, true)
 }
 
 // memberLogin reads the login of the user to add: login=, username=,
@@ -248,11 +236,7 @@ func memberLogin(q *params.Request) (string, error) {
 
 // handleGroupUserAdd answers POST /groups/{id}/users: a user added to the group.
 func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.findGroup(r)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	g, q, err := parseFor(s, r, s.findGroup)
 	if err != nil {
 		return err
 	}
@@ -278,11 +262,8 @@ func (s *Server) handleGroupUserAdd(w http.ResponseWriter, r *http.Request) erro
 // handleGroupUserRemove answers DELETE /groups/{id}/users/{login}: a member
 // removed from the group.
 func (s *Server) handleGroupUserRemove(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.findGroup(r)
+	g, err := findNoBody(s, r, s.findGroup)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	u, err := s.findMember(r, r.PathValue("login"))

@@ -364,10 +364,7 @@ const maxLayers = 100
 // handleMapCreate answers POST /maps: a new map owned by the caller.
 func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
-	if err := s.policy.CanCreateMap(me); err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	q, err := s.parseAllowed(r, s.policy.CanCreateMap(me))
 	if err != nil {
 		return err
 	}
@@ -427,11 +424,8 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 // handleMapGet answers GET /maps/{id}: the map with its layers and their
 // classes, or its KML by the path's suffix.
 func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.findMap(r)
+	m, err := findNoBody(s, r, s.findMap)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	switch f := info(r).format; f {
@@ -507,11 +501,7 @@ func (s *Server) updateMap(r *http.Request, m *mapcommons.Map, fn, prepare func(
 // handleMapUpdate answers PUT /maps/{id}: the map's fields and layers changed,
 // those not given kept.
 func (s *Server) handleMapUpdate(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.mapToEdit(r)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	m, q, err := parseFor(s, r, s.mapToEdit)
 	if err != nil {
 		return err
 	}
@@ -640,11 +630,8 @@ func (s *Server) handleLayerCreate(w http.ResponseWriter, r *http.Request) error
 // handleLayerGet answers GET /maps/{id}/layers/{index}: one layer of the map,
 // with its classes.
 func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.findMap(r)
+	m, err := findNoBody(s, r, s.findMap)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	i, err := layerIndex(r, m)
@@ -665,11 +652,7 @@ func (s *Server) handleLayerGet(w http.ResponseWriter, r *http.Request) error {
 // handleLayerUpdate answers PUT /maps/{id}/layers/{index}: the layer's options
 // changed, those not given kept.
 func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.mapToEdit(r)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	m, q, err := parseFor(s, r, s.mapToEdit)
 	if err != nil {
 		return err
 	}
@@ -709,11 +692,8 @@ func (s *Server) handleLayerUpdate(w http.ResponseWriter, r *http.Request) error
 // handleLayerDelete answers DELETE /maps/{id}/layers/{index}: the layer
 // taken out of the map.
 func (s *Server) handleLayerDelete(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.mapToEdit(r)
+	m, err := findNoBody(s, r, s.mapToEdit)
 	if err != nil {
-		return err
-	}
-	if err := s.checkBody(r); err != nil {
 		return err
 	}
 	_, err = s.updateMap(r, m, func(m *mapcommons.Map) error {

@@ -34,6 +34,37 @@ func (s *Server) parseRequest(r *http.Request) (*params.Request, error) {
 	return params.ParseRequest(r, params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, Budget: s.forms})
 }
 
+// parseFor finds what r acts on with find, which authorizes the caller,
+// and only then reads r's parameters: a body is never read for a caller
+// who may not make the request. The caller cleans up the parameters.
+func parseFor[T any](s *Server, r *http.Request, find func(*http.Request) (T, error)) (T, *params.Request, error) {
+	v, err := find(r)
+	if err != nil {
+		return v, nil, err
+	}
+	q, err := s.parseRequest(r)
+	return v, q, err
+}
+
+// parseAllowed reads r's parameters when allowed, the caller's
+// authorization, is nil; else it answers that refusal, reading nothing.
+func (s *Server) parseAllowed(r *http.Request, allowed error) (*params.Request, error) {
+	if allowed != nil {
+		return nil, allowed
+	}
+	return s.parseRequest(r)
+}
+
+// findNoBody finds what a request that takes no parameters acts on with
+// find, which authorizes the caller, then refuses a malformed body.
+func findNoBody[T any](s *Server, r *http.Request, find func(*http.Request) (T, error)) (T, error) {
+	v, err := find(r)
+	if err != nil {
+		return v, err
+	}
+	return v, s.checkBody(r)
+}
+
 // checkBody refuses a malformed JSON body (one that starts with { or [
 // and does not parse is a 400 everywhere) for handlers that read no
 // parameters. Bodies of other types are left unread.

@@ -173,11 +173,7 @@ func (s *Server) handleSecondFactorStart(w http.ResponseWriter, r *http.Request)
 	if err := s.secondFactors(); err != nil {
 		return err
 	}
-	u, err := s.userToChange(r, s.policy.CanSetUpSecondFactor)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	u, q, err := parseFor(s, r, s.userToChange(s.policy.CanSetUpSecondFactor))
 	if err != nil {
 		return err
 	}
@@ -218,11 +214,7 @@ func (s *Server) handleSecondFactorConfirm(w http.ResponseWriter, r *http.Reques
 	if err := s.secondFactors(); err != nil {
 		return err
 	}
-	u, err := s.userToChange(r, s.policy.CanSetUpSecondFactor)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	u, q, err := parseFor(s, r, s.userToChange(s.policy.CanSetUpSecondFactor))
 	if err != nil {
 		return err
 	}
@@ -262,11 +254,7 @@ func (s *Server) handleSecondFactorDelete(w http.ResponseWriter, r *http.Request
 	if err := s.secondFactors(); err != nil {
 		return err
 	}
-	u, err := s.userToChange(r, s.policy.CanModifyUser)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	u, q, err := parseFor(s, r, s.userToChange(s.policy.CanModifyUser))
 	if err != nil {
 		return err
 	}

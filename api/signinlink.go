@@ -28,7 +28,7 @@ func (s *Server) handleSignInLinkCreate(w http.ResponseWriter, r *http.Request) 
 	if s.svc.SignInLinks == nil {
 		return mapcommons.Errorf(mapcommons.ENOTIMPLEMENTED, "this server keeps no sign-in links")
 	}
-	u, err := s.userToChange(r, s.policy.CanIssueSignInLink)
+	u, err := s.userToChange(s.policy.CanIssueSignInLink)(r)
 	if err != nil {
 		return err
 	}

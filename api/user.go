@@ -96,26 +96,25 @@ func (s *Server) findUser(r *http.Request) (*mapcommons.User, error) {
 	return s.svc.Users.FindUserByLogin(r.Context(), key)
 }
 
-// userToChange loads the {user} user for a change the rule allows: 401
-// without credentials, 404 when there is no such user.
-func (s *Server) userToChange(r *http.Request, rule func(caller, target *mapcommons.User) error) (*mapcommons.User, error) {
-	if caller(r) == nil {
-		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+// userToChange gives the finder of a request's {user} user for a change
+// the rule allows: 401 without credentials, 404 when there is no such user.
+func (s *Server) userToChange(rule func(caller, target *mapcommons.User) error) func(*http.Request) (*mapcommons.User, error) {
+	return func(r *http.Request) (*mapcommons.User, error) {
+		if caller(r) == nil {
+			return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
+		}
+		u, err := s.findUser(r)
+		if err != nil {
+			return nil, err
+		}
+		return u, rule(caller(r), u)
 	}
-	u, err := s.findUser(r)
-	if err != nil {
-		return nil, err
-	}
-	return u, rule(caller(r), u)
 }
 
 // handleUserCreate answers POST /users: a sign-up, or an administrator's new user.
 func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
-	if err := s.policy.CanCreateUser(me); err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	q, err := s.parseAllowed(r, s.policy.CanCreateUser(me))
 	if err != nil {
 		return err
 	}
@@ -195,11 +194,7 @@ func (s *Server) handleUserGet(w http.ResponseWriter, r *http.Request) error {
 // changed.
 func (s *Server) handleUserUpdate(w http.ResponseWriter, r *http.Request) error {
 	me := caller(r)
-	u, err := s.userToChange(r, s.policy.CanModifyUser)
-	if err != nil {
-		return err
-	}
-	q, err := s.parseRequest(r)
+	u, q, err := parseFor(s, r, s.userToChange(s.policy.CanModifyUser))
 	if err != nil {
 		return err
 	}
@@ -281,7 +276,7 @@ func (s *Server) checkCurrentPassword(r *http.Request, u *mapcommons.User, p par
 // handleUserDelete answers DELETE /users/{user}: an administrator deletes a
 // user.
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.userToChange(r, s.policy.CanDeleteUser)
+	u, err := s.userToChange(s.policy.CanDeleteUser)(r)
 	if err != nil {
 		return err
 	}
