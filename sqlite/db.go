@@ -61,18 +61,9 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "cache_size(-65536)")
-	q.Add("_pragma", "temp_store(FILE)")
-	q.Add("_pragma", "journal_size_limit(67108864)")
-	q.Set("_auto_vacuum", "INCREMENTAL")
-	q.Set("_txlock", "immediate")
-	dsn := "file:" + path + "?" + q.Encode()
-	w, err := sql.Open("sqlite", dsn)
+	w, err := sql.Open("sqlite", dsn(path, url.Values{"_auto_vacuum": {"INCREMENTAL"}, "_txlock": {"immediate"}},
+		"busy_timeout(30000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)",
+		"cache_size(-65536)", "temp_store(FILE)", "journal_size_limit(67108864)"))
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +81,8 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	rq := url.Values{}
-	rq.Add("_pragma", "busy_timeout(30000)")
-	rq.Add("_pragma", "query_only(1)")
-	rq.Add("_pragma", "cache_size(-16384)")
-	rq.Set("_txlock", "deferred")
-	r, err := sql.Open("sqlite", "file:"+path+"?"+rq.Encode())
+	r, err := sql.Open("sqlite", dsn(path, url.Values{"_txlock": {"deferred"}},
+		"busy_timeout(30000)", "query_only(1)", "cache_size(-16384)"))
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -109,6 +96,17 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// dsn is the data source name of the database file at path with the
+// driver's parameters params and the pragmas, which the driver sets on
+// every connection it opens: the write and the read connections differ
+// only in these.
+func dsn(path string, params url.Values, pragmas ...string) string {
+	for _, p := range pragmas {
+		params.Add("_pragma", p)
+	}
+	return "file:" + path + "?" + params.Encode()
 }
 
 // Close closes the database.
