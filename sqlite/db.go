@@ -23,6 +23,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"mapcommons"
+	"mapcommons/internal/storekit"
 )
 
 //go:embed migrations/*.sql
@@ -285,15 +286,15 @@ func formatError(err error) error {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found")
+		return storekit.NoRow()
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
+			return storekit.Taken()
 		case sqlite3.SQLITE_FULL:
-			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
+			return storekit.Full()
 		}
 	}
 	return err
