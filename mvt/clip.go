@@ -85,25 +85,6 @@ func pointInRing(x, y float64, r []float64) bool {
 	return in
 }
 
-// signedArea2 is twice the signed area of a float ring (positive for an
-// MVT exterior).
-func signedArea2(r []float64) float64 {
-	var s float64
-	n := len(r) / 2
-	for i := 0; i < n; i++ {
-		j := (i + 1) % n
-		s += r[2*i]*r[2*j+1] - r[2*j]*r[2*i+1]
-	}
-	return s
-}
-
-func reverseFloat(r []float64) {
-	for i, j := 0, len(r)-2; i < j; i, j = i+2, j-2 {
-		r[i], r[j] = r[j], r[i]
-		r[i+1], r[j+1] = r[j+1], r[i+1]
-	}
-}
-
 // clipPolygon clips a polygon (rings without closing points, the
 // exterior wound positive and the holes negative) to b and returns the
 // pieces. Rings are not modified; pieces may alias them.

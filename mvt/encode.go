@@ -130,7 +130,7 @@ func (s *geomScratch) polygon(rings [][]float64, p projector, b box, tol float64
 		if n := len(pts); n >= 4 && pts[0] == pts[n-2] && pts[1] == pts[n-1] {
 			pts = pts[:n-2] // the closing point: implicit from here on
 		}
-		a := signedArea2(pts)
+		a := area2[float64](pts)
 		if len(pts) < 6 || a == 0 || math.IsNaN(a) {
 			if i == 0 {
 				return
@@ -138,7 +138,7 @@ func (s *geomScratch) polygon(rings [][]float64, p projector, b box, tol float64
 			continue
 		}
 		if (i == 0) != (a > 0) {
-			reverseFloat(pts)
+			reverse(pts)
 		}
 		s.rings = append(s.rings, pts)
 	}
@@ -164,7 +164,7 @@ func (s *geomScratch) polygon(rings [][]float64, p projector, b box, tol float64
 			}
 			q := quantize(s.q[:0], s.simp, true, b)
 			s.q = q
-			a := area2(q)
+			a := area2[int64](q)
 			if len(q) < 6 || a == 0 {
 				dropped = i == 0
 				continue

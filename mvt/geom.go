@@ -225,21 +225,24 @@ func dropCollinear(q []int32) []int32 {
 	return out
 }
 
-// area2 returns twice the signed area of the ring q (surveyor's formula in
-// tile coordinates): positive for an exterior ring in MVT 2.1 (clockwise
-// on screen, y down).
-func area2(q []int32) int64 {
-	var s int64
+// area2 returns twice the signed area of the ring q (surveyor's formula),
+// in tile coordinates or in the float coordinates of clipping: positive
+// for an exterior ring in MVT 2.1 (clockwise on screen, y down). The sum
+// is of type S: int64 for tile coordinates, whose products int32 would
+// overflow, float64 for float rings.
+func area2[S int64 | float64, T int32 | float64](q []T) S {
+	var s S
 	n := len(q) / 2
 	for i := 0; i < n; i++ {
 		j := (i + 1) % n
-		s += int64(q[2*i])*int64(q[2*j+1]) - int64(q[2*j])*int64(q[2*i+1])
+		s += S(q[2*i])*S(q[2*j+1]) - S(q[2*j])*S(q[2*i+1])
 	}
 	return s
 }
 
-// reverse reverses the order of the points of q in place.
-func reverse(q []int32) {
+// reverse reverses the order of the points of q (tile or float
+// coordinates) in place.
+func reverse[T int32 | float64](q []T) {
 	for i, j := 0, len(q)-2; i < j; i, j = i+2, j-2 {
 		q[i], q[j] = q[j], q[i]
 		q[i+1], q[j+1] = q[j+1], q[i+1]

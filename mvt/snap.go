@@ -150,7 +150,7 @@ func (r *polyRings) valid() bool {
 	}
 	r.active = active
 	if len(r.qEnd) == 1 {
-		return area2(r.q[:r.qEnd[0]]) > 0
+		return area2[int64](r.q[:r.qEnd[0]]) > 0
 	}
 	return r.nested()
 }
@@ -174,7 +174,7 @@ func (r *polyRings) nested() bool {
 	infos := make([]info, n)
 	for k := range n {
 		q := ring(k)
-		in := info{x0: q[0], y0: q[1], x1: q[0], y1: q[1], area: area2(q)}
+		in := info{x0: q[0], y0: q[1], x1: q[0], y1: q[1], area: area2[int64](q)}
 		for i := 2; i+1 < len(q); i += 2 {
 			in.x0, in.x1 = min(in.x0, q[i]), max(in.x1, q[i])
 			in.y0, in.y1 = min(in.y0, q[i+1]), max(in.y1, q[i+1])

@@ -583,7 +583,7 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 			q = append(q, g.pts[v][0], g.pts[v][1])
 		}
 		q = dropCollinear(q)
-		if len(q) >= 6 && area2(q) != 0 {
+		if len(q) >= 6 && area2[int64](q) != 0 {
 			loops = append(loops, q)
 		}
 	}
@@ -625,7 +625,7 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 	// around them it is.
 	var shells []int
 	for i, q := range loops {
-		if area2(q) > 0 {
+		if area2[int64](q) > 0 {
 			shells = append(shells, i)
 		}
 	}
@@ -638,12 +638,12 @@ func (g *planar) polygons(out []int32, ends []int) ([]int32, []int) {
 			b[0], b[2] = min(b[0], q[i]), max(b[2], q[i])
 			b[1], b[3] = min(b[1], q[i+1]), max(b[3], q[i+1])
 		}
-		boxes[k], areas[k] = b, area2(q)
+		boxes[k], areas[k] = b, area2[int64](q)
 	}
 	shellIdx := newBands(len(shells), func(i int) int64 { return int64(boxes[i][1]) }, func(i int) int64 { return int64(boxes[i][3]) })
 	holesOf := make(map[int][]int)
 	for i, q := range loops {
-		if area2(q) > 0 {
+		if area2[int64](q) > 0 {
 			continue
 		}
 		// The middle of an edge: on no other ring, as rings share no edge.

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -111,15 +112,7 @@ func (p *copyProducer) fill(ch *copyChunkOf) (eof bool) {
 		ch.buf = buf
 		ch.rows = append(ch.rows, copyRow{key: key, start: start, end: len(ch.buf)})
 	}
-	slices.SortStableFunc(ch.rows, func(a, b copyRow) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ch.rows, func(a, b copyRow) int { return cmp.Compare(a.key, b.key) })
 	return eof
 }
 

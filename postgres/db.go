@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mapcommons"
+	"mapcommons/internal/storekit"
 )
 
 //go:embed migrations/*.sql
@@ -298,19 +299,19 @@ func formatError(err error) error {
 		return nil
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found")
+		return storekit.NoRow()
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case pgUniqueViolation:
-			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
+			return storekit.Taken()
 		case pgForeignKey:
 			// A row referred to went, in another transaction, between
 			// this one's check and its write.
 			return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found (it was just deleted)")
 		case pgDiskFull:
-			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
+			return storekit.Full()
 		case pgBadText:
 			// PostgreSQL's text holds neither (features' strings are bytea).
 			return mapcommons.Errorf(mapcommons.EINVALID, "text with a NUL byte or invalid UTF-8")

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -217,23 +218,17 @@ func loadResults(ctx context.Context, tx pgx.Tx, ids []int64) ([]*mapcommons.Sea
 	defer rows.Close()
 	byID := make(map[int64]*mapcommons.SearchResult, len(ids))
 	for rows.Next() {
-		var r mapcommons.SearchResult
-		var docid int64
-		var kind int16
-		var minx, miny, maxx, maxy *float64
-		var dsDesc string
-		var mapDesc *string
-		var perms []byte
-		if err := rows.Scan(&docid, &kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
-			&minx, &miny, &maxx, &maxy, &r.CreatedAt, &r.UpdatedAt, &dsDesc, &r.Author, &r.DataType, &r.Source,
-			&mapDesc, &perms); err != nil {
+		var row searchdoc.ResultRow
+		var created, updated time.Time
+		if err := rows.Scan(row.Dest(&created, &updated)...); err != nil {
 			return nil, formatError(err)
 		}
-		if err := searchdoc.Result(&r, int(kind), dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+		r, err := row.Result()
+		if err != nil {
 			return nil, err
 		}
-		r.CreatedAt, r.UpdatedAt = utc(r.CreatedAt), utc(r.UpdatedAt)
-		byID[docid] = &r
+		r.CreatedAt, r.UpdatedAt = utc(created), utc(updated)
+		byID[row.DocID] = r
 	}
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)

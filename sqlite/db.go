@@ -23,6 +23,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"mapcommons"
+	"mapcommons/internal/storekit"
 )
 
 //go:embed migrations/*.sql
@@ -61,18 +62,9 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(30000)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Add("_pragma", "cache_size(-65536)")
-	q.Add("_pragma", "temp_store(FILE)")
-	q.Add("_pragma", "journal_size_limit(67108864)")
-	q.Set("_auto_vacuum", "INCREMENTAL")
-	q.Set("_txlock", "immediate")
-	dsn := "file:" + path + "?" + q.Encode()
-	w, err := sql.Open("sqlite", dsn)
+	w, err := sql.Open("sqlite", dsn(path, url.Values{"_auto_vacuum": {"INCREMENTAL"}, "_txlock": {"immediate"}},
+		"busy_timeout(30000)", "foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)",
+		"cache_size(-65536)", "temp_store(FILE)", "journal_size_limit(67108864)"))
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +82,8 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	rq := url.Values{}
-	rq.Add("_pragma", "busy_timeout(30000)")
-	rq.Add("_pragma", "query_only(1)")
-	rq.Add("_pragma", "cache_size(-16384)")
-	rq.Set("_txlock", "deferred")
-	r, err := sql.Open("sqlite", "file:"+path+"?"+rq.Encode())
+	r, err := sql.Open("sqlite", dsn(path, url.Values{"_txlock": {"deferred"}},
+		"busy_timeout(30000)", "query_only(1)", "cache_size(-16384)"))
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -109,6 +97,17 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// dsn is the data source name of the database file at path with the
+// driver's parameters params and the pragmas, which the driver sets on
+// every connection it opens: the write and the read connections differ
+// only in these.
+func dsn(path string, params url.Values, pragmas ...string) string {
+	for _, p := range pragmas {
+		params.Add("_pragma", p)
+	}
+	return "file:" + path + "?" + params.Encode()
 }
 
 // Close closes the database.
@@ -287,15 +286,15 @@ func formatError(err error) error {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found")
+		return storekit.NoRow()
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists")
+			return storekit.Taken()
 		case sqlite3.SQLITE_FULL:
-			return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
+			return storekit.Full()
 		}
 	}
 	return err

@@ -284,23 +284,17 @@ func loadResults(ctx context.Context, tx *sql.Tx, ids []int64) ([]*mapcommons.Se
 	defer rows.Close()
 	byID := make(map[int64]*mapcommons.SearchResult, len(ids))
 	for rows.Next() {
-		var r mapcommons.SearchResult
-		var docid int64
-		var kind int
-		var minx, miny, maxx, maxy *float64
-		var created, updated, dsDesc string
-		var mapDesc *string
-		var perms []byte
-		if err := rows.Scan(&docid, &kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
-			&minx, &miny, &maxx, &maxy, &created, &updated, &dsDesc, &r.Author, &r.DataType, &r.Source,
-			&mapDesc, &perms); err != nil {
+		var row searchdoc.ResultRow
+		var created, updated string
+		if err := rows.Scan(row.Dest(&created, &updated)...); err != nil {
 			return nil, err
 		}
-		if err := searchdoc.Result(&r, kind, dsDesc, mapDesc, perms, minx, miny, maxx, maxy); err != nil {
+		r, err := row.Result()
+		if err != nil {
 			return nil, err
 		}
 		r.CreatedAt, r.UpdatedAt = parseTime(created), parseTime(updated)
-		byID[docid] = &r
+		byID[row.DocID] = r
 	}
 	if err := rows.Err(); err != nil {
 		return nil, formatError(err)

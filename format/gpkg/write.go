@@ -108,9 +108,6 @@ func columnType(t mapcommons.AttrType) string {
 	return "TEXT"
 }
 
-// timeLayout is the GeoPackage timestamp form.
-const timeLayout = "2006-01-02T15:04:05.000Z"
-
 // WriteFile writes the features of scan, described by m, as a new
 // GeoPackage at path (created, or truncated when it exists). It stops with
 // ctx's error when ctx ends. On any error the file is removed.
@@ -153,7 +150,7 @@ func finish(db *sqlitebulk.File, m format.Meta, table, rtree string, declared in
 INSERT INTO gpkg_geometry_columns (table_name, column_name, geometry_type_name, srs_id, z, m) VALUES (?1, ?10, ?11, ?9, 0, 0);
 INSERT INTO gpkg_extensions (table_name, column_name, extension_name, definition, scope) VALUES (?1, ?10, 'gpkg_rtree_index', 'http://www.geopackage.org/spec120/#extension_rtree', 'write-only');
 INSERT INTO gpkg_ogr_contents (table_name, feature_count) VALUES (?1, ?12);`,
-		table, ident, m.Description, updated.UTC().Format(timeLayout), minX, minY, maxX, maxY, int64(SRSID),
+		table, ident, m.Description, updated.UTC().Format(sqlitebulk.TimeLayout), minX, minY, maxX, maxY, int64(SRSID),
 		GeometryColumn, sqlitebulk.TypeName(loaded.TypeCode(declared)), loaded.Count); err != nil {
 		return err
 	}

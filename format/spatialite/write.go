@@ -100,9 +100,6 @@ func columnType(t mapcommons.AttrType) string {
 	return "TEXT"
 }
 
-// timeLayout is SpatiaLite's timestamp form.
-const timeLayout = "2006-01-02T15:04:05.000Z"
-
 // WriteFile writes the features of scan, described by m, as a new
 // SpatiaLite database at path (created, or truncated when it exists). It
 // stops with ctx's error when ctx ends. On any error the file is removed.
@@ -132,8 +129,8 @@ func WriteFile(ctx context.Context, path string, m format.Meta, scan format.Scan
 // the tables beside it, with its statistics, and creates its triggers.
 func finish(db *sqlitebulk.File, table, idx string, declared int, loaded sqlitebulk.Loaded) error {
 	now := time.Now().UTC()
-	inserted := now.Format(timeLayout)
-	verified := now.Add(time.Millisecond).Format(timeLayout) // GDAL trusts statistics newer than the last change
+	inserted := now.Format(sqlitebulk.TimeLayout)
+	verified := now.Add(time.Millisecond).Format(sqlitebulk.TimeLayout) // GDAL trusts statistics newer than the last change
 	minX, minY, maxX, maxY := loaded.Bounds()
 	if err := db.Exec(`INSERT INTO geometry_columns (f_table_name, f_geometry_column, geometry_type, coord_dimension, srid, spatial_index_enabled) VALUES (?1, ?2, ?3, 2, ?4, 1);
 INSERT INTO geometry_columns_auth (f_table_name, f_geometry_column, read_only, hidden) VALUES (?1, ?2, 0, 0);

@@ -89,7 +89,7 @@ func LayerDataset(ds *mapcommons.Dataset, perms []byte, minx, miny, maxx, maxy *
 	return nil
 }
 
-// ResultColumns are the columns of a search result (as Result reads
+// ResultColumns are the columns of a search result (as ResultRow scans
 // them, bar the permissions: the stores spell the empty list each its own
 // way), from ResultFrom.
 const ResultColumns = `s.docid, s.kind, s.obj_id, coalesce(s.owner_id, 0), coalesce(u.login, ''),
@@ -104,25 +104,49 @@ const ResultFrom = `FROM search_docs s
 	LEFT JOIN datasets d ON s.kind = 0 AND d.id = s.obj_id
 	LEFT JOIN maps m ON s.kind = 1 AND m.id = s.obj_id`
 
-// Result completes r, read from a search entry (its own columns) joined
-// with its dataset or map: the model of its kind, the description of its
-// object (dsDesc a dataset's, mapDesc a map's, nil for none), the
-// permissions from their JSON, the extent from the entry's four bounds.
-func Result(r *mapcommons.SearchResult, kind int, dsDesc string, mapDesc *string, perms []byte, minx, miny, maxx, maxy *float64) error {
-	r.Model, r.Description = mapcommons.ModelOverlay, &dsDesc
-	if kind == KindMap {
-		r.Model, r.Description = mapcommons.ModelMap, mapDesc
+// ResultRow is a row of ResultColumns and the sharing list after them, as
+// a store scans it: Dest gives the driver's Scan its destinations, in the
+// columns' order, and Result makes the search result of what it scanned.
+type ResultRow struct {
+	DocID int64 // the entry's docid
+
+	r                      mapcommons.SearchResult
+	kind                   int
+	minx, miny, maxx, maxy *float64
+	dsDesc                 string  // a dataset's description
+	mapDesc                *string // a map's, nil for none
+	perms                  []byte
+}
+
+// Dest returns the destinations of the row's columns for a driver's Scan.
+// The entry's times go to created and updated, which each store scans as
+// its driver reads them and sets on the result itself.
+func (row *ResultRow) Dest(created, updated any) []any {
+	r := &row.r
+	return []any{&row.DocID, &row.kind, &r.ID, &r.OwnerID, &r.Owner, &r.Title, &r.Tags, &r.FeatureCount,
+		&row.minx, &row.miny, &row.maxx, &row.maxy, created, updated, &row.dsDesc, &r.Author, &r.DataType, &r.Source,
+		&row.mapDesc, &row.perms}
+}
+
+// Result returns the search result of the row scanned, its times not set:
+// the model of its kind, the description of its object, the permissions
+// from their JSON, the extent from the entry's four bounds.
+func (row *ResultRow) Result() (*mapcommons.SearchResult, error) {
+	r := &row.r
+	r.Model, r.Description = mapcommons.ModelOverlay, &row.dsDesc
+	if row.kind == KindMap {
+		r.Model, r.Description = mapcommons.ModelMap, row.mapDesc
 	}
-	if err := json.Unmarshal(perms, &r.Permissions); err != nil {
-		return fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
+	if err := json.Unmarshal(row.perms, &r.Permissions); err != nil {
+		return nil, fmt.Errorf("%s %d permissions: %w", r.Model, r.ID, err)
 	}
 	if r.Permissions == nil {
 		r.Permissions = []mapcommons.Permission{}
 	}
-	if minx != nil && miny != nil && maxx != nil && maxy != nil {
-		r.Extent = &mapcommons.BBox{W: *minx, S: *miny, E: *maxx, N: *maxy}
+	if row.minx != nil && row.miny != nil && row.maxx != nil && row.maxy != nil {
+		r.Extent = &mapcommons.BBox{W: *row.minx, S: *row.miny, E: *row.maxx, N: *row.maxy}
 	}
-	return nil
+	return r, nil
 }
 
 // OrderBy is the ORDER BY of a search f over the entries search_docs s:

@@ -37,14 +37,16 @@ func TestOrderBy(t *testing.T) {
 func TestResult(t *testing.T) {
 	x := 1.0
 	desc := "a map"
-	var r mapcommons.SearchResult
-	if err := Result(&r, KindMap, "", &desc, []byte("null"), &x, &x, &x, nil); err != nil {
+	row := ResultRow{kind: KindMap, mapDesc: &desc, perms: []byte("null"), minx: &x, miny: &x, maxx: &x}
+	r, err := row.Result()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Model != mapcommons.ModelMap || r.Description != &desc || r.Permissions == nil || r.Extent != nil {
 		t.Errorf("a map's result: %+v", r)
 	}
-	if err := Result(&r, KindDataset, "a dataset", nil, []byte("[]"), &x, &x, &x, &x); err != nil {
+	row = ResultRow{kind: KindDataset, dsDesc: "a dataset", perms: []byte("[]"), minx: &x, miny: &x, maxx: &x, maxy: &x}
+	if r, err = row.Result(); err != nil {
 		t.Fatal(err)
 	}
 	if r.Model != mapcommons.ModelOverlay || *r.Description != "a dataset" || r.Extent == nil {

@@ -1,8 +1,8 @@
 // Package storekit holds what the two stores (sqlite and postgres) both
 // did the same way in Go around their own SQL: the stored form of a map's
-// JSON columns, the columns a user's update sets, and the domain errors
-// of users and groups the stores return. It does no I/O; the search
-// entries' glue is package searchdoc.
+// JSON columns, the columns a user's update sets, the domain errors of
+// users and groups the stores return, and those their drivers' errors
+// become. It does no I/O; the search entries' glue is package searchdoc.
 package storekit
 
 import (
@@ -92,6 +92,19 @@ func UserSets(upd mapcommons.UserUpdate, now any, placeholder func(i int) string
 	}
 	add("updated_at", now)
 	return strings.Join(sets, ", "), args
+}
+
+// NoRow is the error of a row a store read and did not find. It, Taken
+// and Full are what each store's formatError makes of the driver's errors
+// that mean the same in both stores, so that both say the same.
+func NoRow() error { return mapcommons.Errorf(mapcommons.ENOTFOUND, "not found") }
+
+// Taken is the error of a row written with a unique key another row has.
+func Taken() error { return mapcommons.Errorf(mapcommons.ECONFLICT, "already exists") }
+
+// Full is the error of a write the store's disk had no room for.
+func Full() error {
+	return mapcommons.Errorf(mapcommons.EFULL, "the store is full: nothing was stored")
 }
 
 // UserNotFound is err, a store's error in finding the user what (an id or

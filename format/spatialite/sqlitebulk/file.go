@@ -150,6 +150,13 @@ func Literal(s string) string {
 	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
 }
 
+// TimeLayout is the form of the timestamps GeoPackage and SpatiaLite both
+// keep in their metadata tables: that of SQLite's
+// strftime('%Y-%m-%dT%H:%M:%fZ'), which their own triggers and column
+// defaults write, so that a row a writer inserts has the form of one
+// SQLite itself wrote.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
 // ASCIILower lower-cases ASCII letters only, as SQLite compares identifiers.
 func ASCIILower(s string) string {
 	for i := 0; i < len(s); i++ {

@@ -115,19 +115,10 @@ func (t *RTree) Add(id int64, r wkb.Rect) error {
 func (t *RTree) Len() int64 { return t.n }
 
 func less(a, b *box) int {
-	if a.h != b.h {
-		if a.h < b.h {
-			return -1
-		}
-		return 1
+	if c := cmp.Compare(a.h, b.h); c != 0 {
+		return c
 	}
-	switch {
-	case a.id < b.id:
-		return -1
-	case a.id > b.id:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.id, b.id)
 }
 
 func (t *RTree) sortRun() {
