@@ -333,11 +333,12 @@ type ogcTemporal struct {
 // collectionDoc is the collection of a dataset (as a search result holds
 // it, or a whole dataset).
 func (s *Server) collectionDoc(r *http.Request, id int64, title, description, tags string, extent *mapcommons.BBox, count int64) *ogcCollectionDoc {
-	base := s.ogcBase(r) + "/collections/" + strconv.FormatInt(id, 10)
-	d := &ogcCollectionDoc{ID: strconv.FormatInt(id, 10), Title: title, Description: description, Keywords: splitTags(tags),
+	name := mapcommons.ReadableName(title, id)
+	base := s.ogcBase(r) + "/collections/" + name
+	d := &ogcCollectionDoc{ID: name, Title: title, Description: description, Keywords: splitTags(tags),
 		ItemType: "feature", CRS: ogcCRSs, StorageCRS: crsCRS84, NumberMatched: count}
 	if d.Title == "" {
-		d.Title = "Dataset " + d.ID
+		d.Title = "Dataset " + strconv.FormatInt(id, 10)
 	}
 	if extent != nil {
 		d.Extent = &ogcExtent{Spatial: &ogcSpatial{BBox: [][4]float64{{extent.W, extent.S, extent.E, extent.N}}, CRS: crsCRS84}}
@@ -477,11 +478,25 @@ func pageLinks(href string, q url.Values, f, jsonType string, offset, limit, n, 
 // ogcDataset loads the {id} dataset for a caller who may view it: the
 // same 401 and 404 as GET /datasets/{id}.json.
 func (s *Server) ogcDataset(r *http.Request) (*mapcommons.Dataset, error) {
-	ds, err := s.findDataset(r)
+	ds, err := s.findCollection(r)
 	if err != nil {
 		return nil, err
 	}
 	return ds, s.policy.CanViewDataset(caller(r), ds)
+}
+
+// findCollection loads the {id} collection's dataset: {id} is its number
+// or its readable name (mapcommons.ReadableName; any title part with the
+// right number, so that a name given out before a change of title still
+// finds it). A missing one is refused as findDataset refuses it.
+func (s *Server) findCollection(r *http.Request) (*mapcommons.Dataset, error) {
+	raw := r.PathValue("id")
+	id, ok := mapcommons.ParseReadableName(raw)
+	if !ok {
+		return nil, s.policy.NotFound(caller(r), mapcommons.ModelOverlay, mapcommons.Errorf(mapcommons.ENOTFOUND, "collection %q not found", raw))
+	}
+	ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
+	return ds, s.policy.NotFound(caller(r), mapcommons.ModelOverlay, err)
 }
 
 // ogcCollectionRequest reads what a collection's documents take: the
@@ -627,7 +642,7 @@ func (s *Server) handleOGCQueryables(w http.ResponseWriter, r *http.Request) err
 	if done || err != nil {
 		return err
 	}
-	self := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10) + "/queryables"
+	self := s.ogcBase(r) + "/collections/" + ds.ReadableName() + "/queryables"
 	props := map[string]any{"geometry": map[string]string{"format": "geometry-any", "title": "geometry"}}
 	page := &ogcPage{Title: "Queryables of " + ds.Metadata.Title, Columns: []string{"property", "type"}}
 	for _, a := range ds.Attributes {

@@ -39,10 +39,11 @@ func TestOGCWithGDAL(t *testing.T) {
 	gdaltest.Need(t)
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")
+	layer := "nc-" + id // GDAL names the layer by the collection's readable name
 	ogc := "OAPIF:" + listen(t, ts.handler)
 
 	out, err := exec.Command("ogrinfo", "-ro", "-q", ogc).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "1: "+id+" (title: nc)") {
+	if err != nil || !strings.Contains(string(out), "1: "+layer+" (title: nc)") {
 		t.Fatalf("ogrinfo does not list the collection: %v\n%s", err, out)
 	}
 	for _, c := range []struct {
@@ -54,7 +55,7 @@ func TestOGCWithGDAL(t *testing.T) {
 		{[]string{"-where", "NAME = 'Ashe'"}, "filter[NAME][][equals]=Ashe"},
 		{[]string{"-where", "CRESS_ID = 5"}, "filter[CRESS_ID][][equals]=5"},
 	} {
-		n, outp := gdaltest.Count(t, ogc, id, c.gdal...)
+		n, outp := gdaltest.Count(t, ogc, layer, c.gdal...)
 		if want := featuresCount(t, ts, id, c.gc, ""); int(n) != want || want == 0 {
 			t.Errorf("ogrinfo %v: %d features, features.json %d\n%s", c.gdal, n, want, outp)
 		}
@@ -69,7 +70,7 @@ func TestOGCWithGDAL(t *testing.T) {
 		{[]string{"-where", "NAME = 'Ashe'"}, "filter[NAME][][equals]=Ashe"},
 	} {
 		dst := filepath.Join(dir, "out"+string(rune('a'+i))+".json")
-		gdaltest.Ogr2ogr(t, append(append([]string{"-f", "GeoJSON", dst, ogc}, c.gdal...), id)...)
+		gdaltest.Ogr2ogr(t, append(append([]string{"-f", "GeoJSON", dst, ogc}, c.gdal...), layer)...)
 		b, err := os.ReadFile(dst)
 		if err != nil {
 			t.Fatal(err)
@@ -87,7 +88,7 @@ func TestOGCWithGDALBasicAuth(t *testing.T) {
 	ts := newServer(t, noBaseURL, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
 	id := uploadNC(t, ts, "") // private to alice
 	ogc := "OAPIF:" + listen(t, ts.handler)
-	n, out := gdaltest.Count(t, ogc, id, "--config", "GDAL_HTTP_USERPWD", "alice:secret1")
+	n, out := gdaltest.Count(t, ogc, "nc-"+id, "--config", "GDAL_HTTP_USERPWD", "alice:secret1")
 	if n != 100 {
 		t.Errorf("alice: %d features\n%s", n, out)
 	}
@@ -148,7 +149,7 @@ func TestOGCWithQGIS(t *testing.T) {
 			id := uploadNC(t, ts, "")
 			ds := decode[map[string]any](t, must(t, ts.get("/datasets/"+id+".json", "alice"), 200))
 			ext := ds["extent"].([]any)
-			args := []string{"testdata/ogc_qgis.py", listen(t, ts.handler), id}
+			args := []string{"testdata/ogc_qgis.py", listen(t, ts.handler), "nc-" + id} // its readable name
 			if mode == mapcommons.ModeAppliance {
 				args = append(args, "alice", "secret1")
 			}

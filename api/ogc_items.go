@@ -420,10 +420,10 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 		return c.write(w, r)
 	}
 	fq.Offset, fq.Limit = offset, limit
-	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
+	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
 	// The links of the page of n features among total (-1: not counted).
 	links := func(total, n int64) []ogcLink {
-		links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items", r.URL.Query(), f, ogcGeoJSON),
+		links := append(s.selfLinks(r, "/collections/"+ds.ReadableName()+"/items", r.URL.Query(), f, ogcGeoJSON),
 			ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
 		return append(links, pageLinks(coll+"/items", r.URL.Query(), f, ogcGeoJSON, offset, limit, n, total)...)
 	}
@@ -532,7 +532,7 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 		page.Columns = append(page.Columns, a.Name)
 	}
 	page.Columns = append(page.Columns, "geometry")
-	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
+	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
 	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
 		row := []string{strconv.FormatInt(ft.ID, 10)}
 		for _, v := range ft.Values {
@@ -584,8 +584,8 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
-	coll := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10)
-	links := append(s.selfLinks(r, "/collections/"+strconv.FormatInt(ds.ID, 10)+"/items/"+raw, r.URL.Query(), f, ogcGeoJSON),
+	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
+	links := append(s.selfLinks(r, "/collections/"+ds.ReadableName()+"/items/"+raw, r.URL.Query(), f, ogcGeoJSON),
 		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
 	fq := &mapcommons.FeatureQuery{IDs: []int64{id}, Limit: 1}
 	if f == "html" {

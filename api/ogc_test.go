@@ -79,6 +79,7 @@ func TestOGCDocuments(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
+	name := "nc-" + id // its readable name (title nc)
 
 	w := ts.get("/ogc", "")
 	landing := decode[struct {
@@ -136,7 +137,7 @@ func TestOGCDocuments(t *testing.T) {
 	}
 	direct := decode[collection](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
 	for _, c := range []collection{colls[0], direct} {
-		if c.ID != id || c.Title != "nc" || c.Description != "NC counties" || !slices.Equal(c.Keywords, []string{"nc", "counties"}) ||
+		if c.ID != name || c.Title != "nc" || c.Description != "NC counties" || !slices.Equal(c.Keywords, []string{"nc", "counties"}) ||
 			c.ItemType != "feature" || c.StorageCrs != "http://www.opengis.net/def/crs/OGC/1.3/CRS84" || len(c.Crs) != 3 || c.NumberMatched != 100 {
 			t.Errorf("collection %+v", c)
 		}
@@ -145,10 +146,10 @@ func TestOGCDocuments(t *testing.T) {
 				t.Errorf("extent %v, dataset's %v", c.Extent.Spatial.BBox, ext)
 			}
 		}
-		if got := link(c.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "application/json"); got != base+"/ogc/collections/"+id+"/tiles" {
+		if got := link(c.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "application/json"); got != base+"/ogc/collections/"+name+"/tiles" {
 			t.Errorf("tilesets link %q", got)
 		}
-		if link(c.Links, "items", "application/geo+json") != base+"/ogc/collections/"+id+"/items" || link(c.Links, "items", "text/html") == "" ||
+		if link(c.Links, "items", "application/geo+json") != base+"/ogc/collections/"+name+"/items" || link(c.Links, "items", "text/html") == "" ||
 			link(c.Links, "http://www.opengis.net/def/rel/ogc/1.0/queryables", "") == "" {
 			t.Errorf("links %+v", c.Links)
 		}
@@ -164,7 +165,7 @@ func TestOGCDocuments(t *testing.T) {
 		Type       string
 		Properties map[string]map[string]string
 	}](t, must(t, w, 200))
-	if q.Type != "object" || q.ID != base+"/ogc/collections/"+id+"/queryables" || !strings.Contains(q.Schema, "json-schema.org") ||
+	if q.Type != "object" || q.ID != base+"/ogc/collections/"+name+"/queryables" || !strings.Contains(q.Schema, "json-schema.org") ||
 		q.Properties["NAME"]["type"] != "string" || q.Properties["BIR74"]["type"] != "number" || q.Properties["CRESS_ID"]["type"] != "integer" ||
 		q.Properties["geometry"]["format"] != "geometry-any" {
 		t.Errorf("queryables %+v", q)
@@ -352,7 +353,7 @@ func TestOGCItems(t *testing.T) {
 			Properties map[string]any
 			Links      []ogcLink
 		}](t, must(t, w, 200))
-		if one.Type != "Feature" || one.Properties["NAME"] != "Ashe" || link(one.Links, "collection", "") != base+"/ogc/collections/"+id || link(one.Links, "self", "") == "" {
+		if one.Type != "Feature" || one.Properties["NAME"] != "Ashe" || link(one.Links, "collection", "") != base+"/ogc/collections/nc-"+id || link(one.Links, "self", "") == "" {
 			t.Errorf("item %+v", one)
 		}
 		m := decode[map[string]any](t, must(t, ts.get(path+"/100000", ""), 404))

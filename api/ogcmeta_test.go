@@ -155,7 +155,7 @@ func TestOGCQueryablesLinkHeader(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	id := uploadNC(t, ts, "")
-	href := base + "/ogc/collections/" + id + "/queryables"
+	href := base + "/ogc/collections/nc-" + id + "/queryables"
 	want := "<" + href + `>; rel="http://www.opengis.net/def/rel/ogc/1.0/queryables"; type="application/schema+json"`
 	for _, r := range []req{{method: "GET", path: "/ogc/collections/" + id}, {method: "HEAD", path: "/ogc/collections/" + id},
 		{method: "GET", path: "/ogc/collections/" + id + "?f=html"}} {

@@ -19,7 +19,7 @@ func (s *Server) handleOGCSchema(w http.ResponseWriter, r *http.Request) error {
 	if done || err != nil {
 		return err
 	}
-	self := s.ogcBase(r) + "/collections/" + strconv.FormatInt(ds.ID, 10) + "/schema"
+	self := s.ogcBase(r) + "/collections/" + ds.ReadableName() + "/schema"
 	page := &ogcPage{Title: "Schema of " + ds.Metadata.Title, Columns: []string{"property", "type", "role"}}
 	props := map[string]any{}
 	taken := map[string]bool{"geometry": true}

@@ -37,7 +37,7 @@ func TestOGCSchema(t *testing.T) {
 	} {
 		id := createDated(t, ts, c.name, c.values...)
 		coll := decode[struct{ Links []ogcLink }](t, must(t, ts.get("/ogc/collections/"+id, ""), 200))
-		href := base + "/ogc/collections/" + id + "/schema"
+		href := base + "/ogc/collections/" + c.name + "-" + id + "/schema"
 		if got := link(coll.Links, "http://www.opengis.net/def/rel/ogc/1.0/schema", "application/schema+json"); got != href {
 			t.Fatalf("%s: schema link %q, want %s", c.name, got, href)
 		}
@@ -82,7 +82,7 @@ func TestOGCSchema(t *testing.T) {
 		if etag == "" || w.Header().Get("Cache-Control") == "" {
 			t.Fatalf("%s: ETag %q, Cache-Control %q", c.name, etag, w.Header().Get("Cache-Control"))
 		}
-		if got := ts.do(req{method: "GET", path: "/ogc/collections/" + id + "/schema", header: map[string]string{"If-None-Match": etag}}).Code; got != 304 {
+		if got := ts.do(req{method: "GET", path: pathOf(t, href), header: map[string]string{"If-None-Match": etag}}).Code; got != 304 {
 			t.Errorf("%s: If-None-Match: %d, want 304", c.name, got)
 		}
 		if w := ts.get("/ogc/collections/"+id+"/schema?f=html", ""); !strings.Contains(string(must(t, w, 200)), "primary-geometry") {

@@ -87,7 +87,7 @@ func checkTMS(r *http.Request) error {
 // tileDataset loads the {id} dataset for its tiles, refused as its
 // features.json would be (a malformed JSON body too).
 func (s *Server) tileDataset(r *http.Request) (*mapcommons.Dataset, error) {
-	ds, err := s.findDataset(r)
+	ds, err := s.findCollection(r)
 	if err != nil {
 		return nil, err
 	}
@@ -107,21 +107,23 @@ func (s *Server) tileDoc(w http.ResponseWriter, r *http.Request, ds *mapcommons.
 	return s.writeJSON(w, r, http.StatusOK, doc())
 }
 
-// tilesURL is the absolute URL of ds's tiles of WebMercatorQuad.
-func (s *Server) tilesURL(r *http.Request, ds *mapcommons.Dataset) string {
-	return fmt.Sprintf("%s/ogc/collections/%d/tiles/%s", s.baseURL(r), ds.ID, tmsID)
+// tilesURL is the absolute URL of the asked collection's tiles of
+// WebMercatorQuad: under the collection id as asked, whose tiles' layer
+// has that name (layerName).
+func (s *Server) tilesURL(r *http.Request) string {
+	return s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/tiles/" + tmsID
 }
 
 // tilesetLinks are the links of a tileset: itself, its tile matrix set,
 // the tile template and the TileJSON form.
 func (s *Server) tilesetLinks(r *http.Request, ds *mapcommons.Dataset, self string) []ogcLink {
-	u := s.tilesURL(r, ds)
+	u := s.tilesURL(r)
 	return []ogcLink{
 		{Rel: self, Type: "application/json", Title: "this tileset", Href: u},
 		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
 		{Rel: "item", Type: mvtType, Title: "Mapbox vector tiles", Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
 		{Rel: "alternate", Type: "application/json", Title: "TileJSON", Href: u + "/tilejson.json"},
-		{Rel: "collection", Type: "application/json", Title: "the collection", Href: fmt.Sprintf("%s/ogc/collections/%d", s.baseURL(r), ds.ID)},
+		{Rel: "collection", Type: "application/json", Title: "the collection", Href: s.ogcBase(r) + "/collections/" + ds.ReadableName()},
 	}
 }
 
@@ -136,7 +138,7 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.tileDoc(w, r, ds, "tilesets", func() any {
-		self := fmt.Sprintf("%s/ogc/collections/%d/tiles", s.baseURL(r), ds.ID)
+		self := s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/tiles"
 		return map[string]any{
 			"tilesets": []map[string]any{{
 				"title": ds.Title, "dataType": "vector", "crs": crs3857, "tileMatrixSetURI": tmsURI,
@@ -271,8 +273,12 @@ func selectedAttributes(ds *mapcommons.Dataset, props []string) []mapcommons.Att
 	return out
 }
 
-// layerName is the MVT layer of a dataset's tiles: its collection id.
-func layerName(ds *mapcommons.Dataset) string { return strconv.FormatInt(ds.ID, 10) }
+// layerName is the MVT layer of the asked collection's tiles: its id as
+// the tile's path gives it (the number, or a readable name, found by
+// findCollection), so that a style that names the layer as it names the
+// tiles' URL keeps drawing when the dataset's title, and so its readable
+// name, changes.
+func layerName(r *http.Request) string { return r.PathValue("id") }
 
 // geometryDimension is the OGC layer's geometryDimension (0 points, 1
 // lines, 2 areas), or -1 when the dataset mixes them or has none.
@@ -317,7 +323,7 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
 				"description": "on thinned points (zooms 0 to 8): how many points this one stands for"}
 		}
 		layer := map[string]any{
-			"id": layerName(ds), "title": ds.Title, "dataType": "vector",
+			"id": layerName(r), "title": ds.Title, "dataType": "vector",
 			"minTileMatrix": strconv.Itoa(tileMinZoom), "maxTileMatrix": strconv.Itoa(tileMaxZoom),
 			"propertiesSchema": map[string]any{"type": "object", "properties": schema},
 		}
@@ -370,7 +376,7 @@ func (s *Server) handleTileJSON(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The template's placeholders are names: {z}/{y}/{x} is the
 		// route's order (OGC tileMatrix/tileRow/tileCol).
-		tmpl := s.tilesURL(r, ds) + "/{z}/{y}/{x}"
+		tmpl := s.tilesURL(r) + "/{z}/{y}/{x}"
 		if props != nil {
 			esc := make([]string, len(props))
 			for i, p := range props {
@@ -384,7 +390,7 @@ func (s *Server) handleTileJSON(w http.ResponseWriter, r *http.Request) error {
 			"minzoom": tileMinZoom, "maxzoom": tileMaxZoom,
 			"bounds": []float64{b.MinX, b.MinY, b.MaxX, b.MaxY},
 			"center": []float64{lon, lat, float64(cz)},
-			"vector_layers": []map[string]any{{"id": layerName(ds), "description": ds.Title,
+			"vector_layers": []map[string]any{{"id": layerName(r), "description": ds.Title,
 				"minzoom": tileMinZoom, "maxzoom": tileMaxZoom, "fields": fields}},
 		}
 		if ds.Author != "" {
@@ -452,7 +458,7 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	if props != nil {
 		sel = "=" + strings.Join(props, ",")
 	}
-	key := fmt.Sprintf("%d/%d/%d/%d/%d/%s", ds.ID, ds.Version, z, y, x, sel)
+	key := fmt.Sprintf("%d/%d/%d/%d/%d/%s/%s", ds.ID, ds.Version, z, y, x, sel, layerName(r))
 	return s.writeTile(w, r, key, func() ([]byte, error) { return s.makeTile(r, ds, z, y, x, props) })
 }
 
@@ -497,7 +503,7 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 	if err != nil {
 		return nil, err
 	}
-	l, err := t.AddLayer(layerName(ds), ds.Attributes, props)
+	l, err := t.AddLayer(layerName(r), ds.Attributes, props)
 	if err != nil {
 		return nil, err
 	}
