@@ -64,6 +64,10 @@ var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+	// Tiles' OpenAPI 3.0 class: /api describes every tiles path with the
+	// standard's parameter names and every status the routes answer (the
+	// api tests check each answer against it).
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/oas30",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",

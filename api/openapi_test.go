@@ -126,7 +126,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	g := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/groups.json", user: "admin", ctype: form, body: []byte("name=staff")}), 201))
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
-		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0",
+		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0",
 		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
