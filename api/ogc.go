@@ -93,6 +93,11 @@ var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/schemas",
 	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/advanced-property-roles",
 	"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/returnables-and-receivables",
+	// The same classes by the URIs of the Features Part 5 draft, which
+	// pygeoapi declares and clients look for.
+	"http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+	"http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
+	"http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/returnables-and-receivables",
 }, cql2.ConformanceClasses) // as package cql2 and the engine implement them
 
 // ogcLink is a link of an OGC document.

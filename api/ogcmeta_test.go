@@ -284,6 +284,8 @@ func TestOGCConformanceCommon(t *testing.T) {
 		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/schemas",
 		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/advanced-property-roles",
 		"http://www.opengis.net/spec/ogcapi-common-3/1.0/conf/returnables-and-receivables",
+		"http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+		"http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
 	} {
 		if !slices.Contains(conf.ConformsTo, c) {
 			t.Errorf("conformance lacks %s", c)
