@@ -98,7 +98,7 @@ func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name strin
 		return mapcommons.Feature{}, 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: expected a feature object", name)
 	}
 	var id int64
-	if rawID, ok := obj["id"]; ok && (isGeoJSONFeature(obj) || mapcommons.AttrIndex(attrs, "id") < 0) {
+	if rawID, ok := obj["id"]; ok && (featureForm(obj, attrs, patch != nil) || mapcommons.AttrIndex(attrs, "id") < 0) {
 		delete(obj, "id")
 		if !bytes.Equal(bytes.TrimSpace(rawID), []byte("null")) {
 			n, err := strconv.ParseInt(string(bytes.TrimSpace(rawID)), 10, 64)

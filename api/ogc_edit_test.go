@@ -190,6 +190,17 @@ func TestOGCItemPatch(t *testing.T) {
 			t.Fatalf("GET after PATCH: %+v %s (PATCH's ETag %s)", now, etag, w.Header().Get("ETag"))
 		}
 	})
+	t.Run("WithoutType", func(t *testing.T) {
+		// A merge patch of the Feature need not repeat its type (RFC 7396):
+		// {"properties": ...} changes properties, not an attribute
+		// "properties".
+		got := decode[ogcItem](t, must(t, ogcWrite(ts, "PATCH", item, "alice", mergePatchType, `{"properties": {"name": "B1"}}`, nil), 200))
+		if got.Properties["name"] != "B1" || got.Properties["n"] != 2.0 || fmt.Sprint(got.Geometry["coordinates"]) != "[21 11]" {
+			t.Fatalf("answer %+v", got)
+		}
+		must(t, ogcWrite(ts, "PATCH", item, "alice", mergePatchType, `{"id": 2, "properties": {"name": "B"}}`, nil), 200)
+		ogcErrorOf(t, ogcWrite(ts, "PATCH", item, "alice", mergePatchType, `{"id": 3, "properties": {"name": "x"}}`, nil), 400, "invalid", "id 3")
+	})
 	t.Run("NullClears", func(t *testing.T) {
 		got := decode[ogcItem](t, must(t, ogcWrite(ts, "PATCH", item, "alice", mergePatchType, `{"type": "Feature", "properties": {"n": null}}`, nil), 200))
 		if got.Properties["n"] != nil || got.Properties["name"] != "B" {
