@@ -165,7 +165,7 @@ func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial b
 	if err != nil {
 		return err
 	}
-	if err := s.applyUpdate(r, ds, body, fid, partial); err != nil {
+	if err := s.applyUpdate(r, ds, body, fid, partial, 0); err != nil {
 		return err
 	}
 	// The feature as it is now stored.
@@ -196,8 +196,9 @@ func updateEmpty(partial bool) string {
 // applyUpdate reads body, one feature (or, partial, a merge patch of
 // one), and replaces (merges into) the feature fid of ds with it: the
 // update of PUT and PATCH, native and OGC API alike. ENOTFOUND when ds
-// has no feature fid.
-func (s *Server) applyUpdate(r *http.Request, ds *mapcommons.Dataset, body io.Reader, fid int64, partial bool) error {
+// has no feature fid; a version above zero is the one ds must still be
+// at (Edits.Version), else codePrecondition.
+func (s *Server) applyUpdate(r *http.Request, ds *mapcommons.Dataset, body io.Reader, fid int64, partial bool, version int64) error {
 	dec := json.NewDecoder(body)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -223,7 +224,7 @@ func (s *Server) applyUpdate(r *http.Request, ds *mapcommons.Dataset, body io.Re
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature: id %d is not the feature %d of the path", id, fid)
 	}
 	f.ID = fid
-	e := &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()}
+	e := &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures(), Version: version}
 	if patch != nil {
 		e.Patches = []*mapcommons.Patch{patch}
 	}
@@ -233,14 +234,18 @@ func (s *Server) applyUpdate(r *http.Request, ds *mapcommons.Dataset, body io.Re
 
 // oneEditError is the error of an edit of the one feature fid of ds
 // (list: "updates" or "deletes"), as a request naming it in its path
-// tells it: ENOTFOUND for a missing feature, and an invalid one named as
-// the body rather than as an item of a batch.
+// tells it: ENOTFOUND for a missing feature, codePrecondition for a
+// dataset no longer at the version the edit was made against (its
+// If-Match), and an invalid one named as the body rather than as an item
+// of a batch.
 func (s *Server) oneEditError(ds *mapcommons.Dataset, fid int64, list string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, feature.ErrMissingFeature):
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
+	case errors.Is(err, feature.ErrStaleVersion):
+		return staleItem(ds, fid)
 	case mapcommons.ErrorCode(err) == mapcommons.EINVALID:
 		// The store names the item as in a batch: here it is the body.
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature: %s", strings.TrimPrefix(mapcommons.ErrorMessage(err), list+"[0]: "))

@@ -19,9 +19,12 @@ package api
 // 412 (a 404 when the item does not exist). The tags are weak (the same
 // for a plain and a gzip-encoded answer), so If-Match compares them as
 // If-None-Match does, weakly: for a write, what matters is that the item
-// is the one the client saw, not its bytes. The answer to a PUT, PATCH or
-// POST of one feature carries the item's new ETag, the one a GET of it
-// by the same caller gets.
+// is the one the client saw, not its bytes. The version a tag names is
+// checked again by the store under the dataset's write lock
+// (Edits.Version): of two writes sent at once with the same tag, one
+// applies and the other is a 412. The answer to a PUT, PATCH or POST of
+// one feature carries the item's new ETag, the one a GET of it by the
+// same caller gets.
 
 import (
 	"errors"
@@ -179,7 +182,7 @@ func (s *Server) handleOGCItemUpdate(w http.ResponseWriter, r *http.Request) err
 // ogcUpdate is PUT and, partial, PATCH of an item: authorized, its
 // If-Match checked, then the native update (applyUpdate).
 func (s *Server) ogcUpdate(w http.ResponseWriter, r *http.Request, partial bool) error {
-	ds, fid, err := s.ogcItemToEdit(r)
+	ds, fid, version, err := s.ogcItemToEdit(r)
 	if err != nil {
 		return err
 	}
@@ -188,7 +191,7 @@ func (s *Server) ogcUpdate(w http.ResponseWriter, r *http.Request, partial bool)
 		return err
 	}
 	defer cleanup()
-	if err := s.applyUpdate(r, ds, body, fid, partial); err != nil {
+	if err := s.applyUpdate(r, ds, body, fid, partial, version); err != nil {
 		return err
 	}
 	return s.ogcWritten(w, r, http.StatusOK, ds.ID, fid)
@@ -197,14 +200,14 @@ func (s *Server) ogcUpdate(w http.ResponseWriter, r *http.Request, partial bool)
 // handleOGCItemDelete answers DELETE /ogc/collections/{id}/items/{featureId}:
 // the item is removed (the others keep their ids). 204.
 func (s *Server) handleOGCItemDelete(w http.ResponseWriter, r *http.Request) error {
-	ds, fid, err := s.ogcItemToEdit(r)
+	ds, fid, version, err := s.ogcItemToEdit(r)
 	if err != nil {
 		return err
 	}
 	if err := s.checkBody(r); err != nil {
 		return err
 	}
-	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, &mapcommons.Edits{Deletes: []int64{fid}, MaxFeatures: s.maxFeatures()})
+	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, &mapcommons.Edits{Deletes: []int64{fid}, MaxFeatures: s.maxFeatures(), Version: version})
 	if err := s.oneEditError(ds, fid, "deletes", err); err != nil {
 		return err
 	}
@@ -213,47 +216,59 @@ func (s *Server) handleOGCItemDelete(w http.ResponseWriter, r *http.Request) err
 
 // ogcItemToEdit authorizes a change of the item {featureId} of the {id}
 // dataset and checks the request's If-Match against it, before any body
-// is read.
-func (s *Server) ogcItemToEdit(r *http.Request) (*mapcommons.Dataset, int64, error) {
-	ds, err := s.datasetToEdit(r)
-	if err != nil {
-		return nil, 0, err
+// is read. version is the dataset's version the If-Match named (0: none,
+// or "*"), which the edit must still find under the store's write lock.
+func (s *Server) ogcItemToEdit(r *http.Request) (ds *mapcommons.Dataset, fid, version int64, err error) {
+	if ds, err = s.datasetToEdit(r); err != nil {
+		return nil, 0, 0, err
 	}
-	fid, err := featureID(r)
-	if err != nil {
-		return nil, 0, err
+	if fid, err = featureID(r); err != nil {
+		return nil, 0, 0, err
 	}
-	return ds, fid, s.checkIfMatch(r, ds, fid)
+	if version, err = s.checkIfMatch(r, ds, fid); err != nil {
+		return nil, 0, 0, err
+	}
+	return ds, fid, version, nil
 }
 
 // checkIfMatch checks the If-Match of a write of the item fid of ds (RFC
-// 9110 13.1.1): none, "*", or a tag of ds at its current version (see the
-// top of this file) lets the write go on. Any other is a 412 when the item
-// exists, a 404 when it does not: the answer the write would have without
-// the condition.
-func (s *Server) checkIfMatch(r *http.Request, ds *mapcommons.Dataset, fid int64) error {
+// 9110 13.1.1): none or "*" lets the write go on (version 0), as does a
+// tag of ds at its current version (see the top of this file), whose
+// version the edit then checks again under the store's write lock. Any
+// other is a 412 when the item exists, a 404 when it does not: the answer
+// the write would have without the condition.
+func (s *Server) checkIfMatch(r *http.Request, ds *mapcommons.Dataset, fid int64) (version int64, err error) {
 	values := r.Header.Values("If-Match")
 	if len(values) == 0 {
-		return nil
+		return 0, nil
 	}
 	current := `"d` + strconv.FormatInt(ds.ID, 10) + "-" + strconv.FormatInt(ds.Version, 10) + "-"
 	for _, v := range values {
 		for t := range strings.SplitSeq(v, ",") {
 			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-			if t == "*" || (strings.HasPrefix(t, current) && len(t) > len(current)+1 && strings.HasSuffix(t, `"`)) {
-				return nil
+			switch {
+			case t == "*":
+				return 0, nil
+			case strings.HasPrefix(t, current) && len(t) > len(current)+1 && strings.HasSuffix(t, `"`):
+				return ds.Version, nil
 			}
 		}
 	}
 	found := false
-	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{IDs: []int64{fid}, Limit: 1, Lazy: true},
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{IDs: []int64{fid}, Limit: 1, Lazy: true},
 		func(*mapcommons.Feature) error { found = true; return nil })
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !found {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
+		return 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
 	}
+	return 0, staleItem(ds, fid)
+}
+
+// staleItem is the 412 of a write whose If-Match names another version
+// of the item fid of ds than its current one.
+func staleItem(ds *mapcommons.Dataset, fid int64) error {
 	return mapcommons.Errorf(codePrecondition, "If-Match: feature %d of collection %d has changed since that ETag was given (or the tag is none of its): GET it again", fid, ds.ID)
 }
 

@@ -5,11 +5,14 @@ package api_test
 // refusals, If-Match, and that every read after a write shows it.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"mapcommons"
@@ -454,4 +457,65 @@ func TestOGCItemEditDeclared(t *testing.T) {
 	// Other methods on items are still refused.
 	ogcErrorOf(t, ts.do(req{method: "PUT", path: coll + "/items", user: "alice"}), 405, "method_not_allowed", "PUT")
 	ogcErrorOf(t, ts.do(req{method: "POST", path: coll + "/items/1", user: "alice"}), 405, "method_not_allowed", "POST")
+}
+
+// interleaving is a FeatureService that runs between before each edit,
+// once: another client's write arriving between a request's check of its
+// If-Match and its edit.
+type interleaving struct {
+	mapcommons.FeatureService
+	between func()
+}
+
+func (f *interleaving) ApplyEdits(ctx context.Context, id int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
+	if b := f.between; b != nil {
+		f.between = nil
+		b()
+	}
+	return f.FeatureService.ApplyEdits(ctx, id, e)
+}
+
+// TestOGCItemIfMatchUnderLock: the version an If-Match names is checked
+// again by the store, under the dataset's write lock: a write that came
+// in between makes the request a 412, nothing of it applied; and of many
+// writes sent at once with one tag, exactly one applies.
+func TestOGCItemIfMatchUnderLock(t *testing.T) {
+	t.Parallel()
+	ts, coll := ogcEditServer(t)
+	inner := ts.svc.Features
+	f := &interleaving{FeatureService: inner}
+	ts.svc.Features = f
+	ts.restart()
+	id, _ := strconv.ParseInt(strings.TrimPrefix(coll, "/ogc/collections/"), 10, 64)
+	item := coll + "/items/2"
+	for _, m := range []string{"PATCH", "PUT", "DELETE"} {
+		_, etag := getItem(t, ts, item)
+		f.between = func() {
+			if _, err := inner.ApplyEdits(t.Context(), id, &mapcommons.Edits{Updates: []mapcommons.Feature{{ID: 3, Values: []any{int64(3), "other " + m}}}}); err != nil {
+				t.Error(err)
+			}
+		}
+		body := `{"type": "Feature", "geometry": null, "properties": {"name": "mine"}}`
+		if m == "DELETE" {
+			body = ""
+		}
+		ogcErrorOf(t, ogcWrite(ts, m, item, "alice", geoJSONType, body, map[string]string{"If-Match": etag}), 412, "precondition_failed", "If-Match")
+		if got := itemNames(t, ts, coll); got != "1:a,2:b,3:other "+m {
+			t.Fatalf("after %s: %s", m, got)
+		}
+	}
+	// Many at once with the current tag: one wins.
+	_, etag := getItem(t, ts, item)
+	codes := make([]int, 8)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Go(func() {
+			w := ogcWrite(ts, "PATCH", item, "alice", mergePatchType, fmt.Sprintf(`{"name": "w%d"}`, i), map[string]string{"If-Match": etag})
+			codes[i] = w.Code
+		})
+	}
+	wg.Wait()
+	if slices.Sort(codes); codes[0] != 200 || codes[1] != 412 || codes[len(codes)-1] != 412 {
+		t.Fatalf("statuses of writes at once with one tag: %v", codes)
+	}
 }
