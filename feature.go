@@ -114,6 +114,11 @@ type Edits struct {
 	// hold after the edit (checked under the store's write lock): ETOOLARGE
 	// past it.
 	MaxFeatures int64
+	// Version, when above zero, is the version of the dataset the edit
+	// was made against (an If-Match): the store applies it only if the
+	// dataset is still at that version under its write lock, and else
+	// fails with feature.StaleVersion's error, nothing applied.
+	Version int64
 }
 
 // Patch says what a partial update gives (Edits.Patches). The store

@@ -116,7 +116,7 @@ func (s *Server) checkOrigin(r *http.Request) error {
 // Headers of CORS answers.
 const (
 	corsMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
-	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With, X-CSRF-Token"
+	corsHeaders = "Authorization, Content-Type, Accept, X-Requested-With, X-CSRF-Token, If-Match, If-None-Match"
 	corsExpose  = "Location, Status, Retry-After, WWW-Authenticate, ETag"
 	corsMaxAge  = "600"
 )

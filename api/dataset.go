@@ -146,16 +146,22 @@ func (s *Server) findDataset(r *http.Request) (*mapcommons.Dataset, error) {
 // credentials, 404 when it does not exist (or may not be seen), 403 when
 // the caller may not change it.
 func (s *Server) datasetToEdit(r *http.Request) (*mapcommons.Dataset, error) {
-	return s.datasetFor(r, s.policy.CanEditDataset)
+	return s.datasetFor(r, s.findDataset, s.policy.CanEditDataset)
 }
 
-// datasetFor loads the {id} dataset for an action the rule allows; 401
-// without credentials whether it exists or not.
-func (s *Server) datasetFor(r *http.Request, rule func(*mapcommons.User, *mapcommons.Dataset) error) (*mapcommons.Dataset, error) {
+// collectionToEdit loads the {id} collection's dataset (by number or
+// readable name, findCollection) for a change, as datasetToEdit does.
+func (s *Server) collectionToEdit(r *http.Request) (*mapcommons.Dataset, error) {
+	return s.datasetFor(r, s.findCollection, s.policy.CanEditDataset)
+}
+
+// datasetFor loads the dataset find finds for an action the rule allows;
+// 401 without credentials whether it exists or not.
+func (s *Server) datasetFor(r *http.Request, find func(*http.Request) (*mapcommons.Dataset, error), rule func(*mapcommons.User, *mapcommons.Dataset) error) (*mapcommons.Dataset, error) {
 	if caller(r) == nil {
 		return nil, mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "authentication required")
 	}
-	ds, err := s.findDataset(r)
+	ds, err := find(r)
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +487,7 @@ func (s *Server) handleDatasetUpdate(w http.ResponseWriter, r *http.Request) err
 // handleDatasetDelete answers DELETE /datasets/{id}: the owner or an
 // administrator deletes the dataset and its features.
 func (s *Server) handleDatasetDelete(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.datasetFor(r, s.policy.CanDeleteDataset)
+	ds, err := s.datasetFor(r, s.findDataset, s.policy.CanDeleteDataset)
 	if err != nil {
 		return err
 	}

@@ -25,10 +25,15 @@ var codeStatus = map[string]int{
 	mapcommons.EINTERNAL:       http.StatusInternalServerError,
 	mapcommons.ENOTIMPLEMENTED: http.StatusNotImplemented,
 	codeMethod:                 http.StatusMethodNotAllowed,
+	codePrecondition:           http.StatusPreconditionFailed,
 }
 
 // codeMethod is the API's own code for a method a path does not take.
 const codeMethod = "method_not_allowed"
+
+// codePrecondition is the API's own code for a write whose If-Match names
+// another version of the object than its current one.
+const codePrecondition = "precondition_failed"
 
 // Error writes err as the JSON error body with its status. Internal errors
 // are logged with the request and shown only as "internal error".

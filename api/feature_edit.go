@@ -29,40 +29,54 @@ import (
 // --max-features), and go through FeatureService.ApplyEdits, whose new
 // version of the dataset leaves every cached answer of the old behind.
 
-// editBody authorizes an edit of the {id} dataset, then opens its JSON
-// body, spooled by ParseRequest within the upload limit; empty is the
+// editBody authorizes an edit of the dataset toEdit finds (datasetToEdit,
+// collectionToEdit), then opens its JSON body (jsonBody); empty is the
 // message of a request without one. The caller must call cleanup.
-func (s *Server) editBody(r *http.Request, empty string) (ds *mapcommons.Dataset, body *os.File, cleanup func(), err error) {
-	if ds, err = s.datasetToEdit(r); err != nil {
+func (s *Server) editBody(r *http.Request, toEdit func(*http.Request) (*mapcommons.Dataset, error), empty string) (ds *mapcommons.Dataset, body *os.File, cleanup func(), err error) {
+	if ds, err = toEdit(r); err != nil {
 		return nil, nil, nil, err
 	}
+	if body, cleanup, err = s.jsonBody(r, empty); err != nil {
+		return nil, nil, nil, err
+	}
+	return ds, body, cleanup, nil
+}
+
+// jsonBody opens the JSON body of an edit the caller is authorized for,
+// spooled by ParseRequest within the upload limit; empty is the message
+// of a request without one. The caller must call cleanup.
+func (s *Server) jsonBody(r *http.Request, empty string) (body *os.File, cleanup func(), err error) {
 	// Only a body declared JSON is read: text/plain (what a page of any
 	// site may post without asking) never is.
 	if mt, _ := params.ParseContentType(r.Header.Get("Content-Type")); hasBody(r) && !params.IsJSONMediaType(mt) && format.BodyKind(mt) != format.KindGeoJSON {
-		return nil, nil, nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
+		return nil, nil, mapcommons.Errorf(mapcommons.EUNSUPPORTED, "features are sent as JSON (Content-Type application/json or application/geo+json), not %q", mt)
 	}
 	q, err := params.ParseRequest(r, params.ParseOptions{MaxBody: s.cfg.MaxUpload, MaxForm: s.cfg.MaxForm, TempDir: s.cfg.TempDir, SpoolJSON: true, Budget: s.forms})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if q.Body == nil {
 		q.Cleanup()
-		return nil, nil, nil, mapcommons.Errorf(mapcommons.EINVALID, "%s", empty)
+		return nil, nil, mapcommons.Errorf(mapcommons.EINVALID, "%s", empty)
 	}
 	f, err := os.Open(q.Body.Path)
 	if err != nil {
 		q.Cleanup()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return ds, f, func() { f.Close(); q.Cleanup() }, nil
+	return f, func() { f.Close(); q.Cleanup() }, nil
 }
 
 // maxFeatures is the bound ApplyEdits keeps a dataset to (0: none).
 func (s *Server) maxFeatures() int64 { return max(s.cfg.MaxFeatures, 0) }
 
-// featureID reads the {fid} path segment: a stable feature id.
+// featureID reads the {fid} path segment (under /ogc, {featureId}): a
+// stable feature id.
 func featureID(r *http.Request) (int64, error) {
 	v := r.PathValue("fid")
+	if ogcPath(r) {
+		v = r.PathValue("featureId")
+	}
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id < 1 {
 		return 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "no feature %q: feature ids are integers from 1", v)
@@ -84,7 +98,7 @@ func editedFeature(raw json.RawMessage, attrs []mapcommons.Attribute, name strin
 		return mapcommons.Feature{}, 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: expected a feature object", name)
 	}
 	var id int64
-	if rawID, ok := obj["id"]; ok && (isGeoJSONFeature(obj) || mapcommons.AttrIndex(attrs, "id") < 0) {
+	if rawID, ok := obj["id"]; ok && (featureForm(obj, attrs, patch != nil) || mapcommons.AttrIndex(attrs, "id") < 0) {
 		delete(obj, "id")
 		if !bytes.Equal(bytes.TrimSpace(rawID), []byte("null")) {
 			n, err := strconv.ParseInt(string(bytes.TrimSpace(rawID)), 10, 64)
@@ -142,11 +156,7 @@ func (s *Server) handleFeaturePatch(w http.ResponseWriter, r *http.Request) erro
 // updateFeature is PUT (a whole feature) and, with partial, PATCH (a
 // merge patch) of one feature: one edit through ApplyEdits either way.
 func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial bool) error {
-	empty := "no feature: send one feature as JSON"
-	if partial {
-		empty = `no patch: send a JSON object of what changes, {"name": "x"}`
-	}
-	ds, body, cleanup, err := s.editBody(r, empty)
+	ds, body, cleanup, err := s.editBody(r, s.datasetToEdit, updateEmpty(partial))
 	if err != nil {
 		return err
 	}
@@ -155,6 +165,40 @@ func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial b
 	if err != nil {
 		return err
 	}
+	if err := s.applyUpdate(r, ds, body, fid, partial, 0); err != nil {
+		return err
+	}
+	// The feature as it is now stored.
+	var out []byte
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Limit: 1, IDs: []int64{fid}}, func(g *mapcommons.Feature) error {
+		var err error
+		out, err = geojson.AppendFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, g, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid) // deleted meanwhile
+	}
+	return s.writeJSON(w, r, http.StatusOK, json.RawMessage(out))
+}
+
+// updateEmpty is the message of a PUT (or, partial, a PATCH) of one
+// feature without a body.
+func updateEmpty(partial bool) string {
+	if partial {
+		return `no patch: send a JSON object of what changes, {"name": "x"}`
+	}
+	return "no feature: send one feature as JSON"
+}
+
+// applyUpdate reads body, one feature (or, partial, a merge patch of
+// one), and replaces (merges into) the feature fid of ds with it: the
+// update of PUT and PATCH, native and OGC API alike. ENOTFOUND when ds
+// has no feature fid; a version above zero is the one ds must still be
+// at (Edits.Version), else codePrecondition.
+func (s *Server) applyUpdate(r *http.Request, ds *mapcommons.Dataset, body io.Reader, fid int64, partial bool, version int64) error {
 	dec := json.NewDecoder(body)
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -180,35 +224,33 @@ func (s *Server) updateFeature(w http.ResponseWriter, r *http.Request, partial b
 		return mapcommons.Errorf(mapcommons.EINVALID, "feature: id %d is not the feature %d of the path", id, fid)
 	}
 	f.ID = fid
-	e := &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures()}
+	e := &mapcommons.Edits{Updates: []mapcommons.Feature{f}, MaxFeatures: s.maxFeatures(), Version: version}
 	if patch != nil {
 		e.Patches = []*mapcommons.Patch{patch}
 	}
 	_, err = s.svc.Features.ApplyEdits(r.Context(), ds.ID, e)
+	return s.oneEditError(ds, fid, "updates", err)
+}
+
+// oneEditError is the error of an edit of the one feature fid of ds
+// (list: "updates" or "deletes"), as a request naming it in its path
+// tells it: ENOTFOUND for a missing feature, codePrecondition for a
+// dataset no longer at the version the edit was made against (its
+// If-Match), and an invalid one named as the body rather than as an item
+// of a batch.
+func (s *Server) oneEditError(ds *mapcommons.Dataset, fid int64, list string, err error) error {
 	switch {
 	case err == nil:
+		return nil
 	case errors.Is(err, feature.ErrMissingFeature):
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid)
+	case errors.Is(err, feature.ErrStaleVersion):
+		return staleItem(ds, fid)
 	case mapcommons.ErrorCode(err) == mapcommons.EINVALID:
 		// The store names the item as in a batch: here it is the body.
-		return mapcommons.Errorf(mapcommons.EINVALID, "feature: %s", strings.TrimPrefix(mapcommons.ErrorMessage(err), "updates[0]: "))
-	default:
-		return err
+		return mapcommons.Errorf(mapcommons.EINVALID, "feature: %s", strings.TrimPrefix(mapcommons.ErrorMessage(err), list+"[0]: "))
 	}
-	// The feature as it is now stored.
-	var out []byte
-	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, &mapcommons.FeatureQuery{Limit: 1, IDs: []int64{fid}}, func(g *mapcommons.Feature) error {
-		var err error
-		out, err = geojson.AppendFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, g, "")
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if out == nil {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "dataset %d has no feature %d", ds.ID, fid) // deleted meanwhile
-	}
-	return s.writeJSON(w, r, http.StatusOK, json.RawMessage(out))
+	return err
 }
 
 // editResult is one item of an applyEdits answer, as ArcGIS clients read it.
@@ -223,7 +265,7 @@ type editResult struct {
 // applied all or nothing. 200 with addResults, updateResults and
 // deleteResults; a bad item is a 400 (or 422) naming it, nothing applied.
 func (s *Server) handleEdits(w http.ResponseWriter, r *http.Request) error {
-	ds, body, cleanup, err := s.editBody(r, `no edits: send {"adds": [...], "updates": [...], "deletes": [...]} as JSON`)
+	ds, body, cleanup, err := s.editBody(r, s.datasetToEdit, `no edits: send {"adds": [...], "updates": [...], "deletes": [...]} as JSON`)
 	if err != nil {
 		return err
 	}

@@ -95,6 +95,10 @@ func TestFeaturePatch(t *testing.T) {
 		if f := featureOf(fs, 3); f.Properties["name"] != nil || f.Properties["n"] != nil {
 			t.Fatalf("after properties null: %+v", f)
 		}
+		// A Feature's patch need not repeat its type.
+		must(t, patch("alice", "/features/3.json", mergePatchType, `{"properties": {"name": "C2"}, "geometry": {"type": "Point", "coordinates": [22, 12]}}`), 200)
+		want(t, 3, nil, "C2", "[22 12]")
+		must(t, patch("alice", "/features/3.json", mergePatchType, `{"geometry": null}`), 200)
 		// An empty patch changes nothing, and is no error.
 		must(t, patch("alice", "/features/3.json", mergePatchType, `{"name": "C3"}`), 200)
 		must(t, patch("alice", "/features/3.json", mergePatchType, `{}`), 200)

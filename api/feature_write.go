@@ -21,7 +21,7 @@ import (
 // FeatureCollection, or one Feature. Every feature is checked against the
 // dataset's attributes; one bad feature and nothing is added.
 func (s *Server) handleFeatureCreate(w http.ResponseWriter, r *http.Request) error {
-	ds, f, cleanup, err := s.editBody(r, "no features: send a JSON array of features or a GeoJSON FeatureCollection")
+	ds, f, cleanup, err := s.editBody(r, s.datasetToEdit, "no features: send a JSON array of features or a GeoJSON FeatureCollection")
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 	}
 	var props map[string]json.RawMessage
 	cleared := false // a patch's "properties": null, which clears them all
-	if t, ok := obj["type"]; ok && bytes.Equal(bytes.TrimSpace(t), []byte(`"Feature"`)) {
+	if featureForm(obj, j.attrs, j.patch != nil) {
 		props = map[string]json.RawMessage{} // a GeoJSON Feature: attributes in properties
 		if p, ok := obj["properties"]; ok && !bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
 			dec := json.NewDecoder(bytes.NewReader(p))
@@ -247,6 +247,19 @@ func (j *jsonFeatures) convert(obj map[string]json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// featureForm reports whether obj is a GeoJSON Feature, its attributes
+// in "properties": its "type" says so or, for a merge patch, it has a
+// "properties" member and the dataset no attribute of that name (a merge
+// patch of a Feature, {"properties": {"name": "x"}}, need not repeat its
+// type).
+func featureForm(obj map[string]json.RawMessage, attrs []mapcommons.Attribute, patch bool) bool {
+	if isGeoJSONFeature(obj) {
+		return true
+	}
+	_, ok := obj["properties"]
+	return ok && patch && mapcommons.AttrIndex(attrs, "properties") < 0
 }
 
 func attrByName(attrs []mapcommons.Attribute, name string) (int, bool) {

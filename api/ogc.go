@@ -72,6 +72,9 @@ var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
 	"http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+	// Part 4: POST, PUT and DELETE of items, and PATCH (ogc_edit.go).
+	"http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+	"http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
 	// OGC API Common Part 1 (19-072): the landing page links the API
 	// definition (service-desc, service-doc), the conformance and the
 	// collections (data); every document has its JSON and HTML forms; the
@@ -120,6 +123,11 @@ func (s *Server) ogcRoutes(m *routeTable) {
 	m.Handle("GET /ogc/collections/{id}/schema", s.handle(s.handleOGCSchema))
 	m.Handle("GET /ogc/collections/{id}/items", s.handle(s.bounded(s.handleOGCItems)))
 	m.Handle("GET /ogc/collections/{id}/items/{featureId}", s.handle(s.bounded(s.handleOGCItem)))
+	// Part 4: create, replace, update and delete items (ogc_edit.go).
+	m.Handle("POST /ogc/collections/{id}/items", s.handle(s.handleOGCItemCreate))
+	m.Handle("PUT /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemReplace))
+	m.Handle("PATCH /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemUpdate))
+	m.Handle("DELETE /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemDelete))
 	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/{id}",
 		"/ogc/collections/{id}/queryables", "/ogc/collections/{id}/schema", "/ogc/collections/{id}/items", "/ogc/collections/{id}/items/{featureId}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

@@ -8,6 +8,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -306,4 +307,102 @@ func TestTilesWithQGIS(t *testing.T) {
 		t.Fatal("QGIS fetched no tile")
 	}
 	t.Logf("QGIS painted %d of %d pixels from %d tiles", got.Painted, got.Total, tiles.Load())
+}
+
+// owslibPython returns a python3 for the Part 4 client: one that imports
+// OWSLib's OGC API Features (Debian's python3-owslib) if any does, else
+// any python3 (the script then reads with urllib too); it skips without
+// python3, and with MAPCOMMONS_REQUIRE_OWSLIB=1 fails without OWSLib.
+func owslibPython(t *testing.T) (py string, owslib bool) {
+	t.Helper()
+	var any string
+	for _, name := range []string{"/usr/bin/python3", "python3"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		if exec.Command(p, "-c", "import owslib.ogcapi.features").Run() == nil {
+			return p, true
+		}
+		if any == "" {
+			any = p
+		}
+	}
+	required := os.Getenv("MAPCOMMONS_REQUIRE_OWSLIB") == "1"
+	switch {
+	case required:
+		t.Fatal("no python3 imports owslib.ogcapi.features (apt-get install python3-owslib) and MAPCOMMONS_REQUIRE_OWSLIB=1")
+	case any == "":
+		t.Skip("no python3")
+	}
+	return any, false
+}
+
+// TestOGCEditWithPython: a Python client on a real listener adds an item
+// (201, Location), patches it with If-Match (200, a new ETag, null
+// clearing a property, the geometry kept), is refused a PUT with the old
+// ETag (412), replaces it with the new one, reads it back (with OWSLib
+// when installed), deletes it (204, then 404), and is refused anonymous
+// (401).
+func TestOGCEditWithPython(t *testing.T) {
+	t.Parallel()
+	py, owslib := owslibPython(t)
+	ts := newServer(t, noBaseURL)
+	path := ts.createCSV("?title=Towns", "n,name,lat,lon\n1,Durham,36.0,-78.9\n")
+	id := strings.TrimPrefix(path, "/datasets/")
+	landing := listen(t, ts.handler)
+	out, err := exec.Command(py, "testdata/ogc_crud.py", landing, id, "alice", "secret1").Output()
+	if err != nil {
+		t.Fatalf("ogc_crud.py: %v\n%s", err, out)
+	}
+	var got struct {
+		Error             string
+		Steps             []string
+		Conformance       []string
+		Location          string
+		Created, Patched  map[string]any
+		Replaced, Read    map[string]any
+		PatchedGeometry   map[string]any `json:"patched_geometry"`
+		ReadGeometry      map[string]any `json:"read_geometry"`
+		EtagMoved         bool           `json:"etag_moved"`
+		StaleStatus       int            `json:"stale_status"`
+		OWSLib            bool
+		Listed            int
+		DeleteStatus      int `json:"delete_status"`
+		AfterDeleteStatus int `json:"after_delete_status"`
+		AnonymousStatus   int `json:"anonymous_status"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &got); err != nil {
+		t.Fatalf("ogc_crud.py said: %s", out)
+	}
+	t.Logf("steps: %s", strings.Join(got.Steps, "; "))
+	if got.Error != "" {
+		t.Fatalf("ogc_crud.py: %s", got.Error)
+	}
+	if len(got.Conformance) != 2 {
+		t.Errorf("Part 4 classes: %v", got.Conformance)
+	}
+	if got.Location != landing+"/collections/"+id+"/items/2" || got.Created["name"] != "Raleigh" || got.Created["n"] != 7.0 {
+		t.Errorf("created at %s: %v", got.Location, got.Created)
+	}
+	if got.Patched["name"] != "Raleigh, NC" || got.Patched["n"] != nil || fmt.Sprint(got.PatchedGeometry["coordinates"]) != "[-78.6 35.8]" || !got.EtagMoved {
+		t.Errorf("patched: %v %v, ETag moved %v", got.Patched, got.PatchedGeometry, got.EtagMoved)
+	}
+	if got.StaleStatus != 412 {
+		t.Errorf("PUT with a stale ETag: %d", got.StaleStatus)
+	}
+	if got.Replaced["name"] != "Charlotte" || got.Read["name"] != "Charlotte" || got.Read["n"] != nil ||
+		fmt.Sprint(got.ReadGeometry["coordinates"]) != "[-80.8 35.2]" || got.Listed != 1 {
+		t.Errorf("replaced %v, read back %v %v, listed %d", got.Replaced, got.Read, got.ReadGeometry, got.Listed)
+	}
+	if got.OWSLib != owslib {
+		t.Errorf("read with OWSLib %v, installed %v", got.OWSLib, owslib)
+	}
+	if got.DeleteStatus != 204 || got.AfterDeleteStatus != 404 || got.AnonymousStatus != 401 {
+		t.Errorf("DELETE %d, GET after %d, anonymous POST %d", got.DeleteStatus, got.AfterDeleteStatus, got.AnonymousStatus)
+	}
+	// The server's own reading agrees.
+	if n := len(decode[[]any](t, must(t, ts.get(path+"/features.json", ""), 200))); n != 1 {
+		t.Errorf("%d features left", n)
+	}
 }

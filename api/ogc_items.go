@@ -584,9 +584,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
-	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
-	links := append(s.selfLinks(r, "/collections/"+ds.ReadableName()+"/items/"+raw, r.URL.Query(), f, ogcGeoJSON),
-		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
+	links := s.ogcItemLinks(r, ds, raw, r.URL.Query(), f)
 	fq := &mapcommons.FeatureQuery{IDs: []int64{id}, Limit: 1}
 	if f == "html" {
 		var found bool
@@ -603,22 +601,9 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	if c, ok := s.cache.get(key); ok && cacheable {
 		return c.write(w, r)
 	}
-	extra, err := jsonMember([]byte{','}, "links", links)
+	body, err := s.ogcItemJSON(r, ds, id, out, links)
 	if err != nil {
 		return err
-	}
-	var body []byte
-	fq.Lazy = true
-	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
-		var err error
-		body, err = appendOGCFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, ft, out, extra)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if body == nil {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %d not found in collection %d", id, ds.ID)
 	}
 	o := startJSON(w, r)
 	if callbackOf(r) == "" {
@@ -629,6 +614,37 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	}
 	o.buf = append(o.buf, body...)
 	return o.Close()
+}
+
+// ogcItemLinks are the links of the item fid (its path segment) of ds in
+// format f, asked with the query q: self, alternate and collection.
+func (s *Server) ogcItemLinks(r *http.Request, ds *mapcommons.Dataset, fid string, q url.Values, f string) []ogcLink {
+	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
+	return append(s.selfLinks(r, "/collections/"+ds.ReadableName()+"/items/"+fid, q, f, ogcGeoJSON),
+		ogcLink{Href: coll, Rel: "collection", Type: ogcJSON, Title: "the collection"})
+}
+
+// ogcItemJSON is the feature id of ds as items/{featureId} answers it in
+// JSON, in out's CRS and with links; ENOTFOUND when ds has none.
+func (s *Server) ogcItemJSON(r *http.Request, ds *mapcommons.Dataset, id int64, out outputCRS, links []ogcLink) ([]byte, error) {
+	extra, err := jsonMember([]byte{','}, "links", links)
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	fq := &mapcommons.FeatureQuery{IDs: []int64{id}, Limit: 1, Lazy: true}
+	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
+		var err error
+		body, err = appendOGCFeature(nil, geojson.Keys(ds.Attributes), ds.Attributes, ft, out, extra)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
+		return nil, mapcommons.Errorf(mapcommons.ENOTFOUND, "feature %d not found in collection %d", id, ds.ID)
+	}
+	return body, nil
 }
 
 // ogcCacheKey is the response cache's key of an OGC answer of kind (with

@@ -183,6 +183,30 @@ type missingFeature struct{ e *mapcommons.Error }
 func (m missingFeature) Error() string   { return m.e.Error() }
 func (m missingFeature) Unwrap() []error { return []error{m.e, ErrMissingFeature} }
 
+// StaleVersion is the error of an edit made against version want of a
+// dataset that is at version got (Edits.Version): the same in every store,
+// an ECONFLICT with ErrStaleVersion in its chain.
+func StaleVersion(want, got int64) error {
+	return staleVersion{mapcommons.Errorf(mapcommons.ECONFLICT, "the dataset is at version %d, not %d: it changed since", got, want)}
+}
+
+// ErrStaleVersion is in the chain of StaleVersion's errors.
+var ErrStaleVersion = errors.New("the dataset changed")
+
+type staleVersion struct{ e *mapcommons.Error }
+
+func (m staleVersion) Error() string   { return m.e.Error() }
+func (m staleVersion) Unwrap() []error { return []error{m.e, ErrStaleVersion} }
+
+// CheckVersion is the check of Edits.Version against the version of the
+// dataset as the store's write lock holds it.
+func CheckVersion(e *mapcommons.Edits, version int64) error {
+	if e.Version > 0 && e.Version != version {
+		return StaleVersion(e.Version, version)
+	}
+	return nil
+}
+
 // TooManyFeatures is the error of an edit that would leave a dataset with
 // more than max features.
 func TooManyFeatures(max int64) error {

@@ -59,7 +59,8 @@ func (s *FeatureService) fastEdit(ctx context.Context, r *datasetRow, e *mapcomm
 	n := r.FeatureCount - int64(len(e.Deletes))
 	switch {
 	case !r.noMaps, e.AddSource != nil, len(e.Patches) > 0, len(e.Adds) > fewRows,
-		n <= exactSummaryMax, len(r.holes)+len(e.Deletes) > maxHoles:
+		n <= exactSummaryMax, len(r.holes)+len(e.Deletes) > maxHoles,
+		e.Version > 0 && e.Version != r.Version: // the long way tells the version it finds
 		return nil, nil, errNotFast
 	}
 	if e.MaxFeatures > 0 && n+feature.NumAdds(e) > e.MaxFeatures {

@@ -38,7 +38,7 @@ func TestFastEditContract(t *testing.T) {
 		db.Now = storetest.ClockFor(tb)
 		stores = append(stores, db)
 		return db.Services()
-	}, "Features", "FeatureIDs", "EditPatches", "QueryOracle", "LongLike")
+	}, "Features", "FeatureIDs", "EditPatches", "EditVersion", "QueryOracle", "LongLike")
 	var fast int64
 	for _, db := range stores {
 		f, _ := postgres.FastEdits(db)

@@ -47,6 +47,9 @@ func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *map
 	err = s.inPlace(ctx, datasetID, e.AddSource == nil, namedIDs(e),
 		func(tx pgx.Tx, old *datasetRow, named map[int64]*namedRow) (bool, error) {
 			g = nil
+			if err := feature.CheckVersion(e, old.Version); err != nil {
+				return true, err
+			}
 			if len(old.holes)+len(e.Deletes) > maxHoles {
 				return false, nil
 			}
@@ -435,6 +438,9 @@ func rowSet(nattrs int) string {
 func (s *FeatureService) editRewrite(ctx context.Context, datasetID int64, e *mapcommons.Edits) (*mapcommons.EditResult, error) {
 	res := &mapcommons.EditResult{}
 	err := s.rewrite(ctx, datasetID, func(old *datasetRow, g *generation) error {
+		if err := feature.CheckVersion(e, old.Version); err != nil {
+			return err
+		}
 		pe, err := prepareEdit(ctx, g.tx, old, e, nil)
 		if err != nil {
 			return err

@@ -44,14 +44,19 @@ type change struct {
 // dataset's write lock: the delta is rewritten with the change, the dead
 // positions grow by the base features it deletes or updates, and the row
 // points at the new layout; the summary follows. Nothing is changed when
-// plan or the writing fails.
-func (db *DB) edit(ctx context.Context, id int64, plan func(v *segment.View) (*change, error)) error {
+// plan or the writing fails. A version above zero is the one the dataset
+// must be at (Edits.Version): else the edit fails with
+// feature.StaleVersion's error.
+func (db *DB) edit(ctx context.Context, id, version int64, plan func(v *segment.View) (*change, error)) error {
 	unlock := db.lockFeatures(id)
 	defer unlock()
 	// The cached row is the row: its layout changes only under this lock,
 	// and every change drops it from the cache before the lock is released.
 	ds, oldName, err := db.dataset(ctx, id)
 	if err != nil {
+		return err
+	}
+	if err := feature.CheckVersion(&mapcommons.Edits{Version: version}, ds.Version); err != nil {
 		return err
 	}
 	v, release, err := db.segs.acquireView(oldName)

@@ -68,7 +68,7 @@ func (s *FeatureService) GroupFeatures(ctx context.Context, datasetID int64, q *
 func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src mapcommons.FeatureSource) (_ int64, err error) {
 	defer derrors.Wrap(&err, "FeatureService.AddFeatures(%d)", datasetID)
 	var added int64
-	err = s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+	err = s.db.edit(ctx, datasetID, 0, func(v *segment.View) (*change, error) {
 		if a, ok := src.(mapcommons.AppendAware); ok {
 			a.AppendingTo(int64(v.Len())) // under the dataset's write lock
 		}
@@ -95,7 +95,7 @@ func (s *FeatureService) AddFeatures(ctx context.Context, datasetID int64, src m
 // keep their ids; the ids of those deleted are not given again.
 func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, positions []int64) (err error) {
 	defer derrors.Wrap(&err, "FeatureService.DeleteFeatures(%d)", datasetID)
-	return s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+	return s.db.edit(ctx, datasetID, 0, func(v *segment.View) (*change, error) {
 		c := &change{deletes: make(map[int64]bool, len(positions))}
 		for _, p := range positions {
 			if p < 0 || p >= int64(v.Len()) {
@@ -114,7 +114,7 @@ func (s *FeatureService) DeleteFeatures(ctx context.Context, datasetID int64, po
 func (s *FeatureService) ApplyEdits(ctx context.Context, datasetID int64, e *mapcommons.Edits) (_ *mapcommons.EditResult, err error) {
 	defer derrors.Wrap(&err, "FeatureService.ApplyEdits(%d)", datasetID)
 	res := &mapcommons.EditResult{}
-	err = s.db.edit(ctx, datasetID, func(v *segment.View) (*change, error) {
+	err = s.db.edit(ctx, datasetID, e.Version, func(v *segment.View) (*change, error) {
 		// Partial updates are merged with the features as the lock holds
 		// them: two patches of one feature at once both hold.
 		e, err := feature.MergePatches(e, len(v.Attributes()), func(id int64) (*mapcommons.Feature, bool, error) {

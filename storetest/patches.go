@@ -152,3 +152,78 @@ func testEditPatches(t *testing.T, open Opener) {
 		}
 	})
 }
+
+// testEditVersion: an edit made against a version of the dataset
+// (Edits.Version, an If-Match) applies while the dataset is at that
+// version, and fails with StaleVersion's error, nothing applied, once it
+// has moved; without a version, an edit applies whatever the version.
+func testEditVersion(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, SampleSource(5)); err != nil {
+		t.Fatal(err)
+	}
+	version := func() int64 {
+		t.Helper()
+		d, err := s.Datasets.FindDatasetByID(ctx, ds.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Version
+	}
+	label := func(id int64) any {
+		t.Helper()
+		var got any
+		err := s.Features.ScanFeatures(ctx, ds.ID, &mapcommons.FeatureQuery{IDs: []int64{id}, Limit: 1}, func(f *mapcommons.Feature) error {
+			got = f.Values[2]
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	update := func(v int64, id int64, l string) error {
+		_, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Version: v,
+			Updates: []mapcommons.Feature{{ID: id, Values: []any{int64(id), 1.0, l, true}}}})
+		return err
+	}
+	v0 := version()
+	if err := update(v0, 2, "first"); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 == v0 || label(2) != "first" {
+		t.Fatalf("after an edit at its version: version %d (was %d), label %v", v1, v0, label(2))
+	}
+	// Against the old version: refused, nothing applied, the version kept.
+	// Twice: the second after an edit of this store, as the first was.
+	for i := range 2 {
+		err := update(v0, 3, "stale")
+		if !errors.Is(err, feature.ErrStaleVersion) || mapcommons.ErrorCode(err) != mapcommons.ECONFLICT {
+			t.Fatalf("an edit against version %d at %d (%d): %v", v0, v1, i, err)
+		}
+		if version() != v1 || label(3) == "stale" {
+			t.Fatalf("a stale edit applied: version %d, label %v", version(), label(3))
+		}
+	}
+	_, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Version: v0, Deletes: []int64{4}})
+	if !errors.Is(err, feature.ErrStaleVersion) {
+		t.Fatalf("a stale delete: %v", err)
+	}
+	_, err = s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Version: v0 + 100, Adds: []mapcommons.Feature{{Values: []any{nil, nil, "new", nil}}}})
+	if !errors.Is(err, feature.ErrStaleVersion) {
+		t.Fatalf("an add against a version to come: %v", err)
+	}
+	// At the current version, and without one: applied.
+	if err := update(v1, 3, "second"); err != nil || label(3) != "second" {
+		t.Fatalf("an edit at the current version: %v, label %v", err, label(3))
+	}
+	if err := update(0, 4, "third"); err != nil || label(4) != "third" {
+		t.Fatalf("an edit without a version: %v, label %v", err, label(4))
+	}
+	if _, err := s.Features.ApplyEdits(ctx, ds.ID, &mapcommons.Edits{Version: version(), Deletes: []int64{5}}); err != nil {
+		t.Fatalf("a delete at the current version: %v", err)
+	}
+}

@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 	part("FeatureIDs", testFeatureIDs, "Datasets", "Features")
 	part("Edits", testEdits, "Datasets", "Features")
 	part("EditPatches", testEditPatches, "Datasets", "Features")
+	part("EditVersion", testEditVersion, "Datasets", "Features")
 	part("Maps", testMaps, "Users", "Maps")
 	part("Search", testSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
 	part("Groups", testGroups, "Users", "Groups")
@@ -65,6 +66,7 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 	}{
 		{"Datasets", testDatasets}, {"Features", testFeatures}, {"Feeds", testFeeds},
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
+		{"EditVersion", testEditVersion},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {
