@@ -1,9 +1,9 @@
 // relate.go: the spatial predicates of CQL2's spatial-functions class
-// (S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN, S_CONTAINS,
-// S_OVERLAPS, and S_INTERSECTS of a literal with holes) by their DE-9IM
-// meaning (OGC Simple Features), planar in lon/lat, computed by the
-// simplefeatures library's relate engine: the one evaluator both stores
-// use, so that they answer alike.
+// (S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN, S_CONTAINS, S_OVERLAPS, and
+// S_INTERSECTS of a literal with holes; S_DISJOINT is NOT S_INTERSECTS)
+// by their DE-9IM meaning (OGC Simple Features), planar in lon/lat,
+// computed by the simplefeatures library's relate engine: the one
+// evaluator both stores use, so that they answer alike.
 package feature
 
 import (

@@ -103,7 +103,13 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 		}
 		rects, nears := literalParts(e.Geometry)
 		return Node{kind: wGeom, rects: rects, nears: nears}
-	case mapcommons.ExprDisjoint, mapcommons.ExprEquals, mapcommons.ExprTouches, mapcommons.ExprCrosses,
+	case mapcommons.ExprDisjoint:
+		// NOT S_INTERSECTS, by the same test, so that the two agree on
+		// every geometry (invalid ones too); unknown without one.
+		in := *e
+		in.Op = mapcommons.ExprIntersects
+		return Node{kind: wNot, kids: []Node{Compile(attrs, &in)}}
+	case mapcommons.ExprEquals, mapcommons.ExprTouches, mapcommons.ExprCrosses,
 		mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
 		return Node{kind: wRelate, rel: compileRelation(e)}
 	}
