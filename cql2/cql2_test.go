@@ -245,6 +245,23 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: %v; want %q", c.text, err, c.want)
 		}
 	}
+	// In cql2-json too: the message names the function.
+	for _, c := range []struct{ json, want string }{
+		{`{"op":"s_within","args":[{"property":"s"},{"type":"Point","coordinates":[0,0]}]}`, `s_within: "s" is not the geometry`},
+		{`{"op":"s_contains","args":[{"bbox":[0,0,1,1]},{"property":"n"}]}`, `s_within: "n" is not the geometry`},
+		{`{"op":"s_touches","args":[{"property":"label"},{"bbox":[0,0,1,1]}]}`, `s_touches: "label" is not the geometry`},
+		{`{"op":"s_crosses","args":[{"property":"geom"},{"type":"LineString","coordinates":[[0,0],[1,1]]}]}`, ""},
+		{`{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`, ""},
+	} {
+		e, err := ParseJSON([]byte(c.json))
+		if err != nil {
+			t.Fatalf("%s: %v", c.json, err)
+		}
+		err = (&mapcommons.FeatureQuery{Where: e}).Validate(attrs)
+		if c.want == "" && err != nil || c.want != "" && (mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v; want %q", c.json, err, c.want)
+		}
+	}
 	// Shapes the parsers never build are refused too.
 	for _, e := range []*mapcommons.Expr{
 		{Op: "and", Args: []*mapcommons.Expr{prop("=", "n", num(1))}},

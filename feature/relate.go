@@ -10,6 +10,7 @@ import (
 	"github.com/peterstace/simplefeatures/geom"
 
 	"mapcommons"
+	"mapcommons/format/wkb"
 	"mapcommons/spatial"
 )
 
@@ -25,6 +26,16 @@ type relation struct {
 	// (bound) clearOf tests a feature against first.
 	areal bool
 	bound geom.Geometry
+	// polys are an areal literal's polygons, for locating a point
+	// feature without decoding it (locate).
+	polys []arealPart
+}
+
+// arealPart is one polygon of an areal literal: its box and its rings
+// (flat x, y pairs, closed).
+type arealPart struct {
+	box   wkb.Rect
+	rings [][]float64
 }
 
 // compileRelation prepares the literal of a validated spatial test.
@@ -43,8 +54,70 @@ func compileRelation(e *mapcommons.Expr) *relation {
 	r.env = r.lit.Envelope()
 	if t := r.lit.Type(); t == geom.TypePolygon || t == geom.TypeMultiPolygon {
 		r.areal, r.bound = true, r.lit.Boundary()
+		if g, err := wkb.Decode(r.lit.AsBinary()); err == nil {
+			for _, p := range append([]wkb.Geom{g}, g.Parts...) {
+				if p.Type == wkb.Polygon && len(p.Rings) > 0 {
+					box, _ := p.Bounds()
+					r.polys = append(r.polys, arealPart{box: box, rings: p.Rings})
+				}
+			}
+		}
 	}
 	return r
+}
+
+// Locations of a point against an areal literal.
+const (
+	locExterior = iota
+	locInterior
+	locBoundary
+)
+
+// locate tells where the point x, y lies against an areal literal: on a
+// ring's segment (the boundary), or inside by the parity of the rings it
+// is in (a ray towards +x crossing them, half-open in y so that a vertex
+// counts once), holes and other polygons included.
+func (r *relation) locate(x, y float64) int {
+	inside := false
+	for _, p := range r.polys {
+		if x < p.box.MinX || x > p.box.MaxX || y < p.box.MinY || y > p.box.MaxY {
+			continue // outside each of its rings: crossed an even number of times
+		}
+		for _, ring := range p.rings {
+			for i := 0; i+3 < len(ring); i += 2 {
+				x1, y1, x2, y2 := ring[i], ring[i+1], ring[i+2], ring[i+3]
+				if (x-x1)*(y2-y1) == (y-y1)*(x2-x1) && min(x1, x2) <= x && x <= max(x1, x2) && min(y1, y2) <= y && y <= max(y1, y2) {
+					return locBoundary
+				}
+				if (y1 > y) != (y2 > y) && x < x1+(y-y1)*(x2-x1)/(y2-y1) {
+					inside = !inside
+				}
+			}
+		}
+	}
+	if inside {
+		return locInterior
+	}
+	return locExterior
+}
+
+// matchPoint is the test of a point feature against an areal literal, by
+// where it lies: within the interior, touching on the boundary,
+// intersecting either; a point contains, equals, crosses and overlaps no
+// polygon.
+func (r *relation) matchPoint(x, y float64) bool {
+	loc := r.locate(x, y)
+	switch r.op {
+	case mapcommons.ExprIntersects:
+		return loc != locExterior
+	case mapcommons.ExprDisjoint:
+		return loc == locExterior
+	case mapcommons.ExprWithin:
+		return loc == locInterior
+	case mapcommons.ExprTouches:
+		return loc == locBoundary
+	}
+	return false
 }
 
 // BBoxGeometry is a BBOX as the geometry the DE-9IM predicates test: the
@@ -91,6 +164,12 @@ func BBoxGeometry(b *mapcommons.BBox) geom.Geometry {
 func (r *relation) match(b []byte, st *Stopper) tri {
 	if len(b) == 0 || r.empty {
 		return triUnknown
+	}
+	if x, y, ok := wkb.StoredPoint(b); ok && r.polys != nil { // no decoding for points
+		if !st.spend(r.cost) {
+			return triFalse
+		}
+		return truth(r.matchPoint(x, y))
 	}
 	g, err := geom.UnmarshalWKB(b, geom.NoValidate{})
 	if err != nil || g.IsEmpty() {

@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"math"
 	"testing"
 
 	"mapcommons"
@@ -132,4 +133,35 @@ func FuzzRelate(f *testing.F) {
 			t.Errorf("%s, %s: intersects %v, disjoint %v", feat, lit, i, d)
 		}
 	})
+}
+
+// BenchmarkRelate: the cost of one feature's test, a point or a
+// polygon of 64 vertices against a polygon of 256 with a hole, clear of
+// its boundary (the common case) or across it (the overlay).
+func BenchmarkRelate(b *testing.B) {
+	circle := func(cx, cy, r float64, n int) []float64 {
+		var xy []float64
+		for i := 0; i <= n; i++ {
+			a := 2 * math.Pi * float64(i%n) / float64(n)
+			xy = append(xy, cx+r*math.Cos(a), cy+r*math.Sin(a))
+		}
+		return xy
+	}
+	lit := wkb.AppendPolygon(nil, [][]float64{circle(0, 0, 10, 256), circle(0, 0, 2, 32)})
+	for _, c := range []struct {
+		name string
+		g    []byte
+	}{
+		{"PointInside", wkb.AppendPoint(nil, 5, 1)},
+		{"PolygonInside", wkb.AppendPolygon(nil, [][]float64{circle(5, 0, 1, 64)})},
+		{"PolygonAcross", wkb.AppendPolygon(nil, [][]float64{circle(10, 0, 1, 64)})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			n := Compile(nil, &mapcommons.Expr{Op: mapcommons.ExprWithin, Property: "geometry", Geometry: lit})
+			cells := &valueCells{g: c.g}
+			for i := 0; i < b.N; i++ {
+				n.match(cells)
+			}
+		})
+	}
 }
