@@ -432,3 +432,40 @@ func TestParseIn(t *testing.T) {
 		}
 	}
 }
+
+// TestSpatialFunctionErrors: for every spatial function, in both
+// encodings, a wrong number of arguments and a property that is not the
+// geometry are EINVALID errors that name the function.
+func TestSpatialFunctionErrors(t *testing.T) {
+	attrs := []mapcommons.Attribute{{Name: "s", Type: mapcommons.AttrString}}
+	check := func(what string, err error, want string) {
+		t.Helper()
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want EINVALID with %q", what, err, want)
+		}
+	}
+	for _, op := range mapcommons.SpatialOps {
+		up := strings.ToUpper(op)
+		for _, text := range []string{up + "(geometry)", up + "(POINT(1 2))"} {
+			_, err := ParseText(text)
+			check(text, err, up+" takes two arguments, the geometry and a literal, not one")
+		}
+		text := up + "(geometry, POINT(1 2), POINT(3 4))"
+		_, err := ParseText(text)
+		check(text, err, up+" takes two arguments, the geometry and a literal, not more")
+		for _, args := range []string{`[{"property":"geometry"}]`, `[{"property":"geometry"},{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]`, `[]`} {
+			js := `{"op":"` + op + `","args":` + args + `}`
+			_, err := ParseJSON([]byte(js))
+			check(js, err, op+" takes 2 arguments, the geometry and a literal")
+		}
+		text = up + "(s, BBOX(0, 0, 1, 1))"
+		js := `{"op":"` + op + `","args":[{"property":"s"},{"bbox":[0,0,1,1]}]}`
+		et, errT := ParseText(text)
+		ej, errJ := ParseJSON([]byte(js))
+		if errT != nil || errJ != nil {
+			t.Fatalf("%s: %v; %s: %v", text, errT, js, errJ)
+		}
+		check(text, (&mapcommons.FeatureQuery{Where: et}).Validate(attrs), op+`: "s" is not the geometry`)
+		check(js, (&mapcommons.FeatureQuery{Where: ej}).Validate(attrs), op+`: "s" is not the geometry`)
+	}
+}
