@@ -405,6 +405,11 @@ func TestParseIn(t *testing.T) {
 		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[320,360,5]}]}`, intersects("geometry", nil, pt)},
 		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[0,10],[10,10],[0,0]]]}]}`,
 			intersects("geometry", nil, wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}}))},
+		// A hole's positions are mapped too, for every function.
+		{LangText, `S_WITHIN(geometry, POLYGON((0 0, 0 40, 40 40, 0 0), (1 2, 1 3, 2 3, 1 2)))`,
+			&mapcommons.Expr{Op: "s_within", Property: "geometry", Geometry: wkb.AppendPolygon(nil, [][]float64{{0, 0, 4, 0, 4, 4, 0, 0}, {0.2, 0.1, 0.3, 0.1, 0.3, 0.2, 0.2, 0.1}})}},
+		{LangJSON, `{"op":"s_contains","args":[{"bbox":[-55,-100,50,100]},{"property":"geometry"}]}`,
+			&mapcommons.Expr{Op: "s_within", Property: "geometry", BBox: &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}}},
 	} {
 		got, err := ParseIn(c.lang, c.filter, tr)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
