@@ -12,7 +12,8 @@ import (
 )
 
 // cql2SpatialCases are the spatial-function predicates of the abstract
-// test suite of CQL2 (OGC 21-065, Annex A, the Spatial Functions class:
+// test suite of CQL2 (OGC 21-065, Annex A, the Spatial Functions and
+// Basic Spatial Functions Plus classes:
 // the whole world, the line (7 50, 10 51) and the point (7.02 49.92) of
 // each function's test, and the test dataset's table of predicates and
 // expected counts), on the three layers of its test GeoPackage; the
@@ -75,7 +76,17 @@ var cql2SpatialCases = []struct {
 	{"rivers", "S_CROSSES", "BBOX(0,40,10,50)", 1},
 	{"rivers", "S_CROSSES", "LINESTRING(-60 -90,-60 90)", 2},
 	{"rivers", "S_WITHIN", "BBOX(-180,-90,0,90)", 4},
+	// Basic Spatial Functions Plus: S_INTERSECTS with every literal type,
+	// the test dataset's predicates and expected results.
+	{"countries", "S_INTERSECTS", "LINESTRING(-180 -45, 0 -45)", 2},
+	{"countries", "S_INTERSECTS", "MULTILINESTRING((-180 -45, 0 -45), (0 45, 180 45))", 14},
+	{"countries", "S_INTERSECTS", cql2Holed, 8},
+	{"countries", "S_INTERSECTS", "MULTIPOLYGON(((-180 -90, -90 -90, -90 90, -180 90, -180 -90), (-120 -50, -100 -50, -100 -40, -120 -40, -120 -50)), ((0 0, 10 0, 10 10, 0 10, 0 0)))", 15},
+	{"countries", "S_INTERSECTS", "GEOMETRYCOLLECTION(POINT(7.02 49.92), POLYGON((0 0, 10 0, 10 10, 0 10, 0 0)))", 8},
 }
+
+// cql2Holed is the suite's polygon with a hole.
+const cql2Holed = "POLYGON((-180 -90, -90 -90, -90 90, -180 90, -180 -90), (-120 -50, -100 -50, -100 -40, -120 -40, -120 -50))"
 
 // cql2JSONLiteral is a literal of cql2SpatialCases in cql2-json: a bbox
 // object or a GeoJSON geometry.
@@ -139,6 +150,23 @@ func TestOGCCQL2SpatialFunctions(t *testing.T) {
 		first := fmt.Sprintf("%s(%s,geom)", op, c.lit)
 		if n := count(c.layer, "filter="+url.QueryEscape(first)); n != c.want {
 			t.Errorf("%s %s: %d features, want %d", c.layer, first, n, c.want)
+		}
+	}
+	// The suite's combinations of them (Basic Spatial Functions Plus).
+	for _, c := range []struct {
+		text, json string
+		want       int
+	}{
+		{"S_INTERSECTS(geom," + cql2Holed + ") or S_INTERSECTS(geom,POLYGON((0 0, 10 0, 10 10, 0 10, 0 0)))",
+			`{"op":"or","args":[{"op":"s_intersects","args":[{"property":"geom"},` + cql2JSONLiteral(t, cql2Holed) + `]},{"op":"s_intersects","args":[{"property":"geom"},` + cql2JSONLiteral(t, "POLYGON((0 0, 10 0, 10 10, 0 10, 0 0))") + `]}]}`, 15},
+		{"S_INTERSECTS(geom," + cql2Holed + ") and not S_INTERSECTS(geom,POLYGON((-130 0, 0 0, 0 50, -130 50, -130 0)))",
+			`{"op":"and","args":[{"op":"s_intersects","args":[{"property":"geom"},` + cql2JSONLiteral(t, cql2Holed) + `]},{"op":"not","args":[{"op":"s_intersects","args":[{"property":"geom"},` + cql2JSONLiteral(t, "POLYGON((-130 0, 0 0, 0 50, -130 50, -130 0))") + `]}]}]}`, 3},
+	} {
+		if n := count("countries", "filter="+url.QueryEscape(c.text)); n != c.want {
+			t.Errorf("countries %s: %d features, want %d", c.text, n, c.want)
+		}
+		if n := count("countries", "filter-lang=cql2-json&filter="+url.QueryEscape(c.json)); n != c.want {
+			t.Errorf("countries %s: %d features, want %d", c.json, n, c.want)
 		}
 	}
 	// S_DISJOINT is NOT S_INTERSECTS, feature by feature.
