@@ -26,6 +26,13 @@ const (
 	ExprBetween    = "between"      // Values[0] <= Property <= Values[1]
 	ExprIn         = "in"           // Property equals one of Values
 	ExprIntersects = "s_intersects" // the geometry meets BBox or Geometry
+	ExprDisjoint   = "s_disjoint"   // the geometry and BBox or Geometry share no point
+	ExprEquals     = "s_equals"     // the geometry is the same point set as BBox or Geometry
+	ExprTouches    = "s_touches"    // they meet, on boundaries only
+	ExprCrosses    = "s_crosses"    // they cross (DE-9IM, by dimension)
+	ExprWithin     = "s_within"     // the geometry is within BBox or Geometry
+	ExprContains   = "s_contains"   // the geometry contains BBox or Geometry
+	ExprOverlaps   = "s_overlaps"   // they overlap (same dimension, neither within the other)
 	ExprTrue       = "true"         // every feature (the literal TRUE)
 	ExprFalse      = "false"        // no feature (the literal FALSE)
 )
@@ -37,6 +44,34 @@ const (
 	// MaxExprNodes is the most operations an expression may hold.
 	MaxExprNodes = 10000
 )
+
+// SpatialOps are the spatial predicates of an Expr: the geometry property
+// against a BBox or Geometry literal, with the DE-9IM meaning of OGC
+// Simple Features (CQL2's spatial-functions class).
+var SpatialOps = []string{ExprIntersects, ExprDisjoint, ExprEquals, ExprTouches, ExprCrosses, ExprWithin, ExprContains, ExprOverlaps}
+
+// IsSpatialOp reports whether op is one of SpatialOps.
+func IsSpatialOp(op string) bool {
+	for _, o := range SpatialOps {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// ConverseSpatialOp is the predicate op with its operands exchanged:
+// S_WITHIN(literal, geometry) is S_CONTAINS(geometry, literal) and the
+// reverse; the others are symmetric.
+func ConverseSpatialOp(op string) string {
+	switch op {
+	case ExprWithin:
+		return ExprContains
+	case ExprContains:
+		return ExprWithin
+	}
+	return op
+}
 
 // GeometryProperties are the names by which an expression refers to the
 // features' geometry (the queryable "geometry").
@@ -60,14 +95,18 @@ var GeometryProperties = []string{"geometry", "geom"}
 // whose W > E crosses the antimeridian; polygon and line literals have
 // straight edges in lon/lat (no wrap at the antimeridian); edges and
 // boundaries count (a point on a polygon's edge intersects it, within the
-// rounding of floating point for lines and polygons).
+// rounding of floating point for lines and polygons). The predicates
+// other than s_intersects have the DE-9IM meaning of OGC Simple Features
+// (as GEOS and PostGIS compute it), the BBox being the polygon of its
+// corners (two polygons when it crosses the antimeridian; a line or a
+// point when it has no width or height).
 type Expr struct {
 	Op       string
 	Args     []*Expr   // and, or (two or more), not (one)
-	Property string    // the attribute of a comparison, isNull, like, between, in; the geometry property of s_intersects
+	Property string    // the attribute of a comparison, isNull, like, between, in; the geometry property of a spatial test
 	Values   []Literal // the literals: one for a comparison or like, two for between, one or more for in
-	BBox     *BBox     // s_intersects with an envelope
-	Geometry []byte    // s_intersects with a geometry literal (stored WKB); nil when BBox is set
+	BBox     *BBox     // a spatial test with an envelope
+	Geometry []byte    // a spatial test with a geometry literal (stored WKB); nil when BBox is set
 }
 
 // Kinds of Literal.
@@ -151,24 +190,24 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 			}
 		}
 		return nil
-	case ExprIntersects:
+	case ExprIntersects, ExprDisjoint, ExprEquals, ExprTouches, ExprCrosses, ExprWithin, ExprContains, ExprOverlaps:
 		if !IsGeometryProperty(e.Property) {
-			return Errorf(EINVALID, "filter: s_intersects: %q is not the geometry (geometry)", e.Property)
+			return Errorf(EINVALID, "filter: %s: %q is not the geometry (geometry)", e.Op, e.Property)
 		}
 		if e.BBox != nil {
 			b := e.BBox
 			for _, v := range []float64{b.W, b.S, b.E, b.N} {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return Errorf(EINVALID, "filter: s_intersects: a bbox of non-finite numbers")
+					return Errorf(EINVALID, "filter: %s: a bbox of non-finite numbers", e.Op)
 				}
 			}
 			if b.S > b.N {
-				return Errorf(EINVALID, "filter: s_intersects: bbox south %v above north %v", b.S, b.N)
+				return Errorf(EINVALID, "filter: %s: bbox south %v above north %v", e.Op, b.S, b.N)
 			}
 			return nil
 		}
 		if err := CheckGeometryLiteral(e.Geometry); err != nil {
-			return Errorf(EINVALID, "filter: s_intersects: %s", ErrorMessage(err))
+			return Errorf(EINVALID, "filter: %s: %s", e.Op, ErrorMessage(err))
 		}
 		return nil
 	}
@@ -231,9 +270,10 @@ func checkLiteral(t AttrType, v Literal) error {
 	return nil
 }
 
-// CheckGeometryLiteral checks a geometry literal of s_intersects (stored WKB): not empty, in
-// lon/lat, at most MaxNearVertices vertices, polygons closed
-// and without holes (which the spatial tests do not handle).
+// CheckGeometryLiteral checks the geometry literal of a spatial test
+// (stored WKB): not empty, in lon/lat, at most MaxNearVertices vertices,
+// lines of two positions or more, polygons' rings (the shell, then any
+// holes) closed, of four positions or more.
 func CheckGeometryLiteral(b []byte) error {
 	g, err := wkb.Decode(b)
 	if err != nil {
@@ -263,15 +303,13 @@ func CheckGeometryLiteral(b []byte) error {
 			}
 			return coords(g.Coords)
 		case wkb.Polygon:
-			if len(g.Rings) > 1 {
-				return Errorf(EINVALID, "polygons with holes are not supported")
-			}
-			if len(g.Rings) == 1 {
-				r := g.Rings[0]
+			for _, r := range g.Rings {
 				if len(r) < 8 || r[0] != r[len(r)-2] || r[1] != r[len(r)-1] {
 					return Errorf(EINVALID, "a polygon's ring is closed, of 4 or more positions")
 				}
-				return coords(r)
+				if err := coords(r); err != nil {
+					return err
+				}
 			}
 			return nil
 		}

@@ -63,6 +63,45 @@ var parseCases = []struct {
 	{`S_INTERSECTS(geometry, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)),((5 5, 6 5, 6 6, 5 5))))`,
 		`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]]]]}]}`,
 		&mapcommons.Expr{Op: "s_intersects", Property: "geometry", Geometry: wkb.AppendMultiPolygon(nil, [][][]float64{{{0, 0, 1, 0, 1, 1, 0, 0}}, {{5, 5, 6, 5, 6, 6, 5, 5}}})}},
+	// Basic Spatial Functions Plus: every geometry literal type.
+	{`S_INTERSECTS(geometry, POLYGON((0 0, 4 0, 4 4, 0 0), (1 0.5, 2 0.5, 2 1.5, 1 0.5)))`,
+		`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]}]}`,
+		spatialExpr("s_intersects", wkb.AppendPolygon(nil, [][]float64{{0, 0, 4, 0, 4, 4, 0, 0}, {1, 0.5, 2, 0.5, 2, 1.5, 1, 0.5}}))},
+	{`S_INTERSECTS(geometry, MULTIPOINT((1 2), (3 4)))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"MultiPoint","coordinates":[[1,2],[3,4]]}]}`,
+		spatialExpr("s_intersects", wkb.AppendMultiPoint(nil, []float64{1, 2, 3, 4}))},
+	{`S_INTERSECTS(geometry, MULTILINESTRING((0 0, 1 1), (2 2, 3 3, 4 2)))`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"MultiLineString","coordinates":[[[0,0],[1,1]],[[2,2],[3,3],[4,2]]]}]}`,
+		spatialExpr("s_intersects", wkb.AppendMultiLineString(nil, [][]float64{{0, 0, 1, 1}, {2, 2, 3, 3, 4, 2}}))},
+	{`S_INTERSECTS(geometry, GEOMETRYCOLLECTION(POINT(1 2), LINESTRING(0 0, 1 1)))`,
+		`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},{"type":"LineString","coordinates":[[0,0],[1,1]]}]}]}`,
+		spatialExpr("s_intersects", wkb.AppendCollection(nil, [][]byte{wkb.AppendPoint(nil, 1, 2), wkb.AppendLineString(nil, []float64{0, 0, 1, 1})}))},
+	// Spatial Functions: each predicate, the geometry first.
+	{`S_DISJOINT(geometry, POINT(1 2))`, `{"op":"s_disjoint","args":[{"property":"geometry"},{"type":"Point","coordinates":[1,2]}]}`,
+		spatialExpr("s_disjoint", wkb.AppendPoint(nil, 1, 2))},
+	{`s_equals(geom, LINESTRING(0 0, 1 1))`, `{"op":"s_equals","args":[{"property":"geom"},{"type":"LineString","coordinates":[[0,0],[1,1]]}]}`,
+		&mapcommons.Expr{Op: "s_equals", Property: "geom", Geometry: wkb.AppendLineString(nil, []float64{0, 0, 1, 1})}},
+	{`S_TOUCHES(geometry, POLYGON((0 0, 1 0, 1 1, 0 0)))`, `{"op":"s_touches","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}]}`,
+		spatialExpr("s_touches", wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}}))},
+	{`S_CROSSES(geometry, MULTILINESTRING((0 0, 1 1)))`, `{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiLineString","coordinates":[[[0,0],[1,1]]]}]}`,
+		spatialExpr("s_crosses", wkb.AppendMultiLineString(nil, [][]float64{{0, 0, 1, 1}}))},
+	{`S_WITHIN(geometry, BBOX(-180, -90, 0, 90))`, `{"op":"s_within","args":[{"property":"geometry"},{"bbox":[-180,-90,0,90]}]}`,
+		&mapcommons.Expr{Op: "s_within", Property: "geometry", BBox: &mapcommons.BBox{W: -180, S: -90, E: 0, N: 90}}},
+	{`S_CONTAINS(geometry, MULTIPOINT((1 2)))`, `{"op":"s_contains","args":[{"property":"geometry"},{"type":"MultiPoint","coordinates":[[1,2]]}]}`,
+		spatialExpr("s_contains", wkb.AppendMultiPoint(nil, []float64{1, 2}))},
+	{`S_OVERLAPS(geometry, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0))))`, `{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]]]}]}`,
+		spatialExpr("s_overlaps", wkb.AppendMultiPolygon(nil, [][][]float64{{{0, 0, 1, 0, 1, 1, 0, 0}}}))},
+	// The literal first: within and contains are each other's converse.
+	{`S_WITHIN(POINT(1 2), geometry)`, `{"op":"s_within","args":[{"type":"Point","coordinates":[1,2]},{"property":"geometry"}]}`,
+		spatialExpr("s_contains", wkb.AppendPoint(nil, 1, 2))},
+	{`S_CONTAINS(BBOX(0, 0, 1, 1), geometry)`, `{"op":"s_contains","args":[{"bbox":[0,0,1,1]},{"property":"geometry"}]}`,
+		&mapcommons.Expr{Op: "s_within", Property: "geometry", BBox: &mapcommons.BBox{W: 0, S: 0, E: 1, N: 1}}},
+	{`S_TOUCHES(POINT(1 2), geometry) AND NOT S_DISJOINT(geometry, POINT(1 2))`,
+		`{"op":"and","args":[{"op":"s_touches","args":[{"type":"Point","coordinates":[1,2]},{"property":"geometry"}]},{"op":"not","args":[{"op":"s_disjoint","args":[{"property":"geometry"},{"type":"Point","coordinates":[1,2]}]}]}]}`,
+		op("and", spatialExpr("s_touches", wkb.AppendPoint(nil, 1, 2)), op("not", spatialExpr("s_disjoint", wkb.AppendPoint(nil, 1, 2))))},
+}
+
+// spatialExpr is the spatial test op of the geometry with a geometry literal.
+func spatialExpr(op string, g []byte) *mapcommons.Expr {
+	return &mapcommons.Expr{Op: op, Property: "geometry", Geometry: g}
 }
 
 // TestParse checks that both encodings of each filter give the same
@@ -109,11 +148,22 @@ func TestParseErrors(t *testing.T) {
 		{"S_INTERSECTS(geometry, BBOX(0,0,181,5))", "BBOX: longitude 181 outside -180..180"},
 		{"S_INTERSECTS(geometry, POINT(1 2)", "expected ), found end"},
 		{"S_INTERSECTS(geometry, POINT(1))", "invalid WKT"},
-		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "holes are not supported"},
+		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.1)))", "closed, of 4 or more positions"},
 		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1)))", "closed"},
 		{"S_INTERSECTS(geometry, POINT(200 0))", "not a longitude, latitude"},
 		{"S_INTERSECTS(geometry, geom)", "compares the geometry with a literal"},
 		{"S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))", "compares the geometry with a literal"},
+		{"S_WITHIN(geometry)", "S_WITHIN takes two arguments, the geometry and a literal, not one"},
+		{"S_CONTAINS(geometry, POINT(0 0), POINT(1 1))", "S_CONTAINS takes two arguments, the geometry and a literal, not more"},
+		{"S_TOUCHES()", "expected a geometry literal"},
+		{"S_CROSSES(geometry, geom)", "S_CROSSES compares the geometry with a literal, not two properties"},
+		{"S_OVERLAPS(BBOX(0,0,1,1), POINT(0 0))", "S_OVERLAPS compares the geometry with a literal, not two literals"},
+		{"S_EQUALS(POINT(0 0))", "S_EQUALS takes two arguments"},
+		{"S_DISJOINT(geometry, area(geom))", `S_DISJOINT: "area" is not a geometry literal`},
+		{"S_DISJOINT(geometry, POINT(0 0)", "expected ), found end"},
+		{"S_WITHIN geometry", "expected (, found"},
+		{"a = S_WITHIN(geometry, POINT(0 0))", `unknown operation "S_WITHIN"`},
+		{"S_DISJOINT(geometry, POLYGON((0 0, 1 0, 1 1, 0 1)))", "closed"},
 		{deep, "nested deeper than 100"},
 		{nots, "nested deeper than 100"},
 		{"a = 1" + strings.Repeat(" OR a = 1", mapcommons.MaxExprNodes), "more than 10000 operations"},
@@ -136,6 +186,14 @@ func TestParseErrors(t *testing.T) {
 		{`{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,0,1]}]}`, "4 or 6 numbers"},
 		{`{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "compares the geometry with a literal"},
 		{`{"op":"=","args":[{"property":"a"},1e999]}`, "bad number"},
+		{`{"op":"s_within","args":[{"property":"geometry"}]}`, "at args: s_within takes 2 arguments, the geometry and a literal, not 1"},
+		{`{"op":"s_contains","args":[{"property":"geometry"},{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args: s_contains takes 2 arguments, the geometry and a literal, not 3"},
+		{`{"op":"S_TOUCHES","args":[{"property":"geometry"},{"property":"geom"}]}`, "at args[1]: s_touches compares the geometry with a literal, not two properties"},
+		{`{"op":"s_crosses","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args[1]: s_crosses compares the geometry with a literal, not two literals"},
+		{`{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}]}`, "at args[1]: s_overlaps: invalid GeoJSON geometry"},
+		{`{"op":"s_equals","args":[{"property":"geometry"},3]}`, "at args[1]: s_equals: expected a geometry"},
+		{`{"op":"s_disjoint","args":[{"bbox":[0,0,1,1]}]}`, "s_disjoint takes 2 arguments"},
+		{`{"op":"s_disjoint","args":{"property":"geometry"}}`, `s_disjoint: expected "args", an array`},
 		{jdeep, "nested deeper than 100"},
 	} {
 		_, err := ParseJSON([]byte(c.json))
@@ -168,6 +226,15 @@ func TestValidate(t *testing.T) {
 		{"n LIKE 'a%'", "not a string"},
 		{"n BETWEEN 'a' AND 2", "a string cannot be compared"},
 		{"S_INTERSECTS(n, POINT(0 0))", "is not the geometry"},
+		{"S_DISJOINT(geom, POINT(0 0)) OR S_EQUALS(geometry, POINT(0 0)) OR S_TOUCHES(geometry, BBOX(0,0,1,1)) OR S_CROSSES(geometry, LINESTRING(0 0, 1 1)) OR " +
+			"S_WITHIN(geometry, POINT(0 0)) OR S_CONTAINS(geometry, POINT(0 0)) OR S_OVERLAPS(geometry, POINT(0 0))", ""},
+		{"S_WITHIN(s, POINT(0 0))", `s_within: "s" is not the geometry`},
+		{"S_CONTAINS(POINT(0 0), nope)", `s_within: "nope" is not the geometry`},
+		{"n = 1 AND S_OVERLAPS(label, BBOX(0,0,1,1))", `s_overlaps: "label" is not the geometry`},
+		{"S_DISJOINT(\"n\", POINT(0 0))", `s_disjoint: "n" is not the geometry`},
+		{"S_EQUALS(b, POINT(0 0))", `s_equals: "b" is not the geometry`},
+		{"S_TOUCHES(d, POINT(0 0))", `s_touches: "d" is not the geometry`},
+		{"S_CROSSES(x, POINT(0 0))", `s_crosses: "x" is not the geometry`},
 	} {
 		e, err := ParseText(c.text)
 		if err != nil {
@@ -176,6 +243,23 @@ func TestValidate(t *testing.T) {
 		err = (&mapcommons.FeatureQuery{Where: e}).Validate(attrs)
 		if c.want == "" && err != nil || c.want != "" && (mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v; want %q", c.text, err, c.want)
+		}
+	}
+	// In cql2-json too: the message names the function.
+	for _, c := range []struct{ json, want string }{
+		{`{"op":"s_within","args":[{"property":"s"},{"type":"Point","coordinates":[0,0]}]}`, `s_within: "s" is not the geometry`},
+		{`{"op":"s_contains","args":[{"bbox":[0,0,1,1]},{"property":"n"}]}`, `s_within: "n" is not the geometry`},
+		{`{"op":"s_touches","args":[{"property":"label"},{"bbox":[0,0,1,1]}]}`, `s_touches: "label" is not the geometry`},
+		{`{"op":"s_crosses","args":[{"property":"geom"},{"type":"LineString","coordinates":[[0,0],[1,1]]}]}`, ""},
+		{`{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`, ""},
+	} {
+		e, err := ParseJSON([]byte(c.json))
+		if err != nil {
+			t.Fatalf("%s: %v", c.json, err)
+		}
+		err = (&mapcommons.FeatureQuery{Where: e}).Validate(attrs)
+		if c.want == "" && err != nil || c.want != "" && (mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v; want %q", c.json, err, c.want)
 		}
 	}
 	// Shapes the parsers never build are refused too.
@@ -188,6 +272,8 @@ func TestValidate(t *testing.T) {
 		{Op: "~", Property: "n", Values: []mapcommons.Literal{num(1)}},
 		{Op: "s_intersects", Property: "geometry", Geometry: []byte{1, 2}},
 		{Op: "s_intersects", Property: "geometry"},
+		{Op: "s_within", Property: "geometry"},
+		{Op: "s_touches", Property: "geometry", BBox: &mapcommons.BBox{W: 0, S: 5, E: 1, N: 1}},
 	} {
 		if err := e.Validate(attrs); mapcommons.ErrorCode(err) != mapcommons.EINVALID {
 			t.Errorf("%+v: %v; want EINVALID", e, err)
@@ -202,8 +288,10 @@ func seeds() (texts, jsons []string) {
 		texts = append(texts, c.text)
 		jsons = append(jsons, c.json)
 	}
-	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT")
-	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`)
+	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT",
+		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,")
+	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`,
+		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`)
 	return texts, jsons
 }
 
@@ -252,7 +340,7 @@ func checkShape(t *testing.T, e *mapcommons.Expr) {
 		for _, a := range e.Args {
 			walk(a)
 		}
-		if e.Property == "" || e.Op == mapcommons.ExprIntersects || mapcommons.AttrIndex(attrs, e.Property) >= 0 {
+		if e.Property == "" || mapcommons.IsSpatialOp(e.Op) || mapcommons.AttrIndex(attrs, e.Property) >= 0 {
 			return
 		}
 		typ := mapcommons.AttrString
@@ -317,6 +405,11 @@ func TestParseIn(t *testing.T) {
 		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[320,360,5]}]}`, intersects("geometry", nil, pt)},
 		{LangJSON, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[0,10],[10,10],[0,0]]]}]}`,
 			intersects("geometry", nil, wkb.AppendPolygon(nil, [][]float64{{0, 0, 1, 0, 1, 1, 0, 0}}))},
+		// A hole's positions are mapped too, for every function.
+		{LangText, `S_WITHIN(geometry, POLYGON((0 0, 0 40, 40 40, 0 0), (1 2, 1 3, 2 3, 1 2)))`,
+			&mapcommons.Expr{Op: "s_within", Property: "geometry", Geometry: wkb.AppendPolygon(nil, [][]float64{{0, 0, 4, 0, 4, 4, 0, 0}, {0.2, 0.1, 0.3, 0.1, 0.3, 0.2, 0.2, 0.1}})}},
+		{LangJSON, `{"op":"s_contains","args":[{"bbox":[-55,-100,50,100]},{"property":"geometry"}]}`,
+			&mapcommons.Expr{Op: "s_within", Property: "geometry", BBox: &mapcommons.BBox{W: -10, S: -5.5, E: 10, N: 5}}},
 	} {
 		got, err := ParseIn(c.lang, c.filter, tr)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -342,5 +435,42 @@ func TestParseIn(t *testing.T) {
 		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseIn(%s): %v; want EINVALID with %q", c.filter, err, c.want)
 		}
+	}
+}
+
+// TestSpatialFunctionErrors: for every spatial function, in both
+// encodings, a wrong number of arguments and a property that is not the
+// geometry are EINVALID errors that name the function.
+func TestSpatialFunctionErrors(t *testing.T) {
+	attrs := []mapcommons.Attribute{{Name: "s", Type: mapcommons.AttrString}}
+	check := func(what string, err error, want string) {
+		t.Helper()
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want EINVALID with %q", what, err, want)
+		}
+	}
+	for _, op := range mapcommons.SpatialOps {
+		up := strings.ToUpper(op)
+		for _, text := range []string{up + "(geometry)", up + "(POINT(1 2))"} {
+			_, err := ParseText(text)
+			check(text, err, up+" takes two arguments, the geometry and a literal, not one")
+		}
+		text := up + "(geometry, POINT(1 2), POINT(3 4))"
+		_, err := ParseText(text)
+		check(text, err, up+" takes two arguments, the geometry and a literal, not more")
+		for _, args := range []string{`[{"property":"geometry"}]`, `[{"property":"geometry"},{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]`, `[]`} {
+			js := `{"op":"` + op + `","args":` + args + `}`
+			_, err := ParseJSON([]byte(js))
+			check(js, err, op+" takes 2 arguments, the geometry and a literal")
+		}
+		text = up + "(s, BBOX(0, 0, 1, 1))"
+		js := `{"op":"` + op + `","args":[{"property":"s"},{"bbox":[0,0,1,1]}]}`
+		et, errT := ParseText(text)
+		ej, errJ := ParseJSON([]byte(js))
+		if errT != nil || errJ != nil {
+			t.Fatalf("%s: %v; %s: %v", text, errT, js, errJ)
+		}
+		check(text, (&mapcommons.FeatureQuery{Where: et}).Validate(attrs), op+`: "s" is not the geometry`)
+		check(js, (&mapcommons.FeatureQuery{Where: ej}).Validate(attrs), op+`: "s" is not the geometry`)
 	}
 }

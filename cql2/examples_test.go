@@ -22,6 +22,10 @@ import (
 // not be here.
 var examplesOfOtherClasses = map[string]string{
 	"clause6_01": "functions", "clause6_02b": "functions", "example68": "functions", "example69": "functions",
+	"clause7_18": "functions", // S_WITHIN(road, Buffer(geometry, 10, 'm'))
+
+	// Two literals, or two properties, as the operands of one predicate.
+	"clause7_16": "property-property",
 
 	"clause6_02c": "arithmetic", "clause7_19": "arithmetic", "example72": "arithmetic", "example73": "arithmetic",
 	"example74": "arithmetic", "example75": "arithmetic", "example76": "arithmetic", "example77": "arithmetic",
@@ -33,13 +37,6 @@ var examplesOfOtherClasses = map[string]string{
 
 	"clause7_05": "accent-insensitive-comparison", "example27": "accent-insensitive-comparison",
 	"example70": "accent-insensitive-comparison",
-
-	"clause7_10": "spatial-functions", "clause7_16": "spatial-functions", "clause7_18": "spatial-functions",
-	"example23": "spatial-functions", "example25": "spatial-functions", "example46": "spatial-functions",
-	"example46-alt01": "spatial-functions", "example47": "spatial-functions", "example48": "spatial-functions",
-	"example49": "spatial-functions", "example49-alt01": "spatial-functions", "example50": "spatial-functions",
-	"example51": "spatial-functions", "example52": "spatial-functions", "example83": "spatial-functions",
-	"example84": "spatial-functions",
 
 	"clause7_12": "temporal-functions", "clause7_13": "temporal-functions", "clause7_17": "temporal-functions",
 	"example20": "temporal-functions", "example21": "temporal-functions", "example22": "temporal-functions",

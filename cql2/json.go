@@ -200,29 +200,34 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 			e.Values = append(e.Values, l)
 		}
 		return e, nil
-	case mapcommons.ExprIntersects:
-		if err := nargs(2); err != nil {
-			return nil, err
+	case mapcommons.ExprIntersects, mapcommons.ExprDisjoint, mapcommons.ExprEquals, mapcommons.ExprTouches,
+		mapcommons.ExprCrosses, mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
+		if len(args) != 2 {
+			return nil, jfail("%s takes 2 arguments, the geometry and a literal, not %d", lop, len(args)).at("args")
 		}
-		e := &mapcommons.Expr{Op: mapcommons.ExprIntersects}
+		e := &mapcommons.Expr{Op: lop}
 		for i, a := range args {
 			step := "args[" + strconv.Itoa(i) + "]"
 			if prop, err := propertyJSON(a); err == nil {
 				if e.Property != "" {
-					return nil, jfail("s_intersects compares the geometry with a literal").at(step)
+					return nil, jfail("%s compares the geometry with a literal, not two properties", lop).at(step)
 				}
 				e.Property = prop
 				continue
 			}
 			if e.BBox != nil || e.Geometry != nil {
-				return nil, jfail("s_intersects compares the geometry with a literal").at(step)
+				return nil, jfail("%s compares the geometry with a literal, not two literals", lop).at(step)
+			}
+			if i == 0 {
+				e.Op = mapcommons.ConverseSpatialOp(lop) // literal op geometry
 			}
 			if err := geometryJSON(a, e, p.crs); err != nil {
+				err.msg = lop + ": " + err.msg
 				return nil, err.at(step)
 			}
 		}
 		if e.Property == "" {
-			return nil, jfail("s_intersects needs the geometry property").at("args")
+			return nil, jfail("%s needs the geometry property", lop).at("args")
 		}
 		return e, nil
 	}

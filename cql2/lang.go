@@ -15,20 +15,24 @@ const (
 	LangJSON = "cql2-json"
 )
 
-// ConformanceClasses are the CQL2 classes the parsers and the segment
-// engine implement together: Basic CQL2 (comparisons of a property with a
-// literal, IS NULL, AND, OR, NOT, TRUE, FALSE), the advanced comparison
-// operators (LIKE, BETWEEN, IN) and the basic spatial functions
-// (S_INTERSECTS with a point or a BBOX), in both encodings. Lines,
-// polygons without holes and the multi- geometries are accepted as well;
-// polygons with holes are refused, so Basic Spatial Functions Plus is not
-// claimed.
+// ConformanceClasses are the CQL2 classes the parsers and the stores'
+// evaluator (package feature) implement together: Basic CQL2
+// (comparisons of a property with a literal, IS NULL, AND, OR, NOT, TRUE,
+// FALSE), the advanced comparison operators (LIKE, BETWEEN, IN), the basic
+// spatial functions (S_INTERSECTS with a point or a BBOX), Basic Spatial
+// Functions Plus (S_INTERSECTS with every geometry literal type: points,
+// lines, polygons with holes, their multi- forms and collections) and
+// Spatial Functions (S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN,
+// S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM), in
+// both encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
 	"http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
+	"http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;

@@ -1,9 +1,11 @@
 // Package cql2 parses the filters of OGC API Features Part 3 (CQL2 1.0),
 // in its text encoding (cql2-text) and its JSON encoding (cql2-json), into
 // a mapcommons.Expr: Basic CQL2 (and, or, not, comparisons of a property
-// with a literal, IS [NOT] NULL), LIKE, BETWEEN and IN, and S_INTERSECTS
-// of the geometry with a BBOX or a geometry literal (WKT in text, GeoJSON
-// in JSON). The geometry is the property "geometry" (or "geom").
+// with a literal, IS [NOT] NULL), LIKE, BETWEEN and IN, and the spatial
+// functions S_INTERSECTS, S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES,
+// S_WITHIN, S_CONTAINS and S_OVERLAPS of the geometry with a BBOX or a
+// geometry literal of any type (WKT in text, GeoJSON in JSON). The
+// geometry is the property "geometry" (or "geom").
 //
 // Parsing is linear in the input and bounded in depth
 // (mapcommons.MaxExprDepth); the caller bounds the input's length. Errors
@@ -273,10 +275,10 @@ type operand struct {
 	pos   int
 }
 
-// predicate: a comparison, LIKE, BETWEEN, IN, IS NULL or S_INTERSECTS.
+// predicate: a comparison, LIKE, BETWEEN, IN, IS NULL or a spatial function.
 func (p *textParser) predicate() (*mapcommons.Expr, error) {
-	if p.is("S_INTERSECTS") {
-		return p.intersects()
+	if op := spatialOp(p.tok); op != "" {
+		return p.spatial(op)
 	}
 	a, err := p.operand()
 	if err != nil {
@@ -454,7 +456,7 @@ func (p *textParser) operand() (operand, error) {
 				return o, err
 			}
 			return o, p.expect(")")
-		case "AND", "OR", "NOT", "IS", "NULL", "LIKE", "BETWEEN", "IN", "S_INTERSECTS":
+		case "AND", "OR", "NOT", "IS", "NULL", "LIKE", "BETWEEN", "IN":
 			return o, p.fail("expected a property or a literal, found %s", p.desc())
 		default:
 			o.prop = p.tok.text
@@ -472,40 +474,68 @@ func (p *textParser) operand() (operand, error) {
 	return o, p.next()
 }
 
-// intersects: S_INTERSECTS '(' geometry ',' literal ')' (either order).
-func (p *textParser) intersects() (*mapcommons.Expr, error) {
+// spatialOp is the spatial function (a mapcommons.SpatialOps member) the
+// token names, S_INTERSECTS and the like in any case; "" for none.
+func spatialOp(t token) string {
+	if t.kind != tIdent {
+		return ""
+	}
+	if op := strings.ToLower(t.text); mapcommons.IsSpatialOp(op) {
+		return op
+	}
+	return ""
+}
+
+// spatial: S_INTERSECTS | S_DISJOINT | … '(' geometry ',' literal ')',
+// or with the literal first, which for S_WITHIN and S_CONTAINS is the
+// converse predicate of the geometry (mapcommons.ConverseSpatialOp).
+func (p *textParser) spatial(op string) (*mapcommons.Expr, error) {
+	name := strings.ToUpper(op)
 	if err := p.next(); err != nil {
 		return nil, err
 	}
 	if err := p.expect("("); err != nil {
 		return nil, err
 	}
-	e := &mapcommons.Expr{Op: mapcommons.ExprIntersects}
+	e := &mapcommons.Expr{Op: op}
 	for i := 0; i < 2; i++ {
 		if i == 1 {
+			if p.is(")") {
+				return nil, p.fail("%s takes two arguments, the geometry and a literal, not one", name)
+			}
 			if err := p.expect(","); err != nil {
 				return nil, err
 			}
 		}
 		if p.tok.kind == tQuoted || p.tok.kind == tIdent && !isGeomWord(p.tok.text) {
-			if e.Property != "" {
-				return nil, p.fail("S_INTERSECTS compares the geometry with a literal")
-			}
-			e.Property = p.tok.text
+			prop, pos := p.tok.text, p.tok.pos
 			if err := p.next(); err != nil {
 				return nil, err
 			}
+			if p.is("(") {
+				return nil, failAt(pos, "%s: %q is not a geometry literal", name, prop)
+			}
+			if e.Property != "" {
+				return nil, failAt(pos, "%s compares the geometry with a literal, not two properties", name)
+			}
+			e.Property = prop
 			continue
 		}
 		if e.BBox != nil || e.Geometry != nil {
-			return nil, p.fail("S_INTERSECTS compares the geometry with a literal")
+			return nil, p.fail("%s compares the geometry with a literal, not two literals", name)
+		}
+		if i == 0 {
+			e.Op = mapcommons.ConverseSpatialOp(op) // literal op geometry
 		}
 		if err := p.geometry(e); err != nil {
 			return nil, err
 		}
 	}
 	if e.Property == "" {
-		return nil, p.fail("S_INTERSECTS needs the geometry property")
+		return nil, p.fail("%s needs the geometry property", name)
+	}
+	if p.is(",") {
+		return nil, p.fail("%s takes two arguments, the geometry and a literal, not more", name)
 	}
 	return e, p.expect(")")
 }

@@ -36,6 +36,7 @@ const (
 	wTrue
 	wFalse
 	wNoGeometry // the geometry IS NULL
+	wRelate     // a DE-9IM predicate of the geometry and a literal (relate.go)
 )
 
 // SetMin is the length of an "in" list above which it is matched through
@@ -75,6 +76,7 @@ type Node struct {
 	like   []likePart
 	rects  []wkb.Rect      // wBBox: the box; wGeom: the literal's points
 	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
+	rel    *relation       // wRelate
 	kids   []Node
 }
 
@@ -96,8 +98,20 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 		if e.BBox != nil {
 			return Node{kind: wBBox, rects: spatial.BBoxRects(e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)}
 		}
+		if hasHoles(e.Geometry) {
+			return Node{kind: wRelate, rel: compileRelation(e)}
+		}
 		rects, nears := literalParts(e.Geometry)
 		return Node{kind: wGeom, rects: rects, nears: nears}
+	case mapcommons.ExprDisjoint:
+		// NOT S_INTERSECTS, by the same test, so that the two agree on
+		// every geometry (invalid ones too); unknown without one.
+		in := *e
+		in.Op = mapcommons.ExprIntersects
+		return Node{kind: wNot, kids: []Node{Compile(attrs, &in)}}
+	case mapcommons.ExprEquals, mapcommons.ExprTouches, mapcommons.ExprCrosses,
+		mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
+		return Node{kind: wRelate, rel: compileRelation(e)}
 	}
 	n := Node{col: mapcommons.AttrIndex(attrs, e.Property)}
 	if n.col < 0 { // Validate let only the geometry's IS NULL through
@@ -146,9 +160,10 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 
 // literalParts turns a geometry literal into what the spatial package
 // tests exactly: its points become boxes of no size (tested as the bbox
-// parameter's boxes are), its lines and polygons (without holes, as
-// mapcommons.CheckGeometryLiteral demands) planar buffer queries of radius
-// 0 (a feature at distance 0 from one meets it).
+// parameter's boxes are), its lines and polygons planar buffer queries of
+// radius 0 (a feature at distance 0 from one meets it). A polygon is its
+// shell: the test of a literal with holes is the relate engine's
+// (relate.go), and the shell's boxes are what the index searches with.
 func literalParts(b []byte) (rects []wkb.Rect, nears []*spatial.Near) {
 	g, err := wkb.Decode(b)
 	if err != nil {
@@ -186,18 +201,27 @@ func literalParts(b []byte) (rects []wkb.Rect, nears []*spatial.Near) {
 }
 
 // Index finds a top-level condition of the expression (itself or a
-// conjunct of its AND) that an index search can serve: a BBOX, whose
-// exact test is the bbox parameter's, is returned as bbox and taken out
-// of the expression (rest is what remains, nil when nothing does);
-// otherwise the boxes of the first geometry literal are returned, to
-// search with, and the expression stays whole (its exact test is per row).
+// conjunct of its AND) that an index search can serve: an S_INTERSECTS
+// of a BBOX, whose exact test is the bbox parameter's, is returned as
+// bbox and taken out of the expression (rest is what remains, nil when
+// nothing does); otherwise the boxes of the first literal of a spatial
+// test that implies intersection (every one but S_DISJOINT: a feature
+// that is within, equals, touches, crosses, contains or overlaps the
+// literal meets it) are returned, to search with, and the expression
+// stays whole (its exact test is per row).
 func Index(e *mapcommons.Expr) (bbox *mapcommons.BBox, boxes []wkb.Rect, rest *mapcommons.Expr) {
 	conj := []*mapcommons.Expr{e}
 	if e.Op == mapcommons.ExprAnd {
 		conj = e.Args
 	}
 	for i, c := range conj {
-		if c.Op != mapcommons.ExprIntersects {
+		if !mapcommons.IsSpatialOp(c.Op) || c.Op == mapcommons.ExprDisjoint {
+			continue
+		}
+		if c.BBox != nil && c.Op != mapcommons.ExprIntersects {
+			if boxes == nil {
+				boxes = spatial.BBoxRects(c.BBox.W, c.BBox.S, c.BBox.E, c.BBox.N)
+			}
 			continue
 		}
 		if c.BBox != nil {
@@ -281,6 +305,8 @@ func (n *Node) match(c Cells) tri {
 		return triFalse
 	case wBBox, wGeom:
 		return n.matchGeometry(c.Geom())
+	case wRelate:
+		return n.rel.match(c.Geom(), c.Stopper())
 	}
 	if c.Null(n.col) {
 		return triUnknown

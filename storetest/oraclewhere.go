@@ -2,7 +2,8 @@ package storetest
 
 // The query oracle's Where (CQL2) half: random expressions over the
 // oracle's attributes, of every operation a Where holds (comparisons,
-// BETWEEN, IN, LIKE, IS NULL, NOT, AND, OR, BBOX), drawn so that the
+// BETWEEN, IN, LIKE, IS NULL, NOT, AND, OR, BBOX, the spatial functions),
+// drawn so that the
 // stores' planners meet what they serve through indexes (conjunctions of
 // comparisons, ORs of equalities of one attribute, LIKE of a prefix) and
 // what they do not; and their brute-force evaluation in SQL's
@@ -14,10 +15,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/peterstace/simplefeatures/geom"
+
 	"mapcommons"
+	"mapcommons/feature"
+	"mapcommons/format/wkb"
 	"mapcommons/spatial"
 )
 
@@ -106,9 +112,71 @@ func oracleLeaf(r *rand.Rand) *mapcommons.Expr {
 	return e
 }
 
+// oracleSpatial draws a spatial function of the geometry (S_WITHIN,
+// S_TOUCHES …) with a literal wide enough to hold features: a box with a
+// hole, a line, points, a BBOX (across the antimeridian at times).
+func oracleSpatial(r *rand.Rand) *mapcommons.Expr {
+	// The selective ones less often, so that queries still select features.
+	ops := append(slices.Clone(mapcommons.SpatialOps), mapcommons.ExprDisjoint, mapcommons.ExprDisjoint, mapcommons.ExprWithin, mapcommons.ExprIntersects)
+	e := &mapcommons.Expr{Op: ops[r.IntN(len(ops))], Property: "geometry"}
+	w, h := 40+r.Float64()*80, 20+r.Float64()*40
+	x, y := -179+r.Float64()*(358-w), -85+r.Float64()*(170-h)
+	switch r.IntN(4) {
+	case 0:
+		shell := []float64{x, y, x + w, y, x + w, y + h, x, y + h, x, y}
+		hole := []float64{x + w/4, y + h/4, x + w/4, y + 3*h/4, x + 3*w/4, y + 3*h/4, x + 3*w/4, y + h/4, x + w/4, y + h/4}
+		e.Geometry = wkb.AppendPolygon(nil, [][]float64{shell, hole})
+	case 1:
+		e.Geometry = wkb.AppendLineString(nil, []float64{x, y, x + w, y + h, x + w, y})
+	case 2:
+		e.Geometry = wkb.AppendMultiPoint(nil, []float64{x, y, x + w, y + h})
+	default:
+		b := &mapcommons.BBox{W: x, S: y, E: x + w, N: y + h}
+		if r.IntN(3) == 0 {
+			b.W, b.E = 180-w/2, -180+w/2
+		}
+		e.BBox = b
+	}
+	return e
+}
+
+// oracleRelate is op of a feature's geometry and a literal, by the
+// simplefeatures library's own predicates (not the stores' evaluator).
+func oracleRelate(op string, g wkb.Geom, lit geom.Geometry) bool {
+	a, err := geom.UnmarshalWKB(g.AppendWKB(nil), geom.NoValidate{})
+	if err != nil {
+		panic(err)
+	}
+	var ok bool
+	switch op {
+	case mapcommons.ExprIntersects:
+		ok = geom.Intersects(a, lit)
+	case mapcommons.ExprDisjoint:
+		ok, err = geom.Disjoint(a, lit)
+	case mapcommons.ExprEquals:
+		ok, err = geom.Equals(a, lit)
+	case mapcommons.ExprTouches:
+		ok, err = geom.Touches(a, lit)
+	case mapcommons.ExprCrosses:
+		ok, err = geom.Crosses(a, lit)
+	case mapcommons.ExprWithin:
+		ok, err = geom.Within(a, lit)
+	case mapcommons.ExprContains:
+		ok, err = geom.Contains(a, lit)
+	case mapcommons.ExprOverlaps:
+		ok, err = geom.Overlaps(a, lit)
+	}
+	if err != nil {
+		panic(err)
+	}
+	return ok
+}
+
 // oracleTerm draws one conjunct of a Where.
 func oracleTerm(r *rand.Rand, depth int) *mapcommons.Expr {
-	switch k := r.IntN(20); {
+	switch k := r.IntN(22); {
+	case k >= 20:
+		return oracleSpatial(r)
 	case k < 11 || depth > 2:
 		return oracleLeaf(r)
 	case k < 14: // equalities of one attribute
@@ -183,12 +251,24 @@ func oracleEval(e *mapcommons.Expr, f *oracleFeature) oracleTri {
 			return oTrue
 		}
 		return oUnknown
-	case mapcommons.ExprIntersects:
+	case mapcommons.ExprIntersects, mapcommons.ExprDisjoint, mapcommons.ExprEquals, mapcommons.ExprTouches,
+		mapcommons.ExprCrosses, mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
 		if f.geom == nil {
 			return oUnknown
 		}
-		b := e.BBox
-		return oTruth(spatial.IntersectsRects(*f.geom, spatial.BBoxRects(b.W, b.S, b.E, b.N)))
+		if b := e.BBox; b != nil && e.Op == mapcommons.ExprIntersects {
+			return oTruth(spatial.IntersectsRects(*f.geom, spatial.BBoxRects(b.W, b.S, b.E, b.N)))
+		}
+		var lit geom.Geometry
+		if e.BBox != nil {
+			lit = feature.BBoxGeometry(e.BBox)
+		} else {
+			var err error
+			if lit, err = geom.UnmarshalWKB(e.Geometry, geom.NoValidate{}); err != nil {
+				panic(err)
+			}
+		}
+		return oTruth(oracleRelate(e.Op, *f.geom, lit))
 	}
 	i := mapcommons.AttrIndex(oracleAttrs, e.Property)
 	if i < 0 { // the geometry IS NULL
@@ -299,8 +379,13 @@ func describeWhere(e *mapcommons.Expr) string {
 		return "(" + strings.Join(parts, " "+strings.ToUpper(e.Op)+" ") + ")"
 	case mapcommons.ExprNot:
 		return "NOT " + describeWhere(e.Args[0])
-	case mapcommons.ExprIntersects:
-		return fmt.Sprintf("S_INTERSECTS(geometry, BBOX(%v, %v, %v, %v))", e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)
+	case mapcommons.ExprIntersects, mapcommons.ExprDisjoint, mapcommons.ExprEquals, mapcommons.ExprTouches,
+		mapcommons.ExprCrosses, mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
+		if e.BBox == nil {
+			w, _ := wkb.ToWKT(nil, e.Geometry)
+			return fmt.Sprintf("%s(geometry, %s)", strings.ToUpper(e.Op), w)
+		}
+		return fmt.Sprintf("%s(geometry, BBOX(%v, %v, %v, %v))", strings.ToUpper(e.Op), e.BBox.W, e.BBox.S, e.BBox.E, e.BBox.N)
 	case mapcommons.ExprIsNull:
 		return e.Property + " IS NULL"
 	}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open Opener) {
 	part("SignInLinks", testSignInLinks, "Users", "SignInLinks")
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 	part("LongLike", testLongLike, "Datasets", "Features")
+	part("SpatialFunctions", testSpatialFunctions, "Datasets", "Features")
 	part("Errors", testErrors, "Users", "Datasets", "Features")
 }
 
@@ -67,7 +68,7 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 		{"Datasets", testDatasets}, {"Features", testFeatures}, {"Feeds", testFeeds},
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
 		{"EditVersion", testEditVersion},
-		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike},
+		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike}, {"SpatialFunctions", testSpatialFunctions},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {
 			t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
