@@ -129,7 +129,10 @@ func TestOneRowStatementsTakeTheKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first form, as a server of that time built it.
+	// The first form, as a server of that time built it, once this
+	// server's indexer has built the table's indexes (a plain CREATE INDEX
+	// beside its builds can deadlock with them).
+	waitIndexes(t, conn, ds.ID)
 	old := pgx.Identifier{table + "_knn"}.Sanitize()
 	if _, err := conn.Exec(ctx, `CREATE INDEX `+old+` ON `+pgx.Identifier{table}.Sanitize()+` USING gist (box, pos)`); err != nil {
 		t.Fatal(err)
