@@ -34,25 +34,54 @@ type icon struct {
 // quantize is a size in eighths.
 func quantize(v float64) int32 { return int32(math.Round(v * 8)) }
 
-// draw copies the icon with its centre at pixel x, y of dst.
+// draw composites the icon (premultiplied, over) with its centre at pixel
+// x, y of dst, skipping its transparent pixels and copying its opaque
+// ones.
 func (ic *icon) draw(dst *image.RGBA, x, y int) {
 	r := image.Rect(x-ic.m, y-ic.m, x+ic.m+1, y+ic.m+1)
-	clipped := r.Intersect(dst.Bounds())
-	if clipped.Empty() {
+	c := r.Intersect(dst.Bounds())
+	if c.Empty() {
 		return
 	}
-	draw.Draw(dst, clipped, ic.img, clipped.Min.Sub(r.Min), draw.Over)
+	w := 4 * c.Dx()
+	for row := c.Min.Y; row < c.Max.Y; row++ {
+		si := ic.img.PixOffset(c.Min.X-r.Min.X, row-r.Min.Y)
+		di := dst.PixOffset(c.Min.X, row)
+		src, d := ic.img.Pix[si:si+w:si+w], dst.Pix[di:di+w:di+w]
+		for i := 0; i+3 < len(src); i += 4 {
+			switch sa := uint32(src[i+3]); sa {
+			case 0:
+			case 0xff:
+				copy(d[i:i+4], src[i:i+4])
+			default:
+				a := 0xff - sa
+				d[i] = src[i] + div255(uint32(d[i])*a)
+				d[i+1] = src[i+1] + div255(uint32(d[i+1])*a)
+				d[i+2] = src[i+2] + div255(uint32(d[i+2])*a)
+				d[i+3] = uint8(sa) + div255(uint32(d[i+3])*a)
+			}
+		}
+	}
 }
+
+// div255 is v/255 rounded, for v up to 255×255.
+func div255(v uint32) uint8 { return uint8((v + 128 + (v+128)>>8) >> 8) }
 
 // iconCache keeps the symbols of a request.
 type iconCache struct {
 	m    map[iconKey]*icon
+	last *icon // the symbol asked for last, and its key
+	key  iconKey
 	z    vector.Rasterizer
 	mask *image.Alpha
 }
 
 func (c *iconCache) get(k iconKey) *icon {
+	if c.last != nil && k == c.key {
+		return c.last
+	}
 	if ic, ok := c.m[k]; ok {
+		c.last, c.key = ic, k
 		return ic
 	}
 	if c.m == nil || len(c.m) >= 4096 {
@@ -60,6 +89,7 @@ func (c *iconCache) get(k iconKey) *icon {
 	}
 	ic := c.make(k)
 	c.m[k] = ic
+	c.last, c.key = ic, k
 	return ic
 }
 
