@@ -37,6 +37,7 @@ type plan struct {
 	classTyp mapcommons.AttrType
 	sizeCol  int // PROPORTIONAL: the size attribute's column, else -1
 	sizeTyp  mapcommons.AttrType
+	sizeGone bool // the size attribute is not the dataset's
 	maxValue float64
 
 	fill        []color.NRGBA64 // by class; one for an unclassed layer
@@ -88,6 +89,9 @@ func (d *drawer) newPlan(l *mapcommons.Layer, ds *mapcommons.Dataset) (*plan, er
 		if col := mapcommons.AttrIndex(ds.Attributes, name); name != "" && col >= 0 {
 			p.sizeCol, p.sizeTyp = col, ds.Attributes[col].Type
 			p.maxValue = statsMax(ds, ds.Attributes[col].Name)
+		} else if name != "" {
+			// MapLibre reads a property the features lack as 0: no symbol.
+			p.sizeGone = true
 		}
 	}
 	op := l.Opacity
@@ -233,7 +237,7 @@ func (d *drawer) iconFor(p *plan, f *mapcommons.Feature) *icon {
 		v := toNumber(f, p.sizeCol, p.sizeTyp)
 		size = p.iconScale * 1.6 * math.Sqrt(max(math.Abs(v), 0)/p.maxValue)
 	}
-	if !(size > 0) || p.iconOpacity <= 0 {
+	if !(size > 0) || p.iconOpacity <= 0 || p.sizeGone {
 		return nil
 	}
 	return d.icons.get(iconKey{symbol: p.symbol, color: colour, shadow: p.shadow,

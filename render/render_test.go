@@ -143,6 +143,15 @@ func TestPolygonFillAndHoles(t *testing.T) {
 		x, y := px(out[0], out[1])
 		wantEmpty(t, img, x, y)
 	}
+	// An outline: the stroke's colour astride the edge, over the fill.
+	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x000000), Alpha: 1, Weight: ptr(2.0)}
+	img2 := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	for _, p := range [][2]int{{9, 50}, {10, 50}, {40, 50}, {39, 50}, {25, 10}, {25, 90}, {20, 45}} {
+		wantColor(t, img2, p[0], p[1], color.NRGBA{0, 0, 0, 0xff}, 0)
+	}
+	wantColor(t, img2, 12, 50, red, 0)
+	wantEmpty(t, img2, 7, 50)
+
 	// The edge is antialiased: the pixel across x = 1 is red where it is
 	// inside, empty left of it.
 	wantEmpty(t, img, 9, 50)
@@ -336,6 +345,11 @@ func TestProportionalAndGraduated(t *testing.T) {
 		if n := extent(img, 50+30*i, 49); math.Abs(float64(n)-want) > 2 {
 			t.Errorf("value %g: %d pixels across, want %.1f", v, n, want)
 		}
+	}
+	// An attribute the features lack reads as 0 (MapLibre's to-number).
+	l.Styles.Icon.SelectedAttribute = "gone"
+	if r := drawMap(t, fs, lonLat100(Layer{l, ds})).Layers[0]; r.Points != 0 {
+		t.Errorf("%d symbols sized by an attribute the dataset lacks", r.Points)
 	}
 	// GRADUATED: sizes by class, 0.6 to 1.5; colours by class.
 	l = layer(mapcommons.LayerGraduated)
