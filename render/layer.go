@@ -299,12 +299,17 @@ type drawer struct {
 	max        int
 	steps      int
 	z          vector.Rasterizer
+	mask       image.Alpha
 	icons      iconCache
 	grid       []int32 // point thinning: index+1 of the point drawn at a pixel
 	scratch    []float32
 	clipA      []float32
 	clipB      []float32
 	dashes     []float32
+	stroker    stroker
+	cellStart  []int32
+	cellList   []int32
+	cellFill   []int32
 
 	// The layer being read, in device pixels (clipped to clip).
 	pts    []float32

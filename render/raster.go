@@ -3,6 +3,7 @@ package render
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 
 	"golang.org/x/image/vector"
@@ -51,14 +52,67 @@ func (d *drawer) fillGroup(g group, c color.NRGBA64) error {
 		if err := d.step(len(xy) / 2); err != nil {
 			return err
 		}
+		n := len(xy) / 2
 		z.MoveTo(xy[0]-ox, xy[1]-oy)
-		for i := 2; i < len(xy); i += 2 {
-			z.LineTo(xy[i]-ox, xy[i+1]-oy)
+		for i := 1; i <= n; i++ {
+			j := i % n
+			lineTo(z, xy[2*i-2]-ox, xy[2*i-1]-oy, xy[2*j]-ox, xy[2*j+1]-oy)
 		}
-		z.ClosePath()
 	}
-	z.Draw(d.img, r, image.NewUniform(c), image.Point{})
+	d.paint(r, c)
 	return nil
+}
+
+// lineTo adds the edge from a to b, in pieces of at most maxEdge.
+func lineTo(z *vector.Rasterizer, ax, ay, bx, by float32) {
+	dx, dy := bx-ax, by-ay
+	if k := max(abs32(dx), abs32(dy)) / maxEdge; k > 1 {
+		n := float32(math.Ceil(float64(k)))
+		for t := float32(1); t < n; t++ {
+			z.LineTo(ax+dx*t/n, ay+dy*t/n)
+		}
+	}
+	z.LineTo(bx, by)
+}
+
+func abs32(v float32) float32 { return max(v, -v) }
+
+// paint composites colour c into r of the image through the coverage of
+// the paths given the rasterizer (sized to r): the coverage is
+// accumulated into an 8-bit mask (the rasterizer's own fast path), then
+// composited where it is not zero.
+func (d *drawer) paint(r image.Rectangle, c color.NRGBA64) {
+	w, h := r.Dx(), r.Dy()
+	if n := w * h; cap(d.mask.Pix) < n {
+		d.mask.Pix = make([]uint8, n)
+	} else {
+		d.mask.Pix = d.mask.Pix[:n]
+	}
+	d.mask.Stride, d.mask.Rect = w, image.Rect(0, 0, w, h)
+	d.z.DrawOp = draw.Src
+	d.z.Draw(&d.mask, d.mask.Rect, image.Opaque, image.Point{})
+	// The colour, premultiplied, 8 bits.
+	a := uint32(c.A) >> 8
+	sr, sg, sb := uint32(c.R)>>8*a, uint32(c.G)>>8*a, uint32(c.B)>>8*a
+	sr, sg, sb = uint32(div255(sr)), uint32(div255(sg)), uint32(div255(sb))
+	for y := range h {
+		m := d.mask.Pix[y*w : y*w+w]
+		di := d.img.PixOffset(r.Min.X, r.Min.Y+y)
+		px := d.img.Pix[di : di+4*w : di+4*w]
+		for x, mv := range m {
+			if mv == 0 {
+				continue
+			}
+			mm := uint32(mv)
+			ca := uint32(div255(a * mm))
+			inv := 0xff - ca
+			q := px[4*x : 4*x+4 : 4*x+4]
+			q[0] = div255(sr*mm) + div255(uint32(q[0])*inv)
+			q[1] = div255(sg*mm) + div255(uint32(q[1])*inv)
+			q[2] = div255(sb*mm) + div255(uint32(q[2])*inv)
+			q[3] = uint8(ca) + div255(uint32(q[3])*inv)
+		}
+	}
 }
 
 // strokeGroup strokes a feature's paths hw device pixels either side,
@@ -71,9 +125,10 @@ func (d *drawer) strokeGroup(g group, hw float32, dash [2]float32, c color.NRGBA
 	if r.Empty() {
 		return nil
 	}
-	z := &d.z
-	z.Reset(r.Dx(), r.Dy())
-	s := stroker{z: z, ox: float32(r.Min.X), oy: float32(r.Min.Y), hw: hw}
+	binned := r.Dx()*r.Dy() > binArea
+	s := &d.stroker
+	s.reset(hw)
+	s.maxSeg = maxEdge
 	for _, p := range d.paths[g.p0:g.p1] {
 		if p.n < 2 {
 			continue
@@ -83,14 +138,92 @@ func (d *drawer) strokeGroup(g group, hw float32, dash [2]float32, c color.NRGBA
 			return err
 		}
 		if dash[0] > 0 && dash[1] > 0 {
-			if err := d.dashed(&s, xy, p.closed, p.dist, dash); err != nil {
+			if err := d.dashed(s, xy, p.closed, p.dist, dash); err != nil {
 				return err
 			}
 			continue
 		}
 		s.polyline(xy, p.closed)
 	}
-	z.Draw(d.img, r, image.NewUniform(c), image.Point{})
+	if !binned {
+		d.z.Reset(r.Dx(), r.Dy())
+		s.emit(&d.z, float32(r.Min.X), float32(r.Min.Y), nil)
+		d.paint(r, c)
+		return nil
+	}
+	return d.drawBinned(r, c)
+}
+
+// maxEdge is the longest edge given the rasterizer: its fixed and
+// floating point math step along an edge row by row, and the error grows
+// with the rows (a third of a pixel over 500 rows).
+const maxEdge = 64
+
+// A stroke over more than binArea pixels is drawn in cells of cellSize
+// pixels, each a pass of the rasterizer over the pieces that reach into
+// it, and only the cells it reaches: a long line across the image costs
+// its length, not the image's area. Each pixel is in one cell, so is
+// composited once; segments are cut to maxEdge (pieces abutting in one
+// pass sum to full coverage, with no seam), so no piece spans many cells.
+const cellSize = 32
+
+var binArea = 4 * cellSize * cellSize // a variable for the tests
+
+// drawBinned draws the stroker's pieces within r cell by cell.
+func (d *drawer) drawBinned(r image.Rectangle, c color.NRGBA64) error {
+	s := &d.stroker
+	cols, rows := (r.Dx()+cellSize-1)/cellSize, (r.Dy()+cellSize-1)/cellSize
+	// Count, then fill, the pieces of each cell (a CSR layout).
+	start := d.cellStart[:0]
+	for range cols*rows + 1 {
+		start = append(start, 0)
+	}
+	each := func(i int, fn func(cell int)) {
+		b := s.box(i)
+		if b[2] < float32(r.Min.X) || b[3] < float32(r.Min.Y) {
+			return // left of or above every cell: nothing in them
+		}
+		c0 := max(0, int(math.Floor(float64(b[0])))-r.Min.X) / cellSize
+		r0 := max(0, int(math.Floor(float64(b[1])))-r.Min.Y) / cellSize
+		c1 := min(cols-1, (int(math.Ceil(float64(b[2])))-r.Min.X)/cellSize)
+		r1 := min(rows-1, (int(math.Ceil(float64(b[3])))-r.Min.Y)/cellSize)
+		for y := r0; y <= r1; y++ {
+			for x := c0; x <= c1; x++ {
+				fn(y*cols + x)
+			}
+		}
+	}
+	n := len(s.offs) - 1
+	for i := range n {
+		each(i, func(cell int) { start[cell+1]++ })
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	list := d.cellList[:0]
+	for range start[len(start)-1] {
+		list = append(list, 0)
+	}
+	fill := d.cellFill[:0]
+	fill = append(fill, start[:len(start)-1]...)
+	for i := range n {
+		each(i, func(cell int) { list[fill[cell]] = int32(i); fill[cell]++ })
+	}
+	d.cellStart, d.cellList, d.cellFill = start, list, fill
+	for cell := range cols * rows {
+		pieces := list[start[cell]:start[cell+1]]
+		if len(pieces) == 0 {
+			continue
+		}
+		if err := d.step(len(pieces)); err != nil {
+			return err
+		}
+		x0, y0 := r.Min.X+(cell%cols)*cellSize, r.Min.Y+(cell/cols)*cellSize
+		cr := image.Rect(x0, y0, min(x0+cellSize, r.Max.X), min(y0+cellSize, r.Max.Y))
+		d.z.Reset(cr.Dx(), cr.Dy())
+		s.emit(&d.z, float32(x0), float32(y0), pieces)
+		d.paint(cr, c)
+	}
 	return nil
 }
 
@@ -152,13 +285,20 @@ func (d *drawer) dashed(s *stroker, xy []float32, closed bool, dist float32, das
 	return nil
 }
 
-// stroker adds the outline of lines to a rasterizer: a rectangle per
-// segment and a miter join (a bevel past MapLibre's miter limit, 2) at
-// each vertex, with butt caps (MapLibre's defaults), all one orientation.
+// stroker makes the outline of lines: a rectangle per segment and a
+// miter join (a bevel past MapLibre's miter limit, 2) at each vertex, with
+// butt caps (MapLibre's defaults), all of one orientation. It records them
+// as convex pieces, for one pass of the rasterizer or one per cell.
 type stroker struct {
-	z      *vector.Rasterizer
-	ox, oy float32
 	hw     float32
+	maxSeg float32   // segments longer are cut (0: not)
+	pts    []float32 // the pieces' points, flat x,y
+	offs   []int32   // piece i is pts[offs[i]:offs[i+1]]
+}
+
+func (s *stroker) reset(hw float32) {
+	s.hw, s.maxSeg = hw, 0
+	s.pts, s.offs = s.pts[:0], append(s.offs[:0], 0)
 }
 
 // poly adds a convex polygon of 3 or 4 points, turned to positive
@@ -173,17 +313,44 @@ func (s *stroker) poly(pts ...float32) {
 		return
 	}
 	if a > 0 {
-		s.z.MoveTo(pts[0]-s.ox, pts[1]-s.oy)
-		for i := 1; i < n; i++ {
-			s.z.LineTo(pts[2*i]-s.ox, pts[2*i+1]-s.oy)
-		}
+		s.pts = append(s.pts, pts...)
 	} else {
-		s.z.MoveTo(pts[2*n-2]-s.ox, pts[2*n-1]-s.oy)
-		for i := n - 2; i >= 0; i-- {
-			s.z.LineTo(pts[2*i]-s.ox, pts[2*i+1]-s.oy)
+		for i := n - 1; i >= 0; i-- {
+			s.pts = append(s.pts, pts[2*i], pts[2*i+1])
 		}
 	}
-	s.z.ClosePath()
+	s.offs = append(s.offs, int32(len(s.pts)))
+}
+
+// box is the bounds of piece i: x0, y0, x1, y1.
+func (s *stroker) box(i int) [4]float32 {
+	p := s.pts[s.offs[i]:s.offs[i+1]]
+	b := [4]float32{p[0], p[1], p[0], p[1]}
+	for j := 2; j+1 < len(p); j += 2 {
+		b[0], b[1], b[2], b[3] = min(b[0], p[j]), min(b[1], p[j+1]), max(b[2], p[j]), max(b[3], p[j+1])
+	}
+	return b
+}
+
+// emit adds pieces (nil: all) to z, less ox, oy.
+func (s *stroker) emit(z *vector.Rasterizer, ox, oy float32, pieces []int32) {
+	one := func(i int) {
+		p := s.pts[s.offs[i]:s.offs[i+1]]
+		z.MoveTo(p[0]-ox, p[1]-oy)
+		for j := 2; j+1 < len(p); j += 2 {
+			z.LineTo(p[j]-ox, p[j+1]-oy)
+		}
+		z.ClosePath()
+	}
+	if pieces == nil {
+		for i := range len(s.offs) - 1 {
+			one(i)
+		}
+		return
+	}
+	for _, i := range pieces {
+		one(int(i))
+	}
 }
 
 // polyline strokes flat x,y points, closed or open.
@@ -211,7 +378,16 @@ func (s *stroker) polyline(xy []float32, closed bool) {
 		}
 		dx, dy = dx/l, dy/l
 		nx, ny := -dy*hw, dx*hw
-		s.poly(ax+nx, ay+ny, bx+nx, by+ny, bx-nx, by-ny, ax-nx, ay-ny)
+		if s.maxSeg > 0 && l > s.maxSeg {
+			k := float32(math.Ceil(float64(l / s.maxSeg)))
+			for t := float32(0); t < k; t++ {
+				x0, y0 := ax+(bx-ax)*t/k, ay+(by-ay)*t/k
+				x1, y1 := ax+(bx-ax)*(t+1)/k, ay+(by-ay)*(t+1)/k
+				s.poly(x0+nx, y0+ny, x1+nx, y1+ny, x1-nx, y1-ny, x0-nx, y0-ny)
+			}
+		} else {
+			s.poly(ax+nx, ay+ny, bx+nx, by+ny, bx-nx, by-ny, ax-nx, ay-ny)
+		}
 		if havePrev {
 			s.join(ax, ay, prev, [2]float32{dx, dy})
 		} else {

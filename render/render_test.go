@@ -184,6 +184,50 @@ func TestLine(t *testing.T) {
 	wantColor(t, img, 89, 49, blue, 0)
 }
 
+// TestBinned: a stroke over a large box, drawn cell by cell, is the
+// stroke drawn in one pass (translucent, so that a pixel composited twice
+// would show).
+func TestBinned(t *testing.T) {
+	ds, fs := dataset(t, "LINESTRING (0.2 0.3, 9.7 9.1, 9.9 0.4, 0.3 4.1)", "POLYGON ((0.5 5, 5 9.5, 0.5 9.5, 0.5 5))")
+	for _, ls := range []string{"regular", "dashedThick", "cased"} {
+		l := layer(mapcommons.LayerPrimitive)
+		l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 0.5, Weight: ptr(3.0)}
+		l.Styles.Icon.LineStyle = ls
+		l.Styles.Fill.Opacity = 0
+		req := lonLat100(Layer{l, ds})
+		req.Width, req.Height = 700, 700
+		binned := drawMap(t, fs, req).Image
+		old := binArea
+		binArea = math.MaxInt
+		one := drawMap(t, fs, req).Image
+		binArea = old
+		// The cells' rasterizers are small: x/image/vector's fixed-point
+		// math (1/512 of a pixel), not the floating point of the whole
+		// image's, some levels apart at antialiased edges; a pixel
+		// composited twice would be 64 levels apart (0.5, then 0.75).
+		diff, worst := 0, 0
+		for i := range one.Pix {
+			d := int(one.Pix[i]) - int(binned.Pix[i])
+			worst = max(worst, d, -d)
+			if d < -2 || d > 2 {
+				diff++
+			}
+		}
+		if worst > 20 || diff > len(one.Pix)/50 {
+			t.Errorf("%s: %d bytes differ drawn in cells, by up to %d", ls, diff, worst)
+		}
+		// Along the first segment: half of blue, nowhere more.
+		if ls == "regular" {
+			for k := 1; k < 20; k++ {
+				lon := 0.2 + 9.5*float64(k)/20
+				lat := 0.3 + 8.8*float64(k)/20
+				x, y := int(lon*70), int((10-lat)*70)
+				wantColor(t, binned, x, y, color.NRGBA{0, 0, 0xff, 0x80}, 1)
+			}
+		}
+	}
+}
+
 func TestDashes(t *testing.T) {
 	ds, fs := dataset(t, "LINESTRING (1 5.05, 9 5.05)")
 	l := layer(mapcommons.LayerPrimitive)

@@ -214,8 +214,9 @@ func TestClassOf(t *testing.T) {
 	}
 }
 
-// BenchmarkDraw draws 1024×768 maps: 100,000 random points (from memory),
-// and the counties' choropleth (from the embedded store).
+// BenchmarkDraw draws 1024×768 maps: 100,000 random points and 2,000
+// long lines (from memory), and the counties' choropleth (from the
+// embedded store).
 func BenchmarkDraw(b *testing.B) {
 	ctx := context.Background()
 	b.Run("Points100k", func(b *testing.B) {
@@ -228,6 +229,30 @@ func BenchmarkDraw(b *testing.B) {
 		ds := &mapcommons.Dataset{ID: 1, FeatureCount: 100_000}
 		l := style.NewLayer()
 		l.Styles.Type = mapcommons.LayerPoint
+		req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Draw(ctx, fs, nil, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Lines2k", func(b *testing.B) {
+		// 2,000 lines of 20 vertices wandering across the map.
+		rng := rand.New(rand.NewPCG(3, 4))
+		fs := &memFeatures{}
+		for i := range 2000 {
+			var xy []float64
+			x, y := -100+rng.Float64()*40, 25+rng.Float64()*25
+			for range 20 {
+				xy = append(xy, x, y)
+				x, y = max(-100, min(-60, x+rng.NormFloat64()*4)), max(25, min(50, y+rng.NormFloat64()*3))
+			}
+			fs.feats = append(fs.feats, mapcommons.Feature{Position: int64(i), ID: int64(i + 1), Geometry: wkb.AppendLineString(nil, xy)})
+		}
+		ds := &mapcommons.Dataset{ID: 1, FeatureCount: 2000, GeometryMask: 1 << wkb.LineString}
+		l := style.NewLayer()
+		l.Styles.Type = mapcommons.LayerPrimitive
 		req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
 		b.ReportAllocs()
 		for b.Loop() {

@@ -124,7 +124,8 @@ func (v *canvas) stroke(col color.Color, width float32, closed bool, paths ...[]
 	z := &v.c.z
 	b := v.img.Bounds()
 	z.Reset(b.Dx(), b.Dy())
-	s := stroker{z: z, hw: width * v.k / 2}
+	var s stroker
+	s.reset(width * v.k / 2)
 	for _, p := range paths {
 		q := make([]float32, len(p))
 		for i := range p {
@@ -132,6 +133,7 @@ func (v *canvas) stroke(col color.Color, width float32, closed bool, paths ...[]
 		}
 		s.polyline(q, closed)
 	}
+	s.emit(z, 0, 0, nil)
 	z.Draw(v.img, b, image.NewUniform(col), image.Point{})
 }
 
