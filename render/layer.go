@@ -302,6 +302,7 @@ type drawer struct {
 	mask       image.Alpha
 	icons      iconCache
 	grid       []int32 // point thinning: index+1 of the point drawn at a pixel
+	gridReady  bool    // grid is this layer's
 	scratch    []float32
 	clipA      []float32
 	clipB      []float32
@@ -369,11 +370,7 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	margin := float32(reach + 2)
 	d.clip = [4]float32{-margin, -margin, float32(d.v.w) + margin, float32(d.v.h) + margin}
 	d.pts, d.paths, d.fills, d.lines, d.points, d.cents = d.pts[:0], d.paths[:0], d.fills[:0], d.lines[:0], d.points[:0], d.cents[:0]
-	if n := d.v.w * d.v.h; len(d.grid) != n {
-		d.grid = make([]int32, n)
-	} else {
-		clear(d.grid)
-	}
+	d.gridReady = false
 
 	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
 	if p.classes != nil || p.sizeCol >= 0 {
@@ -499,6 +496,14 @@ func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, cent
 		return
 	}
 	if pt.x >= 0 && pt.y >= 0 && int(pt.x) < d.v.w && int(pt.y) < d.v.h {
+		if !d.gridReady {
+			if n := d.v.w * d.v.h; len(d.grid) != n {
+				d.grid = make([]int32, n)
+			} else {
+				clear(d.grid)
+			}
+			d.gridReady = true
+		}
 		cell := int(pt.y)*d.v.w + int(pt.x)
 		if i := d.grid[cell]; i > 0 {
 			d.points[i-1] = pt

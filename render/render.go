@@ -48,6 +48,30 @@ type Layer struct {
 	Dataset *mapcommons.Dataset
 }
 
+// LayersOf pairs a map's layers with their datasets, in the map's order:
+// dataset gives the dataset of a finder:<id> source, or nil when there is
+// none or the viewer may not see it (the layer is then drawn as nothing,
+// as is a url: source's).
+func LayersOf(m *mapcommons.Map, dataset func(id int64) *mapcommons.Dataset) []Layer {
+	out := make([]Layer, len(m.Layers))
+	for i, l := range m.Layers {
+		out[i].Layer = l
+		if id, ok := l.DatasetID(); ok {
+			out[i].Dataset = dataset(id)
+		}
+	}
+	return out
+}
+
+// CRSOf is the CRS a map's projection names (mapcommons.ProjectionLonLat,
+// else Web Mercator).
+func CRSOf(m *mapcommons.Map) string {
+	if m.Projection == mapcommons.ProjectionLonLat {
+		return CRSLonLat
+	}
+	return CRSMercator
+}
+
 // Request is what to draw: the layers, bottom first, over the box BBox
 // (west, south, east, north in lon/lat; west < east: a box across the
 // antimeridian is not drawn as one) in CRS, Width×Height CSS pixels at

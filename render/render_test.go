@@ -569,6 +569,24 @@ func TestEncodePNG(t *testing.T) {
 	}
 }
 
+func TestLayersOf(t *testing.T) {
+	ds, _ := dataset(t, "POINT (1 1)")
+	m := &mapcommons.Map{Projection: mapcommons.ProjectionLonLat, Layers: []mapcommons.Layer{
+		{Source: "finder:1"}, {Source: "url:http://example.com/a.kml"}, {Source: "finder:2"}}}
+	got := LayersOf(m, func(id int64) *mapcommons.Dataset {
+		if id == 1 {
+			return ds
+		}
+		return nil
+	})
+	if len(got) != 3 || got[0].Dataset != ds || got[1].Dataset != nil || got[2].Dataset != nil || got[2].Layer.Source != "finder:2" {
+		t.Errorf("%+v", got)
+	}
+	if CRSOf(m) != CRSLonLat || CRSOf(&mapcommons.Map{Projection: mapcommons.ProjectionMercator}) != CRSMercator {
+		t.Error("CRSOf")
+	}
+}
+
 func TestTileRequest(t *testing.T) {
 	r := TileRequest(1, 0, 0, 2, nil)
 	if r.BBox[0] != -180 || r.BBox[2] != 0 || r.BBox[1] != 0 || math.Abs(r.BBox[3]-maxMercatorLat) > 1e-9 {
