@@ -158,6 +158,27 @@ func TestPolygonFillAndHoles(t *testing.T) {
 	wantColor(t, img, 10, 50, red, 0)
 }
 
+// TestDeepZoom: features far bigger than the image (millions of pixels
+// across) are clipped, not drawn wrong.
+func TestDeepZoom(t *testing.T) {
+	ds, fs := dataset(t, "POLYGON ((1 1, 9 1, 9 9, 1 9, 1 1))", "LINESTRING (0 5.00005, 10 5.00005)")
+	l := layer(mapcommons.LayerPrimitive)
+	l.Styles.Fill.Color = ptr(0xff0000)
+	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 1, Weight: ptr(2.0)}
+	req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{5, 5, 5.0001, 5.0001}, Width: 100, Height: 100}
+	img := drawMap(t, fs, req).Image
+	for _, p := range [][2]int{{0, 0}, {99, 99}, {0, 99}, {99, 0}, {50, 20}} {
+		wantColor(t, img, p[0], p[1], red, 0)
+	}
+	// The line across the middle, 2 pixels wide.
+	y := int(math.Round((mercatorY(5.0001) - mercatorY(5.00005)) / (mercatorY(5.0001) - mercatorY(5)) * 100))
+	for _, x := range []int{0, 50, 99} {
+		wantColor(t, img, x, y-1, color.NRGBA{0, 0, 0xff, 0xff}, 2)
+		wantColor(t, img, x, y+2, red, 0)
+		wantColor(t, img, x, y-3, red, 0)
+	}
+}
+
 func TestLine(t *testing.T) {
 	ds, fs := dataset(t, "LINESTRING (1 5.05, 9 5.05)") // along the middle of row 49
 	l := layer(mapcommons.LayerPrimitive)
