@@ -11,6 +11,10 @@
 // polygons' outlines, then the points' symbols (and, for POINT, GRADUATED
 // and PROPORTIONAL layers, a symbol at each polygon's centroid). Sizes are
 // CSS pixels, multiplied by the request's Scale.
+//
+// Not drawn: a url: layer (its data is not the store's), a temporal
+// layer's time window (all its features are drawn), and a box across the
+// antimeridian (west must be less than east; features are not wrapped).
 package render
 
 import (
