@@ -433,6 +433,45 @@ func TestProportionalAndGraduated(t *testing.T) {
 	}
 }
 
+// TestSymbolicPolygons: a GRADUATED layer's polygons are a faint ground
+// (the fill's colour at 0.3 of its opacity) under a symbol at each one's
+// centroid, coloured by its class; a PRIMITIVE layer draws no symbol on
+// them; multi and collection members are drawn each.
+func TestSymbolicPolygons(t *testing.T) {
+	ds, fs := dataset(t, "POLYGON ((1 1, 4 1, 4 4, 1 4, 1 1))", "POLYGON ((6 6, 9 6, 9 9, 6 9, 6 6))")
+	l := layer(mapcommons.LayerGraduated)
+	l.Styles.Fill.Opacity = 0.75
+	l.Styles.Fill.Color = ptr(0x0000ff)
+	l.Styles.Fill.SelectedAttribute = "v"
+	l.Styles.Fill.Categories = 2
+	l.Styles.Fill.Colors = []int{0xff0000, 0x00ff00}
+	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	faint := color.NRGBA{0, 0, 0xff, uint8(math.Round(0.75 * 0.3 * 255))}
+	wantColor(t, img, 12, 87, faint, 1)
+	wantColor(t, img, 62, 37, faint, 1)
+	wantColor(t, img, 25, 75, red, 0)
+	wantColor(t, img, 75, 25, color.NRGBA{0, 0xff, 0, 0xff}, 0)
+	l.Styles.Type = mapcommons.LayerPrimitive
+	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	wantColor(t, img, 25, 75, color.NRGBA{0, 0, 0xff, 0xbf}, 1)
+
+	ds, fs = dataset(t, "MULTIPOINT ((2.05 2.05), (8.05 8.05))", "MULTILINESTRING ((1 5.05, 3 5.05), (7 5.05, 9 5.05))",
+		"GEOMETRYCOLLECTION (POINT (2.05 8.05), LINESTRING (5.05 1, 5.05 3))")
+	l = layer(mapcommons.LayerPoint)
+	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 1, Weight: ptr(2.0)}
+	res := drawMap(t, fs, lonLat100(Layer{l, ds}))
+	orange := color.NRGBA{0xe6, 0x55, 0x0d, 0xff}
+	for _, p := range [][2]int{{20, 79}, {80, 19}, {20, 19}} {
+		wantColor(t, res.Image, p[0], p[1], orange, 0)
+	}
+	for _, p := range [][2]int{{20, 49}, {80, 49}, {50, 80}} {
+		wantColor(t, res.Image, p[0], p[1], color.NRGBA{0, 0, 0xff, 0xff}, 0)
+	}
+	if res.Layers[0].Points != 3 {
+		t.Errorf("%d symbols, want 3", res.Layers[0].Points)
+	}
+}
+
 func TestSymbols(t *testing.T) {
 	ds, fs := dataset(t, "POINT (5.05 5.05)")
 	for _, sym := range []string{"circle", "propCircle", "outlineCircle", "hollowCircle", "square", "propSquare", "outlineSquare",
