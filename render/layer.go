@@ -1,0 +1,765 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/image/vector"
+
+	"mapcommons"
+	"mapcommons/format/wkb"
+	"mapcommons/style"
+)
+
+// The colours of a layer whose styles name none (style.js's defaults),
+// and of a classed symbol of no class.
+const (
+	defaultFill   = 0x4682b4
+	defaultStroke = 0x333333
+	defaultIcon   = 0xe6550d
+	noClassIcon   = 0x9e9e9e
+)
+
+// geojsonMax is the web application's bound on a layer read as GeoJSON
+// (layers.js); a bigger dataset is drawn there from vector tiles.
+const geojsonMax = 5000
+
+// plan is how a layer is drawn: layerPlan's and layerSpecs's decisions.
+type plan struct {
+	typ      string
+	classes  *style.Classes // nil: not classed
+	classCol int
+	classTyp mapcommons.AttrType
+	sizeCol  int // PROPORTIONAL: the size attribute's column, else -1
+	sizeTyp  mapcommons.AttrType
+	sizeGone bool // the size attribute is not the dataset's
+	maxValue float64
+
+	fill        []color.NRGBA64 // by class; one for an unclassed layer
+	fillNone    bool            // features of no class are not filled
+	drawFill    bool
+	stroke      color.NRGBA64
+	caseColor   color.NRGBA64
+	cased       bool
+	drawStroke  bool
+	strokeHalf  float32 // half the line's width, device pixels
+	caseHalf    float32
+	dash        [2]float32 // on, off (device pixels); zero: solid
+	symbol      string
+	shadow      bool
+	iconScale   float64 // sqrt of the icon's size
+	iconOpacity float64
+	iconColor   int
+	centroids   bool // symbols at polygons' centroids
+}
+
+func nrgba(c int, opacity float64) color.NRGBA64 {
+	a := uint16(math.Round(max(0, min(1, opacity)) * 0xffff))
+	return color.NRGBA64{R: uint16(c>>16&0xff) * 0x101, G: uint16(c>>8&0xff) * 0x101, B: uint16(c&0xff) * 0x101, A: a}
+}
+
+// newPlan reads a layer's styles as style.js's layerPlan and layerSpecs do.
+func (d *drawer) newPlan(l *mapcommons.Layer, ds *mapcommons.Dataset) (*plan, error) {
+	st := &l.Styles
+	p := &plan{typ: strings.ToUpper(st.Type), classCol: -1, sizeCol: -1}
+	if p.typ == "" {
+		p.typ = mapcommons.LayerPrimitive
+	}
+	if (p.typ == mapcommons.LayerChoropleth || p.typ == mapcommons.LayerGraduated) && d.classifier != nil {
+		cl, err := d.classifier.Classify(d.ctx, l, ds)
+		if err != nil {
+			return nil, err
+		}
+		if cl != nil && len(cl.Counts) > 0 && len(cl.Breaks) == len(cl.Counts)+1 {
+			if col := mapcommons.AttrIndex(ds.Attributes, cl.Attribute); col >= 0 {
+				p.classes, p.classCol, p.classTyp = cl, col, ds.Attributes[col].Type
+			}
+		}
+	}
+	if p.typ == mapcommons.LayerProportional {
+		name := st.Icon.SelectedAttribute
+		if name == "" {
+			name = st.Fill.SelectedAttribute
+		}
+		if col := mapcommons.AttrIndex(ds.Attributes, name); name != "" && col >= 0 {
+			p.sizeCol, p.sizeTyp = col, ds.Attributes[col].Type
+			p.maxValue = statsMax(ds, ds.Attributes[col].Name)
+		} else if name != "" {
+			// MapLibre reads a property the features lack as 0: no symbol.
+			p.sizeGone = true
+		}
+	}
+	op := l.Opacity
+	symbolic := p.typ == mapcommons.LayerGraduated || p.typ == mapcommons.LayerProportional
+
+	// The fill: by class for a classed layer, else the fill's colour; a
+	// symbolic layer's polygons are a faint ground under its symbols.
+	fillOpacity := st.Fill.Opacity * op
+	fillColor := defaultFill
+	if st.Fill.Color != nil {
+		fillColor = *st.Fill.Color
+	}
+	switch {
+	case symbolic:
+		p.fill = []color.NRGBA64{nrgba(fillColor, fillOpacity*0.3)}
+	case p.classes != nil:
+		for _, c := range p.classes.Colors {
+			p.fill = append(p.fill, nrgba(c, fillOpacity))
+		}
+		p.fillNone = true
+	default:
+		p.fill = []color.NRGBA64{nrgba(fillColor, fillOpacity)}
+	}
+	p.drawFill = fillOpacity > 0 && (!symbolic || fillOpacity*0.3 > 0)
+
+	// Lines: the icon's lineStyle says dashed, thick or cased.
+	weight := 1.0
+	if st.Stroke.Weight != nil {
+		weight = *st.Stroke.Weight
+	}
+	ls := st.Icon.LineStyle
+	if ls == "" {
+		ls = "regular"
+	}
+	w := weight
+	if ls == "thick" || ls == "dashedThick" {
+		w *= 3
+	}
+	strokeColor := defaultStroke
+	if st.Stroke.Color != nil {
+		strokeColor = *st.Stroke.Color
+	}
+	strokeOpacity := st.Stroke.Alpha * op
+	p.stroke = nrgba(strokeColor, strokeOpacity)
+	p.strokeHalf = float32(w * d.v.scale / 2)
+	p.drawStroke = strokeOpacity > 0 && w > 0
+	if ls == "cased" {
+		p.cased = strokeOpacity > 0
+		p.caseColor = nrgba(0xffffff, strokeOpacity)
+		p.caseHalf = float32((w + 3) * d.v.scale / 2)
+	}
+	if strings.HasPrefix(ls, "dashed") {
+		// line-dasharray [3, 2], in line widths.
+		p.dash = [2]float32{float32(3 * w * d.v.scale), float32(2 * w * d.v.scale)}
+	}
+
+	// Symbols.
+	p.symbol = st.Icon.Symbol
+	if !style.IsIconSymbol(p.symbol) {
+		p.symbol = "circle"
+		if p.typ == mapcommons.LayerProportional {
+			p.symbol = "propCircle"
+		}
+	}
+	p.shadow = st.Icon.Dropshadow
+	p.iconScale = 1
+	if st.Icon.Size > 0 {
+		p.iconScale = math.Sqrt(st.Icon.Size)
+	}
+	p.iconOpacity = op
+	if st.Icon.Opacity != nil {
+		p.iconOpacity *= *st.Icon.Opacity
+	}
+	p.iconColor = defaultIcon
+	if st.Icon.Color != nil {
+		p.iconColor = *st.Icon.Color
+	}
+	p.centroids = symbolic || p.typ == mapcommons.LayerPoint
+	return p, nil
+}
+
+// statsMax is the largest magnitude of a column (style.js's statsMax, the
+// tiles' rule), at least 1 for a dataset the web application reads as
+// GeoJSON (scanFeatures's rule); 1 when unknown.
+func statsMax(ds *mapcommons.Dataset, name string) float64 {
+	s, ok := ds.Stats[name]
+	if !ok {
+		return 1
+	}
+	m := max(math.Abs(s.Max), math.Abs(s.Min))
+	if m == 0 || math.IsNaN(m) {
+		m = 1
+	}
+	if ds.FeatureCount <= geojsonMax {
+		m = max(m, 1)
+	}
+	return m
+}
+
+// classOf is the class of value v (-1: none), as style.js's classIndex
+// computes it from the breaks: class i is [breaks[i], breaks[i+1]), the
+// last one closed; of equal breaks only the first is a stop (MapLibre's
+// stops must increase), so a value at a repeated break is in the first
+// class that break starts, even if that class is empty.
+func classOf(c *style.Classes, v float64) int {
+	b := c.Breaks
+	n := len(c.Counts)
+	if math.IsNaN(v) || v < b[0] || v > b[n] {
+		return -1
+	}
+	k, last := 0, math.Inf(-1)
+	for i := 1; i < n; i++ {
+		if i == 1 || b[i] > last {
+			last = b[i]
+			if v >= b[i] {
+				k = i
+			}
+		}
+	}
+	return k
+}
+
+// iconFor is the symbol of a feature: its class's colour and size
+// (GRADUATED) or its value's size (PROPORTIONAL). nil: nothing to draw.
+func (d *drawer) iconFor(p *plan, f *mapcommons.Feature) *icon {
+	colour, size := p.iconColor, p.iconScale
+	if p.classes != nil {
+		k := classOf(p.classes, style.NumberAt(f, p.classCol, p.classTyp))
+		if k >= 0 {
+			colour = p.classes.Colors[k]
+		} else {
+			colour = noClassIcon
+		}
+		if p.typ == mapcommons.LayerGraduated {
+			if k >= 0 {
+				size = p.iconScale * (0.6 + 0.9*float64(k)/float64(max(len(p.classes.Counts)-1, 1)))
+			} else {
+				size = p.iconScale * 0.4
+			}
+		}
+	}
+	if p.sizeCol >= 0 {
+		v := toNumber(f, p.sizeCol, p.sizeTyp)
+		size = p.iconScale * 1.6 * math.Sqrt(max(math.Abs(v), 0)/p.maxValue)
+	}
+	if !(size > 0) || p.iconOpacity <= 0 || p.sizeGone {
+		return nil
+	}
+	return d.icons.get(iconKey{symbol: p.symbol, color: colour, shadow: p.shadow,
+		size: quantize(size * d.v.scale), opacity: uint16(math.Round(min(1, p.iconOpacity) * 0xffff))})
+}
+
+// toNumber is MapLibre's ["to-number", value, 0] of a feature's attribute.
+func toNumber(f *mapcommons.Feature, col int, t mapcommons.AttrType) float64 {
+	if t.Numeric() {
+		v := style.NumberAt(f, col, t)
+		if math.IsNaN(v) {
+			return 0
+		}
+		return v
+	}
+	var v any
+	if f.Row != nil {
+		if f.Row.IsNull(col) {
+			return 0
+		}
+		switch t {
+		case mapcommons.AttrBoolean:
+			v = f.Row.Bool(col)
+		default:
+			v = string(f.Row.Bytes(col))
+		}
+	} else if col < len(f.Values) {
+		v = f.Values[col]
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+	case string:
+		if n, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil && !math.IsNaN(n) {
+			return n
+		}
+	}
+	return 0
+}
+
+// fillIndex is the fill colour of a feature (an index into plan.fill), -1
+// for none.
+func (p *plan) fillIndex(f *mapcommons.Feature) int {
+	if !p.fillNone {
+		return 0
+	}
+	return classOf(p.classes, style.NumberAt(f, p.classCol, p.classTyp))
+}
+
+// drawer draws the layers of one request.
+type drawer struct {
+	ctx        context.Context
+	features   mapcommons.FeatureService
+	classifier *style.Classifier
+	v          *view
+	img        *image.RGBA
+	max        int
+	steps      int
+	z          vector.Rasterizer
+	mask       image.Alpha
+	icons      iconCache
+	grid       []int32 // point thinning: index+1 of the point drawn at a pixel
+	gridReady  bool    // grid is this layer's
+	scratch    []float32
+	clipA      []float32
+	clipB      []float32
+	dashes     []float32
+	stroker    stroker
+	cellStart  []int32
+	cellList   []int32
+	cellFill   []int32
+
+	// The layer being read, in device pixels (clipped to clip).
+	pts    []float32
+	paths  []path
+	fills  []group
+	lines  []group
+	points []point
+	cents  []point
+	clip   [4]float32
+	rings  [][]float64
+}
+
+// path is a run of pts: a ring (closed) or a line, from distance dist
+// along its line (for dashes).
+type path struct {
+	off, n int32
+	closed bool
+	dist   float32
+}
+
+// group is the paths of one feature: filled together (a polygon's rings,
+// holes reversed) or stroked together.
+type group struct {
+	p0, p1 int32
+	fill   int32
+}
+
+// point is a symbol at a pixel.
+type point struct {
+	x, y int32
+	ic   *icon
+}
+
+// step counts work and checks ctx every so often.
+func (d *drawer) step(n int) error {
+	d.steps += n
+	if d.steps >= 1<<12 {
+		d.steps = 0
+		return d.ctx.Err()
+	}
+	return nil
+}
+
+// layer reads and draws one layer.
+func (d *drawer) layer(l *Layer, res *LayerResult) error {
+	if !l.Layer.Visible || l.Layer.Opacity <= 0 || l.Dataset == nil {
+		return nil
+	}
+	ds := l.Dataset
+	p, err := d.newPlan(&l.Layer, ds)
+	if err != nil {
+		return err
+	}
+	// What reaches into the image from outside it: a symbol, a line.
+	reach := 24 * 0.5 * d.v.scale * p.iconScale * 1.6
+	reach = max(reach, float64(max(p.strokeHalf, p.caseHalf))*2)
+	margin := float32(reach + 2)
+	d.clip = [4]float32{-margin, -margin, float32(d.v.w) + margin, float32(d.v.h) + margin}
+	d.pts, d.paths, d.fills, d.lines, d.points, d.cents = d.pts[:0], d.paths[:0], d.fills[:0], d.lines[:0], d.points[:0], d.cents[:0]
+	d.gridReady = false
+
+	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
+	if p.classes != nil || p.sizeCol >= 0 {
+		q.Lazy = true
+	} else {
+		q.NoValues = true
+	}
+	err = d.features.ScanFeatures(d.ctx, ds.ID, q, func(f *mapcommons.Feature) error {
+		if err := d.ctx.Err(); err != nil {
+			return err
+		}
+		if res.Read == d.max {
+			res.Capped = true
+			return errCapped
+		}
+		res.Read++
+		return d.feature(p, f)
+	})
+	if err != nil && err != errCapped {
+		return err
+	}
+	// MapLibre's layers of it, in order.
+	if p.drawFill {
+		for _, g := range d.fills {
+			if g.fill < 0 {
+				continue
+			}
+			if err := d.fillGroup(g, p.fill[g.fill]); err != nil {
+				return err
+			}
+		}
+	}
+	if p.cased {
+		for _, g := range d.lines {
+			if err := d.strokeGroup(g, p.caseHalf, [2]float32{}, p.caseColor); err != nil {
+				return err
+			}
+		}
+	}
+	if p.drawStroke {
+		for _, g := range d.lines {
+			if err := d.strokeGroup(g, p.strokeHalf, p.dash, p.stroke); err != nil {
+				return err
+			}
+		}
+	}
+	for _, list := range [][]point{d.points, d.cents} {
+		for _, pt := range list {
+			if err := d.step(16); err != nil {
+				return err
+			}
+			pt.ic.draw(d.img, int(pt.x), int(pt.y))
+			res.Points++
+		}
+	}
+	return nil
+}
+
+var errCapped = errors.New("render: capped")
+
+// feature reads one feature's geometry into the layer's lists.
+func (d *drawer) feature(p *plan, f *mapcommons.Feature) error {
+	if x, y, ok := wkb.StoredPoint(f.Geometry); ok {
+		d.addPoint(p, f, x, y, false)
+		return nil
+	}
+	if len(f.Geometry) == 0 {
+		return nil
+	}
+	g, err := wkb.Decode(f.Geometry)
+	if err != nil {
+		return nil // not drawable: nothing of it is drawn
+	}
+	return d.geom(p, f, &g)
+}
+
+func (d *drawer) geom(p *plan, f *mapcommons.Feature, g *wkb.Geom) error {
+	switch g.Type {
+	case wkb.Point:
+		if len(g.Coords) >= 2 {
+			d.addPoint(p, f, g.Coords[0], g.Coords[1], false)
+		}
+	case wkb.LineString:
+		p0 := int32(len(d.paths))
+		if err := d.addLine(g.Coords); err != nil {
+			return err
+		}
+		d.lines = append(d.lines, group{p0: p0, p1: int32(len(d.paths))})
+	case wkb.Polygon:
+		return d.addPolygons(p, f, [][][]float64{g.Rings})
+	case wkb.MultiPolygon:
+		polys := make([][][]float64, 0, len(g.Parts))
+		for i := range g.Parts {
+			if g.Parts[i].Type == wkb.Polygon {
+				polys = append(polys, g.Parts[i].Rings)
+			}
+		}
+		return d.addPolygons(p, f, polys)
+	default: // multipoints, multilines, collections
+		for i := range g.Parts {
+			if err := d.geom(p, f, &g.Parts[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addPoint adds a symbol at lon/lat, thinned to one per pixel: a later
+// point at the same pixel takes the earlier one's place.
+func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, centroid bool) {
+	x, y := d.v.pixel(lon, lat)
+	if !(x > float64(d.clip[0]) && x < float64(d.clip[2]) && y > float64(d.clip[1]) && y < float64(d.clip[3])) {
+		return
+	}
+	ic := d.iconFor(p, f)
+	if ic == nil {
+		return
+	}
+	pt := point{x: int32(math.Floor(x)), y: int32(math.Floor(y)), ic: ic}
+	if centroid {
+		d.cents = append(d.cents, pt)
+		return
+	}
+	if pt.x >= 0 && pt.y >= 0 && int(pt.x) < d.v.w && int(pt.y) < d.v.h {
+		if !d.gridReady {
+			if n := d.v.w * d.v.h; len(d.grid) != n {
+				d.grid = make([]int32, n)
+			} else {
+				clear(d.grid)
+			}
+			d.gridReady = true
+		}
+		cell := int(pt.y)*d.v.w + int(pt.x)
+		if i := d.grid[cell]; i > 0 {
+			d.points[i-1] = pt
+			return
+		}
+		d.points = append(d.points, pt)
+		d.grid[cell] = int32(len(d.points))
+		return
+	}
+	d.points = append(d.points, pt)
+}
+
+// addLine adds a line, clipped: a path for each run of it inside the clip
+// box, each from its distance along the line.
+func (d *drawer) addLine(xy []float64) error {
+	var dist float64
+	var px, py float64
+	open := false
+	for i := 0; i+1 < len(xy); i += 2 {
+		if err := d.step(1); err != nil {
+			return err
+		}
+		x, y := d.v.pixel(xy[i], xy[i+1])
+		if i == 0 {
+			px, py = x, y
+			continue
+		}
+		// Segment (px,py)-(x,y), clipped by Liang–Barsky.
+		seg := math.Hypot(x-px, y-py)
+		t0, t1, ok := clipSegment(px, py, x, y, d.clip)
+		if ok {
+			ax, ay := px+(x-px)*t0, py+(y-py)*t0
+			bx, by := px+(x-px)*t1, py+(y-py)*t1
+			if !open || t0 > 0 {
+				d.paths = append(d.paths, path{off: int32(len(d.pts)), n: 1, dist: float32(dist + seg*t0)})
+				d.pts = append(d.pts, float32(ax), float32(ay))
+				open = true
+			}
+			last := &d.paths[len(d.paths)-1]
+			n := len(d.pts)
+			if dx, dy := float32(bx)-d.pts[n-2], float32(by)-d.pts[n-1]; dx*dx+dy*dy > 0.0625 || t1 < 1 {
+				d.pts = append(d.pts, float32(bx), float32(by))
+			}
+			last.n = int32(len(d.pts))/2 - last.off/2
+			if t1 < 1 {
+				open = false
+			}
+		} else {
+			open = false
+		}
+		dist += seg
+		px, py = x, y
+	}
+	return nil
+}
+
+// clipSegment clips a segment to box c: the parameters of its ends inside.
+func clipSegment(ax, ay, bx, by float64, c [4]float32) (t0, t1 float64, ok bool) {
+	t0, t1 = 0, 1
+	dx, dy := bx-ax, by-ay
+	for _, e := range [4][2]float64{{-dx, ax - float64(c[0])}, {dx, float64(c[2]) - ax}, {-dy, ay - float64(c[1])}, {dy, float64(c[3]) - ay}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return 0, 0, false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			if r > t1 {
+				return 0, 0, false
+			}
+			t0 = max(t0, r)
+		} else {
+			if r < t0 {
+				return 0, 0, false
+			}
+			t1 = min(t1, r)
+		}
+	}
+	return t0, t1, t0 <= t1
+}
+
+// addPolygons adds a polygon or multipolygon: its rings, clipped, shells
+// one way round and holes the other (the rasterizer's winding rule is
+// nonzero), as one fill and one outline; and its centroid's symbol when
+// the layer draws one.
+func (d *drawer) addPolygons(p *plan, f *mapcommons.Feature, polys [][][]float64) error {
+	p0 := int32(len(d.paths))
+	for _, rings := range polys {
+		for k, ring := range rings {
+			if err := d.addRing(ring, k > 0); err != nil {
+				return err
+			}
+		}
+	}
+	p1 := int32(len(d.paths))
+	if p1 > p0 {
+		g := group{p0: p0, p1: p1, fill: int32(p.fillIndex(f))}
+		d.fills = append(d.fills, g)
+		d.lines = append(d.lines, g)
+	}
+	if p.centroids {
+		if x, y, ok := centroid(polys); ok {
+			d.addPoint(p, f, x, y, true)
+		}
+	}
+	return nil
+}
+
+// addRing projects a ring, drops vertices within a quarter pixel of the
+// last, clips it to the clip box (Sutherland–Hodgman) and orients it.
+func (d *drawer) addRing(xy []float64, hole bool) error {
+	buf := d.scratch[:0]
+	for i := 0; i+1 < len(xy); i += 2 {
+		if err := d.step(1); err != nil {
+			return err
+		}
+		x, y := d.v.pixel(xy[i], xy[i+1])
+		if n := len(buf); n >= 2 {
+			dx, dy := float32(x)-buf[n-2], float32(y)-buf[n-1]
+			if dx*dx+dy*dy < 0.0625 {
+				continue
+			}
+		}
+		buf = append(buf, clampF(x), clampF(y))
+	}
+	if n := len(buf); n >= 4 && buf[0] == buf[n-2] && buf[1] == buf[n-1] {
+		buf = buf[:n-2]
+	}
+	off := len(d.pts)
+	d.scratch = buf
+	d.pts = d.clipRing(d.pts, buf, d.clip)
+	n := (len(d.pts) - off) / 2
+	if n < 3 {
+		d.pts = d.pts[:off]
+		return nil
+	}
+	r := d.pts[off:]
+	if a := area(r); a == 0 {
+		d.pts = d.pts[:off]
+		return nil
+	} else if (a < 0) != hole {
+		reverse(r)
+	}
+	d.paths = append(d.paths, path{off: int32(off), n: int32(n), closed: true})
+	return nil
+}
+
+// clampF keeps a pixel coordinate within float32's comfortable range
+// (clipping makes the rest exact).
+func clampF(v float64) float32 { return float32(max(-1e7, min(1e7, v))) }
+
+// clipRing appends ring (flat x,y) clipped to box c to dst
+// (Sutherland–Hodgman, which keeps the ring's orientation).
+func (d *drawer) clipRing(dst, ring []float32, c [4]float32) []float32 {
+	in := ring
+	bufs := [2][]float32{d.clipA[:0], d.clipB[:0]}
+	for edge := range 4 {
+		out := bufs[edge%2][:0]
+		n := len(in) / 2
+		if n == 0 {
+			break
+		}
+		inside := func(x, y float32) bool {
+			switch edge {
+			case 0:
+				return x >= c[0]
+			case 1:
+				return x <= c[2]
+			case 2:
+				return y >= c[1]
+			}
+			return y <= c[3]
+		}
+		px, py := in[2*n-2], in[2*n-1]
+		pin := inside(px, py)
+		for i := range n {
+			x, y := in[2*i], in[2*i+1]
+			xin := inside(x, y)
+			if xin != pin {
+				var t float32
+				switch edge {
+				case 0:
+					t = (c[0] - px) / (x - px)
+				case 1:
+					t = (c[2] - px) / (x - px)
+				case 2:
+					t = (c[1] - py) / (y - py)
+				default:
+					t = (c[3] - py) / (y - py)
+				}
+				out = append(out, px+(x-px)*t, py+(y-py)*t)
+			}
+			if xin {
+				out = append(out, x, y)
+			}
+			px, py, pin = x, y, xin
+		}
+		bufs[edge%2] = out
+		in = out
+	}
+	d.clipA, d.clipB = bufs[0], bufs[1]
+	return append(dst, in...)
+}
+
+// area is twice the signed area of a ring (flat x,y).
+func area(r []float32) float64 {
+	var a float64
+	n := len(r) / 2
+	for i, j := 0, n-1; i < n; j, i = i, i+1 {
+		a += float64(r[2*j])*float64(r[2*i+1]) - float64(r[2*i])*float64(r[2*j+1])
+	}
+	return a
+}
+
+func reverse(r []float32) {
+	n := len(r) / 2
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		r[2*i], r[2*j] = r[2*j], r[2*i]
+		r[2*i+1], r[2*j+1] = r[2*j+1], r[2*i+1]
+	}
+}
+
+// centroid is style.js's centroid: the centre of the shell of the largest
+// part, in lon/lat.
+func centroid(polys [][][]float64) (float64, float64, bool) {
+	best := -1.0
+	var bx, by float64
+	found := false
+	for _, rings := range polys {
+		if len(rings) == 0 {
+			continue
+		}
+		ring := rings[0]
+		n := len(ring) / 2
+		var a, x, y float64
+		for i, j := 0, n-1; i < n; j, i = i, i+1 {
+			f := ring[2*j]*ring[2*i+1] - ring[2*i]*ring[2*j+1]
+			a += f
+			x += (ring[2*j] + ring[2*i]) * f
+			y += (ring[2*j+1] + ring[2*i+1]) * f
+		}
+		if math.Abs(a) > best && a != 0 {
+			best = math.Abs(a)
+			bx, by = x/(3*a), y/(3*a)
+			found = true
+		}
+	}
+	if !found {
+		for _, rings := range polys {
+			if len(rings) > 0 && len(rings[0]) >= 2 {
+				return rings[0][0], rings[0][1], true
+			}
+		}
+	}
+	return bx, by, found
+}
