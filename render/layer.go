@@ -328,6 +328,7 @@ type drawer struct {
 type path struct {
 	off, n int32
 	closed bool
+	part   bool // the first ring of a polygon of a multipolygon
 	dist   float32
 }
 
@@ -595,10 +596,14 @@ func clipSegment(ax, ay, bx, by float64, c [4]float32) (t0, t1 float64, ok bool)
 func (d *drawer) addPolygons(p *plan, f *mapcommons.Feature, polys [][][]float64) error {
 	p0 := int32(len(d.paths))
 	for _, rings := range polys {
+		first := len(d.paths)
 		for k, ring := range rings {
 			if err := d.addRing(ring, k > 0); err != nil {
 				return err
 			}
+		}
+		if first < len(d.paths) {
+			d.paths[first].part = true
 		}
 	}
 	p1 := int32(len(d.paths))

@@ -35,7 +35,10 @@ func (d *drawer) bounds(g group, pad float32) image.Rectangle {
 	return r.Intersect(d.img.Bounds())
 }
 
-// fillGroup fills a feature's rings.
+// fillGroup fills a feature's rings. The polygons of a multipolygon
+// spread over a large box (islands far apart) are filled in groups whose
+// boxes do not meet, each over its own box: no pixel is in two groups,
+// so none is composited twice.
 func (d *drawer) fillGroup(g group, c color.NRGBA64) error {
 	if c.A == 0 {
 		return nil
@@ -44,19 +47,81 @@ func (d *drawer) fillGroup(g group, c color.NRGBA64) error {
 	if r.Empty() {
 		return nil
 	}
+	if r.Dx()*r.Dy() > binArea {
+		if parts := d.partGroups(g, r); parts != nil {
+			for _, pg := range parts {
+				if err := d.fillPaths(pg.paths, pg.r, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return d.fillPaths([][2]int32{{g.p0, g.p1}}, r, c)
+}
+
+// partGroup is polygons of a multipolygon whose boxes meet: runs of
+// paths, and their box.
+type partGroup struct {
+	paths [][2]int32
+	r     image.Rectangle
+}
+
+// partGroups groups the polygons of g by their boxes (nil: one group, or
+// too many polygons to bother).
+func (d *drawer) partGroups(g group, r image.Rectangle) []partGroup {
+	var groups []partGroup
+	for i := g.p0; i < g.p1; {
+		j := i + 1
+		for j < g.p1 && !d.paths[j].part {
+			j++
+		}
+		pr := d.bounds(group{p0: i, p1: j}, 1)
+		run := [2]int32{i, j}
+		i = j
+		if pr.Empty() {
+			continue
+		}
+		if len(groups) > 64 {
+			return nil
+		}
+		// Into the group it meets, merging those it joins.
+		pg := partGroup{paths: [][2]int32{run}, r: pr}
+		for k := 0; k < len(groups); {
+			if groups[k].r.Overlaps(pg.r) {
+				pg.paths = append(pg.paths, groups[k].paths...)
+				pg.r = pg.r.Union(groups[k].r)
+				groups = append(groups[:k], groups[k+1:]...)
+				k = 0
+				continue
+			}
+			k++
+		}
+		groups = append(groups, pg)
+	}
+	if len(groups) < 2 {
+		return nil
+	}
+	return groups
+}
+
+// fillPaths fills runs of paths over r.
+func (d *drawer) fillPaths(runs [][2]int32, r image.Rectangle, c color.NRGBA64) error {
 	z := &d.z
 	z.Reset(r.Dx(), r.Dy())
 	ox, oy := float32(r.Min.X), float32(r.Min.Y)
-	for _, p := range d.paths[g.p0:g.p1] {
-		xy := d.pts[p.off : p.off+2*p.n]
-		if err := d.step(len(xy) / 2); err != nil {
-			return err
-		}
-		n := len(xy) / 2
-		z.MoveTo(xy[0]-ox, xy[1]-oy)
-		for i := 1; i <= n; i++ {
-			j := i % n
-			lineTo(z, xy[2*i-2]-ox, xy[2*i-1]-oy, xy[2*j]-ox, xy[2*j+1]-oy)
+	for _, run := range runs {
+		for _, p := range d.paths[run[0]:run[1]] {
+			xy := d.pts[p.off : p.off+2*p.n]
+			if err := d.step(len(xy) / 2); err != nil {
+				return err
+			}
+			n := len(xy) / 2
+			z.MoveTo(xy[0]-ox, xy[1]-oy)
+			for i := 1; i <= n; i++ {
+				j := i % n
+				lineTo(z, xy[2*i-2]-ox, xy[2*i-1]-oy, xy[2*j]-ox, xy[2*j+1]-oy)
+			}
 		}
 	}
 	d.paint(r, c)

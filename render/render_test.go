@@ -249,6 +249,39 @@ func TestBinned(t *testing.T) {
 	}
 }
 
+// TestIslands: a multipolygon spread wide is filled in groups of the
+// polygons whose boxes meet (an island in a lake with its lake), alike
+// to one pass, and no pixel twice.
+func TestIslands(t *testing.T) {
+	ds, fs := dataset(t, "MULTIPOLYGON (((0.5 0.5, 3 0.5, 3 3, 0.5 3, 0.5 0.5), (1 1, 1 2.5, 2.5 2.5, 2.5 1, 1 1)), "+
+		"((1.5 1.5, 2 1.5, 2 2, 1.5 2, 1.5 1.5)), ((7 7, 9.5 7, 9.5 9.5, 7 9.5, 7 7)), ((7 1, 8 1, 8 2, 7 1)), "+
+		"((4 4, 6 4, 6 6, 4 6, 4 4)), ((5 5, 6.5 5, 6.5 6.5, 5 6.5, 5 5)))") // the last two overlap: counted once
+	l := layer(mapcommons.LayerPrimitive)
+	l.Styles.Fill.Color = ptr(0xff0000)
+	l.Styles.Fill.Opacity = 0.5
+	req := lonLat100(Layer{l, ds})
+	req.Width, req.Height = 700, 700
+	grouped := drawMap(t, fs, req).Image
+	old := binArea
+	binArea = math.MaxInt
+	one := drawMap(t, fs, req).Image
+	binArea = old
+	half := color.NRGBA{0xff, 0, 0, 0x80}
+	for _, p := range [][2]float64{{0.7, 0.7}, {1.75, 1.75}, {8, 8}, {7.8, 1.5}, {4.5, 4.5}, {5.5, 5.5}, {6.2, 6.2}} {
+		x, y := int(p[0]*70), int((10-p[1])*70)
+		wantColor(t, grouped, x, y, half, 0)
+	}
+	wantEmpty(t, grouped, int(1.2*70), int((10-1.2)*70))
+	worst := 0
+	for i := range one.Pix {
+		d := int(one.Pix[i]) - int(grouped.Pix[i])
+		worst = max(worst, d, -d)
+	}
+	if worst > 20 {
+		t.Errorf("filled in groups, a byte differs by %d", worst)
+	}
+}
+
 func TestDashes(t *testing.T) {
 	ds, fs := dataset(t, "LINESTRING (1 5.05, 9 5.05)")
 	l := layer(mapcommons.LayerPrimitive)
