@@ -293,6 +293,8 @@ func (s *Server) handleDatasetGet(w http.ResponseWriter, r *http.Request) error 
 			return nil
 		}
 		return s.writeDatasetJSON(w, r, ds)
+	case "png":
+		return s.writeDatasetImage(w, r, ds)
 	default:
 		ext, ok := format.DatasetDownload(f)
 		if !ok {

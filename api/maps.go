@@ -444,8 +444,10 @@ func (s *Server) handleMapGet(w http.ResponseWriter, r *http.Request) error {
 		return s.writeJSON(w, r, http.StatusOK, d)
 	case "kml":
 		return s.writeMapKML(w, r, m)
+	case "png":
+		return s.writeMapImage(w, r, m)
 	default:
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are not available as .%s (try .json or .kml)", f)
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are not available as .%s (try .json, .kml or .png)", f)
 	}
 }
 

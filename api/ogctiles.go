@@ -462,21 +462,32 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	return s.writeTile(w, r, key, func() ([]byte, error) { return s.makeTile(r, ds, z, y, x, props) })
 }
 
-// writeTile answers with the tile cached under key, or makes it, caches it
-// (compressed once) and answers with it.
+// writeTile answers with the vector tile cached under key, or makes it,
+// caches it (compressed once) and answers with it.
 func (s *Server) writeTile(w http.ResponseWriter, r *http.Request, key string, build func() ([]byte, error)) error {
-	if c, ok := s.tiles.get(key); ok {
-		return c.write(w, r)
+	return s.writeCached(w, r, key, mvtType, build)
+}
+
+// writeCached answers with the body of type ctype the tile cache holds
+// under key, or builds it, caches it and answers with it; key "" is never
+// cached.
+func (s *Server) writeCached(w http.ResponseWriter, r *http.Request, key, ctype string, build func() ([]byte, error)) error {
+	if key != "" {
+		if c, ok := s.tiles.get(key); ok {
+			return c.write(w, r)
+		}
 	}
 	body, err := build()
 	if err != nil {
 		return err
 	}
-	s.tiles.put(key, mvtType, body)
-	if c, ok := s.tiles.get(key); ok {
-		return c.write(w, r) // its gzip form, compressed once by put
+	if key != "" {
+		s.tiles.put(key, ctype, body)
+		if c, ok := s.tiles.get(key); ok {
+			return c.write(w, r) // its gzip form, compressed once by put
+		}
 	}
-	w.Header().Set("Content-Type", mvtType) // too large for the cache
+	w.Header().Set("Content-Type", ctype) // too large for the cache
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, err = w.Write(body)
 	return err

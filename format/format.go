@@ -29,6 +29,7 @@ var contentTypes = map[string]string{
 	"spatialite": "application/x-sqlite3",
 	"gpkg":       "application/geopackage+sqlite3",
 	"html":       "text/html; charset=utf-8",
+	"png":        "image/png",
 }
 
 // ContentType returns the content type of a path suffix (without the dot)

@@ -1,0 +1,273 @@
+// mapimage.go: maps and datasets drawn as PNG images by the server's
+// renderer (package render): GET /maps/{id}.png and GET /datasets/{id}.png,
+// and the map tiles of a collection (ogcmaptiles.go).
+package api
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"mapcommons"
+	"mapcommons/params"
+	"mapcommons/render"
+	"mapcommons/style"
+)
+
+// pngType is the content type of a drawn image.
+const pngType = "image/png"
+
+// Defaults of an image.
+const (
+	defaultImageSide = 512 // CSS pixels of the longer side when neither width nor height is given
+	maxMercatorLat   = 85.0511287798066
+)
+
+// imageRequest reads an image's parameters from r's query: width and
+// height (CSS pixels), bbox (west,south,east,north in lon/lat), scale (1 to
+// 4) and crs (EPSG:3857 or EPSG:4326; def when not given). extent is the
+// box drawn when bbox is not given; it is then widened to the image's
+// shape, so that the drawing keeps its proportions, and a side not given
+// follows the other's and the box's shape. Given both sides and a bbox,
+// the box fills the image exactly, as WMS draws it.
+func imageRequest(r *http.Request, extent [4]float64, def string) (render.Request, error) {
+	var p params.Params = params.Params{}
+	if err := p.ParseQuery(r.URL.RawQuery); err != nil {
+		return render.Request{}, err
+	}
+	req := render.Request{CRS: def}
+	if v, ok := p.String("crs"); ok && v != "" {
+		switch strings.ToUpper(v) {
+		case render.CRSMercator, mapcommons.ProjectionMercator, "EPSG:900913":
+			req.CRS = render.CRSMercator
+		case render.CRSLonLat, "CRS:84":
+			req.CRS = render.CRSLonLat
+		default:
+			return req, mapcommons.Errorf(mapcommons.EINVALID, "crs: %q is neither EPSG:3857 nor EPSG:4326", v)
+		}
+	}
+	side := func(name string) (int, error) {
+		v, ok := p.String(name)
+		if !ok || v == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > render.MaxSide {
+			return 0, mapcommons.Errorf(mapcommons.EINVALID, "%s: a whole number of pixels from 1 to %d, not %q", name, render.MaxSide, v)
+		}
+		return n, nil
+	}
+	var err error
+	if req.Width, err = side("width"); err != nil {
+		return req, err
+	}
+	if req.Height, err = side("height"); err != nil {
+		return req, err
+	}
+	if v, ok := p.String("scale"); ok && v != "" {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(f >= 1 && f <= render.MaxScale) {
+			return req, mapcommons.Errorf(mapcommons.EINVALID, "scale: a number from 1 to %d, not %q", render.MaxScale, v)
+		}
+		req.Scale = f
+	}
+	box, given := extent, false
+	if v, ok, err := p.Numbers("bbox"); err != nil {
+		return req, err
+	} else if ok {
+		if len(v) != 4 {
+			return req, params.Invalid("bbox", "west,south,east,north: four numbers, not %d", len(v))
+		}
+		b, err := mapcommons.NewBBox("bbox", v[0], v[1], v[2], v[3])
+		if err != nil {
+			return req, err
+		}
+		if b.W >= b.E {
+			return req, mapcommons.Errorf(mapcommons.EINVALID, "bbox: an image of a box across the antimeridian is not drawn (west %v, east %v)", b.W, b.E)
+		}
+		box, given = [4]float64{b.W, b.S, b.E, b.N}, true
+	}
+	if req.CRS == render.CRSMercator {
+		box[1], box[3] = max(box[1], -maxMercatorLat), min(box[3], maxMercatorLat)
+	}
+	if !(box[0] < box[2] && box[1] < box[3]) {
+		return req, mapcommons.Errorf(mapcommons.EINVALID, "bbox: %v is empty", box)
+	}
+	req.BBox = box
+	if given && req.Width > 0 && req.Height > 0 {
+		return req, nil
+	}
+	// The box's shape in the projection, and the sides that keep it.
+	x0, y0 := project(req.CRS, box[0], box[1])
+	x1, y1 := project(req.CRS, box[2], box[3])
+	aspect := (y1 - y0) / (x1 - x0) // height over width
+	switch {
+	case req.Width == 0 && req.Height == 0:
+		if aspect <= 1 {
+			req.Width, req.Height = defaultImageSide, int(math.Round(defaultImageSide*aspect))
+		} else {
+			req.Width, req.Height = int(math.Round(defaultImageSide/aspect)), defaultImageSide
+		}
+	case req.Height == 0:
+		req.Height = int(math.Round(float64(req.Width) * aspect))
+	case req.Width == 0:
+		req.Width = int(math.Round(float64(req.Height) / aspect))
+	default: // both sides, the default box: widen the box to their shape
+		want := float64(req.Height) / float64(req.Width)
+		cx, cy := (x0+x1)/2, (y0+y1)/2
+		if want > aspect { // taller: more y
+			half := (x1 - x0) * want / 2
+			y0, y1 = cy-half, cy+half
+		} else {
+			half := (y1 - y0) / want / 2
+			x0, x1 = cx-half, cx+half
+		}
+		req.BBox = unproject(req.CRS, x0, y0, x1, y1)
+	}
+	req.Width, req.Height = min(max(req.Width, 1), render.MaxSide), min(max(req.Height, 1), render.MaxSide)
+	return req, nil
+}
+
+// project is lon, lat in crs: degrees for EPSG:4326, unit-sphere Mercator
+// for EPSG:3857 (only the shape matters here).
+func project(crs string, lon, lat float64) (float64, float64) {
+	if crs == render.CRSLonLat {
+		return lon, lat
+	}
+	return lon * math.Pi / 180, math.Log(math.Tan(math.Pi/4 + lat*math.Pi/360))
+}
+
+// unproject is the lon/lat box of a box of project's coordinates, clamped
+// to the world of crs.
+func unproject(crs string, x0, y0, x1, y1 float64) [4]float64 {
+	if crs == render.CRSLonLat {
+		return [4]float64{max(x0, -180), max(y0, -90), min(x1, 180), min(y1, 90)}
+	}
+	lat := func(y float64) float64 { return (2*math.Atan(math.Exp(y)) - math.Pi/2) * 180 / math.Pi }
+	return [4]float64{max(x0*180/math.Pi, -180), max(lat(y0), -maxMercatorLat), min(x1*180/math.Pi, 180), min(lat(y1), maxMercatorLat)}
+}
+
+// datasetExtent is the box a dataset's image shows by default: its extent
+// with a margin of a twentieth each side (a hundredth of a degree at the
+// least, so that one point shows), or the world.
+func datasetExtent(ds *mapcommons.Dataset) [4]float64 {
+	if ds == nil || ds.Extent == nil {
+		return [4]float64{-180, -90, 180, 90}
+	}
+	e := ds.Extent
+	mx, my := max((e.MaxX-e.MinX)/20, 0.01), max((e.MaxY-e.MinY)/20, 0.01)
+	return [4]float64{max(e.MinX-mx, -180), max(e.MinY-my, -90), min(e.MaxX+mx, 180), min(e.MaxY+my, 90)}
+}
+
+// datasetLayer is the layer a dataset is drawn as on its own: a new
+// layer's defaults, of the dataset's default type.
+func datasetLayer(ds *mapcommons.Dataset) render.Layer {
+	l := style.NewLayer()
+	l.Source = "finder:" + strconv.FormatInt(ds.ID, 10)
+	l.Title = ds.Title
+	l.Styles.Type = style.DefaultType(ds)
+	return render.Layer{Layer: l, Dataset: ds}
+}
+
+// writeDatasetImage answers GET /datasets/{id}.png: the dataset drawn
+// with a new layer's styles, to who may download it (an image shows its
+// data).
+func (s *Server) writeDatasetImage(w http.ResponseWriter, r *http.Request, ds *mapcommons.Dataset) error {
+	if err := s.policy.CanDownloadDataset(caller(r), ds); err != nil {
+		return err
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	req, err := imageRequest(r, datasetExtent(ds), render.CRSMercator)
+	if err != nil {
+		return err
+	}
+	if notModified(w, r, s.datasetETag(r, ds, pngType), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
+	req.Layers = []render.Layer{datasetLayer(ds)}
+	key := fmt.Sprintf("png/d%d/%d/%s", ds.ID, ds.Version, imageKey(req))
+	return s.writeImage(w, r, key, req)
+}
+
+// writeMapImage answers GET /maps/{id}.png: the map's layers drawn with
+// their styles, those whose dataset the caller may not download left out
+// (as nothing: the image does not tell they are there).
+func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcommons.Map) error {
+	me := caller(r)
+	shown := map[int64]*mapcommons.Dataset{}
+	layers := render.LayersOf(m, func(id int64) *mapcommons.Dataset {
+		if ds, ok := shown[id]; ok {
+			return ds
+		}
+		ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
+		if err != nil || s.policy.CanDownloadDataset(me, ds) != nil {
+			ds = nil
+		}
+		shown[id] = ds
+		return ds
+	})
+	extent := worldExtent(m.Projection)
+	if m.Extent != nil {
+		extent = *m.Extent
+	} else {
+		extent = layersExtent(m, func(source string) *mapcommons.Dataset {
+			for _, l := range layers {
+				if l.Layer.Source == source {
+					return l.Dataset
+				}
+			}
+			return nil
+		})
+	}
+	req, err := imageRequest(r, extent, render.CRSOf(m))
+	if err != nil {
+		return err
+	}
+	req.Layers = layers
+	// Which layers are drawn is part of the answer, and so of its tag.
+	var drawn strings.Builder
+	for _, l := range layers {
+		drawn.WriteByte("-+"[btoi(l.Dataset != nil)])
+	}
+	etag := s.mapETag(r, m, pngType+drawn.String())
+	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
+		return nil
+	}
+	if etag == "" { // a body took part: nothing is cached
+		return s.writeImage(w, r, "", req)
+	}
+	return s.writeImage(w, r, "png/"+etag+"/"+imageKey(req), req)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// imageKey is what, beside the data, makes an image what it is.
+func imageKey(req render.Request) string {
+	return fmt.Sprintf("%s/%v/%dx%d@%g", req.CRS, req.BBox, req.Width, req.Height, req.Scale)
+}
+
+// writeImage answers with the image cached under key (in the tile cache),
+// or draws it, caches it and answers with it; key "" is never cached.
+func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, key string, req render.Request) error {
+	return s.writeCached(w, r, key, pngType, func() ([]byte, error) {
+		res, err := render.Draw(r.Context(), s.svc.Features, s.classes, req)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := render.EncodePNG(&b, res.Image); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	})
+}

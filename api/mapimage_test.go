@@ -1,0 +1,212 @@
+package api_test
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"mapcommons"
+	"mapcommons/api"
+)
+
+// decodePNG reads an image answer, which must be a 200.
+func decodePNG(t *testing.T, w *httptest.ResponseRecorder) image.Image {
+	t.Helper()
+	must(t, w, 200)
+	if ct := w.Header().Get("Content-Type"); ct != "image/png" {
+		t.Fatalf("Content-Type %q: %.200s", ct, w.Body.String())
+	}
+	img, err := png.Decode(bytes.NewReader(w.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// colours counts the opaque colours of img.
+func colours(img image.Image) map[color.RGBA]int {
+	out := map[color.RGBA]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			if c.A == 255 {
+				out[c]++
+			}
+		}
+	}
+	return out
+}
+
+// TestDatasetImage: GET /datasets/{id}.png draws the dataset with a new
+// layer's styles, sized to its extent's shape unless told, with an ETag,
+// and refuses what it cannot draw.
+func TestDatasetImage(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	id := uploadNC(t, ts, "")
+	w := ts.get("/datasets/"+id+".png", "")
+	img := decodePNG(t, w)
+	// North Carolina is wider than high: 512 wide, fewer high.
+	if b := img.Bounds(); b.Dx() != 512 || b.Dy() >= 512 || b.Dy() < 100 {
+		t.Errorf("default size %v", b)
+	}
+	// The counties are filled, at the default fill's colour over nothing
+	// (with opacity) and outlined: much of the image is painted.
+	painted := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if _, _, _, a := img.At(x, y).RGBA(); a > 0 {
+				painted++
+			}
+		}
+	}
+	if painted < b.Dx()*b.Dy()/4 {
+		t.Errorf("%d of %d pixels painted", painted, b.Dx()*b.Dy())
+	}
+	etag := w.Header().Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	if got := ts.do(req{method: "GET", path: "/datasets/" + id + ".png", header: map[string]string{"If-None-Match": etag}}).Code; got != 304 {
+		t.Errorf("If-None-Match: %d", got)
+	}
+	for _, c := range []struct {
+		query string
+		w, h  int
+	}{
+		{"width=100&height=50", 100, 50},
+		{"width=100&height=50&scale=2", 200, 100},
+		{"width=300&bbox=-80,35,-78,36", 300, 0},
+		{"height=200&crs=EPSG:4326", 0, 200},
+		{"width=64&height=64&bbox=-85,33,-75,37", 64, 64},
+	} {
+		img := decodePNG(t, ts.get("/datasets/"+id+".png?"+c.query, ""))
+		if got := img.Bounds(); c.w > 0 && got.Dx() != c.w || c.h > 0 && got.Dy() != c.h || got.Dx() < 1 || got.Dy() < 1 {
+			t.Errorf("%s: %v, want %dx%d", c.query, got, c.w, c.h)
+		}
+	}
+	// A box that holds none of the counties draws nothing.
+	empty := decodePNG(t, ts.get("/datasets/"+id+".png?width=50&height=50&bbox=10,10,11,11", ""))
+	if n := len(colours(empty)); n != 0 {
+		t.Errorf("an empty box has %d colours", n)
+	}
+	for _, q := range []string{"width=0", "width=5000", "height=x", "scale=9", "scale=0.5", "bbox=1,2,3", "bbox=10,0,-10,5",
+		"bbox=0,0,1,100", "crs=EPSG:1234", "width=4096&height=4096&scale=2"} {
+		errorOf(t, ts.get("/datasets/"+id+".png?"+q, ""), 400, "invalid", "")
+	}
+	// No other form of a dataset is an image.
+	must(t, ts.get("/datasets/"+id+"/features.png", ""), 404)
+}
+
+// TestDatasetImagePermissions: an image shows a dataset's data, so it is
+// answered as the features are: to who may download it.
+func TestDatasetImagePermissions(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	id := uploadNC(t, ts, "") // private to alice on an appliance
+	for _, who := range []string{"", "bob"} {
+		want := ts.get("/datasets/"+id+"/features.json", who).Code
+		if got := ts.get("/datasets/"+id+".png", who).Code; got != want || got == 200 {
+			t.Errorf("%q: %d, features.json %d", who, got, want)
+		}
+		if got := ts.get("/datasets/999999.png", who).Code; got != want {
+			t.Errorf("%q on a missing one: %d, features.json %d", who, got, want)
+		}
+	}
+	decodePNG(t, ts.get("/datasets/"+id+".png", "alice"))
+}
+
+// TestMapImage: GET /maps/{id}.png draws the map's layers with their
+// styles — a choropleth in the colours of its classes — and leaves out a
+// layer whose dataset the caller may not download, as if it were not
+// there.
+func TestMapImage(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	public := uploadNC(t, ts, "")
+	must(t, ts.do(req{method: "PUT", path: "/datasets/" + public + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions": [{"group_id": "everyone", "permissions": {"view": true, "download": true}}]}`)}), 200)
+	private := uploadNC(t, ts, "")
+	form := "application/x-www-form-urlencoded"
+	choropleth := "&layers[][source]=finder:" + public + "&layers[][styles][type]=CHOROPLETH" +
+		"&layers[][styles][fill][selectedAttribute]=BIR74&layers[][styles][fill][classificationType]=Quantile&layers[][styles][fill][categories]=5"
+	outline := "&layers[][source]=finder:" + private + "&layers[][styles][type]=PRIMITIVE&layers[][styles][stroke][color]=0xff0000&layers[][styles][stroke][weight]=4"
+	newMap := func(layers string) string {
+		m := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,
+			body: []byte("title=m&basemap=Acetate&permissions[][group_id]=everyone&permissions[][permissions][view]=true" + layers)}), 201))
+		return strconv.Itoa(int(m["id"].(float64)))
+	}
+	both, one := newMap(choropleth+outline), newMap(choropleth)
+	get := func(m, who string) *httptest.ResponseRecorder {
+		w := ts.get("/maps/"+m+".png?width=400&height=300", who)
+		must(t, w, 200)
+		return w
+	}
+	// The class colours of the choropleth, as the map's JSON gives them.
+	doc := decode[struct {
+		Layers []struct {
+			Styles struct {
+				Fill struct {
+					Classification struct{ Colors []int }
+				}
+			}
+		}
+	}](t, must(t, ts.get("/maps/"+one+".json", "alice"), 200))
+	classColours := doc.Layers[0].Styles.Fill.Classification.Colors
+	if len(classColours) != 5 {
+		t.Fatalf("classes %v", classColours)
+	}
+	// The fill is drawn at the layer's fill opacity over nothing: its
+	// pixels have the class colour's hue at partial alpha. Each class
+	// shows; in bob's image of both, the private outline (pure red) does not.
+	hasClass := func(img image.Image, rgb int) bool {
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+				// (Within the rounding of colours stored premultiplied.)
+				near := func(v uint8, want int) bool { return abs(int(v)-want) <= 3 }
+				if c.A > 32 && near(c.R, rgb>>16) && near(c.G, rgb>>8&0xff) && near(c.B, rgb&0xff) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	red := 0xff0000
+	anon := decodePNG(t, get(one, ""))
+	for _, c := range classColours {
+		if !hasClass(anon, c) {
+			t.Errorf("class colour %06x not drawn", c)
+		}
+	}
+	bobBoth := get(both, "bob")
+	if img := decodePNG(t, bobBoth); hasClass(img, red) {
+		t.Error("bob's image shows the private layer")
+	}
+	if !bytes.Equal(bobBoth.Body.Bytes(), get(one, "bob").Body.Bytes()) {
+		t.Error("bob's image of the map with the private layer differs from the one without it")
+	}
+	aliceBoth := get(both, "alice")
+	if img := decodePNG(t, aliceBoth); !hasClass(img, red) {
+		t.Error("alice's image lacks her own layer")
+	}
+	if aliceBoth.Header().Get("ETag") == bobBoth.Header().Get("ETag") {
+		t.Error("alice and bob have the same ETag for different images")
+	}
+	// A map the caller may not view answers as its JSON does.
+	priv := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,
+		body: []byte("title=p&basemap=Acetate" + choropleth)}), 201))
+	pid := strconv.Itoa(int(priv["id"].(float64)))
+	for _, who := range []string{"", "bob"} {
+		if got, want := ts.get("/maps/"+pid+".png", who).Code, ts.get("/maps/"+pid+".json", who).Code; got != want || got == 200 {
+			t.Errorf("%q: %d, the JSON %d", who, got, want)
+		}
+	}
+}
