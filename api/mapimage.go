@@ -97,10 +97,19 @@ func imageRequest(r *http.Request, extent [4]float64, def string) (render.Reques
 		return req, mapcommons.Errorf(mapcommons.EINVALID, "bbox: %v is empty", box)
 	}
 	req.BBox = box
+	fitImage(&req, given)
+	return req, nil
+}
+
+// fitImage sizes req to the shape of its box: a side not given (0) follows
+// the other's and the box's shape (the longer defaultImageSide when
+// neither is); given both, a box not given (the default extent) is widened
+// to the image's shape, a given one fills it exactly.
+func fitImage(req *render.Request, given bool) {
 	if given && req.Width > 0 && req.Height > 0 {
-		return req, nil
+		return
 	}
-	// The box's shape in the projection, and the sides that keep it.
+	box := req.BBox
 	x0, y0 := project(req.CRS, box[0], box[1])
 	x1, y1 := project(req.CRS, box[2], box[3])
 	aspect := (y1 - y0) / (x1 - x0) // height over width
@@ -128,7 +137,6 @@ func imageRequest(r *http.Request, extent [4]float64, def string) (render.Reques
 		req.BBox = unproject(req.CRS, x0, y0, x1, y1)
 	}
 	req.Width, req.Height = min(max(req.Width, 1), render.MaxSide), min(max(req.Height, 1), render.MaxSide)
-	return req, nil
 }
 
 // project is lon, lat in crs: degrees for EPSG:4326, unit-sphere Mercator

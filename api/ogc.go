@@ -64,6 +64,13 @@ var ogcConformance = slices.Concat([]string{
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
 	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+	"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/png", // map tiles (ogcmaptiles.go)
+	// OGC API – Maps Part 1 (20-058): a collection's map, as PNG, with
+	// bgcolor and transparent.
+	"http://www.opengis.net/spec/ogcapi-maps-1/1.0/conf/core",
+	"http://www.opengis.net/spec/ogcapi-maps-1/1.0/conf/collection-map",
+	"http://www.opengis.net/spec/ogcapi-maps-1/1.0/conf/background",
+	"http://www.opengis.net/spec/ogcapi-maps-1/1.0/conf/png",
 	// Tiles' OpenAPI 3.0 class: /api describes every tiles path with the
 	// standard's parameter names and every status the routes answer (the
 	// api tests check each answer against it).
@@ -368,6 +375,8 @@ func (s *Server) collectionDoc(r *http.Request, id int64, title, description, ta
 		{Href: base + "/queryables", Rel: relQueryable, Type: ogcSchema, Title: "the queryable properties"},
 		{Href: base + "/schema", Rel: relSchema, Type: ogcSchema, Title: "the schema of the features"},
 		{Href: base + "/tiles", Rel: relTilesets, Type: ogcJSON, Title: "vector tiles"},
+		{Href: base + "/map/tiles", Rel: relTilesetsMap, Type: ogcJSON, Title: "map tiles (PNG)"},
+		{Href: base + "/map", Rel: relMap, Type: pngType, Title: "the collection as a map (PNG)"},
 		{Href: s.datasetLink(r, id), Rel: "describedby", Type: ogcJSON, Title: "the dataset in the GeoCommons API"},
 	}
 	return d

@@ -131,8 +131,8 @@ func TestOpenAPIParts(t *testing.T) {
 			ogcPaths++
 		}
 	}
-	if ogcPaths != 14 {
-		t.Errorf("%d OGC paths, want 14", ogcPaths)
+	if ogcPaths != 18 { // 14, and the map and its three tile paths
+		t.Errorf("%d OGC paths, want 18", ogcPaths)
 	}
 	b, err := json.Marshal(full)
 	if err != nil {

@@ -76,6 +76,7 @@ func (s *Server) routes() {
 	m.Handle("GET /maps/{id}/layers/{index}/features", s.handle(s.bounded(s.handleLayerFeatures)))
 
 	s.tileRoutes(m)
+	s.mapTileRoutes(m)
 	s.basemapRoutes(m)
 
 	m.Handle("GET /search", s.handle(s.bounded(s.handleSearch)))

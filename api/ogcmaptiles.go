@@ -1,0 +1,221 @@
+// ogcmaptiles.go: each collection drawn by the server's renderer
+// (mapimage.go) as an OGC API – Maps map (/ogc/collections/{id}/map) and
+// as OGC API – Tiles map tilesets of PNG tiles of WebMercatorQuad: the
+// images and raster tiles Leaflet, OpenLayers, QGIS and GDAL's OGCAPI
+// driver take.
+package api
+
+import (
+	"fmt"
+	"image/color"
+	"net/http"
+	"strconv"
+
+	"mapcommons"
+	"mapcommons/params"
+	"mapcommons/render"
+	"mapcommons/style"
+)
+
+// relTilesetsMap is the link relation of a collection's map tilesets.
+const relTilesetsMap = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"
+
+// mapTileRoutes registers the map tilesets of the collections.
+func (s *Server) mapTileRoutes(m *routeTable) {
+	const coll = "/ogc/collections/{id}/map/tiles"
+	m.Handle("GET /ogc/collections/{id}/map", s.handle(s.bounded(s.handleOGCCollectionMap)))
+	m.Handle("/ogc/collections/{id}/map", s.handle(methodNotAllowed))
+	m.Handle("GET "+coll, s.handle(s.handleMapTilesets))
+	m.Handle("GET "+coll+"/{tms}", s.handle(s.handleMapTileset))
+	m.Handle("GET "+coll+"/{tms}/{z}/{y}/{x}", s.handle(s.bounded(s.handleMapTile)))
+	for _, p := range []string{coll, coll + "/{tms}", coll + "/{tms}/{z}/{y}/{x}"} {
+		m.Handle(p, s.handle(methodNotAllowed))
+	}
+}
+
+// mapTilesURL is the absolute URL of the asked collection's map tiles of
+// WebMercatorQuad, under its id as asked.
+func (s *Server) mapTilesURL(r *http.Request) string {
+	return s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/map/tiles/" + tmsID
+}
+
+// mapTilesetLinks are the links of a map tileset: itself, its tile matrix
+// set, the PNG tile template and the collection.
+func (s *Server) mapTilesetLinks(r *http.Request, ds *mapcommons.Dataset) []ogcLink {
+	u := s.mapTilesURL(r)
+	return []ogcLink{
+		{Rel: "self", Type: "application/json", Title: "this tileset", Href: u},
+		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
+		{Rel: "item", Type: pngType, Title: "PNG map tiles", Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
+		{Rel: "collection", Type: "application/json", Title: "the collection", Href: s.ogcBase(r) + "/collections/" + ds.ReadableName()},
+	}
+}
+
+// handleMapTilesets answers GET /ogc/collections/{id}/map/tiles: the one
+// map tileset of a dataset.
+func (s *Server) handleMapTilesets(w http.ResponseWriter, r *http.Request) error {
+	if err := checkTMS(r); err != nil {
+		return err
+	}
+	ds, err := s.tileDataset(r)
+	if err != nil {
+		return err
+	}
+	return s.tileDoc(w, r, ds, "map-tilesets", func() any {
+		return map[string]any{
+			"tilesets": []map[string]any{{
+				"title": ds.Title, "dataType": "map", "crs": crs3857, "tileMatrixSetURI": tmsURI,
+				"links": s.mapTilesetLinks(r, ds),
+			}},
+			"links": []ogcLink{{Rel: "self", Type: "application/json", Href: s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/map/tiles"}},
+		}
+	})
+}
+
+// handleMapTileset answers GET /ogc/collections/{id}/map/tiles/WebMercatorQuad:
+// the map tileset's metadata, its limits those of the vector tiles.
+func (s *Server) handleMapTileset(w http.ResponseWriter, r *http.Request) error {
+	if err := checkTMS(r); err != nil {
+		return err
+	}
+	ds, err := s.tileDataset(r)
+	if err != nil {
+		return err
+	}
+	return s.tileDoc(w, r, ds, "map-tileset", func() any {
+		b := tileBounds(ds)
+		lon, lat, cz := tileCenter(b)
+		var limits []map[string]any
+		for z := tileMinZoom; z <= tileMaxZoom; z++ {
+			l := tileLimitsOf(b, z)
+			limits = append(limits, map[string]any{"tileMatrix": strconv.Itoa(z),
+				"minTileRow": l.minRow, "maxTileRow": l.maxRow, "minTileCol": l.minCol, "maxTileCol": l.maxCol})
+		}
+		return map[string]any{
+			"title": ds.Title, "description": ds.Description, "dataType": "map",
+			"crs": crs3857, "tileMatrixSetURI": tmsURI,
+			"links": s.mapTilesetLinks(r, ds),
+			"boundingBox": map[string]any{"lowerLeft": []float64{b.MinX, b.MinY}, "upperRight": []float64{b.MaxX, b.MaxY},
+				"crs": crsCRS84},
+			"centerPoint":         map[string]any{"coordinates": []float64{lon, lat}, "tileMatrix": strconv.Itoa(cz), "crs": crsCRS84},
+			"tileMatrixSetLimits": limits,
+		}
+	})
+}
+
+// handleMapTile answers GET …/map/tiles/WebMercatorQuad/{z}/{y}/{x}
+// (.png may end it): the tile drawn as the dataset's image is
+// (datasetLayer), 256 pixels square, transparent where nothing is; from
+// the tile cache when the same tile of the same version was drawn before.
+// Outside WebMercatorQuad a 400, outside the tileset's limits a 404.
+func (s *Server) handleMapTile(w http.ResponseWriter, r *http.Request) error {
+	if tms := r.PathValue("tms"); tms != tmsID {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
+	}
+	if f := info(r).format; f != "json" && f != "png" { // (json: no suffix)
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map tiles are PNG, not %s", f)
+	}
+	ds, err := s.tileDataset(r)
+	if err != nil {
+		return err
+	}
+	z, y, x, err := tileAddress(r)
+	if err != nil {
+		return err
+	}
+	if err := checkTileLimits(ds, z, y, x); err != nil {
+		return err
+	}
+	if notModified(w, r, s.datasetETag(r, ds, "map-tile"), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
+	req := render.TileRequest(z, x, y, 1, []render.Layer{datasetLayer(ds)})
+	key := fmt.Sprintf("maptile/%d/%d/%d/%d/%d", ds.ID, ds.Version, z, y, x)
+	return s.writeImage(w, r, key, req)
+}
+
+// relMap is the link relation of a collection's map (OGC API – Maps).
+const relMap = "http://www.opengis.net/def/rel/ogc/1.0/map"
+
+// handleOGCCollectionMap answers GET /ogc/collections/{id}/map: the
+// collection drawn as one PNG (OGC API – Maps), as its dataset's image is:
+// bbox (and bbox-crs: CRS84, EPSG:4326, EPSG:3857; default the extent,
+// widened to the image's shape), width and height (default: the longer
+// side 512, the other following the box), crs (the image's: CRS84 or
+// EPSG:4326 drawn as plate carrée, the default; EPSG:3857 Web Mercator),
+// transparent (default true) and bgcolor (0xRRGGBB or #RRGGBB; default
+// white, painted when transparent is false).
+func (s *Server) handleOGCCollectionMap(w http.ResponseWriter, r *http.Request) error {
+	if f := info(r).format; f != "json" && f != "png" { // (json: no suffix)
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are PNG, not %s", f)
+	}
+	ds, err := s.tileDataset(r)
+	if err != nil {
+		return err
+	}
+	if err := onlyParams(r, "bbox", "bbox-crs", "width", "height", "crs", "transparent", "bgcolor"); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	if f := q.Get("f"); f != "" && f != "png" && f != pngType {
+		return params.Invalid("f", "maps are png, not %q", f)
+	}
+	req := render.Request{CRS: render.CRSLonLat, BBox: datasetExtent(ds)}
+	if v := q.Get("crs"); v != "" {
+		crs, err := parseCRS("crs", v)
+		if err != nil {
+			return err
+		}
+		if crs == crs3857 {
+			req.CRS = render.CRSMercator
+			req.BBox[1], req.BBox[3] = max(req.BBox[1], -maxMercatorLat), min(req.BBox[3], maxMercatorLat)
+		}
+	}
+	b, err := parseOGCBBox(q)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		if b.W >= b.E {
+			return params.Invalid("bbox", "a map of a box across the antimeridian is not drawn (west %v, east %v)", b.W, b.E)
+		}
+		req.BBox = [4]float64{b.W, b.S, b.E, b.N}
+	}
+	for _, side := range []struct {
+		name string
+		v    *int
+	}{{"width", &req.Width}, {"height", &req.Height}} {
+		if v := q.Get(side.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > render.MaxSide {
+				return params.Invalid(side.name, "a whole number of pixels from 1 to %d, not %q", render.MaxSide, v)
+			}
+			*side.v = n
+		}
+	}
+	transparent := true
+	if v := q.Get("transparent"); v != "" {
+		if transparent, err = strconv.ParseBool(v); err != nil {
+			return params.Invalid("transparent", "true or false, not %q", v)
+		}
+	}
+	bg := color.RGBA{255, 255, 255, 255}
+	if v := q.Get("bgcolor"); v != "" {
+		c, ok := style.ParseColor(v)
+		if !ok {
+			return params.Invalid("bgcolor", "a colour as 0xRRGGBB or #RRGGBB, not %q", v)
+		}
+		bg = color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255}
+	}
+	if !transparent {
+		req.Background = bg
+	}
+	fitImage(&req, b != nil)
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-map"), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+		return nil
+	}
+	w.Header().Set("Content-Crs", "<"+map[string]string{render.CRSLonLat: crsCRS84, render.CRSMercator: crs3857}[req.CRS]+">")
+	req.Layers = []render.Layer{datasetLayer(ds)}
+	key := fmt.Sprintf("ogcmap/%d/%d/%s/%v", ds.ID, ds.Version, imageKey(req), req.Background)
+	return s.writeImage(w, r, key, req)
+}
