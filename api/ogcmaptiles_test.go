@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,3 +208,40 @@ func TestOGCCollectionMap(t *testing.T) {
 		errorOf(t, ts.get(pathOf(t, href)+"?"+q, ""), 400, "invalid", "")
 	}
 }
+
+// TestOGCMapTilesWithGDAL: GDAL's tile reader (its WMS driver's TMS
+// service, as QGIS's XYZ layers read) reads the map tiles of a collection
+// over North Carolina at zoom 6 into one image: the counties are drawn.
+func TestOGCMapTilesWithGDAL(t *testing.T) {
+	t.Parallel()
+	gdal := gdaltest.NeedTool(t, "gdal_translate")
+	ts := newServer(t, noBaseURL)
+	id := uploadNC(t, ts, "")
+	const world = 20037508.342789244
+	xml := `<GDAL_WMS><Service name="TMS"><ServerUrl>` + listen(t, ts.handler) + `/collections/nc-` + id +
+		`/map/tiles/WebMercatorQuad/${z}/${y}/${x}.png</ServerUrl></Service>` +
+		`<DataWindow><UpperLeftX>-` + ftoa(world) + `</UpperLeftX><UpperLeftY>` + ftoa(world) + `</UpperLeftY>` +
+		`<LowerRightX>` + ftoa(world) + `</LowerRightX><LowerRightY>-` + ftoa(world) + `</LowerRightY>` +
+		`<TileLevel>6</TileLevel><TileCountX>1</TileCountX><TileCountY>1</TileCountY><YOrigin>top</YOrigin></DataWindow>` +
+		`<Projection>EPSG:3857</Projection><BlockSizeX>256</BlockSizeX><BlockSizeY>256</BlockSizeY><BandsCount>4</BandsCount>` +
+		`<ZeroBlockHttpCodes>204,404</ZeroBlockHttpCodes></GDAL_WMS>`
+	out := filepath.Join(t.TempDir(), "nc.png")
+	// North Carolina in Web Mercator metres.
+	cmd := exec.Command(gdal, "-q", "-projwin", "-9390000", "4390000", "-8390000", "3990000", "-outsize", "256", "0", "-of", "PNG", xml, out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gdal_translate: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, all := opaqueish(img), img.Bounds().Dx()*img.Bounds().Dy(); n < all/4 {
+		t.Errorf("%d of %d pixels drawn", n, all)
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
