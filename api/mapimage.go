@@ -206,19 +206,7 @@ func (s *Server) writeDatasetImage(w http.ResponseWriter, r *http.Request, ds *m
 // their styles, those whose dataset the caller may not download left out
 // (as nothing: the image does not tell they are there).
 func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcommons.Map) error {
-	me := caller(r)
-	shown := map[int64]*mapcommons.Dataset{}
-	layers := render.LayersOf(m, func(id int64) *mapcommons.Dataset {
-		if ds, ok := shown[id]; ok {
-			return ds
-		}
-		ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
-		if err != nil || s.policy.CanDownloadDataset(me, ds) != nil {
-			ds = nil
-		}
-		shown[id] = ds
-		return ds
-	})
+	layers, drawn := s.mapLayers(r, m)
 	extent := worldExtent(m.Projection)
 	if m.Extent != nil {
 		extent = *m.Extent
@@ -237,12 +225,7 @@ func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcom
 		return err
 	}
 	req.Layers = layers
-	// Which layers are drawn is part of the answer, and so of its tag.
-	var drawn strings.Builder
-	for _, l := range layers {
-		drawn.WriteByte("-+"[btoi(l.Dataset != nil)])
-	}
-	etag := s.mapETag(r, m, pngType+drawn.String())
+	etag := s.mapETag(r, m, pngType+drawn)
 	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
 		return nil
 	}
@@ -252,11 +235,78 @@ func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcom
 	return s.writeImage(w, r, "png/"+etag+"/"+imageKey(req), req)
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// mapLayers are m's layers with the datasets the caller of r may
+// download (a layer of another is drawn as nothing), and which are drawn,
+// as a string of + and - that the answers' tags take in.
+func (s *Server) mapLayers(r *http.Request, m *mapcommons.Map) ([]render.Layer, string) {
+	me := caller(r)
+	shown := map[int64]*mapcommons.Dataset{}
+	layers := render.LayersOf(m, func(id int64) *mapcommons.Dataset {
+		if ds, ok := shown[id]; ok {
+			return ds
+		}
+		ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
+		if err != nil || s.policy.CanDownloadDataset(me, ds) != nil {
+			ds = nil
+		}
+		shown[id] = ds
+		return ds
+	})
+	var drawn strings.Builder
+	for _, l := range layers {
+		if l.Dataset != nil {
+			drawn.WriteByte('+')
+		} else {
+			drawn.WriteByte('-')
+		}
 	}
-	return 0
+	return layers, drawn.String()
+}
+
+// handleMapTileXYZ answers GET /maps/{id}/tiles/{z}/{x}/{y}.png: tile x, y
+// of zoom z (the XYZ order Leaflet and OpenLayers take; rows from the
+// north) of the map drawn as /maps/{id}.png draws it, 256 pixels square
+// in Web Mercator, transparent where nothing is.
+func (s *Server) handleMapTileXYZ(w http.ResponseWriter, r *http.Request) error {
+	m, err := findNoBody(s, r, s.findMap)
+	if err != nil {
+		return err
+	}
+	if !pngPath(r) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map tiles are PNG, not %s", info(r).format)
+	}
+	var zxy [3]int
+	for i, name := range []string{"z", "x", "y"} {
+		n, err := strconv.Atoi(r.PathValue(name))
+		if err != nil {
+			return params.Invalid(name, "not an integer: %q", r.PathValue(name))
+		}
+		zxy[i] = n
+	}
+	z, x, y := zxy[0], zxy[1], zxy[2]
+	if z < 0 || z > tileMaxZoom || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
+		return mapcommons.Errorf(mapcommons.EINVALID, "tile %d/%d/%d: zoom 0 to %d, x and y 0 to 2^zoom-1", z, x, y, tileMaxZoom)
+	}
+	if err := onlyParams(r, "scale"); err != nil {
+		return err
+	}
+	scale := 1.0
+	if v := r.URL.Query().Get("scale"); v != "" {
+		if scale, err = strconv.ParseFloat(v, 64); err != nil || !(scale >= 1 && scale <= render.MaxScale) {
+			return params.Invalid("scale", "a number from 1 to %d, not %q", render.MaxScale, v)
+		}
+	}
+	layers, drawn := s.mapLayers(r, m)
+	etag := s.mapETag(r, m, "map-tile"+drawn)
+	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
+		return nil
+	}
+	req := render.TileRequest(z, x, y, scale, layers)
+	key := ""
+	if etag != "" {
+		key = "maptile/" + etag + "/" + imageKey(req)
+	}
+	return s.writeImage(w, r, key, req)
 }
 
 // imageKey is what, beside the data, makes an image what it is.
@@ -278,4 +328,11 @@ func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, key string, 
 		}
 		return b.Bytes(), nil
 	})
+}
+
+// pngPath reports whether r's path ends in .png or in no suffix.
+func pngPath(r *http.Request) bool {
+	ri := info(r)
+	last := ri.path[strings.LastIndexByte(ri.path, '/')+1:]
+	return ri.format == "png" || ri.format == "json" && !strings.Contains(last, ".")
 }

@@ -210,3 +210,41 @@ func TestMapImage(t *testing.T) {
 		}
 	}
 }
+
+// TestMapTilesXYZ: /maps/{id}/tiles/{z}/{x}/{y}.png are the map's PNG
+// tiles in XYZ order, drawn where its layers are, a layer the caller may
+// not download left out, with ETags; what is no tile is a 400.
+func TestMapTilesXYZ(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	private := uploadNC(t, ts, "")
+	form := "application/x-www-form-urlencoded"
+	m := decode[map[string]any](t, must(t, ts.do(req{method: "POST", path: "/maps.json", user: "alice", ctype: form,
+		body: []byte("title=m&basemap=Acetate&permissions[][group_id]=everyone&permissions[][permissions][view]=true" +
+			"&layers[][source]=finder:" + private + "&layers[][styles][type]=PRIMITIVE")}), 201))
+	id := strconv.Itoa(int(m["id"].(float64)))
+	// Zoom 6: North Carolina is in tiles x 17 and 18, y 25.
+	tile := "/maps/" + id + "/tiles/6/17/25.png"
+	w := ts.get(tile, "alice")
+	if n := opaqueish(decodePNG(t, w)); n < 1000 {
+		t.Errorf("alice's tile paints %d pixels", n)
+	}
+	if got := ts.do(req{method: "GET", path: tile, user: "alice", header: map[string]string{"If-None-Match": w.Header().Get("ETag")}}).Code; got != 304 {
+		t.Errorf("If-None-Match: %d", got)
+	}
+	if b := decodePNG(t, ts.get("/maps/"+id+"/tiles/6/17/25.png?scale=2", "alice")).Bounds(); b.Dx() != 512 {
+		t.Errorf("scale 2: %v", b)
+	}
+	// Bob may view the map, not download the dataset: an empty tile.
+	if n := len(colours(decodePNG(t, ts.get(tile, "bob")))); n != 0 {
+		t.Errorf("bob's tile has %d colours", n)
+	}
+	// Far from the counties: nothing.
+	if n := len(colours(decodePNG(t, ts.get("/maps/"+id+"/tiles/6/0/0.png", "alice")))); n != 0 {
+		t.Errorf("a far tile has %d colours", n)
+	}
+	for _, p := range []string{"/tiles/6/64/0.png", "/tiles/23/0/0.png", "/tiles/-1/0/0.png", "/tiles/6/a/0.png", "/tiles/6/17/25.png?scale=9", "/tiles/6/17/25.png?x=1"} {
+		errorOf(t, ts.get("/maps/"+id+p, "alice"), 400, "invalid", "")
+	}
+	must(t, ts.get("/maps/"+id+"/tiles/6/17/25.json", "alice"), 404)
+}

@@ -112,8 +112,8 @@ func (s *Server) handleMapTile(w http.ResponseWriter, r *http.Request) error {
 	if tms := r.PathValue("tms"); tms != tmsID {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
 	}
-	if f := info(r).format; f != "json" && f != "png" { // (json: no suffix)
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map tiles are PNG, not %s", f)
+	if !pngPath(r) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map tiles are PNG, not %s", info(r).format)
 	}
 	ds, err := s.tileDataset(r)
 	if err != nil {
@@ -146,8 +146,8 @@ const relMap = "http://www.opengis.net/def/rel/ogc/1.0/map"
 // transparent (default true) and bgcolor (0xRRGGBB or #RRGGBB; default
 // white, painted when transparent is false).
 func (s *Server) handleOGCCollectionMap(w http.ResponseWriter, r *http.Request) error {
-	if f := info(r).format; f != "json" && f != "png" { // (json: no suffix)
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are PNG, not %s", f)
+	if !pngPath(r) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "maps are PNG, not %s", info(r).format)
 	}
 	ds, err := s.tileDataset(r)
 	if err != nil {
