@@ -6,12 +6,14 @@ package api
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"mapcommons"
+	"mapcommons/basemap"
 	"mapcommons/params"
 	"mapcommons/render"
 	"mapcommons/style"
@@ -28,7 +30,9 @@ const (
 
 // imageRequest reads an image's parameters from r's query: width and
 // height (CSS pixels), bbox (west,south,east,north in lon/lat), scale (1 to
-// 4) and crs (EPSG:3857 or EPSG:4326; def when not given). extent is the
+// 4), crs (EPSG:3857 or EPSG:4326; def when not given) and basemap
+// (builtin, the default: the request's first layer is the built-in
+// basemap, its sea the background; none: nothing under the layers). extent is the
 // box drawn when bbox is not given; it is then widened to the image's
 // shape, so that the drawing keeps its proportions, and a side not given
 // follows the other's and the box's shape. Given both sides and a bbox,
@@ -39,6 +43,14 @@ func imageRequest(r *http.Request, extent [4]float64, def string) (render.Reques
 		return render.Request{}, err
 	}
 	req := render.Request{CRS: def}
+	if v, ok := p.String("basemap"); ok && v != "" && v != "builtin" {
+		if v != "none" {
+			return req, params.Invalid("basemap", "builtin (the default) or none, not %q", v)
+		}
+	} else {
+		req.Layers = []render.Layer{basemapLayer()}
+		req.Background = rgb(basemap.SeaColour)
+	}
 	if v, ok := p.String("crs"); ok && v != "" {
 		switch strings.ToUpper(v) {
 		case render.CRSMercator, mapcommons.ProjectionMercator, "EPSG:900913":
@@ -158,6 +170,22 @@ func unproject(crs string, x0, y0, x1, y1 float64) [4]float64 {
 	return [4]float64{max(x0*180/math.Pi, -180), max(lat(y0), -maxMercatorLat), min(x1*180/math.Pi, 180), min(lat(y1), maxMercatorLat)}
 }
 
+// basemapLayer is the built-in basemap drawn under an image's layers (its
+// sea is the image's background): its countries, filled with its land
+// colour and outlined with its border colour, as its MapLibre style paints
+// them.
+func basemapLayer() render.Layer {
+	l := style.NewLayer()
+	l.Styles.Type = mapcommons.LayerPrimitive
+	land, border, weight := basemap.LandColour, basemap.BorderColour, 0.5
+	l.Styles.Fill.Color, l.Styles.Fill.Opacity = &land, 1
+	l.Styles.Stroke.Color, l.Styles.Stroke.Weight, l.Styles.Stroke.Alpha = &border, &weight, 1
+	return render.Layer{Layer: l, Dataset: &mapcommons.Dataset{GeometryMask: 1 << 6}, Scan: basemap.ScanCountries}
+}
+
+// rgb is an opaque colour of 0xRRGGBB.
+func rgb(c int) color.RGBA { return color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255} }
+
 // datasetExtent is the box a dataset's image shows by default: its extent
 // with a margin of a twentieth each side (a hundredth of a degree at the
 // least, so that one point shows), or the world.
@@ -197,7 +225,7 @@ func (s *Server) writeDatasetImage(w http.ResponseWriter, r *http.Request, ds *m
 	if notModified(w, r, s.datasetETag(r, ds, pngType), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
-	req.Layers = []render.Layer{datasetLayer(ds)}
+	req.Layers = append(req.Layers, datasetLayer(ds))
 	key := fmt.Sprintf("png/d%d/%d/%s", ds.ID, ds.Version, imageKey(req))
 	return s.writeImage(w, r, key, req)
 }
@@ -224,7 +252,7 @@ func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcom
 	if err != nil {
 		return err
 	}
-	req.Layers = layers
+	req.Layers = append(req.Layers, layers...)
 	etag := s.mapETag(r, m, pngType+drawn)
 	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
 		return nil
@@ -311,7 +339,8 @@ func (s *Server) handleMapTileXYZ(w http.ResponseWriter, r *http.Request) error 
 
 // imageKey is what, beside the data, makes an image what it is.
 func imageKey(req render.Request) string {
-	return fmt.Sprintf("%s/%v/%dx%d@%g", req.CRS, req.BBox, req.Width, req.Height, req.Scale)
+	bm := len(req.Layers) > 0 && req.Layers[0].Scan != nil
+	return fmt.Sprintf("%s/%v/%dx%d@%g/%v/%v", req.CRS, req.BBox, req.Width, req.Height, req.Scale, bm, req.Background)
 }
 
 // writeImage answers with the image cached under key (in the tile cache),

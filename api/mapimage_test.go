@@ -91,13 +91,24 @@ func TestDatasetImage(t *testing.T) {
 			t.Errorf("%s: %v, want %dx%d", c.query, got, c.w, c.h)
 		}
 	}
-	// A box that holds none of the counties draws nothing.
-	empty := decodePNG(t, ts.get("/datasets/"+id+".png?width=50&height=50&bbox=10,10,11,11", ""))
+	// A box that holds none of the counties: the built-in basemap's sea
+	// (its countries are elsewhere), or nothing without the basemap.
+	sea := decodePNG(t, ts.get("/datasets/"+id+".png?width=50&height=50&bbox=-40,10,-39,11", ""))
+	if c := colours(sea); len(c) != 1 || c[color.RGBA{0xa8, 0xcc, 0xe0, 255}] != 50*50 {
+		t.Errorf("an empty box over the sea: %v", c)
+	}
+	empty := decodePNG(t, ts.get("/datasets/"+id+".png?width=50&height=50&bbox=10,10,11,11&basemap=none", ""))
 	if n := len(colours(empty)); n != 0 {
 		t.Errorf("an empty box has %d colours", n)
 	}
+	// The basemap's land shows under and around the counties: Virginia,
+	// north of them, is land coloured.
+	va := decodePNG(t, ts.get("/datasets/"+id+".png?width=20&height=20&bbox=-79,37.5,-78.5,38", ""))
+	if c := colours(va); c[color.RGBA{0xf2, 0xef, 0xe6, 255}] < 300 {
+		t.Errorf("Virginia: %v", c)
+	}
 	for _, q := range []string{"width=0", "width=5000", "height=x", "scale=9", "scale=0.5", "bbox=1,2,3", "bbox=10,0,-10,5",
-		"bbox=0,0,1,100", "crs=EPSG:1234", "width=4096&height=4096&scale=2"} {
+		"bbox=0,0,1,100", "crs=EPSG:1234", "width=4096&height=4096&scale=2", "basemap=osm"} {
 		errorOf(t, ts.get("/datasets/"+id+".png?"+q, ""), 400, "invalid", "")
 	}
 	// No other form of a dataset is an image.
@@ -144,7 +155,7 @@ func TestMapImage(t *testing.T) {
 	}
 	both, one := newMap(choropleth+outline), newMap(choropleth)
 	get := func(m, who string) *httptest.ResponseRecorder {
-		w := ts.get("/maps/"+m+".png?width=400&height=300", who)
+		w := ts.get("/maps/"+m+".png?width=400&height=300&basemap=none", who)
 		must(t, w, 200)
 		return w
 	}

@@ -21,6 +21,7 @@ package basemap
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -167,4 +168,45 @@ func Tile(z, x, y int) ([]byte, error) {
 // overlaps reports whether two boxes share a point.
 func overlaps(a, b wkb.Rect) bool {
 	return a.MinX <= b.MaxX && b.MinX <= a.MaxX && a.MinY <= b.MaxY && b.MinY <= a.MaxY
+}
+
+// The built-in basemap's colours, as its MapLibre style paints them
+// (0xRRGGBB), for renderers that draw it themselves.
+const (
+	SeaColour    = 0xa8cce0
+	LandColour   = 0xf2efe6
+	BorderColour = 0x8c8c8c
+)
+
+// ScanCountries calls fn with each country whose bounds meet q's box (all
+// of them without one) as a feature of no attributes: its polygons, as a
+// WKB MultiPolygon, and its index as the id. It stops at fn's first error
+// or when ctx ends.
+func ScanCountries(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	var f mapcommons.Feature
+	for i := range Load().Countries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := &Load().Countries[i]
+		if b := q.BBox; b != nil && !meets(b, c.bounds) {
+			continue
+		}
+		f = mapcommons.Feature{ID: int64(i + 1), Geometry: c.geom}
+		if err := fn(&f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// meets reports whether box b (W > E: across the antimeridian) meets r.
+func meets(b *mapcommons.BBox, r wkb.Rect) bool {
+	if r.MinY > b.N || r.MaxY < b.S {
+		return false
+	}
+	if b.W <= b.E {
+		return r.MinX <= b.E && r.MaxX >= b.W
+	}
+	return r.MaxX >= b.W || r.MinX <= b.E
 }

@@ -379,7 +379,13 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	} else {
 		q.NoValues = true
 	}
-	err = d.features.ScanFeatures(d.ctx, ds.ID, q, func(f *mapcommons.Feature) error {
+	scan := func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+		return d.features.ScanFeatures(ctx, ds.ID, q, fn)
+	}
+	if l.Scan != nil {
+		scan = l.Scan
+	}
+	err = scan(d.ctx, q, func(f *mapcommons.Feature) error {
 		if err := d.ctx.Err(); err != nil {
 			return err
 		}

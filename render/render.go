@@ -50,6 +50,10 @@ const (
 type Layer struct {
 	Layer   mapcommons.Layer
 	Dataset *mapcommons.Dataset
+	// Scan, when set, reads the layer's features in place of Draw's
+	// FeatureService (a layer of data the stores do not keep: the built-in
+	// basemap's countries).
+	Scan func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error
 }
 
 // LayersOf pairs a map's layers with their datasets, in the map's order:

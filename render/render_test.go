@@ -132,7 +132,7 @@ func TestPolygonFillAndHoles(t *testing.T) {
 		"MULTIPOLYGON (((6 1, 9 1, 9 4, 6 4, 6 1), (7 2, 7 3, 8 3, 8 2, 7 2)), ((6 6, 9 6, 9 9, 6 9, 6 6)))")
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	// pixel(lon, lat) of the middle of the 0.1° cell.
 	px := func(lon, lat float64) (int, int) { return int(lon * 10), int((10 - lat) * 10) }
 	for _, in := range [][2]float64{{1.5, 1.5}, {3.5, 8.5}, {2.5, 3.5}, {2.5, 6.5}, {6.5, 1.5}, {8.5, 3.5}, {7.5, 7.5}, {8.9, 8.9}} {
@@ -145,7 +145,7 @@ func TestPolygonFillAndHoles(t *testing.T) {
 	}
 	// An outline: the stroke's colour astride the edge, over the fill.
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x000000), Alpha: 1, Weight: ptr(2.0)}
-	img2 := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img2 := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	for _, p := range [][2]int{{9, 50}, {10, 50}, {40, 50}, {39, 50}, {25, 10}, {25, 90}, {20, 45}} {
 		wantColor(t, img2, p[0], p[1], color.NRGBA{0, 0, 0, 0xff}, 0)
 	}
@@ -165,7 +165,7 @@ func TestDeepZoom(t *testing.T) {
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 1, Weight: ptr(2.0)}
-	req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{5, 5, 5.0001, 5.0001}, Width: 100, Height: 100}
+	req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: [4]float64{5, 5, 5.0001, 5.0001}, Width: 100, Height: 100}
 	img := drawMap(t, fs, req).Image
 	for _, p := range [][2]int{{0, 0}, {99, 99}, {0, 99}, {99, 0}, {50, 20}} {
 		wantColor(t, img, p[0], p[1], red, 0)
@@ -183,7 +183,7 @@ func TestLine(t *testing.T) {
 	ds, fs := dataset(t, "LINESTRING (1 5.05, 9 5.05)") // along the middle of row 49
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 1, Weight: ptr(4.0)}
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	blue := color.NRGBA{0, 0, 0xff, 0xff}
 	// Width 4 around y = 49.5: rows 48 to 50 full, 47 and 51 half.
 	for _, y := range []int{48, 49, 50} {
@@ -215,7 +215,7 @@ func TestBinned(t *testing.T) {
 		l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 0.5, Weight: ptr(3.0)}
 		l.Styles.Icon.LineStyle = ls
 		l.Styles.Fill.Opacity = 0
-		req := lonLat100(Layer{l, ds})
+		req := lonLat100(Layer{Layer: l, Dataset: ds})
 		req.Width, req.Height = 700, 700
 		binned := drawMap(t, fs, req).Image
 		old := binArea
@@ -259,7 +259,7 @@ func TestIslands(t *testing.T) {
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
 	l.Styles.Fill.Opacity = 0.5
-	req := lonLat100(Layer{l, ds})
+	req := lonLat100(Layer{Layer: l, Dataset: ds})
 	req.Width, req.Height = 700, 700
 	grouped := drawMap(t, fs, req).Image
 	old := binArea
@@ -287,7 +287,7 @@ func TestDashes(t *testing.T) {
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x00ff00), Alpha: 1, Weight: ptr(2.0)}
 	l.Styles.Icon.LineStyle = "dashedThin"
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	// [3, 2] line widths: 6 pixels on from x = 10, 4 off, and so on.
 	green := color.NRGBA{0, 0xff, 0, 0xff}
 	for k := range 8 {
@@ -301,7 +301,7 @@ func TestDashes(t *testing.T) {
 	}
 	// dashedThick: three times as wide, dashes three times as long.
 	l.Styles.Icon.LineStyle = "dashedThick"
-	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	for _, x := range []int{10, 27, 40, 57} {
 		wantColor(t, img, x, 47, green, 0)
 	}
@@ -315,7 +315,7 @@ func TestCasedAndThick(t *testing.T) {
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x000000), Alpha: 1, Weight: ptr(2.0)}
 	l.Styles.Icon.LineStyle = "cased"
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	// Black 2 wide (rows 48, 49 around 49.5... 48.5 to 50.5), white 5
 	// wide under it (47 to 52).
 	wantColor(t, img, 50, 49, color.NRGBA{0, 0, 0, 0xff}, 0)
@@ -323,7 +323,7 @@ func TestCasedAndThick(t *testing.T) {
 	wantColor(t, img, 50, 51, color.NRGBA{0xff, 0xff, 0xff, 0xff}, 0)
 	wantEmpty(t, img, 50, 53)
 	l.Styles.Icon.LineStyle = "thick"
-	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	for y := 47; y <= 51; y++ { // 6 wide: 46.5 to 52.5
 		wantColor(t, img, 50, y, color.NRGBA{0, 0, 0, 0xff}, 0)
 	}
@@ -335,15 +335,15 @@ func TestLayerOpacityAndVisibility(t *testing.T) {
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
 	l.Opacity = 0.5
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	wantColor(t, img, 50, 50, color.NRGBA{0xff, 0, 0, 0x80}, 1)
 	// The fill's opacity multiplies it.
 	l.Styles.Fill.Opacity = 0.5
-	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	wantColor(t, img, 50, 50, color.NRGBA{0xff, 0, 0, 0x40}, 1)
 
 	l.Visible = false
-	res := drawMap(t, fs, lonLat100(Layer{l, ds}))
+	res := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds}))
 	for i, v := range res.Image.Pix {
 		if v != 0 {
 			t.Fatalf("an invisible layer drew byte %d", i)
@@ -354,7 +354,7 @@ func TestLayerOpacityAndVisibility(t *testing.T) {
 	}
 	// A background fills the image under the layers.
 	l.Visible = true
-	req := lonLat100(Layer{l, ds})
+	req := lonLat100(Layer{Layer: l, Dataset: ds})
 	req.Background = color.NRGBA{0, 0, 0xff, 0xff}
 	img = drawMap(t, fs, req).Image
 	wantColor(t, img, 0, 0, color.NRGBA{0, 0, 0xff, 0xff}, 0)
@@ -379,7 +379,7 @@ func TestCRS(t *testing.T) {
 		crs       string
 		want, not [2]int
 	}{{CRSLonLat, plate, merc}, {CRSMercator, merc, plate}, {mapcommons.ProjectionMercator, merc, plate}} {
-		img := drawMap(t, fs, Request{Layers: []Layer{{l, ds}}, BBox: box, Width: 400, Height: 400, CRS: c.crs}).Image
+		img := drawMap(t, fs, Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: box, Width: 400, Height: 400, CRS: c.crs}).Image
 		wantColor(t, img, c.want[0], c.want[1], green, 0)
 		// The circle: 8 pixels of radius in a white outline of 1.5.
 		wantColor(t, img, c.want[0]+6, c.want[1], green, 0)
@@ -406,7 +406,7 @@ func TestScale(t *testing.T) {
 	l := layer(mapcommons.LayerPoint)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0), Alpha: 1, Weight: ptr(3.0)}
 	l.Styles.Icon.Size = 4 // twice as wide: sqrt(4)
-	req := lonLat100(Layer{l, ds})
+	req := lonLat100(Layer{Layer: l, Dataset: ds})
 	one := drawMap(t, fs, req).Image
 	req.Scale = 2
 	two := drawMap(t, fs, req).Image
@@ -434,7 +434,7 @@ func TestProportionalAndGraduated(t *testing.T) {
 	ds.Stats = map[string]mapcommons.Stats{"v": {Min: 0, Max: 4}}
 	l := layer(mapcommons.LayerProportional)
 	l.Styles.Icon.SelectedAttribute = "v"
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	if n := extent(img, 20, 49); n != 0 {
 		t.Errorf("a value of 0 drew a symbol %d pixels across", n)
 	}
@@ -446,7 +446,7 @@ func TestProportionalAndGraduated(t *testing.T) {
 	}
 	// An attribute the features lack reads as 0 (MapLibre's to-number).
 	l.Styles.Icon.SelectedAttribute = "gone"
-	if r := drawMap(t, fs, lonLat100(Layer{l, ds})).Layers[0]; r.Points != 0 {
+	if r := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Layers[0]; r.Points != 0 {
 		t.Errorf("%d symbols sized by an attribute the dataset lacks", r.Points)
 	}
 	// GRADUATED: sizes by class, 0.6 to 1.5; colours by class.
@@ -455,7 +455,7 @@ func TestProportionalAndGraduated(t *testing.T) {
 	l.Styles.Icon.ClassificationType = "Equal Interval"
 	l.Styles.Icon.Categories = 3
 	l.Styles.Fill.Colors = []int{0xff0000, 0x00ff00, 0x0000ff}
-	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	for i, c := range l.Styles.Fill.Colors {
 		x := 20 + 30*i
 		want := 17.5 * (0.6 + 0.9*float64(i)/2)
@@ -478,21 +478,21 @@ func TestSymbolicPolygons(t *testing.T) {
 	l.Styles.Fill.SelectedAttribute = "v"
 	l.Styles.Fill.Categories = 2
 	l.Styles.Fill.Colors = []int{0xff0000, 0x00ff00}
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	faint := color.NRGBA{0, 0, 0xff, uint8(math.Round(0.75 * 0.3 * 255))}
 	wantColor(t, img, 12, 87, faint, 1)
 	wantColor(t, img, 62, 37, faint, 1)
 	wantColor(t, img, 25, 75, red, 0)
 	wantColor(t, img, 75, 25, color.NRGBA{0, 0xff, 0, 0xff}, 0)
 	l.Styles.Type = mapcommons.LayerPrimitive
-	img = drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	wantColor(t, img, 25, 75, color.NRGBA{0, 0, 0xff, 0xbf}, 1)
 
 	ds, fs = dataset(t, "MULTIPOINT ((2.05 2.05), (8.05 8.05))", "MULTILINESTRING ((1 5.05, 3 5.05), (7 5.05, 9 5.05))",
 		"GEOMETRYCOLLECTION (POINT (2.05 8.05), LINESTRING (5.05 1, 5.05 3))")
 	l = layer(mapcommons.LayerPoint)
 	l.Styles.Stroke = mapcommons.Stroke{Color: ptr(0x0000ff), Alpha: 1, Weight: ptr(2.0)}
-	res := drawMap(t, fs, lonLat100(Layer{l, ds}))
+	res := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds}))
 	orange := color.NRGBA{0xe6, 0x55, 0x0d, 0xff}
 	for _, p := range [][2]int{{20, 79}, {80, 19}, {20, 19}} {
 		wantColor(t, res.Image, p[0], p[1], orange, 0)
@@ -512,7 +512,7 @@ func TestSymbols(t *testing.T) {
 		l := layer(mapcommons.LayerPoint)
 		l.Styles.Icon.Symbol = sym
 		l.Styles.Icon.Color = ptr(0xff0000)
-		img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+		img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 		reds := 0
 		for y := 30; y < 70; y++ {
 			for x := 30; x < 70; x++ {
@@ -532,7 +532,7 @@ func TestSymbols(t *testing.T) {
 	// A drop shadow darkens below and right of the symbol.
 	l := layer(mapcommons.LayerPoint)
 	l.Styles.Icon.Dropshadow = true
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	if c := img.RGBAAt(50+9, 50+9); c.A == 0 || c.R > 20 {
 		t.Errorf("no shadow: %v", c)
 	}
@@ -546,11 +546,11 @@ func TestPointsThinnedAndCapped(t *testing.T) {
 	wkts = append(wkts, "POINT (2.05 2.05)")
 	ds, fs := dataset(t, wkts...)
 	l := layer(mapcommons.LayerPoint)
-	res := drawMap(t, fs, lonLat100(Layer{l, ds}))
+	res := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds}))
 	if r := res.Layers[0]; r.Read != 1001 || r.Points != 2 || r.Capped || res.Capped() {
 		t.Errorf("%+v, want 1001 read, 2 drawn, not capped", r)
 	}
-	req := lonLat100(Layer{l, ds})
+	req := lonLat100(Layer{Layer: l, Dataset: ds})
 	req.MaxFeatures = 10
 	res = drawMap(t, fs, req)
 	if r := res.Layers[0]; r.Read != 10 || !r.Capped || !res.Capped() {
@@ -558,7 +558,7 @@ func TestPointsThinnedAndCapped(t *testing.T) {
 	}
 	// The query is limited to the box grown by a symbol's reach.
 	ds, fs = dataset(t, "POINT (-0.5 5)", "POINT (-5 5)", "POINT (5 15)")
-	res = drawMap(t, fs, lonLat100(Layer{l, ds}))
+	res = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds}))
 	if r := res.Layers[0]; r.Read != 1 || r.Points != 1 {
 		t.Errorf("%+v: want the one point within reach", r)
 	}
@@ -566,7 +566,7 @@ func TestPointsThinnedAndCapped(t *testing.T) {
 
 func TestRequestBounds(t *testing.T) {
 	ds, fs := dataset(t, "POINT (5 5)")
-	ok := lonLat100(Layer{layer(mapcommons.LayerPoint), ds})
+	ok := lonLat100(Layer{Layer: layer(mapcommons.LayerPoint), Dataset: ds})
 	for _, c := range []struct {
 		name string
 		edit func(*Request)
@@ -620,7 +620,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &cancelling{FeatureService: fs, n: 100, cancel: cancel}
-	_, err := Draw(ctx, c, nil, lonLat100(Layer{layer(mapcommons.LayerPoint), ds}))
+	_, err := Draw(ctx, c, nil, lonLat100(Layer{Layer: layer(mapcommons.LayerPoint), Dataset: ds}))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("%v, want context.Canceled", err)
 	}
@@ -637,7 +637,7 @@ func TestCancel(t *testing.T) {
 	fs = &memFeatures{feats: []mapcommons.Feature{{Geometry: wkb.AppendPolygon(nil, [][]float64{xy})}}}
 	ctx, cancel = context.WithCancel(context.Background())
 	c = &cancelling{FeatureService: fs, n: 1, cancel: cancel}
-	if _, err := Draw(ctx, c, nil, lonLat100(Layer{layer(mapcommons.LayerPrimitive), ds})); !errors.Is(err, context.Canceled) {
+	if _, err := Draw(ctx, c, nil, lonLat100(Layer{Layer: layer(mapcommons.LayerPrimitive), Dataset: ds})); !errors.Is(err, context.Canceled) {
 		t.Fatalf("%v, want context.Canceled", err)
 	}
 }
@@ -648,7 +648,7 @@ func TestEncodePNG(t *testing.T) {
 	ds, fs := dataset(t, "POLYGON ((1 1, 9 1, 9 9, 1 9, 1 1))")
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
-	img := drawMap(t, fs, lonLat100(Layer{l, ds})).Image
+	img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	var buf bytes.Buffer
 	if err := EncodePNG(&buf, img); err != nil {
 		t.Fatal(err)
@@ -688,7 +688,7 @@ func TestTileRequest(t *testing.T) {
 	ds, fs := dataset(t, "POINT (-90 0.0001)")
 	l := layer(mapcommons.LayerPoint)
 	l.Styles.Icon.Color = ptr(0x0000ff)
-	r.Layers = []Layer{{l, ds}}
+	r.Layers = []Layer{{Layer: l, Dataset: ds}}
 	img := drawMap(t, fs, r).Image
 	// The point is at the middle of the tile's bottom edge: 512 pixels.
 	wantColor(t, img, 256, 510, color.NRGBA{0, 0, 0xff, 0xff}, 0)

@@ -126,7 +126,7 @@ func TestChoroplethCounties(t *testing.T) {
 	}
 	e := ds.Extent
 	for _, crs := range []string{CRSMercator, CRSLonLat} {
-		req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{e.MinX, e.MinY, e.MaxX, e.MaxY}, Width: 1000, Height: 400, CRS: crs}
+		req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: [4]float64{e.MinX, e.MinY, e.MaxX, e.MaxY}, Width: 1000, Height: 400, CRS: crs}
 		res, err := Draw(ctx, s.Features, classifier, req)
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +229,7 @@ func BenchmarkDraw(b *testing.B) {
 		ds := &mapcommons.Dataset{ID: 1, FeatureCount: 100_000}
 		l := style.NewLayer()
 		l.Styles.Type = mapcommons.LayerPoint
-		req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
+		req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := Draw(ctx, fs, nil, req); err != nil {
@@ -253,7 +253,7 @@ func BenchmarkDraw(b *testing.B) {
 		ds := &mapcommons.Dataset{ID: 1, FeatureCount: 2000, GeometryMask: 1 << wkb.LineString}
 		l := style.NewLayer()
 		l.Styles.Type = mapcommons.LayerPrimitive
-		req := Request{Layers: []Layer{{l, ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
+		req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: [4]float64{-100, 25, -60, 50}, Width: 1024, Height: 768}
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := Draw(ctx, fs, nil, req); err != nil {
@@ -265,7 +265,7 @@ func BenchmarkDraw(b *testing.B) {
 		s, ds := counties(b)
 		classifier := style.NewClassifier(s.Features)
 		e := ds.Extent
-		req := Request{Layers: []Layer{{choropleth("BIR74"), ds}}, BBox: [4]float64{e.MinX, e.MinY, e.MaxX, e.MaxY}, Width: 1024, Height: 768}
+		req := Request{Layers: []Layer{{Layer: choropleth("BIR74"), Dataset: ds}}, BBox: [4]float64{e.MinX, e.MinY, e.MaxX, e.MaxY}, Width: 1024, Height: 768}
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := Draw(ctx, s.Features, classifier, req); err != nil {
