@@ -15,6 +15,10 @@ func prop(op, name string, vals ...mapcommons.Literal) *mapcommons.Expr {
 
 func num(v float64) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: v} }
 func str(s string) mapcommons.Literal  { return mapcommons.Literal{Kind: mapcommons.LitString, Str: s} }
+func date(s string) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitDate, Str: s} }
+func ts(s string) mapcommons.Literal {
+	return mapcommons.Literal{Kind: mapcommons.LitTimestamp, Str: s}
+}
 
 func op(o string, args ...*mapcommons.Expr) *mapcommons.Expr {
 	return &mapcommons.Expr{Op: o, Args: args}
@@ -97,6 +101,26 @@ var parseCases = []struct {
 	{`S_TOUCHES(POINT(1 2), geometry) AND NOT S_DISJOINT(geometry, POINT(1 2))`,
 		`{"op":"and","args":[{"op":"s_touches","args":[{"type":"Point","coordinates":[1,2]},{"property":"geometry"}]},{"op":"not","args":[{"op":"s_disjoint","args":[{"property":"geometry"},{"type":"Point","coordinates":[1,2]}]}]}]}`,
 		op("and", spatialExpr("s_touches", wkb.AppendPoint(nil, 1, 2)), op("not", spatialExpr("s_disjoint", wkb.AppendPoint(nil, 1, 2))))},
+	// Temporal Functions: comparisons of the ends, a date as its day.
+	{`T_AFTER(built, DATE('2012-06-05'))`, `{"op":"t_after","args":[{"property":"built"},{"date":"2012-06-05"}]}`,
+		prop(">", "built", str("2012-06-05T99"))},
+	{`t_before(updated_at, TIMESTAMP('2012-08-10T05:30:00.000+02:00'))`, `{"op":"T_BEFORE","args":[{"property":"updated_at"},{"timestamp":"2012-08-10T05:30:00.000+02:00"}]}`,
+		op("and", prop("<", "updated_at", ts("2012-08-10T03:30:00Z")), op("not", prop("=", "updated_at", date("2012-08-10"))))},
+	{`T_EQUALS(DATE('2012-08-10'), "day")`, `{"op":"t_equals","args":[{"date":"2012-08-10"},{"property":"day"}]}`,
+		op("and", prop(">=", "day", date("2012-08-10")), prop("<=", "day", str("2012-08-10T99")))},
+	{`T_DURING(INTERVAL(starts_at, ends_at), INTERVAL('2017-06-10T07:30:00Z', '..'))`,
+		`{"op":"t_during","args":[{"interval":[{"property":"starts_at"},{"property":"ends_at"}]},{"interval":["2017-06-10T07:30:00Z",".."]}]}`,
+		op("or", op("and", prop(">", "starts_at", ts("2017-06-10T07:30:00Z")), prop(">=", "ends_at", str("")), prop(">=", "starts_at", str(""))),
+			op("not", op("and", prop(">=", "starts_at", str("")), prop(">=", "ends_at", str("")))))},
+	{`T_INTERSECTS(INTERVAL('..', DATE('2020-01-01')), INTERVAL('2019-12-31T23:00:00-02:00', '2021-01-01'))`,
+		`{"op":"t_intersects","args":[{"interval":["..",{"date":"2020-01-01"}]},{"interval":[{"timestamp":"2019-12-31T23:00:00-02:00"},"2021-01-01"]}]}`,
+		&mapcommons.Expr{Op: "true"}},
+	{`T_AFTER(TIMESTAMP('2020-01-01T00:00:00Z'), INTERVAL('..', '2019-12-31'))`, `{"op":"t_after","args":[{"timestamp":"2020-01-01T00:00:00Z"},{"interval":["..","2019-12-31"]}]}`,
+		&mapcommons.Expr{Op: "true"}},
+	{`T_METBY(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-02-01')) OR T_STARTS(a, INTERVAL('2020-01-01', '..'))`,
+		`{"op":"or","args":[{"op":"t_metby","args":[{"interval":[{"property":"a"},".."]},{"interval":["2020-01-01","2020-02-01"]}]},{"op":"t_starts","args":[{"property":"a"},{"interval":["2020-01-01",".."]}]}]}`,
+		op("or", op("and", prop(">=", "a", date("2020-02-01")), prop("<=", "a", str("2020-02-01T99"))),
+			op("and", prop(">=", "a", date("2020-01-01")), prop("<=", "a", str("2020-01-01T99")), prop(">=", "a", str(""))))},
 }
 
 // spatialExpr is the spatial test op of the geometry with a geometry literal.
@@ -289,9 +313,11 @@ func seeds() (texts, jsons []string) {
 		jsons = append(jsons, c.json)
 	}
 	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT",
-		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,")
+		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,",
+		"T_DURING(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-01-01T10:00:00.5+01:00'))", "T_EQUALS(INTERVAL('..', '..'), a)", "t_after(interval(", "T_BEFORE(a, b)")
 	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`,
-		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`)
+		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`,
+		`{"op":"t_overlaps","args":[{"interval":[{"property":"a"},{"date":"2020-01-01"}]},{"interval":["..","2020-01-01T00:00:00Z"]}]}`, `{"op":"t_meets","args":[{"interval":[]},{"property":"a"}]}`)
 	return texts, jsons
 }
 
@@ -472,5 +498,41 @@ func TestSpatialFunctionErrors(t *testing.T) {
 		}
 		check(text, (&mapcommons.FeatureQuery{Where: et}).Validate(attrs), op+`: "s" is not the geometry`)
 		check(js, (&mapcommons.FeatureQuery{Where: ej}).Validate(attrs), op+`: "s" is not the geometry`)
+	}
+}
+
+// TestTemporalFunctionErrors: a temporal function's wrong arguments are
+// EINVALID errors, in both encodings, that name the function.
+func TestTemporalFunctionErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"T_AFTER(start)", "T_AFTER takes two arguments, instants or intervals, not one"},
+		{"T_AFTER(start, DATE('2020-01-01'), DATE('2020-01-02'))", "T_AFTER takes two arguments, instants or intervals, not more"},
+		{"T_BEFORE(start, end)", `T_BEFORE: comparing two properties ("start" and "end") is not supported`},
+		{"T_MEETS(INTERVAL(a, b), INTERVAL(c, '..'))", "T_MEETS: comparing two properties"},
+		{"T_DURING(INTERVAL(a, b), INTERVAL('2020-01-01', 'soon'))", `T_DURING: "soon" is neither a date`},
+		{"T_EQUALS(a, 5)", "T_EQUALS: 5 is not an instant"},
+		{"T_EQUALS(a, '2020-01-01')", `T_EQUALS: "2020-01-01" is not an instant`},
+		{"T_EQUALS(a, '..')", `T_EQUALS: ".." is not an instant`},
+		{"T_STARTS(INTERVAL(a), DATE('2020-01-01'))", "expected ,"},
+		{"T_STARTS(a, DATE('2020-13-01'))", `"2020-13-01" is not a date`},
+		{"T_STARTS(a, TIMESTAMP('2020-01-01'))", `"2020-01-01" is not a timestamp (in T_STARTS)`},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":"t_after","args":[{"property":"a"}]}`, "t_after takes 2 arguments, instants or intervals, not 1"},
+		{`{"op":"t_before","args":[{"property":"a"},{"property":"b"}]}`, "T_BEFORE: comparing two properties"},
+		{`{"op":"t_during","args":[{"property":"a"},{"interval":["2020-01-01"]}]}`, "at args[1].interval: t_during: an interval is an array of its start and its end"},
+		{`{"op":"t_during","args":[{"property":"a"},{"interval":["2020-01-01","later"]}]}`, `at args[1].interval[1]: T_DURING: "later" is neither a date`},
+		{`{"op":"t_equals","args":[{"property":"a"},"2020-01-01"]}`, `at args[1]: T_EQUALS: "2020-01-01" is not an instant`},
+		{`{"op":"t_equals","args":[{"property":"a"},{"interval":[true,".."]}]}`, `T_EQUALS: true is not an instant`},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
 	}
 }

@@ -38,15 +38,6 @@ var examplesOfOtherClasses = map[string]string{
 	"clause7_05": "accent-insensitive-comparison", "example27": "accent-insensitive-comparison",
 	"example70": "accent-insensitive-comparison",
 
-	"clause7_12": "temporal-functions", "clause7_13": "temporal-functions", "clause7_17": "temporal-functions",
-	"example20": "temporal-functions", "example21": "temporal-functions", "example22": "temporal-functions",
-	"example53": "temporal-functions", "example54": "temporal-functions", "example54-alt01": "temporal-functions",
-	"example55": "temporal-functions", "example55-alt01": "temporal-functions", "example56": "temporal-functions",
-	"example57": "temporal-functions", "example58": "temporal-functions", "example59": "temporal-functions",
-	"example60": "temporal-functions", "example61": "temporal-functions", "example62": "temporal-functions",
-	"example63": "temporal-functions", "example64": "temporal-functions", "example65": "temporal-functions",
-	"example66": "temporal-functions", "example67": "temporal-functions",
-
 	"clause7_15": "array-functions", "example79": "array-functions", "example80": "array-functions",
 	"example81": "array-functions", "example82": "array-functions",
 }

@@ -231,6 +231,9 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		}
 		return e, nil
 	}
+	if temporalOps[strings.ToLower(op)] {
+		return temporalJSON(strings.ToLower(op), args)
+	}
 	return nil, jfail("unknown operation %q", op).at("op")
 }
 

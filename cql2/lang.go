@@ -23,7 +23,9 @@ const (
 // Functions Plus (S_INTERSECTS with every geometry literal type: points,
 // lines, polygons with holes, their multi- forms and collections) and
 // Spatial Functions (S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN,
-// S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM), in
+// S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM) and
+// Temporal Functions (T_AFTER … T_STARTS of instants and intervals, by
+// Allen's interval algebra, rewritten into comparisons: temporal.go), in
 // both encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
@@ -33,6 +35,7 @@ var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
 	"http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;

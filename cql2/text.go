@@ -4,8 +4,10 @@
 // with a literal, IS [NOT] NULL), LIKE, BETWEEN and IN, and the spatial
 // functions S_INTERSECTS, S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES,
 // S_WITHIN, S_CONTAINS and S_OVERLAPS of the geometry with a BBOX or a
-// geometry literal of any type (WKT in text, GeoJSON in JSON). The
-// geometry is the property "geometry" (or "geom").
+// geometry literal of any type (WKT in text, GeoJSON in JSON), and the
+// temporal functions T_AFTER … T_STARTS of instants and intervals
+// (temporal.go, rewritten into comparisons). The geometry is the
+// property "geometry" (or "geom").
 //
 // Parsing is linear in the input and bounded in depth
 // (mapcommons.MaxExprDepth); the caller bounds the input's length. Errors
@@ -279,6 +281,9 @@ type operand struct {
 func (p *textParser) predicate() (*mapcommons.Expr, error) {
 	if op := spatialOp(p.tok); op != "" {
 		return p.spatial(op)
+	}
+	if op := temporalOp(p.tok); op != "" {
+		return p.temporal(op)
 	}
 	a, err := p.operand()
 	if err != nil {
