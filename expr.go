@@ -107,6 +107,11 @@ type Expr struct {
 	Values   []Literal // the literals: one for a comparison or like, two for between, one or more for in
 	BBox     *BBox     // a spatial test with an envelope
 	Geometry []byte    // a spatial test with a geometry literal (stored WKB); nil when BBox is set
+	// CaseI and AccentI fold the property's value (FoldText) before a
+	// comparison, between, in or like tests it: CASEI(Property) and
+	// ACCENTI(Property). (A literal's CASEI or ACCENTI is folded into the
+	// literal by the parser.)
+	CaseI, AccentI bool
 }
 
 // Kinds of Literal.
@@ -239,6 +244,18 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 	}
 	if e.Op == ExprLike && t != AttrString && t != AttrDate {
 		return Errorf(EINVALID, "filter: %q like: the property is %s, not a string", e.Property, t)
+	}
+	if e.CaseI || e.AccentI {
+		fn := "CASEI"
+		if !e.CaseI {
+			fn = "ACCENTI"
+		}
+		if t != AttrString {
+			return Errorf(EINVALID, "filter: %s(%q): the property is %s, not a string", fn, e.Property, t)
+		}
+		if e.Op == ExprIsNull {
+			return Errorf(EINVALID, "filter: %s(%q) is null: the function of a property is for comparisons, like and in", fn, e.Property)
+		}
 	}
 	for _, v := range e.Values {
 		if err := checkLiteral(t, v); err != nil {

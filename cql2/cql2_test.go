@@ -121,6 +121,17 @@ var parseCases = []struct {
 		`{"op":"or","args":[{"op":"t_metby","args":[{"interval":[{"property":"a"},".."]},{"interval":["2020-01-01","2020-02-01"]}]},{"op":"t_starts","args":[{"property":"a"},{"interval":["2020-01-01",".."]}]}]}`,
 		op("or", op("and", prop(">=", "a", date("2020-02-01")), prop("<=", "a", str("2020-02-01T99"))),
 			op("and", prop(">=", "a", date("2020-01-01")), prop("<=", "a", str("2020-01-01T99")), prop(">=", "a", str(""))))},
+	// CASEI and ACCENTI: of a property a flag, of a string folded.
+	{`CASEI(road_class) IN (CASEI('Οδος'),CASEI('Straße'))`,
+		`{"op":"in","args":[{"op":"casei","args":[{"property":"road_class"}]},[{"op":"casei","args":["Οδος"]},{"op":"casei","args":["Straße"]}]]}`,
+		&mapcommons.Expr{Op: "in", Property: "road_class", Values: []mapcommons.Literal{str("οδοσ"), str("strasse")}, CaseI: true}},
+	{`"name" LIKE casei('FOO%')`, `{"op":"like","args":[{"property":"name"},{"op":"CASEI","args":["FOO%"]}]}`, prop("like", "name", str("foo%"))},
+	{`ACCENTI('débárquér') = accenti(etat_vol)`, `{"op":"=","args":[{"op":"accenti","args":["débárquér"]},{"op":"accenti","args":[{"property":"etat_vol"}]}]}`,
+		&mapcommons.Expr{Op: "=", Property: "etat_vol", Values: []mapcommons.Literal{str("debarquer")}, AccentI: true}},
+	{`CASEI(ACCENTI(owner)) >= CASEI(ACCENTI('Beyoncé')) AND ACCENTI(n) NOT BETWEEN 'a' AND 'b'`,
+		`{"op":"and","args":[{"op":">=","args":[{"op":"casei","args":[{"op":"accenti","args":[{"property":"owner"}]}]},{"op":"casei","args":[{"op":"accenti","args":["Beyoncé"]}]}]},{"op":"not","args":[{"op":"between","args":[{"op":"accenti","args":[{"property":"n"}]},"a","b"]}]}]}`,
+		op("and", &mapcommons.Expr{Op: ">=", Property: "owner", Values: []mapcommons.Literal{str("beyonce")}, CaseI: true, AccentI: true},
+			op("not", &mapcommons.Expr{Op: "between", Property: "n", Values: []mapcommons.Literal{str("a"), str("b")}, AccentI: true}))},
 }
 
 // spatialExpr is the spatial test op of the geometry with a geometry literal.
@@ -314,10 +325,12 @@ func seeds() (texts, jsons []string) {
 	}
 	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT",
 		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,",
-		"T_DURING(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-01-01T10:00:00.5+01:00'))", "T_EQUALS(INTERVAL('..', '..'), a)", "t_after(interval(", "T_BEFORE(a, b)")
+		"T_DURING(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-01-01T10:00:00.5+01:00'))", "T_EQUALS(INTERVAL('..', '..'), a)", "t_after(interval(", "T_BEFORE(a, b)",
+		"CASEI(ACCENTI(a)) LIKE ACCENTI('%É_%')", "casei('İ') = a", "ACCENTI(a) IN ('x', CASEI('ǅ'))", "CASEI(CASEI(")
 	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`,
 		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`,
-		`{"op":"t_overlaps","args":[{"interval":[{"property":"a"},{"date":"2020-01-01"}]},{"interval":["..","2020-01-01T00:00:00Z"]}]}`, `{"op":"t_meets","args":[{"interval":[]},{"property":"a"}]}`)
+		`{"op":"t_overlaps","args":[{"interval":[{"property":"a"},{"date":"2020-01-01"}]},{"interval":["..","2020-01-01T00:00:00Z"]}]}`, `{"op":"t_meets","args":[{"interval":[]},{"property":"a"}]}`,
+		`{"op":"like","args":[{"op":"accenti","args":[{"op":"casei","args":[{"property":"a"}]}]},{"op":"casei","args":["ÅB%"]}]}`, `{"op":"casei","args":[{"property":"a"}]}`)
 	return texts, jsons
 }
 
@@ -534,5 +547,46 @@ func TestTemporalFunctionErrors(t *testing.T) {
 		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
 		}
+	}
+}
+
+// TestFoldFunctionErrors: CASEI and ACCENTI of anything but a string or
+// a property, or in the wrong place, are EINVALID errors naming them.
+func TestFoldFunctionErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"CASEI(a) = CASEI(5)", "CASEI takes a string or a property, not 5"},
+		{"ACCENTI(DATE('2020-01-01')) = a", `ACCENTI takes a string or a property, not DATE("2020-01-01")`},
+		{"CASEI() = 'a'", "CASEI takes one argument"},
+		{"CASEI(a, b) = 'a'", "CASEI takes one argument"},
+		{"CASEI(a) IS NULL", "IS NULL of CASEI or ACCENTI"},
+		{"CASEI(a) = CASEI(b)", "a comparison needs one property and one literal"},
+		{"T_AFTER(CASEI(a), DATE('2020-01-01'))", `T_AFTER: CASEI or ACCENTI of "a" is not an instant`},
+		{strings.Repeat("CASEI(", 200) + "a" + strings.Repeat(")", 200) + " = 'x'", "nested deeper than"},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":"=","args":[{"op":"casei","args":[{"property":"a"}]},{"op":"casei","args":[5]}]}`, "CASEI takes a string or a property, not 5"},
+		{`{"op":"=","args":[{"op":"accenti","args":[]},"x"]}`, "accenti takes one argument"},
+		{`{"op":"like","args":[{"op":"casei","args":["x"]},"x"]}`, `at args[0]: expected {"property": "name"}`},
+		{`{"op":"in","args":[{"property":"a"},[{"op":"casei","args":[{"property":"b"}]}]]}`, "expected a literal, not a property"},
+		{`{"op":"like","args":[{"property":"a"},{"op":"casei","args":[{"property":"b"}]}]}`, "expected a string pattern"},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	// Of a property that is not a string: Validate says so.
+	e, err := ParseText("CASEI(n) = 'x'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&mapcommons.FeatureQuery{Where: e}).Validate([]mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}})
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), `CASEI("n"): the property is integer, not a string`) {
+		t.Errorf("CASEI of a number: %v", err)
 	}
 }

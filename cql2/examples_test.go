@@ -31,13 +31,6 @@ var examplesOfOtherClasses = map[string]string{
 	"example74": "arithmetic", "example75": "arithmetic", "example76": "arithmetic", "example77": "arithmetic",
 	"example78": "arithmetic", "example85": "arithmetic", "example85-alt01": "arithmetic",
 
-	"clause7_04": "case-insensitive-comparison", "example26": "case-insensitive-comparison",
-	"example28": "case-insensitive-comparison", "example71": "case-insensitive-comparison",
-	"example86": "case-insensitive-comparison",
-
-	"clause7_05": "accent-insensitive-comparison", "example27": "accent-insensitive-comparison",
-	"example70": "accent-insensitive-comparison",
-
 	"clause7_15": "array-functions", "example79": "array-functions", "example80": "array-functions",
 	"example81": "array-functions", "example82": "array-functions",
 }

@@ -148,15 +148,15 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
+		a, err := propertyOperandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
-		s, ok := args[1].(string)
-		if !ok {
+		pat, err := operandJSON(args[1])
+		if err != nil || !pat.isLit || pat.lit.Kind != mapcommons.LitString {
 			return nil, jfail("expected a string pattern").at("args[1]")
 		}
-		return &mapcommons.Expr{Op: mapcommons.ExprLike, Property: prop, Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: s}}}, nil
+		return a.expr(mapcommons.ExprLike, pat.lit), nil
 	case mapcommons.ExprBetween:
 		if len(args) == 2 { // the draft's form: [property, [low, high]]
 			if r, ok := args[1].([]any); ok {
@@ -166,13 +166,13 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(3); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
+		a, err := propertyOperandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
-		e := &mapcommons.Expr{Op: mapcommons.ExprBetween, Property: prop}
+		e := a.expr(mapcommons.ExprBetween)
 		for i := 1; i <= 2; i++ {
-			l, err := literalJSON(args[i])
+			l, err := literalOperandJSON(args[i])
 			if err != nil {
 				return nil, err.at("args[" + strconv.Itoa(i) + "]")
 			}
@@ -183,7 +183,7 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
+		a, err := propertyOperandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
@@ -191,9 +191,9 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if !ok || len(list) == 0 || len(list) > mapcommons.MaxInValues {
 			return nil, jfail("expected an array of 1 to %d literals", mapcommons.MaxInValues).at("args[1]")
 		}
-		e := &mapcommons.Expr{Op: mapcommons.ExprIn, Property: prop}
+		e := a.expr(mapcommons.ExprIn)
 		for i, v := range list {
-			l, err := literalJSON(v)
+			l, err := literalOperandJSON(v)
 			if err != nil {
 				return nil, err.at("[" + strconv.Itoa(i) + "]").at("args[1]")
 			}
@@ -237,13 +237,56 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 	return nil, jfail("unknown operation %q", op).at("op")
 }
 
-// operandJSON reads a property or a literal.
+// operandJSON reads a property or a literal, or CASEI or ACCENTI of one
+// ({"op": "casei", "args": [x]}).
 func operandJSON(v any) (operand, *jsonError) {
+	return operandDepth(v, 0)
+}
+
+func operandDepth(v any, depth int) (operand, *jsonError) {
 	if prop, err := propertyJSON(v); err == nil {
 		return operand{prop: prop}, nil
 	}
+	if m, ok := v.(map[string]any); ok && len(m) == 2 {
+		if fn, ok := m["op"].(string); ok && (strings.EqualFold(fn, "casei") || strings.EqualFold(fn, "accenti")) {
+			args, ok := m["args"].([]any)
+			if !ok || len(args) != 1 {
+				return operand{}, jfail("%s takes one argument, a string or a property", fn).at("args")
+			}
+			if depth >= mapcommons.MaxExprDepth {
+				return operand{}, jfail("nested deeper than %d", mapcommons.MaxExprDepth)
+			}
+			in, err := operandDepth(args[0], depth+1)
+			if err != nil {
+				return operand{}, err.at("args[0]")
+			}
+			o, ferr := folded(fn, in)
+			if ferr != nil {
+				return operand{}, jfail("%s takes a string or a property, not %s", strings.ToUpper(fn), in.lit).at("args[0]")
+			}
+			return o, nil
+		}
+	}
 	l, err := literalJSON(v)
 	return operand{isLit: true, lit: l}, err
+}
+
+// propertyOperandJSON reads a property, or CASEI or ACCENTI of one.
+func propertyOperandJSON(v any) (operand, *jsonError) {
+	o, err := operandJSON(v)
+	if err == nil && o.isLit {
+		err = jfail("expected {\"property\": \"name\"}")
+	}
+	return o, err
+}
+
+// literalOperandJSON reads a literal, or CASEI or ACCENTI of a string.
+func literalOperandJSON(v any) (mapcommons.Literal, *jsonError) {
+	o, err := operandJSON(v)
+	if err == nil && !o.isLit {
+		err = jfail("expected a literal, not a property")
+	}
+	return o.lit, err
 }
 
 // propertyJSON reads {"property": "name"}.

@@ -25,8 +25,11 @@ const (
 // Spatial Functions (S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN,
 // S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM) and
 // Temporal Functions (T_AFTER … T_STARTS of instants and intervals, by
-// Allen's interval algebra, rewritten into comparisons: temporal.go), in
-// both encodings.
+// Allen's interval algebra, rewritten into comparisons: temporal.go),
+// case-insensitive and accent-insensitive comparisons (CASEI and ACCENTI
+// of a property, which the evaluator folds, or of a string, folded here,
+// in comparisons, LIKE, BETWEEN and IN: mapcommons.FoldText), in both
+// encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
@@ -36,6 +39,8 @@ var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
 	"http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
 	"http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+	"http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;

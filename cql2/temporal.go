@@ -73,6 +73,9 @@ func instantLit(name, kind, s string) (bound, error) {
 // property, or a DATE or TIMESTAMP literal; in an interval (end: -1 for
 // its start, +1 for its end) also a string of a date or a timestamp, or '..'.
 func instantOf(name string, o operand, end int) (bound, error) {
+	if o.caseI || o.accentI {
+		return bound{}, mapcommons.Errorf(mapcommons.EINVALID, "%s: CASEI or ACCENTI of %q is not an instant", strings.ToUpper(name), o.prop)
+	}
 	if !o.isLit {
 		return bound{prop: o.prop}, nil
 	}

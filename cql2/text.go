@@ -6,8 +6,9 @@
 // S_WITHIN, S_CONTAINS and S_OVERLAPS of the geometry with a BBOX or a
 // geometry literal of any type (WKT in text, GeoJSON in JSON), and the
 // temporal functions T_AFTER … T_STARTS of instants and intervals
-// (temporal.go, rewritten into comparisons). The geometry is the
-// property "geometry" (or "geom").
+// (temporal.go, rewritten into comparisons), and CASEI and ACCENTI of a
+// property or a string in comparisons, LIKE, BETWEEN and IN. The
+// geometry is the property "geometry" (or "geom").
 //
 // Parsing is linear in the input and bounded in depth
 // (mapcommons.MaxExprDepth); the caller bounds the input's length. Errors
@@ -275,6 +276,33 @@ type operand struct {
 	isLit bool
 	lit   mapcommons.Literal
 	pos   int
+	// CASEI, ACCENTI of a property (of a literal: folded into it).
+	caseI, accentI bool
+}
+
+// folded is the operand o under the function fn, CASEI or ACCENTI: a
+// string literal folded, a property marked.
+func folded(fn string, o operand) (operand, error) {
+	caseI := strings.EqualFold(fn, "CASEI")
+	if o.isLit {
+		if o.lit.Kind != mapcommons.LitString {
+			return o, failAt(o.pos, "%s takes a string or a property, not %s", strings.ToUpper(fn), o.lit)
+		}
+		o.lit.Str = mapcommons.FoldText(o.lit.Str, caseI, !caseI)
+		return o, nil
+	}
+	if caseI {
+		o.caseI = true
+	} else {
+		o.accentI = true
+	}
+	return o, nil
+}
+
+// expr is the expression op of the operand o (a property) and values,
+// with o's functions.
+func (o operand) expr(op string, values ...mapcommons.Literal) *mapcommons.Expr {
+	return &mapcommons.Expr{Op: op, Property: o.prop, Values: values, CaseI: o.caseI, AccentI: o.accentI}
 }
 
 // predicate: a comparison, LIKE, BETWEEN, IN, IS NULL or a spatial function.
@@ -330,6 +358,9 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if a.isLit {
 			return nil, failAt(a.pos, "IS NULL needs a property")
 		}
+		if a.caseI || a.accentI {
+			return nil, failAt(a.pos, "IS NULL of CASEI or ACCENTI: test the property itself")
+		}
 		e = &mapcommons.Expr{Op: mapcommons.ExprIsNull, Property: a.prop}
 	case p.is("LIKE"):
 		if err := p.next(); err != nil {
@@ -342,7 +373,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if a.isLit || !b.isLit || b.lit.Kind != mapcommons.LitString {
 			return nil, failAt(a.pos, "LIKE needs a property and a string pattern")
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprLike, Property: a.prop, Values: []mapcommons.Literal{b.lit}}
+		e = a.expr(mapcommons.ExprLike, b.lit)
 	case p.is("BETWEEN"):
 		if err := p.next(); err != nil {
 			return nil, err
@@ -361,7 +392,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if a.isLit || !lo.isLit || !hi.isLit {
 			return nil, failAt(a.pos, "BETWEEN needs a property and two literals")
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprBetween, Property: a.prop, Values: []mapcommons.Literal{lo.lit, hi.lit}}
+		e = a.expr(mapcommons.ExprBetween, lo.lit, hi.lit)
 	case p.is("IN"):
 		if err := p.next(); err != nil {
 			return nil, err
@@ -372,7 +403,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.expect("("); err != nil {
 			return nil, err
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprIn, Property: a.prop}
+		e = a.expr(mapcommons.ExprIn)
 		for {
 			v, err := p.operand()
 			if err != nil {
@@ -416,7 +447,7 @@ func comparison(op string, a, b operand) (*mapcommons.Expr, error) {
 	default:
 		return nil, failAt(a.pos, "a comparison needs one property and one literal")
 	}
-	return &mapcommons.Expr{Op: op, Property: a.prop, Values: []mapcommons.Literal{b.lit}}, nil
+	return a.expr(op, b.lit), nil
 }
 
 func failAt(pos int, format string, args ...any) error {
@@ -458,6 +489,32 @@ func (p *textParser) operand() (operand, error) {
 			}
 			o.isLit, o.lit = true, mapcommons.Literal{Kind: kind, Str: p.tok.text}
 			if err := p.next(); err != nil {
+				return o, err
+			}
+			return o, p.expect(")")
+		case "CASEI", "ACCENTI":
+			fn := strings.ToUpper(p.tok.text)
+			if err := p.next(); err != nil {
+				return o, err
+			}
+			if err := p.expect("("); err != nil {
+				return o, err
+			}
+			if p.is(")") {
+				return o, p.fail("%s takes one argument, a string or a property", fn)
+			}
+			if err := p.enter(); err != nil {
+				return o, err
+			}
+			in, err := p.operand()
+			p.depth--
+			if err != nil {
+				return o, err
+			}
+			if p.is(",") {
+				return o, p.fail("%s takes one argument, a string or a property", fn)
+			}
+			if o, err = folded(fn, in); err != nil {
 				return o, err
 			}
 			return o, p.expect(")")

@@ -78,6 +78,9 @@ type Node struct {
 	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
 	rel    *relation       // wRelate
 	kids   []Node
+	// caseI, accentI: the value is folded (mapcommons.AppendFold) before
+	// it is tested (CASEI, ACCENTI of the property).
+	caseI, accentI bool
 }
 
 // Compile compiles a validated expression (mapcommons.Expr.Validate)
@@ -120,6 +123,7 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 	t := attrs[n.col].Type
 	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
 	n.isBool = t == mapcommons.AttrBoolean
+	n.caseI, n.accentI = e.CaseI, e.AccentI
 	for _, v := range e.Values {
 		switch {
 		case n.isStr:
@@ -313,6 +317,10 @@ func (n *Node) match(c Cells) tri {
 	}
 	if n.isStr {
 		v := c.Str(n.col)
+		var buf [128]byte // a short ASCII value folds on the stack
+		if n.caseI || n.accentI {
+			v = mapcommons.AppendFold(buf[:0], v, n.caseI, n.accentI)
+		}
 		switch n.kind {
 		case wCompare:
 			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))

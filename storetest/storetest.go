@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 	part("LongLike", testLongLike, "Datasets", "Features")
 	part("SpatialFunctions", testSpatialFunctions, "Datasets", "Features")
 	part("TemporalFunctions", testTemporalFunctions, "Datasets", "Features")
+	part("CaseAccentInsensitive", testCaseAccentInsensitive, "Datasets", "Features")
 	part("Errors", testErrors, "Users", "Datasets", "Features")
 }
 
@@ -70,7 +71,7 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
 		{"EditVersion", testEditVersion},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike}, {"SpatialFunctions", testSpatialFunctions},
-		{"TemporalFunctions", testTemporalFunctions},
+		{"TemporalFunctions", testTemporalFunctions}, {"CaseAccentInsensitive", testCaseAccentInsensitive},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {
 			t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
