@@ -189,7 +189,7 @@ func orEqualities(c *Expr) (Filter, bool) {
 	}
 	f := Filter{Op: OpIn}
 	for _, e := range Disjuncts(c) {
-		if e.Op != ExprEq && e.Op != ExprIn || e.CaseI || e.AccentI {
+		if e.Op != ExprEq && e.Op != ExprIn || e.CaseI || e.AccentI || e.Operands != nil {
 			return Filter{}, false
 		}
 		if f.Attr == "" {

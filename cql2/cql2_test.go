@@ -15,6 +15,15 @@ func prop(op, name string, vals ...mapcommons.Literal) *mapcommons.Expr {
 
 func num(v float64) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: v} }
 func str(s string) mapcommons.Literal  { return mapcommons.Literal{Kind: mapcommons.LitString, Str: s} }
+func oprop(p string) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: mapcommons.OperandProperty, Property: p}
+}
+func onum(v float64) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: num(v)}
+}
+func oarith(o string, a, b *mapcommons.Operand) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: o, Args: []*mapcommons.Operand{a, b}}
+}
 func date(s string) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitDate, Str: s} }
 func ts(s string) mapcommons.Literal {
 	return mapcommons.Literal{Kind: mapcommons.LitTimestamp, Str: s}
@@ -132,6 +141,25 @@ var parseCases = []struct {
 		`{"op":"and","args":[{"op":">=","args":[{"op":"casei","args":[{"op":"accenti","args":[{"property":"owner"}]}]},{"op":"casei","args":[{"op":"accenti","args":["Beyoncé"]}]}]},{"op":"not","args":[{"op":"between","args":[{"op":"accenti","args":[{"property":"n"}]},"a","b"]}]}]}`,
 		op("and", &mapcommons.Expr{Op: ">=", Property: "owner", Values: []mapcommons.Literal{str("beyonce")}, CaseI: true, AccentI: true},
 			op("not", &mapcommons.Expr{Op: "between", Property: "n", Values: []mapcommons.Literal{str("a"), str("b")}, AccentI: true}))},
+	// Property-property and arithmetic: Operands; literals folded.
+	{`a = b`, `{"op":"=","args":[{"property":"a"},{"property":"b"}]}`, &mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{oprop("a"), oprop("b")}}},
+	{`1 = 2`, `{"op":"=","args":[1,2]}`, &mapcommons.Expr{Op: "false"}},
+	{`'b' > 'a' AND 2 * 3 = 6 - 0`, `{"op":"and","args":[{"op":">","args":["b","a"]},{"op":"=","args":[{"op":"*","args":[2,3]},{"op":"-","args":[6,0]}]}]}`,
+		op("and", &mapcommons.Expr{Op: "true"}, &mapcommons.Expr{Op: "true"})},
+	{`balance-150.0 > 0`, `{"op":">","args":[{"op":"-","args":[{"property":"balance"},150.0]},0]}`,
+		&mapcommons.Expr{Op: ">", Operands: []*mapcommons.Operand{oarith("-", oprop("balance"), onum(150)), onum(0)}}},
+	{`x > 2 ^ 3 * 2 + -1`, `{"op":">","args":[{"property":"x"},{"op":"+","args":[{"op":"*","args":[{"op":"^","args":[2,3]},2]},-1]}]}`, prop(">", "x", num(15))},
+	{`x = 1 / 0`, `{"op":"=","args":[{"property":"x"},{"op":"/","args":[1,0]}]}`,
+		&mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{oprop("x"), oarith("/", onum(1), onum(0))}}},
+	{`a - b - c div 2 % 3 < -(a)`, `{"op":"<","args":[{"op":"-","args":[{"op":"-","args":[{"property":"a"},{"property":"b"}]},{"op":"%","args":[{"op":"div","args":[{"property":"c"},2]},3]}]},{"op":"*","args":[-1,{"property":"a"}]}]}`,
+		&mapcommons.Expr{Op: "<", Operands: []*mapcommons.Operand{
+			oarith("-", oarith("-", oprop("a"), oprop("b")), oarith("%", oarith("div", oprop("c"), onum(2)), onum(3))), oarith("*", onum(-1), oprop("a"))}}},
+	{`a BETWEEN b AND c + 1`, `{"op":"between","args":[{"property":"a"},{"property":"b"},{"op":"+","args":[{"property":"c"},1]}]}`,
+		&mapcommons.Expr{Op: "between", Operands: []*mapcommons.Operand{oprop("a"), oprop("b"), oarith("+", oprop("c"), onum(1))}}},
+	{`S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))`, `{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"type":"Point","coordinates":[0,0]}]}`, &mapcommons.Expr{Op: "true"}},
+	{`S_OVERLAPS(BBOX(0,0,1,1), POINT(0 0))`, `{"op":"s_overlaps","args":[{"bbox":[0,0,1,1]},{"type":"Point","coordinates":[0,0]}]}`, &mapcommons.Expr{Op: "false"}},
+	{`S_WITHIN(POINT(0.5 0.5), BBOX(0,0,1,1))`, `{"op":"s_within","args":[{"type":"Point","coordinates":[0.5,0.5]},{"bbox":[0,0,1,1]}]}`, &mapcommons.Expr{Op: "true"}},
+	{`S_CROSSES(BBOX(0,0,1,1), BBOX(0,0,1,1))`, `{"op":"s_crosses","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, &mapcommons.Expr{Op: "false"}},
 }
 
 // spatialExpr is the spatial test op of the geometry with a geometry literal.
@@ -165,8 +193,6 @@ func TestParseErrors(t *testing.T) {
 		{"a = 1 b", `offset 6: unexpected "b"`},
 		{"a == 1", "offset 3"},
 		{"a = 'x", "unterminated '"},
-		{"a = b", "one property and one literal"},
-		{"1 = 2", "one property and one literal"},
 		{"a ! 1", "unexpected character '!'"},
 		{"avg(windSpeed) < 4", `offset 0: unknown operation "avg"`},
 		{"FOO(x) = 1", `offset 0: unknown operation "FOO"`},
@@ -187,12 +213,10 @@ func TestParseErrors(t *testing.T) {
 		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1)))", "closed"},
 		{"S_INTERSECTS(geometry, POINT(200 0))", "not a longitude, latitude"},
 		{"S_INTERSECTS(geometry, geom)", "compares the geometry with a literal"},
-		{"S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))", "compares the geometry with a literal"},
 		{"S_WITHIN(geometry)", "S_WITHIN takes two arguments, the geometry and a literal, not one"},
 		{"S_CONTAINS(geometry, POINT(0 0), POINT(1 1))", "S_CONTAINS takes two arguments, the geometry and a literal, not more"},
 		{"S_TOUCHES()", "expected a geometry literal"},
 		{"S_CROSSES(geometry, geom)", "S_CROSSES compares the geometry with a literal, not two properties"},
-		{"S_OVERLAPS(BBOX(0,0,1,1), POINT(0 0))", "S_OVERLAPS compares the geometry with a literal, not two literals"},
 		{"S_EQUALS(POINT(0 0))", "S_EQUALS takes two arguments"},
 		{"S_DISJOINT(geometry, area(geom))", `S_DISJOINT: "area" is not a geometry literal`},
 		{"S_DISJOINT(geometry, POINT(0 0)", "expected ), found end"},
@@ -219,12 +243,10 @@ func TestParseErrors(t *testing.T) {
 		{`{"op":"like","args":[{"property":"a"},1]}`, "string pattern"},
 		{`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[500,0]}]}`, "not a longitude, latitude"},
 		{`{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,0,1]}]}`, "4 or 6 numbers"},
-		{`{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "compares the geometry with a literal"},
 		{`{"op":"=","args":[{"property":"a"},1e999]}`, "bad number"},
 		{`{"op":"s_within","args":[{"property":"geometry"}]}`, "at args: s_within takes 2 arguments, the geometry and a literal, not 1"},
 		{`{"op":"s_contains","args":[{"property":"geometry"},{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args: s_contains takes 2 arguments, the geometry and a literal, not 3"},
 		{`{"op":"S_TOUCHES","args":[{"property":"geometry"},{"property":"geom"}]}`, "at args[1]: s_touches compares the geometry with a literal, not two properties"},
-		{`{"op":"s_crosses","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args[1]: s_crosses compares the geometry with a literal, not two literals"},
 		{`{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}]}`, "at args[1]: s_overlaps: invalid GeoJSON geometry"},
 		{`{"op":"s_equals","args":[{"property":"geometry"},3]}`, "at args[1]: s_equals: expected a geometry"},
 		{`{"op":"s_disjoint","args":[{"bbox":[0,0,1,1]}]}`, "s_disjoint takes 2 arguments"},
@@ -326,11 +348,13 @@ func seeds() (texts, jsons []string) {
 	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT",
 		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,",
 		"T_DURING(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-01-01T10:00:00.5+01:00'))", "T_EQUALS(INTERVAL('..', '..'), a)", "t_after(interval(", "T_BEFORE(a, b)",
-		"CASEI(ACCENTI(a)) LIKE ACCENTI('%É_%')", "casei('İ') = a", "ACCENTI(a) IN ('x', CASEI('ǅ'))", "CASEI(CASEI(")
+		"CASEI(ACCENTI(a)) LIKE ACCENTI('%É_%')", "casei('İ') = a", "ACCENTI(a) IN ('x', CASEI('ǅ'))", "CASEI(CASEI(",
+		"a+-1>b", "a-1-b*-c^2 div 3 % 4 <> -(-a)", "x BETWEEN y-1 AND (z+1)", "1e308 * 10 = a", "2 ^ 2000 > a", "S_CROSSES(POINT(1 2), POINT(1 2))")
 	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`,
 		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`,
 		`{"op":"t_overlaps","args":[{"interval":[{"property":"a"},{"date":"2020-01-01"}]},{"interval":["..","2020-01-01T00:00:00Z"]}]}`, `{"op":"t_meets","args":[{"interval":[]},{"property":"a"}]}`,
-		`{"op":"like","args":[{"op":"accenti","args":[{"op":"casei","args":[{"property":"a"}]}]},{"op":"casei","args":["ÅB%"]}]}`, `{"op":"casei","args":[{"property":"a"}]}`)
+		`{"op":"like","args":[{"op":"accenti","args":[{"op":"casei","args":[{"property":"a"}]}]},{"op":"casei","args":["ÅB%"]}]}`, `{"op":"casei","args":[{"property":"a"}]}`,
+		`{"op":"<","args":[{"op":"^","args":[{"property":"a"},{"op":"-","args":[1,{"property":"b"}]}]},{"op":"%","args":[1,0]}]}`, `{"op":"between","args":[1,{"property":"a"},{"op":"*","args":[]}]}`)
 	return texts, jsons
 }
 
@@ -559,7 +583,7 @@ func TestFoldFunctionErrors(t *testing.T) {
 		{"CASEI() = 'a'", "CASEI takes one argument"},
 		{"CASEI(a, b) = 'a'", "CASEI takes one argument"},
 		{"CASEI(a) IS NULL", "IS NULL of CASEI or ACCENTI"},
-		{"CASEI(a) = CASEI(b)", "a comparison needs one property and one literal"},
+		{"CASEI(a) = CASEI(b)", "CASEI and ACCENTI compare a property with a literal"},
 		{"T_AFTER(CASEI(a), DATE('2020-01-01'))", `T_AFTER: CASEI or ACCENTI of "a" is not an instant`},
 		{strings.Repeat("CASEI(", 200) + "a" + strings.Repeat(")", 200) + " = 'x'", "nested deeper than"},
 	} {
@@ -588,5 +612,52 @@ func TestFoldFunctionErrors(t *testing.T) {
 	err = (&mapcommons.FeatureQuery{Where: e}).Validate([]mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}})
 	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), `CASEI("n"): the property is integer, not a string`) {
 		t.Errorf("CASEI of a number: %v", err)
+	}
+}
+
+// TestArithmeticErrors: arithmetic of what is not a number, operators of
+// the wrong arity, scalars where a property is needed and too many
+// operands are EINVALID errors that say which.
+func TestArithmeticErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"a + 'x' > 1", `+: arithmetic of numbers, not of "x"`},
+		{"a * TRUE > 1", "*: arithmetic of numbers, not of true"},
+		{"CASEI(a) || 1 = 2", "unexpected character"},
+		{"CASEI(a) + 1 = 2", "+: arithmetic of CASEI or ACCENTI"},
+		{"a + 1 LIKE 'x%'", "LIKE needs a property and a string pattern"},
+		{"a + 1 IN (1, 2)", "IN needs a property"},
+		{"a - b IS NULL", "IS NULL needs a property"},
+		{"a = 1 +", "expected a property or a literal, found end of filter"},
+		{"a = (1 + 2", "expected ), found end of filter"},
+		{"'a' = 1", `"a" cannot be compared with 1`},
+		{"1 BETWEEN 'a' AND 2", "BETWEEN of literals that do not compare"},
+		{"a = " + strings.Repeat("a + ", mapcommons.MaxExprNodes) + "1", "more than 10000 operations"},
+		{"a = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200), "nested deeper than"},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.80s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":">","args":[{"op":"+","args":[1]},1]}`, "+ takes 2 operands, not 1"},
+		{`{"op":">","args":[{"op":"div","args":[{"property":"a"},"x"]},1]}`, `div: arithmetic of numbers, not of "x"`},
+		{`{"op":"=","args":["a",1]}`, `"a" cannot be compared with 1`},
+		{`{"op":"like","args":[{"op":"+","args":[{"property":"a"},1]},"x"]}`, `expected {"property": "name"}`},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	// Validate counts operands as operations.
+	wide := &mapcommons.Operand{Op: mapcommons.OperandProperty, Property: "a"}
+	for i := 0; i < 14; i++ { // 2^14 leaves, shallow
+		wide = &mapcommons.Operand{Op: "+", Args: []*mapcommons.Operand{wide, wide}}
+	}
+	e := &mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{wide, {Op: mapcommons.OperandLiteral, Literal: num(1)}}}
+	err := e.Validate([]mapcommons.Attribute{{Name: "a", Type: mapcommons.AttrFloat}})
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "more than 10000 operations") {
+		t.Errorf("an expression of 2^15 operands: %v", err)
 	}
 }

@@ -24,13 +24,6 @@ var examplesOfOtherClasses = map[string]string{
 	"clause6_01": "functions", "clause6_02b": "functions", "example68": "functions", "example69": "functions",
 	"clause7_18": "functions", // S_WITHIN(road, Buffer(geometry, 10, 'm'))
 
-	// Two literals, or two properties, as the operands of one predicate.
-	"clause7_16": "property-property",
-
-	"clause6_02c": "arithmetic", "clause7_19": "arithmetic", "example72": "arithmetic", "example73": "arithmetic",
-	"example74": "arithmetic", "example75": "arithmetic", "example76": "arithmetic", "example77": "arithmetic",
-	"example78": "arithmetic", "example85": "arithmetic", "example85-alt01": "arithmetic",
-
 	"clause7_15": "array-functions", "example79": "array-functions", "example80": "array-functions",
 	"example81": "array-functions", "example82": "array-functions",
 }

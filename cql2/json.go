@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,7 +133,7 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		}
 		e, cerr := comparison(lop, a, b)
 		if cerr != nil {
-			return nil, jfail("a comparison needs one property and one literal")
+			return nil, jfail("%s", offsetless(cerr))
 		}
 		return e, nil
 	case "isnull":
@@ -166,17 +167,17 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(3); err != nil {
 			return nil, err
 		}
-		a, err := propertyOperandJSON(args[0])
-		if err != nil {
-			return nil, err.at("args[0]")
-		}
-		e := a.expr(mapcommons.ExprBetween)
-		for i := 1; i <= 2; i++ {
-			l, err := literalOperandJSON(args[i])
+		var ops [3]operand
+		for i := range ops {
+			o, err := operandJSON(args[i])
 			if err != nil {
 				return nil, err.at("args[" + strconv.Itoa(i) + "]")
 			}
-			e.Values = append(e.Values, l)
+			ops[i] = o
+		}
+		e, berr := between(ops[0], ops[1], ops[2])
+		if berr != nil {
+			return nil, jfail("%s", offsetless(berr))
 		}
 		return e, nil
 	case mapcommons.ExprIn:
@@ -215,8 +216,17 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 				e.Property = prop
 				continue
 			}
-			if e.BBox != nil || e.Geometry != nil {
-				return nil, jfail("%s compares the geometry with a literal, not two literals", lop).at(step)
+			if e.BBox != nil || e.Geometry != nil { // two literals: TRUE or FALSE
+				y := &mapcommons.Expr{}
+				if err := geometryJSON(a, y, p.crs); err != nil {
+					err.msg = lop + ": " + err.msg
+					return nil, err.at(step)
+				}
+				c, err := spatialOfLiterals(lop, &mapcommons.Expr{BBox: e.BBox, Geometry: e.Geometry}, y)
+				if err != nil {
+					return nil, jfail("%s", mapcommons.ErrorMessage(err))
+				}
+				return c, nil
 			}
 			if i == 0 {
 				e.Op = mapcommons.ConverseSpatialOp(lop) // literal op geometry
@@ -248,6 +258,10 @@ func operandDepth(v any, depth int) (operand, *jsonError) {
 		return operand{prop: prop}, nil
 	}
 	if m, ok := v.(map[string]any); ok && len(m) == 2 {
+		if fn, ok := m["op"].(string); ok && slices.Contains(mapcommons.ArithmeticOps, strings.ToLower(fn)) {
+			args, _ := m["args"].([]any)
+			return arithJSON(fn, args, depth)
+		}
 		if fn, ok := m["op"].(string); ok && (strings.EqualFold(fn, "casei") || strings.EqualFold(fn, "accenti")) {
 			args, ok := m["args"].([]any)
 			if !ok || len(args) != 1 {
@@ -274,7 +288,7 @@ func operandDepth(v any, depth int) (operand, *jsonError) {
 // propertyOperandJSON reads a property, or CASEI or ACCENTI of one.
 func propertyOperandJSON(v any) (operand, *jsonError) {
 	o, err := operandJSON(v)
-	if err == nil && o.isLit {
+	if err == nil && !o.simpleProp() {
 		err = jfail("expected {\"property\": \"name\"}")
 	}
 	return o, err
@@ -427,4 +441,16 @@ func positionsIn(v any, toCRS84 ToCRS84) error {
 		}
 	}
 	return nil
+}
+
+// offsetless is the message of a text parser's error without its
+// "filter: at offset N: " (which has no meaning in JSON).
+func offsetless(err error) string {
+	msg := strings.TrimPrefix(mapcommons.ErrorMessage(err), "filter: ")
+	if rest, ok := strings.CutPrefix(msg, "at offset "); ok {
+		if _, after, ok := strings.Cut(rest, ": "); ok {
+			return after
+		}
+	}
+	return msg
 }

@@ -28,8 +28,11 @@ const (
 // Allen's interval algebra, rewritten into comparisons: temporal.go),
 // case-insensitive and accent-insensitive comparisons (CASEI and ACCENTI
 // of a property, which the evaluator folds, or of a string, folded here,
-// in comparisons, LIKE, BETWEEN and IN: mapcommons.FoldText), in both
-// encodings.
+// in comparisons, LIKE, BETWEEN and IN: mapcommons.FoldText),
+// property-property comparisons and arithmetic (comparisons and BETWEEN
+// of properties, literals and + - * / % ^ DIV of numbers, as
+// mapcommons.Operands; literal parts folded, a spatial function of two
+// literals too: scalar.go), in both encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
@@ -41,6 +44,8 @@ var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
 	"http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
 	"http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
+	"http://www.opengis.net/spec/cql2/1.0/conf/property-property",
+	"http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;

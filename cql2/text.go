@@ -7,7 +7,8 @@
 // geometry literal of any type (WKT in text, GeoJSON in JSON), and the
 // temporal functions T_AFTER … T_STARTS of instants and intervals
 // (temporal.go, rewritten into comparisons), and CASEI and ACCENTI of a
-// property or a string in comparisons, LIKE, BETWEEN and IN. The
+// property or a string in comparisons, LIKE, BETWEEN and IN, and
+// comparisons of two properties and of arithmetic (scalar.go). The
 // geometry is the property "geometry" (or "geom").
 //
 // Parsing is linear in the input and bounded in depth
@@ -151,7 +152,7 @@ func (p *textParser) next() error {
 		if p.pos < len(p.s) && (c == '<' && (p.s[p.pos] == '=' || p.s[p.pos] == '>') || c == '>' && p.s[p.pos] == '=') {
 			p.pos++
 		}
-		if !strings.Contains("(),=<>", string(c)) {
+		if !strings.Contains("(),=<>+-*/%^", string(c)) {
 			p.tok.text = p.s[start:p.pos]
 			return p.fail("unexpected character %q", c)
 		}
@@ -278,6 +279,7 @@ type operand struct {
 	pos   int
 	// CASEI, ACCENTI of a property (of a literal: folded into it).
 	caseI, accentI bool
+	calc           *mapcommons.Operand // arithmetic (prop and lit unset)
 }
 
 // folded is the operand o under the function fn, CASEI or ACCENTI: a
@@ -313,7 +315,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 	if op := temporalOp(p.tok); op != "" {
 		return p.temporal(op)
 	}
-	a, err := p.operand()
+	a, err := p.scalar()
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +340,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		b, err := p.operand()
+		b, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
@@ -355,7 +357,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.expect("NULL"); err != nil {
 			return nil, err
 		}
-		if a.isLit {
+		if !a.simpleProp() {
 			return nil, failAt(a.pos, "IS NULL needs a property")
 		}
 		if a.caseI || a.accentI {
@@ -370,7 +372,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.isLit || !b.isLit || b.lit.Kind != mapcommons.LitString {
+		if !a.simpleProp() || !b.isLit || b.lit.Kind != mapcommons.LitString {
 			return nil, failAt(a.pos, "LIKE needs a property and a string pattern")
 		}
 		e = a.expr(mapcommons.ExprLike, b.lit)
@@ -378,26 +380,25 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		lo, err := p.operand()
+		lo, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
 		if err := p.expect("AND"); err != nil {
 			return nil, err
 		}
-		hi, err := p.operand()
+		hi, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
-		if a.isLit || !lo.isLit || !hi.isLit {
-			return nil, failAt(a.pos, "BETWEEN needs a property and two literals")
+		if e, err = between(a, lo, hi); err != nil {
+			return nil, err
 		}
-		e = a.expr(mapcommons.ExprBetween, lo.lit, hi.lit)
 	case p.is("IN"):
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		if a.isLit {
+		if !a.simpleProp() {
 			return nil, failAt(a.pos, "IN needs a property")
 		}
 		if err := p.expect("("); err != nil {
@@ -441,11 +442,11 @@ func comparison(op string, a, b operand) (*mapcommons.Expr, error) {
 		return nil, failAt(a.pos, "unknown comparison %q", op)
 	}
 	switch {
-	case !a.isLit && b.isLit:
-	case a.isLit && !b.isLit:
+	case a.simpleProp() && b.isLit:
+	case a.isLit && b.simpleProp():
 		a, b, op = b, a, flip[op]
-	default:
-		return nil, failAt(a.pos, "a comparison needs one property and one literal")
+	default: // two properties, two literals, arithmetic
+		return scalarComparison(op, a, b)
 	}
 	return a.expr(op, b.lit), nil
 }
@@ -583,8 +584,20 @@ func (p *textParser) spatial(op string) (*mapcommons.Expr, error) {
 			e.Property = prop
 			continue
 		}
-		if e.BBox != nil || e.Geometry != nil {
-			return nil, p.fail("%s compares the geometry with a literal, not two literals", name)
+		if e.BBox != nil || e.Geometry != nil { // two literals: TRUE or FALSE
+			pos := p.tok.pos
+			y := &mapcommons.Expr{}
+			if err := p.geometry(y); err != nil {
+				return nil, err
+			}
+			if p.is(",") {
+				return nil, p.fail("%s takes two arguments, the geometry and a literal, not more", name)
+			}
+			c, err := spatialOfLiterals(op, &mapcommons.Expr{BBox: e.BBox, Geometry: e.Geometry}, y)
+			if err != nil {
+				return nil, failAt(pos, "%s", mapcommons.ErrorMessage(err))
+			}
+			return c, p.expect(")")
 		}
 		if i == 0 {
 			e.Op = mapcommons.ConverseSpatialOp(op) // literal op geometry

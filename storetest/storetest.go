@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 	part("SpatialFunctions", testSpatialFunctions, "Datasets", "Features")
 	part("TemporalFunctions", testTemporalFunctions, "Datasets", "Features")
 	part("CaseAccentInsensitive", testCaseAccentInsensitive, "Datasets", "Features")
+	part("PropertyPropertyArithmetic", testPropertyPropertyArithmetic, "Datasets", "Features")
 	part("Errors", testErrors, "Users", "Datasets", "Features")
 }
 
@@ -72,6 +73,7 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 		{"EditVersion", testEditVersion},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike}, {"SpatialFunctions", testSpatialFunctions},
 		{"TemporalFunctions", testTemporalFunctions}, {"CaseAccentInsensitive", testCaseAccentInsensitive},
+		{"PropertyPropertyArithmetic", testPropertyPropertyArithmetic},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {
 			t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
