@@ -5,6 +5,7 @@ package mapcommons
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"mapcommons/format/wkb"
@@ -107,6 +108,138 @@ type Expr struct {
 	Values   []Literal // the literals: one for a comparison or like, two for between, one or more for in
 	BBox     *BBox     // a spatial test with an envelope
 	Geometry []byte    // a spatial test with a geometry literal (stored WKB); nil when BBox is set
+	// CaseI and AccentI fold the property's value (FoldText) before a
+	// comparison, between, in or like tests it: CASEI(Property) and
+	// ACCENTI(Property). (A literal's CASEI or ACCENTI is folded into the
+	// literal by the parser.)
+	CaseI, AccentI bool
+	// Operands are the sides of a comparison (two) or of a between
+	// (three: the value, the low and the high end) when they are not one
+	// property and literals: two properties, or arithmetic. Property and
+	// Values are then empty.
+	Operands []*Operand
+}
+
+// Kinds of Operand other than the arithmetic operators.
+const (
+	OperandProperty = "property"
+	OperandLiteral  = "literal"
+)
+
+// ArithmeticOps are the arithmetic operators of an Operand (CQL2's
+// arithmetic class): "div" is integer division, "%" the remainder (with
+// the dividend's sign), "^" the power.
+var ArithmeticOps = []string{"+", "-", "*", "/", "%", "^", "div"}
+
+// Operand is a scalar of an Expr's Operands: a property, a literal, or an
+// arithmetic operator of two operands. Arithmetic is of numbers (numeric
+// properties and number literals); a division by zero or a result that
+// is not a finite number is null (UNKNOWN in a comparison), as a null
+// operand is.
+type Operand struct {
+	Op       string // OperandProperty, OperandLiteral or one of ArithmeticOps
+	Property string
+	Literal  Literal
+	Args     []*Operand // the two operands of an operator
+}
+
+// Arithmetic is a op b (op one of ArithmeticOps); false when the result
+// is null: a division by zero, or not a finite number.
+func Arithmetic(op string, a, b float64) (float64, bool) {
+	var r float64
+	switch op {
+	case "+":
+		r = a + b
+	case "-":
+		r = a - b
+	case "*":
+		r = a * b
+	case "/":
+		if b == 0 {
+			return 0, false
+		}
+		r = a / b
+	case "%":
+		if b == 0 {
+			return 0, false
+		}
+		r = math.Mod(a, b)
+	case "div":
+		if b == 0 {
+			return 0, false
+		}
+		r = math.Trunc(a / b)
+	case "^":
+		r = math.Pow(a, b)
+	default:
+		return 0, false
+	}
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return 0, false
+	}
+	return r, true
+}
+
+// validate is the type class of an operand against attrs: "number",
+// "string" (string and date properties, string, date and timestamp
+// literals) or "boolean"; it checks the properties and the arithmetic.
+func (o *Operand) validate(attrs []Attribute, depth int, nodes *int) (string, error) {
+	if o == nil {
+		return "", Errorf(EINVALID, "filter: empty operand")
+	}
+	if *nodes++; *nodes > MaxExprNodes {
+		return "", Errorf(EINVALID, "filter: more than %d operations", MaxExprNodes)
+	}
+	if depth > MaxExprDepth {
+		return "", Errorf(EINVALID, "filter: nested deeper than %d", MaxExprDepth)
+	}
+	switch o.Op {
+	case OperandProperty:
+		i := AttrIndex(attrs, o.Property)
+		if i < 0 {
+			return "", Errorf(EINVALID, "filter: no property %q", o.Property)
+		}
+		switch t := attrs[i].Type; {
+		case t.Numeric():
+			return LitNumber, nil
+		case t == AttrBoolean:
+			return LitBoolean, nil
+		}
+		return LitString, nil
+	case OperandLiteral:
+		switch o.Literal.Kind {
+		case LitNumber:
+			if math.IsNaN(o.Literal.Num) || math.IsInf(o.Literal.Num, 0) {
+				return "", Errorf(EINVALID, "filter: not a finite number")
+			}
+			return LitNumber, nil
+		case LitBoolean:
+			return LitBoolean, nil
+		case LitString, LitDate, LitTimestamp:
+			return LitString, nil
+		}
+		return "", Errorf(EINVALID, "filter: unknown literal kind %q", o.Literal.Kind)
+	}
+	if !slices.Contains(ArithmeticOps, o.Op) {
+		return "", Errorf(EINVALID, "filter: unknown operator %q", o.Op)
+	}
+	if len(o.Args) != 2 {
+		return "", Errorf(EINVALID, "filter: %s takes two operands", o.Op)
+	}
+	for _, a := range o.Args {
+		t, err := a.validate(attrs, depth+1, nodes)
+		if err != nil {
+			return "", err
+		}
+		if t != LitNumber {
+			what := "a " + t
+			if a.Op == OperandProperty {
+				what = fmt.Sprintf("%q, a %s property", a.Property, t)
+			}
+			return "", Errorf(EINVALID, "filter: %s: arithmetic of numbers, not of %s", o.Op, what)
+		}
+	}
+	return LitNumber, nil
 }
 
 // Kinds of Literal.
@@ -191,6 +324,9 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 		}
 		return nil
 	case ExprIntersects, ExprDisjoint, ExprEquals, ExprTouches, ExprCrosses, ExprWithin, ExprContains, ExprOverlaps:
+		if e.Operands != nil {
+			return Errorf(EINVALID, "filter: %s of scalar operands", e.Op)
+		}
 		if !IsGeometryProperty(e.Property) {
 			return Errorf(EINVALID, "filter: %s: %q is not the geometry (geometry)", e.Op, e.Property)
 		}
@@ -210,6 +346,9 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 			return Errorf(EINVALID, "filter: %s: %s", e.Op, ErrorMessage(err))
 		}
 		return nil
+	}
+	if e.Operands != nil {
+		return e.validateOperands(attrs, depth, nodes)
 	}
 	i := AttrIndex(attrs, e.Property)
 	if i < 0 && e.Op == ExprIsNull && IsGeometryProperty(e.Property) {
@@ -240,9 +379,50 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 	if e.Op == ExprLike && t != AttrString && t != AttrDate {
 		return Errorf(EINVALID, "filter: %q like: the property is %s, not a string", e.Property, t)
 	}
+	if e.CaseI || e.AccentI {
+		fn := "CASEI"
+		if !e.CaseI {
+			fn = "ACCENTI"
+		}
+		if t != AttrString {
+			return Errorf(EINVALID, "filter: %s(%q): the property is %s, not a string", fn, e.Property, t)
+		}
+		if e.Op == ExprIsNull {
+			return Errorf(EINVALID, "filter: %s(%q) is null: the function of a property is for comparisons, like and in", fn, e.Property)
+		}
+	}
 	for _, v := range e.Values {
 		if err := checkLiteral(t, v); err != nil {
 			return Errorf(EINVALID, "filter: %q %s %s: %s", e.Property, e.Op, v, ErrorMessage(err))
+		}
+	}
+	return nil
+}
+
+// validateOperands checks a comparison or between of Operands: two or
+// three of them, of one type.
+func (e *Expr) validateOperands(attrs []Attribute, depth int, nodes *int) error {
+	want := 2
+	switch e.Op {
+	case ExprEq, ExprNe, ExprLt, ExprLe, ExprGt, ExprGe:
+	case ExprBetween:
+		want = 3
+	default:
+		return Errorf(EINVALID, "filter: %s of scalar operands", e.Op)
+	}
+	if len(e.Operands) != want || e.Property != "" || len(e.Values) > 0 || e.CaseI || e.AccentI {
+		return Errorf(EINVALID, "filter: %s takes %d operands, not %d", e.Op, want, len(e.Operands))
+	}
+	var first string
+	for i, o := range e.Operands {
+		t, err := o.validate(attrs, depth+1, nodes)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			first = t
+		} else if t != first {
+			return Errorf(EINVALID, "filter: %s: a %s cannot be compared with a %s", e.Op, first, t)
 		}
 	}
 	return nil

@@ -104,8 +104,8 @@ func exprFilters(c *Expr) (fs []Filter, exact bool) {
 		}
 		return nil, false
 	}
-	if c.Property == "" || IsGeometryProperty(c.Property) {
-		return nil, false
+	if c.Property == "" || IsGeometryProperty(c.Property) || c.CaseI || c.AccentI {
+		return nil, false // a folded value is not what the indexes hold
 	}
 	one := func(op string, l Literal) Filter {
 		return Filter{Attr: c.Property, Op: op, Values: []string{filterValue(l)}}
@@ -189,7 +189,7 @@ func orEqualities(c *Expr) (Filter, bool) {
 	}
 	f := Filter{Op: OpIn}
 	for _, e := range Disjuncts(c) {
-		if e.Op != ExprEq && e.Op != ExprIn {
+		if e.Op != ExprEq && e.Op != ExprIn || e.CaseI || e.AccentI || e.Operands != nil {
 			return Filter{}, false
 		}
 		if f.Attr == "" {

@@ -63,3 +63,30 @@ func TestSplitWhere(t *testing.T) {
 		t.Errorf("a caller's filter of operation %q passed Validate", mapcommons.OpLess)
 	}
 }
+
+// TestSplitWhereFolded: a comparison of a folded value (CASEI, ACCENTI)
+// is no filter, alone or in an OR of equalities: the indexes hold the
+// values as they are.
+func TestSplitWhereFolded(t *testing.T) {
+	lit := []mapcommons.Literal{{Kind: mapcommons.LitString, Str: "abc"}}
+	for _, e := range []*mapcommons.Expr{
+		{Op: mapcommons.ExprEq, Property: "s", Values: lit, CaseI: true},
+		{Op: mapcommons.ExprLike, Property: "s", Values: lit, AccentI: true},
+		{Op: mapcommons.ExprIn, Property: "s", Values: lit, CaseI: true, AccentI: true},
+		{Op: mapcommons.ExprOr, Args: []*mapcommons.Expr{
+			{Op: mapcommons.ExprEq, Property: "s", Values: lit},
+			{Op: mapcommons.ExprEq, Property: "s", Values: lit, CaseI: true}}},
+	} {
+		fs, rest := mapcommons.SplitWhere(e)
+		if len(fs) != 0 || rest != e {
+			t.Errorf("%+v: filters %v, rest %+v", e, fs, rest)
+		}
+	}
+	and := &mapcommons.Expr{Op: mapcommons.ExprAnd, Args: []*mapcommons.Expr{
+		{Op: mapcommons.ExprEq, Property: "s", Values: lit, CaseI: true},
+		{Op: mapcommons.ExprEq, Property: "t", Values: lit}}}
+	fs, rest := mapcommons.SplitWhere(and)
+	if len(fs) != 1 || fs[0].Attr != "t" || rest != and.Args[0] {
+		t.Errorf("and: filters %v, rest %+v", fs, rest)
+	}
+}

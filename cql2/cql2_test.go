@@ -15,6 +15,19 @@ func prop(op, name string, vals ...mapcommons.Literal) *mapcommons.Expr {
 
 func num(v float64) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitNumber, Num: v} }
 func str(s string) mapcommons.Literal  { return mapcommons.Literal{Kind: mapcommons.LitString, Str: s} }
+func oprop(p string) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: mapcommons.OperandProperty, Property: p}
+}
+func onum(v float64) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: num(v)}
+}
+func oarith(o string, a, b *mapcommons.Operand) *mapcommons.Operand {
+	return &mapcommons.Operand{Op: o, Args: []*mapcommons.Operand{a, b}}
+}
+func date(s string) mapcommons.Literal { return mapcommons.Literal{Kind: mapcommons.LitDate, Str: s} }
+func ts(s string) mapcommons.Literal {
+	return mapcommons.Literal{Kind: mapcommons.LitTimestamp, Str: s}
+}
 
 func op(o string, args ...*mapcommons.Expr) *mapcommons.Expr {
 	return &mapcommons.Expr{Op: o, Args: args}
@@ -97,6 +110,56 @@ var parseCases = []struct {
 	{`S_TOUCHES(POINT(1 2), geometry) AND NOT S_DISJOINT(geometry, POINT(1 2))`,
 		`{"op":"and","args":[{"op":"s_touches","args":[{"type":"Point","coordinates":[1,2]},{"property":"geometry"}]},{"op":"not","args":[{"op":"s_disjoint","args":[{"property":"geometry"},{"type":"Point","coordinates":[1,2]}]}]}]}`,
 		op("and", spatialExpr("s_touches", wkb.AppendPoint(nil, 1, 2)), op("not", spatialExpr("s_disjoint", wkb.AppendPoint(nil, 1, 2))))},
+	// Temporal Functions: comparisons of the ends, a date as its day.
+	{`T_AFTER(built, DATE('2012-06-05'))`, `{"op":"t_after","args":[{"property":"built"},{"date":"2012-06-05"}]}`,
+		prop(">", "built", str("2012-06-05T99"))},
+	{`t_before(updated_at, TIMESTAMP('2012-08-10T05:30:00.000+02:00'))`, `{"op":"T_BEFORE","args":[{"property":"updated_at"},{"timestamp":"2012-08-10T05:30:00.000+02:00"}]}`,
+		op("and", prop("<", "updated_at", ts("2012-08-10T03:30:00Z")), op("not", prop("=", "updated_at", date("2012-08-10"))))},
+	{`T_EQUALS(DATE('2012-08-10'), "day")`, `{"op":"t_equals","args":[{"date":"2012-08-10"},{"property":"day"}]}`,
+		op("and", prop(">=", "day", date("2012-08-10")), prop("<=", "day", str("2012-08-10T99")))},
+	{`T_DURING(INTERVAL(starts_at, ends_at), INTERVAL('2017-06-10T07:30:00Z', '..'))`,
+		`{"op":"t_during","args":[{"interval":[{"property":"starts_at"},{"property":"ends_at"}]},{"interval":["2017-06-10T07:30:00Z",".."]}]}`,
+		op("or", op("and", prop(">", "starts_at", ts("2017-06-10T07:30:00Z")), prop(">=", "ends_at", str("")), prop(">=", "starts_at", str(""))),
+			op("not", op("and", prop(">=", "starts_at", str("")), prop(">=", "ends_at", str("")))))},
+	{`T_INTERSECTS(INTERVAL('..', DATE('2020-01-01')), INTERVAL('2019-12-31T23:00:00-02:00', '2021-01-01'))`,
+		`{"op":"t_intersects","args":[{"interval":["..",{"date":"2020-01-01"}]},{"interval":[{"timestamp":"2019-12-31T23:00:00-02:00"},"2021-01-01"]}]}`,
+		&mapcommons.Expr{Op: "true"}},
+	{`T_AFTER(TIMESTAMP('2020-01-01T00:00:00Z'), INTERVAL('..', '2019-12-31'))`, `{"op":"t_after","args":[{"timestamp":"2020-01-01T00:00:00Z"},{"interval":["..","2019-12-31"]}]}`,
+		&mapcommons.Expr{Op: "true"}},
+	{`T_METBY(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-02-01')) OR T_STARTS(a, INTERVAL('2020-01-01', '..'))`,
+		`{"op":"or","args":[{"op":"t_metby","args":[{"interval":[{"property":"a"},".."]},{"interval":["2020-01-01","2020-02-01"]}]},{"op":"t_starts","args":[{"property":"a"},{"interval":["2020-01-01",".."]}]}]}`,
+		op("or", op("and", prop(">=", "a", date("2020-02-01")), prop("<=", "a", str("2020-02-01T99"))),
+			op("and", prop(">=", "a", date("2020-01-01")), prop("<=", "a", str("2020-01-01T99")), prop(">=", "a", str(""))))},
+	// CASEI and ACCENTI: of a property a flag, of a string folded.
+	{`CASEI(road_class) IN (CASEI('Οδος'),CASEI('Straße'))`,
+		`{"op":"in","args":[{"op":"casei","args":[{"property":"road_class"}]},[{"op":"casei","args":["Οδος"]},{"op":"casei","args":["Straße"]}]]}`,
+		&mapcommons.Expr{Op: "in", Property: "road_class", Values: []mapcommons.Literal{str("οδοσ"), str("strasse")}, CaseI: true}},
+	{`"name" LIKE casei('FOO%')`, `{"op":"like","args":[{"property":"name"},{"op":"CASEI","args":["FOO%"]}]}`, prop("like", "name", str("foo%"))},
+	{`ACCENTI('débárquér') = accenti(etat_vol)`, `{"op":"=","args":[{"op":"accenti","args":["débárquér"]},{"op":"accenti","args":[{"property":"etat_vol"}]}]}`,
+		&mapcommons.Expr{Op: "=", Property: "etat_vol", Values: []mapcommons.Literal{str("debarquer")}, AccentI: true}},
+	{`CASEI(ACCENTI(owner)) >= CASEI(ACCENTI('Beyoncé')) AND ACCENTI(n) NOT BETWEEN 'a' AND 'b'`,
+		`{"op":"and","args":[{"op":">=","args":[{"op":"casei","args":[{"op":"accenti","args":[{"property":"owner"}]}]},{"op":"casei","args":[{"op":"accenti","args":["Beyoncé"]}]}]},{"op":"not","args":[{"op":"between","args":[{"op":"accenti","args":[{"property":"n"}]},"a","b"]}]}]}`,
+		op("and", &mapcommons.Expr{Op: ">=", Property: "owner", Values: []mapcommons.Literal{str("beyonce")}, CaseI: true, AccentI: true},
+			op("not", &mapcommons.Expr{Op: "between", Property: "n", Values: []mapcommons.Literal{str("a"), str("b")}, AccentI: true}))},
+	// Property-property and arithmetic: Operands; literals folded.
+	{`a = b`, `{"op":"=","args":[{"property":"a"},{"property":"b"}]}`, &mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{oprop("a"), oprop("b")}}},
+	{`1 = 2`, `{"op":"=","args":[1,2]}`, &mapcommons.Expr{Op: "false"}},
+	{`'b' > 'a' AND 2 * 3 = 6 - 0`, `{"op":"and","args":[{"op":">","args":["b","a"]},{"op":"=","args":[{"op":"*","args":[2,3]},{"op":"-","args":[6,0]}]}]}`,
+		op("and", &mapcommons.Expr{Op: "true"}, &mapcommons.Expr{Op: "true"})},
+	{`balance-150.0 > 0`, `{"op":">","args":[{"op":"-","args":[{"property":"balance"},150.0]},0]}`,
+		&mapcommons.Expr{Op: ">", Operands: []*mapcommons.Operand{oarith("-", oprop("balance"), onum(150)), onum(0)}}},
+	{`x > 2 ^ 3 * 2 + -1`, `{"op":">","args":[{"property":"x"},{"op":"+","args":[{"op":"*","args":[{"op":"^","args":[2,3]},2]},-1]}]}`, prop(">", "x", num(15))},
+	{`x = 1 / 0`, `{"op":"=","args":[{"property":"x"},{"op":"/","args":[1,0]}]}`,
+		&mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{oprop("x"), oarith("/", onum(1), onum(0))}}},
+	{`a - b - c div 2 % 3 < -(a)`, `{"op":"<","args":[{"op":"-","args":[{"op":"-","args":[{"property":"a"},{"property":"b"}]},{"op":"%","args":[{"op":"div","args":[{"property":"c"},2]},3]}]},{"op":"*","args":[-1,{"property":"a"}]}]}`,
+		&mapcommons.Expr{Op: "<", Operands: []*mapcommons.Operand{
+			oarith("-", oarith("-", oprop("a"), oprop("b")), oarith("%", oarith("div", oprop("c"), onum(2)), onum(3))), oarith("*", onum(-1), oprop("a"))}}},
+	{`a BETWEEN b AND c + 1`, `{"op":"between","args":[{"property":"a"},{"property":"b"},{"op":"+","args":[{"property":"c"},1]}]}`,
+		&mapcommons.Expr{Op: "between", Operands: []*mapcommons.Operand{oprop("a"), oprop("b"), oarith("+", oprop("c"), onum(1))}}},
+	{`S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))`, `{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"type":"Point","coordinates":[0,0]}]}`, &mapcommons.Expr{Op: "true"}},
+	{`S_OVERLAPS(BBOX(0,0,1,1), POINT(0 0))`, `{"op":"s_overlaps","args":[{"bbox":[0,0,1,1]},{"type":"Point","coordinates":[0,0]}]}`, &mapcommons.Expr{Op: "false"}},
+	{`S_WITHIN(POINT(0.5 0.5), BBOX(0,0,1,1))`, `{"op":"s_within","args":[{"type":"Point","coordinates":[0.5,0.5]},{"bbox":[0,0,1,1]}]}`, &mapcommons.Expr{Op: "true"}},
+	{`S_CROSSES(BBOX(0,0,1,1), BBOX(0,0,1,1))`, `{"op":"s_crosses","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, &mapcommons.Expr{Op: "false"}},
 }
 
 // spatialExpr is the spatial test op of the geometry with a geometry literal.
@@ -130,8 +193,6 @@ func TestParseErrors(t *testing.T) {
 		{"a = 1 b", `offset 6: unexpected "b"`},
 		{"a == 1", "offset 3"},
 		{"a = 'x", "unterminated '"},
-		{"a = b", "one property and one literal"},
-		{"1 = 2", "one property and one literal"},
 		{"a ! 1", "unexpected character '!'"},
 		{"avg(windSpeed) < 4", `offset 0: unknown operation "avg"`},
 		{"FOO(x) = 1", `offset 0: unknown operation "FOO"`},
@@ -152,12 +213,10 @@ func TestParseErrors(t *testing.T) {
 		{"S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1)))", "closed"},
 		{"S_INTERSECTS(geometry, POINT(200 0))", "not a longitude, latitude"},
 		{"S_INTERSECTS(geometry, geom)", "compares the geometry with a literal"},
-		{"S_INTERSECTS(BBOX(0,0,1,1), POINT(0 0))", "compares the geometry with a literal"},
 		{"S_WITHIN(geometry)", "S_WITHIN takes two arguments, the geometry and a literal, not one"},
 		{"S_CONTAINS(geometry, POINT(0 0), POINT(1 1))", "S_CONTAINS takes two arguments, the geometry and a literal, not more"},
 		{"S_TOUCHES()", "expected a geometry literal"},
 		{"S_CROSSES(geometry, geom)", "S_CROSSES compares the geometry with a literal, not two properties"},
-		{"S_OVERLAPS(BBOX(0,0,1,1), POINT(0 0))", "S_OVERLAPS compares the geometry with a literal, not two literals"},
 		{"S_EQUALS(POINT(0 0))", "S_EQUALS takes two arguments"},
 		{"S_DISJOINT(geometry, area(geom))", `S_DISJOINT: "area" is not a geometry literal`},
 		{"S_DISJOINT(geometry, POINT(0 0)", "expected ), found end"},
@@ -184,12 +243,10 @@ func TestParseErrors(t *testing.T) {
 		{`{"op":"like","args":[{"property":"a"},1]}`, "string pattern"},
 		{`{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[500,0]}]}`, "not a longitude, latitude"},
 		{`{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,0,1]}]}`, "4 or 6 numbers"},
-		{`{"op":"s_intersects","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "compares the geometry with a literal"},
 		{`{"op":"=","args":[{"property":"a"},1e999]}`, "bad number"},
 		{`{"op":"s_within","args":[{"property":"geometry"}]}`, "at args: s_within takes 2 arguments, the geometry and a literal, not 1"},
 		{`{"op":"s_contains","args":[{"property":"geometry"},{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args: s_contains takes 2 arguments, the geometry and a literal, not 3"},
 		{`{"op":"S_TOUCHES","args":[{"property":"geometry"},{"property":"geom"}]}`, "at args[1]: s_touches compares the geometry with a literal, not two properties"},
-		{`{"op":"s_crosses","args":[{"bbox":[0,0,1,1]},{"bbox":[0,0,1,1]}]}`, "at args[1]: s_crosses compares the geometry with a literal, not two literals"},
 		{`{"op":"s_overlaps","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}]}`, "at args[1]: s_overlaps: invalid GeoJSON geometry"},
 		{`{"op":"s_equals","args":[{"property":"geometry"},3]}`, "at args[1]: s_equals: expected a geometry"},
 		{`{"op":"s_disjoint","args":[{"bbox":[0,0,1,1]}]}`, "s_disjoint takes 2 arguments"},
@@ -289,9 +346,15 @@ func seeds() (texts, jsons []string) {
 		jsons = append(jsons, c.json)
 	}
 	texts = append(texts, "((a = 1)", "a = 'it''s'", `"a""b" = 1`, "S_INTERSECTS(geometry, POINT EMPTY)", "a IN (1,2,", "-.e5 = a", "NOT",
-		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,")
+		"S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.1 0.1, 0.2 0.1, 0.2 0.2, 0.1 0.1)))", "S_CONTAINS(POINT(0 0) geometry)", "s_overlaps(geometry,",
+		"T_DURING(INTERVAL(a, '..'), INTERVAL('2020-01-01', '2020-01-01T10:00:00.5+01:00'))", "T_EQUALS(INTERVAL('..', '..'), a)", "t_after(interval(", "T_BEFORE(a, b)",
+		"CASEI(ACCENTI(a)) LIKE ACCENTI('%É_%')", "casei('İ') = a", "ACCENTI(a) IN ('x', CASEI('ǅ'))", "CASEI(CASEI(",
+		"a+-1>b", "a-1-b*-c^2 div 3 % 4 <> -(-a)", "x BETWEEN y-1 AND (z+1)", "1e308 * 10 = a", "2 ^ 2000 > a", "S_CROSSES(POINT(1 2), POINT(1 2))")
 	jsons = append(jsons, `{"op":"not","args":[{"op":"not","args":[]}]}`, `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}]}`, `[]`, `{"op":1}`,
-		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`)
+		`{"op":"s_crosses","args":[{"property":"geometry"},{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,0]],[[1,0.5],[2,0.5],[2,1.5],[1,0.5]]]]}]}`,
+		`{"op":"t_overlaps","args":[{"interval":[{"property":"a"},{"date":"2020-01-01"}]},{"interval":["..","2020-01-01T00:00:00Z"]}]}`, `{"op":"t_meets","args":[{"interval":[]},{"property":"a"}]}`,
+		`{"op":"like","args":[{"op":"accenti","args":[{"op":"casei","args":[{"property":"a"}]}]},{"op":"casei","args":["ÅB%"]}]}`, `{"op":"casei","args":[{"property":"a"}]}`,
+		`{"op":"<","args":[{"op":"^","args":[{"property":"a"},{"op":"-","args":[1,{"property":"b"}]}]},{"op":"%","args":[1,0]}]}`, `{"op":"between","args":[1,{"property":"a"},{"op":"*","args":[]}]}`)
 	return texts, jsons
 }
 
@@ -472,5 +535,129 @@ func TestSpatialFunctionErrors(t *testing.T) {
 		}
 		check(text, (&mapcommons.FeatureQuery{Where: et}).Validate(attrs), op+`: "s" is not the geometry`)
 		check(js, (&mapcommons.FeatureQuery{Where: ej}).Validate(attrs), op+`: "s" is not the geometry`)
+	}
+}
+
+// TestTemporalFunctionErrors: a temporal function's wrong arguments are
+// EINVALID errors, in both encodings, that name the function.
+func TestTemporalFunctionErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"T_AFTER(start)", "T_AFTER takes two arguments, instants or intervals, not one"},
+		{"T_AFTER(start, DATE('2020-01-01'), DATE('2020-01-02'))", "T_AFTER takes two arguments, instants or intervals, not more"},
+		{"T_BEFORE(start, end)", `T_BEFORE: comparing two properties ("start" and "end") is not supported`},
+		{"T_MEETS(INTERVAL(a, b), INTERVAL(c, '..'))", "T_MEETS: comparing two properties"},
+		{"T_DURING(INTERVAL(a, b), INTERVAL('2020-01-01', 'soon'))", `T_DURING: "soon" is neither a date`},
+		{"T_EQUALS(a, 5)", "T_EQUALS: 5 is not an instant"},
+		{"T_EQUALS(a, '2020-01-01')", `T_EQUALS: "2020-01-01" is not an instant`},
+		{"T_EQUALS(a, '..')", `T_EQUALS: ".." is not an instant`},
+		{"T_STARTS(INTERVAL(a), DATE('2020-01-01'))", "expected ,"},
+		{"T_STARTS(a, DATE('2020-13-01'))", `"2020-13-01" is not a date`},
+		{"T_STARTS(a, TIMESTAMP('2020-01-01'))", `"2020-01-01" is not a timestamp (in T_STARTS)`},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":"t_after","args":[{"property":"a"}]}`, "t_after takes 2 arguments, instants or intervals, not 1"},
+		{`{"op":"t_before","args":[{"property":"a"},{"property":"b"}]}`, "T_BEFORE: comparing two properties"},
+		{`{"op":"t_during","args":[{"property":"a"},{"interval":["2020-01-01"]}]}`, "at args[1].interval: t_during: an interval is an array of its start and its end"},
+		{`{"op":"t_during","args":[{"property":"a"},{"interval":["2020-01-01","later"]}]}`, `at args[1].interval[1]: T_DURING: "later" is neither a date`},
+		{`{"op":"t_equals","args":[{"property":"a"},"2020-01-01"]}`, `at args[1]: T_EQUALS: "2020-01-01" is not an instant`},
+		{`{"op":"t_equals","args":[{"property":"a"},{"interval":[true,".."]}]}`, `T_EQUALS: true is not an instant`},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+}
+
+// TestFoldFunctionErrors: CASEI and ACCENTI of anything but a string or
+// a property, or in the wrong place, are EINVALID errors naming them.
+func TestFoldFunctionErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"CASEI(a) = CASEI(5)", "CASEI takes a string or a property, not 5"},
+		{"ACCENTI(DATE('2020-01-01')) = a", `ACCENTI takes a string or a property, not DATE("2020-01-01")`},
+		{"CASEI() = 'a'", "CASEI takes one argument"},
+		{"CASEI(a, b) = 'a'", "CASEI takes one argument"},
+		{"CASEI(a) IS NULL", "IS NULL of CASEI or ACCENTI"},
+		{"CASEI(a) = CASEI(b)", "CASEI and ACCENTI compare a property with a literal"},
+		{"T_AFTER(CASEI(a), DATE('2020-01-01'))", `T_AFTER: CASEI or ACCENTI of "a" is not an instant`},
+		{strings.Repeat("CASEI(", 200) + "a" + strings.Repeat(")", 200) + " = 'x'", "nested deeper than"},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":"=","args":[{"op":"casei","args":[{"property":"a"}]},{"op":"casei","args":[5]}]}`, "CASEI takes a string or a property, not 5"},
+		{`{"op":"=","args":[{"op":"accenti","args":[]},"x"]}`, "accenti takes one argument"},
+		{`{"op":"like","args":[{"op":"casei","args":["x"]},"x"]}`, `at args[0]: expected {"property": "name"}`},
+		{`{"op":"in","args":[{"property":"a"},[{"op":"casei","args":[{"property":"b"}]}]]}`, "expected a literal, not a property"},
+		{`{"op":"like","args":[{"property":"a"},{"op":"casei","args":[{"property":"b"}]}]}`, "expected a string pattern"},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	// Of a property that is not a string: Validate says so.
+	e, err := ParseText("CASEI(n) = 'x'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&mapcommons.FeatureQuery{Where: e}).Validate([]mapcommons.Attribute{{Name: "n", Type: mapcommons.AttrInteger}})
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), `CASEI("n"): the property is integer, not a string`) {
+		t.Errorf("CASEI of a number: %v", err)
+	}
+}
+
+// TestArithmeticErrors: arithmetic of what is not a number, operators of
+// the wrong arity, scalars where a property is needed and too many
+// operands are EINVALID errors that say which.
+func TestArithmeticErrors(t *testing.T) {
+	for _, c := range []struct{ filter, want string }{
+		{"a + 'x' > 1", `+: arithmetic of numbers, not of "x"`},
+		{"a * TRUE > 1", "*: arithmetic of numbers, not of true"},
+		{"CASEI(a) || 1 = 2", "unexpected character"},
+		{"CASEI(a) + 1 = 2", "+: arithmetic of CASEI or ACCENTI"},
+		{"a + 1 LIKE 'x%'", "LIKE needs a property and a string pattern"},
+		{"a + 1 IN (1, 2)", "IN needs a property"},
+		{"a - b IS NULL", "IS NULL needs a property"},
+		{"a = 1 +", "expected a property or a literal, found end of filter"},
+		{"a = (1 + 2", "expected ), found end of filter"},
+		{"'a' = 1", `"a" cannot be compared with 1`},
+		{"1 BETWEEN 'a' AND 2", "BETWEEN of literals that do not compare"},
+		{"a = " + strings.Repeat("a + ", mapcommons.MaxExprNodes) + "1", "more than 10000 operations"},
+		{"a = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200), "nested deeper than"},
+	} {
+		_, err := ParseText(c.filter)
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.80s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ filter, want string }{
+		{`{"op":">","args":[{"op":"+","args":[1]},1]}`, "+ takes 2 operands, not 1"},
+		{`{"op":">","args":[{"op":"div","args":[{"property":"a"},"x"]},1]}`, `div: arithmetic of numbers, not of "x"`},
+		{`{"op":"=","args":["a",1]}`, `"a" cannot be compared with 1`},
+		{`{"op":"like","args":[{"op":"+","args":[{"property":"a"},1]},"x"]}`, `expected {"property": "name"}`},
+	} {
+		_, err := ParseJSON([]byte(c.filter))
+		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want EINVALID with %q", c.filter, err, c.want)
+		}
+	}
+	// Validate counts operands as operations.
+	wide := &mapcommons.Operand{Op: mapcommons.OperandProperty, Property: "a"}
+	for i := 0; i < 14; i++ { // 2^14 leaves, shallow
+		wide = &mapcommons.Operand{Op: "+", Args: []*mapcommons.Operand{wide, wide}}
+	}
+	e := &mapcommons.Expr{Op: "=", Operands: []*mapcommons.Operand{wide, {Op: mapcommons.OperandLiteral, Literal: num(1)}}}
+	err := e.Validate([]mapcommons.Attribute{{Name: "a", Type: mapcommons.AttrFloat}})
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(err.Error(), "more than 10000 operations") {
+		t.Errorf("an expression of 2^15 operands: %v", err)
 	}
 }

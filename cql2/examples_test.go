@@ -24,29 +24,6 @@ var examplesOfOtherClasses = map[string]string{
 	"clause6_01": "functions", "clause6_02b": "functions", "example68": "functions", "example69": "functions",
 	"clause7_18": "functions", // S_WITHIN(road, Buffer(geometry, 10, 'm'))
 
-	// Two literals, or two properties, as the operands of one predicate.
-	"clause7_16": "property-property",
-
-	"clause6_02c": "arithmetic", "clause7_19": "arithmetic", "example72": "arithmetic", "example73": "arithmetic",
-	"example74": "arithmetic", "example75": "arithmetic", "example76": "arithmetic", "example77": "arithmetic",
-	"example78": "arithmetic", "example85": "arithmetic", "example85-alt01": "arithmetic",
-
-	"clause7_04": "case-insensitive-comparison", "example26": "case-insensitive-comparison",
-	"example28": "case-insensitive-comparison", "example71": "case-insensitive-comparison",
-	"example86": "case-insensitive-comparison",
-
-	"clause7_05": "accent-insensitive-comparison", "example27": "accent-insensitive-comparison",
-	"example70": "accent-insensitive-comparison",
-
-	"clause7_12": "temporal-functions", "clause7_13": "temporal-functions", "clause7_17": "temporal-functions",
-	"example20": "temporal-functions", "example21": "temporal-functions", "example22": "temporal-functions",
-	"example53": "temporal-functions", "example54": "temporal-functions", "example54-alt01": "temporal-functions",
-	"example55": "temporal-functions", "example55-alt01": "temporal-functions", "example56": "temporal-functions",
-	"example57": "temporal-functions", "example58": "temporal-functions", "example59": "temporal-functions",
-	"example60": "temporal-functions", "example61": "temporal-functions", "example62": "temporal-functions",
-	"example63": "temporal-functions", "example64": "temporal-functions", "example65": "temporal-functions",
-	"example66": "temporal-functions", "example67": "temporal-functions",
-
 	"clause7_15": "array-functions", "example79": "array-functions", "example80": "array-functions",
 	"example81": "array-functions", "example82": "array-functions",
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,7 +133,7 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		}
 		e, cerr := comparison(lop, a, b)
 		if cerr != nil {
-			return nil, jfail("a comparison needs one property and one literal")
+			return nil, jfail("%s", offsetless(cerr))
 		}
 		return e, nil
 	case "isnull":
@@ -148,15 +149,15 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
+		a, err := propertyOperandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
-		s, ok := args[1].(string)
-		if !ok {
+		pat, err := operandJSON(args[1])
+		if err != nil || !pat.isLit || pat.lit.Kind != mapcommons.LitString {
 			return nil, jfail("expected a string pattern").at("args[1]")
 		}
-		return &mapcommons.Expr{Op: mapcommons.ExprLike, Property: prop, Values: []mapcommons.Literal{{Kind: mapcommons.LitString, Str: s}}}, nil
+		return a.expr(mapcommons.ExprLike, pat.lit), nil
 	case mapcommons.ExprBetween:
 		if len(args) == 2 { // the draft's form: [property, [low, high]]
 			if r, ok := args[1].([]any); ok {
@@ -166,24 +167,24 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(3); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
-		if err != nil {
-			return nil, err.at("args[0]")
-		}
-		e := &mapcommons.Expr{Op: mapcommons.ExprBetween, Property: prop}
-		for i := 1; i <= 2; i++ {
-			l, err := literalJSON(args[i])
+		var ops [3]operand
+		for i := range ops {
+			o, err := operandJSON(args[i])
 			if err != nil {
 				return nil, err.at("args[" + strconv.Itoa(i) + "]")
 			}
-			e.Values = append(e.Values, l)
+			ops[i] = o
+		}
+		e, berr := between(ops[0], ops[1], ops[2])
+		if berr != nil {
+			return nil, jfail("%s", offsetless(berr))
 		}
 		return e, nil
 	case mapcommons.ExprIn:
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		prop, err := propertyJSON(args[0])
+		a, err := propertyOperandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
@@ -191,9 +192,9 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if !ok || len(list) == 0 || len(list) > mapcommons.MaxInValues {
 			return nil, jfail("expected an array of 1 to %d literals", mapcommons.MaxInValues).at("args[1]")
 		}
-		e := &mapcommons.Expr{Op: mapcommons.ExprIn, Property: prop}
+		e := a.expr(mapcommons.ExprIn)
 		for i, v := range list {
-			l, err := literalJSON(v)
+			l, err := literalOperandJSON(v)
 			if err != nil {
 				return nil, err.at("[" + strconv.Itoa(i) + "]").at("args[1]")
 			}
@@ -215,8 +216,17 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 				e.Property = prop
 				continue
 			}
-			if e.BBox != nil || e.Geometry != nil {
-				return nil, jfail("%s compares the geometry with a literal, not two literals", lop).at(step)
+			if e.BBox != nil || e.Geometry != nil { // two literals: TRUE or FALSE
+				y := &mapcommons.Expr{}
+				if err := geometryJSON(a, y, p.crs); err != nil {
+					err.msg = lop + ": " + err.msg
+					return nil, err.at(step)
+				}
+				c, err := spatialOfLiterals(lop, &mapcommons.Expr{BBox: e.BBox, Geometry: e.Geometry}, y)
+				if err != nil {
+					return nil, jfail("%s", mapcommons.ErrorMessage(err))
+				}
+				return c, nil
 			}
 			if i == 0 {
 				e.Op = mapcommons.ConverseSpatialOp(lop) // literal op geometry
@@ -231,16 +241,66 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		}
 		return e, nil
 	}
+	if temporalOps[strings.ToLower(op)] {
+		return temporalJSON(strings.ToLower(op), args)
+	}
 	return nil, jfail("unknown operation %q", op).at("op")
 }
 
-// operandJSON reads a property or a literal.
+// operandJSON reads a property or a literal, or CASEI or ACCENTI of one
+// ({"op": "casei", "args": [x]}).
 func operandJSON(v any) (operand, *jsonError) {
+	return operandDepth(v, 0)
+}
+
+func operandDepth(v any, depth int) (operand, *jsonError) {
 	if prop, err := propertyJSON(v); err == nil {
 		return operand{prop: prop}, nil
 	}
+	if m, ok := v.(map[string]any); ok && len(m) == 2 {
+		if fn, ok := m["op"].(string); ok && slices.Contains(mapcommons.ArithmeticOps, strings.ToLower(fn)) {
+			args, _ := m["args"].([]any)
+			return arithJSON(fn, args, depth)
+		}
+		if fn, ok := m["op"].(string); ok && (strings.EqualFold(fn, "casei") || strings.EqualFold(fn, "accenti")) {
+			args, ok := m["args"].([]any)
+			if !ok || len(args) != 1 {
+				return operand{}, jfail("%s takes one argument, a string or a property", fn).at("args")
+			}
+			if depth >= mapcommons.MaxExprDepth {
+				return operand{}, jfail("nested deeper than %d", mapcommons.MaxExprDepth)
+			}
+			in, err := operandDepth(args[0], depth+1)
+			if err != nil {
+				return operand{}, err.at("args[0]")
+			}
+			o, ferr := folded(fn, in)
+			if ferr != nil {
+				return operand{}, jfail("%s takes a string or a property, not %s", strings.ToUpper(fn), in.lit).at("args[0]")
+			}
+			return o, nil
+		}
+	}
 	l, err := literalJSON(v)
 	return operand{isLit: true, lit: l}, err
+}
+
+// propertyOperandJSON reads a property, or CASEI or ACCENTI of one.
+func propertyOperandJSON(v any) (operand, *jsonError) {
+	o, err := operandJSON(v)
+	if err == nil && !o.simpleProp() {
+		err = jfail("expected {\"property\": \"name\"}")
+	}
+	return o, err
+}
+
+// literalOperandJSON reads a literal, or CASEI or ACCENTI of a string.
+func literalOperandJSON(v any) (mapcommons.Literal, *jsonError) {
+	o, err := operandJSON(v)
+	if err == nil && !o.isLit {
+		err = jfail("expected a literal, not a property")
+	}
+	return o.lit, err
 }
 
 // propertyJSON reads {"property": "name"}.
@@ -381,4 +441,16 @@ func positionsIn(v any, toCRS84 ToCRS84) error {
 		}
 	}
 	return nil
+}
+
+// offsetless is the message of a text parser's error without its
+// "filter: at offset N: " (which has no meaning in JSON).
+func offsetless(err error) string {
+	msg := strings.TrimPrefix(mapcommons.ErrorMessage(err), "filter: ")
+	if rest, ok := strings.CutPrefix(msg, "at offset "); ok {
+		if _, after, ok := strings.Cut(rest, ": "); ok {
+			return after
+		}
+	}
+	return msg
 }

@@ -23,8 +23,16 @@ const (
 // Functions Plus (S_INTERSECTS with every geometry literal type: points,
 // lines, polygons with holes, their multi- forms and collections) and
 // Spatial Functions (S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES, S_WITHIN,
-// S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM), in
-// both encodings.
+// S_CONTAINS, S_OVERLAPS of the geometry with any literal, by DE-9IM) and
+// Temporal Functions (T_AFTER … T_STARTS of instants and intervals, by
+// Allen's interval algebra, rewritten into comparisons: temporal.go),
+// case-insensitive and accent-insensitive comparisons (CASEI and ACCENTI
+// of a property, which the evaluator folds, or of a string, folded here,
+// in comparisons, LIKE, BETWEEN and IN: mapcommons.FoldText),
+// property-property comparisons and arithmetic (comparisons and BETWEEN
+// of properties, literals and + - * / % ^ DIV of numbers, as
+// mapcommons.Operands; literal parts folded, a spatial function of two
+// literals too: scalar.go), in both encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
@@ -33,6 +41,11 @@ var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
 	"http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
 	"http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+	"http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
+	"http://www.opengis.net/spec/cql2/1.0/conf/property-property",
+	"http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;

@@ -4,7 +4,11 @@
 // with a literal, IS [NOT] NULL), LIKE, BETWEEN and IN, and the spatial
 // functions S_INTERSECTS, S_DISJOINT, S_EQUALS, S_TOUCHES, S_CROSSES,
 // S_WITHIN, S_CONTAINS and S_OVERLAPS of the geometry with a BBOX or a
-// geometry literal of any type (WKT in text, GeoJSON in JSON). The
+// geometry literal of any type (WKT in text, GeoJSON in JSON), and the
+// temporal functions T_AFTER … T_STARTS of instants and intervals
+// (temporal.go, rewritten into comparisons), and CASEI and ACCENTI of a
+// property or a string in comparisons, LIKE, BETWEEN and IN, and
+// comparisons of two properties and of arithmetic (scalar.go). The
 // geometry is the property "geometry" (or "geom").
 //
 // Parsing is linear in the input and bounded in depth
@@ -148,7 +152,7 @@ func (p *textParser) next() error {
 		if p.pos < len(p.s) && (c == '<' && (p.s[p.pos] == '=' || p.s[p.pos] == '>') || c == '>' && p.s[p.pos] == '=') {
 			p.pos++
 		}
-		if !strings.Contains("(),=<>", string(c)) {
+		if !strings.Contains("(),=<>+-*/%^", string(c)) {
 			p.tok.text = p.s[start:p.pos]
 			return p.fail("unexpected character %q", c)
 		}
@@ -273,6 +277,34 @@ type operand struct {
 	isLit bool
 	lit   mapcommons.Literal
 	pos   int
+	// CASEI, ACCENTI of a property (of a literal: folded into it).
+	caseI, accentI bool
+	calc           *mapcommons.Operand // arithmetic (prop and lit unset)
+}
+
+// folded is the operand o under the function fn, CASEI or ACCENTI: a
+// string literal folded, a property marked.
+func folded(fn string, o operand) (operand, error) {
+	caseI := strings.EqualFold(fn, "CASEI")
+	if o.isLit {
+		if o.lit.Kind != mapcommons.LitString {
+			return o, failAt(o.pos, "%s takes a string or a property, not %s", strings.ToUpper(fn), o.lit)
+		}
+		o.lit.Str = mapcommons.FoldText(o.lit.Str, caseI, !caseI)
+		return o, nil
+	}
+	if caseI {
+		o.caseI = true
+	} else {
+		o.accentI = true
+	}
+	return o, nil
+}
+
+// expr is the expression op of the operand o (a property) and values,
+// with o's functions.
+func (o operand) expr(op string, values ...mapcommons.Literal) *mapcommons.Expr {
+	return &mapcommons.Expr{Op: op, Property: o.prop, Values: values, CaseI: o.caseI, AccentI: o.accentI}
 }
 
 // predicate: a comparison, LIKE, BETWEEN, IN, IS NULL or a spatial function.
@@ -280,7 +312,10 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 	if op := spatialOp(p.tok); op != "" {
 		return p.spatial(op)
 	}
-	a, err := p.operand()
+	if op := temporalOp(p.tok); op != "" {
+		return p.temporal(op)
+	}
+	a, err := p.scalar()
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +340,7 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		b, err := p.operand()
+		b, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
@@ -322,8 +357,11 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.expect("NULL"); err != nil {
 			return nil, err
 		}
-		if a.isLit {
+		if !a.simpleProp() {
 			return nil, failAt(a.pos, "IS NULL needs a property")
+		}
+		if a.caseI || a.accentI {
+			return nil, failAt(a.pos, "IS NULL of CASEI or ACCENTI: test the property itself")
 		}
 		e = &mapcommons.Expr{Op: mapcommons.ExprIsNull, Property: a.prop}
 	case p.is("LIKE"):
@@ -334,40 +372,39 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.isLit || !b.isLit || b.lit.Kind != mapcommons.LitString {
+		if !a.simpleProp() || !b.isLit || b.lit.Kind != mapcommons.LitString {
 			return nil, failAt(a.pos, "LIKE needs a property and a string pattern")
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprLike, Property: a.prop, Values: []mapcommons.Literal{b.lit}}
+		e = a.expr(mapcommons.ExprLike, b.lit)
 	case p.is("BETWEEN"):
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		lo, err := p.operand()
+		lo, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
 		if err := p.expect("AND"); err != nil {
 			return nil, err
 		}
-		hi, err := p.operand()
+		hi, err := p.scalar()
 		if err != nil {
 			return nil, err
 		}
-		if a.isLit || !lo.isLit || !hi.isLit {
-			return nil, failAt(a.pos, "BETWEEN needs a property and two literals")
+		if e, err = between(a, lo, hi); err != nil {
+			return nil, err
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprBetween, Property: a.prop, Values: []mapcommons.Literal{lo.lit, hi.lit}}
 	case p.is("IN"):
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		if a.isLit {
+		if !a.simpleProp() {
 			return nil, failAt(a.pos, "IN needs a property")
 		}
 		if err := p.expect("("); err != nil {
 			return nil, err
 		}
-		e = &mapcommons.Expr{Op: mapcommons.ExprIn, Property: a.prop}
+		e = a.expr(mapcommons.ExprIn)
 		for {
 			v, err := p.operand()
 			if err != nil {
@@ -405,13 +442,13 @@ func comparison(op string, a, b operand) (*mapcommons.Expr, error) {
 		return nil, failAt(a.pos, "unknown comparison %q", op)
 	}
 	switch {
-	case !a.isLit && b.isLit:
-	case a.isLit && !b.isLit:
+	case a.simpleProp() && b.isLit:
+	case a.isLit && b.simpleProp():
 		a, b, op = b, a, flip[op]
-	default:
-		return nil, failAt(a.pos, "a comparison needs one property and one literal")
+	default: // two properties, two literals, arithmetic
+		return scalarComparison(op, a, b)
 	}
-	return &mapcommons.Expr{Op: op, Property: a.prop, Values: []mapcommons.Literal{b.lit}}, nil
+	return a.expr(op, b.lit), nil
 }
 
 func failAt(pos int, format string, args ...any) error {
@@ -453,6 +490,32 @@ func (p *textParser) operand() (operand, error) {
 			}
 			o.isLit, o.lit = true, mapcommons.Literal{Kind: kind, Str: p.tok.text}
 			if err := p.next(); err != nil {
+				return o, err
+			}
+			return o, p.expect(")")
+		case "CASEI", "ACCENTI":
+			fn := strings.ToUpper(p.tok.text)
+			if err := p.next(); err != nil {
+				return o, err
+			}
+			if err := p.expect("("); err != nil {
+				return o, err
+			}
+			if p.is(")") {
+				return o, p.fail("%s takes one argument, a string or a property", fn)
+			}
+			if err := p.enter(); err != nil {
+				return o, err
+			}
+			in, err := p.operand()
+			p.depth--
+			if err != nil {
+				return o, err
+			}
+			if p.is(",") {
+				return o, p.fail("%s takes one argument, a string or a property", fn)
+			}
+			if o, err = folded(fn, in); err != nil {
 				return o, err
 			}
 			return o, p.expect(")")
@@ -521,8 +584,20 @@ func (p *textParser) spatial(op string) (*mapcommons.Expr, error) {
 			e.Property = prop
 			continue
 		}
-		if e.BBox != nil || e.Geometry != nil {
-			return nil, p.fail("%s compares the geometry with a literal, not two literals", name)
+		if e.BBox != nil || e.Geometry != nil { // two literals: TRUE or FALSE
+			pos := p.tok.pos
+			y := &mapcommons.Expr{}
+			if err := p.geometry(y); err != nil {
+				return nil, err
+			}
+			if p.is(",") {
+				return nil, p.fail("%s takes two arguments, the geometry and a literal, not more", name)
+			}
+			c, err := spatialOfLiterals(op, &mapcommons.Expr{BBox: e.BBox, Geometry: e.Geometry}, y)
+			if err != nil {
+				return nil, failAt(pos, "%s", mapcommons.ErrorMessage(err))
+			}
+			return c, p.expect(")")
 		}
 		if i == 0 {
 			e.Op = mapcommons.ConverseSpatialOp(op) // literal op geometry

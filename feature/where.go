@@ -37,6 +37,7 @@ const (
 	wFalse
 	wNoGeometry // the geometry IS NULL
 	wRelate     // a DE-9IM predicate of the geometry and a literal (relate.go)
+	wOperands   // a comparison or between of operands (properties, arithmetic)
 )
 
 // SetMin is the length of an "in" list above which it is matched through
@@ -78,6 +79,125 @@ type Node struct {
 	nears  []*spatial.Near // wGeom: the literal's lines and polygons, planar
 	rel    *relation       // wRelate
 	kids   []Node
+	// caseI, accentI: the value is folded (mapcommons.AppendFold) before
+	// it is tested (CASEI, ACCENTI of the property).
+	caseI, accentI bool
+	calcs          []calc // wOperands: the two sides, or the value and the ends of a between
+}
+
+// calc is a compiled mapcommons.Operand: a column, a literal or an
+// arithmetic operator of two calcs.
+type calc struct {
+	op    string // mapcommons.OperandProperty, OperandLiteral or an arithmetic operator
+	col   int
+	isStr bool // a string or date column or literal
+	num   float64
+	str   []byte
+	args  []calc
+}
+
+func compileCalc(attrs []mapcommons.Attribute, o *mapcommons.Operand) calc {
+	k := calc{op: o.Op}
+	switch o.Op {
+	case mapcommons.OperandProperty:
+		k.col = mapcommons.AttrIndex(attrs, o.Property)
+		t := attrs[k.col].Type
+		k.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
+	case mapcommons.OperandLiteral:
+		switch l := o.Literal; l.Kind {
+		case mapcommons.LitNumber:
+			k.num = l.Num
+		case mapcommons.LitBoolean:
+			if l.Bool {
+				k.num = 1
+			}
+		default:
+			k.isStr, k.str = true, []byte(l.Str)
+		}
+	default:
+		for _, a := range o.Args {
+			k.args = append(k.args, compileCalc(attrs, a))
+		}
+	}
+	return k
+}
+
+// number is the calc's number for the feature c reads; false for null.
+func (k *calc) number(c Cells) (float64, bool) {
+	switch k.op {
+	case mapcommons.OperandProperty:
+		if c.Null(k.col) {
+			return 0, false
+		}
+		return c.Num(k.col), true
+	case mapcommons.OperandLiteral:
+		return k.num, true
+	}
+	a, ok := k.args[0].number(c)
+	if !ok {
+		return 0, false
+	}
+	b, ok := k.args[1].number(c)
+	if !ok {
+		return 0, false
+	}
+	return mapcommons.Arithmetic(k.op, a, b)
+}
+
+// text is the calc's text (a string column or literal); false for null.
+func (k *calc) text(c Cells) ([]byte, bool) {
+	if k.op == mapcommons.OperandLiteral {
+		return k.str, true
+	}
+	if c.Null(k.col) {
+		return nil, false
+	}
+	return c.Str(k.col), true
+}
+
+// compare compares calcs a and b; false when one is null.
+func compareCalcs(a, b *calc, c Cells) (int, bool) {
+	if a.isStr {
+		x, ok := a.text(c)
+		if !ok {
+			return 0, false
+		}
+		y, ok := b.text(c)
+		if !ok {
+			return 0, false
+		}
+		return bytes.Compare(x, y), true
+	}
+	x, ok := a.number(c)
+	if !ok {
+		return 0, false
+	}
+	y, ok := b.number(c)
+	if !ok {
+		return 0, false
+	}
+	return cmp.Compare(x, y), true
+}
+
+// matchOperands evaluates a wOperands node.
+func (n *Node) matchOperands(c Cells) tri {
+	v := &n.calcs[0]
+	if len(n.calcs) == 3 { // between
+		lo, ok1 := compareCalcs(v, &n.calcs[1], c)
+		hi, ok2 := compareCalcs(v, &n.calcs[2], c)
+		switch {
+		case ok1 && lo < 0, ok2 && hi > 0:
+			return triFalse
+		case !ok1 || !ok2:
+			return triUnknown
+		}
+		return triTrue
+	}
+	r, ok := compareCalcs(v, &n.calcs[1], c)
+	if !ok {
+		return triUnknown
+	}
+	return truth(compared(n.op, r))
 }
 
 // Compile compiles a validated expression (mapcommons.Expr.Validate)
@@ -113,6 +233,13 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 		mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
 		return Node{kind: wRelate, rel: compileRelation(e)}
 	}
+	if e.Operands != nil {
+		n := Node{kind: wOperands, op: cmpOps[e.Op]}
+		for _, o := range e.Operands {
+			n.calcs = append(n.calcs, compileCalc(attrs, o))
+		}
+		return n
+	}
 	n := Node{col: mapcommons.AttrIndex(attrs, e.Property)}
 	if n.col < 0 { // Validate let only the geometry's IS NULL through
 		return Node{kind: wNoGeometry}
@@ -120,6 +247,7 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 	t := attrs[n.col].Type
 	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
 	n.isBool = t == mapcommons.AttrBoolean
+	n.caseI, n.accentI = e.CaseI, e.AccentI
 	for _, v := range e.Values {
 		switch {
 		case n.isStr:
@@ -307,12 +435,18 @@ func (n *Node) match(c Cells) tri {
 		return n.matchGeometry(c.Geom())
 	case wRelate:
 		return n.rel.match(c.Geom(), c.Stopper())
+	case wOperands:
+		return n.matchOperands(c)
 	}
 	if c.Null(n.col) {
 		return triUnknown
 	}
 	if n.isStr {
 		v := c.Str(n.col)
+		var buf [128]byte // a short ASCII value folds on the stack
+		if n.caseI || n.accentI {
+			v = mapcommons.AppendFold(buf[:0], v, n.caseI, n.accentI)
+		}
 		switch n.kind {
 		case wCompare:
 			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))

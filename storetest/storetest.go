@@ -53,6 +53,9 @@ func Run(t *testing.T, open Opener) {
 	part("QueryOracle", testQueryOracle, "Datasets", "Features")
 	part("LongLike", testLongLike, "Datasets", "Features")
 	part("SpatialFunctions", testSpatialFunctions, "Datasets", "Features")
+	part("TemporalFunctions", testTemporalFunctions, "Datasets", "Features")
+	part("CaseAccentInsensitive", testCaseAccentInsensitive, "Datasets", "Features")
+	part("PropertyPropertyArithmetic", testPropertyPropertyArithmetic, "Datasets", "Features")
 	part("Errors", testErrors, "Users", "Datasets", "Features")
 }
 
@@ -69,6 +72,8 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
 		{"EditVersion", testEditVersion},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike}, {"SpatialFunctions", testSpatialFunctions},
+		{"TemporalFunctions", testTemporalFunctions}, {"CaseAccentInsensitive", testCaseAccentInsensitive},
+		{"PropertyPropertyArithmetic", testPropertyPropertyArithmetic},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {
 			t.Run(p.name, func(t *testing.T) { p.fn(t, open) })
