@@ -134,6 +134,7 @@ func TestOGCMapWithGDAL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "nc.png")
 	cmd := exec.Command(gdal, "-q", "-oo", "API=MAP", "-outsize", "256", "0", "-of", "PNG",
 		"OGCAPI:"+listen(t, ts.handler)+"/collections/nc-"+id, out)
+	cmd.Env = append(os.Environ(), "GDAL_DEFAULT_WMS_CACHE_PATH="+t.TempDir()) // (its block cache: not in the tree)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, b)
 	}
@@ -228,6 +229,7 @@ func TestOGCMapTilesWithGDAL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "nc.png")
 	// North Carolina in Web Mercator metres.
 	cmd := exec.Command(gdal, "-q", "-projwin", "-9390000", "4390000", "-8390000", "3990000", "-outsize", "256", "0", "-of", "PNG", xml, out)
+	cmd.Env = append(os.Environ(), "GDAL_DEFAULT_WMS_CACHE_PATH="+t.TempDir())
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, b)
 	}
