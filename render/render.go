@@ -131,8 +131,12 @@ func TileRequest(z, x, y int, scale float64, layers []Layer) Request {
 		Width: TileSize, Height: TileSize, Scale: scale, CRS: CRSMercator}
 }
 
-// EncodePNG writes img as a PNG.
+// EncodePNG writes img as a PNG: a drawn image (*image.RGBA) by this
+// package's encoder (png.go), any other by image/png.
 func EncodePNG(w io.Writer, img image.Image) error {
+	if m, ok := img.(*image.RGBA); ok {
+		return encodePNG(w, m)
+	}
 	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	return enc.Encode(w, img)
 }

@@ -644,7 +644,7 @@ func TestCancel(t *testing.T) {
 
 func ftoa(v float64) string { return string(wkb.AppendFloat(nil, v)) }
 
-func TestEncodePNG(t *testing.T) {
+func TestEncodePNGReadsBack(t *testing.T) {
 	ds, fs := dataset(t, "POLYGON ((1 1, 9 1, 9 9, 1 9, 1 1))")
 	l := layer(mapcommons.LayerPrimitive)
 	l.Styles.Fill.Color = ptr(0xff0000)
