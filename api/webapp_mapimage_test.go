@@ -10,6 +10,8 @@ import (
 	"image/color"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -38,7 +40,20 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 	path := createChoroplethMap(t, ts, "alice", ds)
 	b.do("the map page", chromedp.Navigate(b.url+"/app"+path))
 	waitMap(b)
+	compareWithServer(t, b, ts, path, ds, "map-vs-server")
+	// On a HiDPI screen: the server's image at scale 2.
+	b.do("HiDPI", chromedp.EmulateViewport(1280, 800, chromedp.EmulateScale(2)), chromedp.Navigate(b.url+"/app"+path))
+	waitMap(b)
+	compareWithServer(t, b, ts, path, ds, "map-vs-server-2x")
+	checkNoProblems(b)
+}
 
+// compareWithServer compares the map the page shows (map path, of the
+// counties of dataset ds) with the server's image of the same box at the
+// same size and pixel ratio, inside every county; name names the images
+// kept among the artefacts.
+func compareWithServer(t *testing.T, b *browserTest, ts *testServer, path, ds, name string) {
+	t.Helper()
 	// What the page shows: the box, its size in CSS pixels, the pixel ratio.
 	view := eval[struct {
 		Bounds        [2][2]float64
@@ -49,7 +64,7 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 	}](b, `(() => { const m = window.mcMap, c = m.getCanvas();
 		return {Bounds: m.getBounds().toArray(), Width: c.clientWidth, Height: c.clientHeight, Ratio: window.devicePixelRatio,
 			CanvasW: c.width, CanvasH: c.height}; })()`)
-	shot := canvasImage(b, "map-vs-server-browser")
+	shot := canvasImage(b, name+"-browser")
 	if sb := shot.Bounds(); sb.Dx() != view.CanvasW || sb.Dy() != view.CanvasH {
 		t.Fatalf("canvas %v, page says %dx%d", sb, view.CanvasW, view.CanvasH)
 	}
@@ -63,15 +78,19 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 	if view.Ratio != 1 {
 		q.Set("scale", strconv.FormatFloat(view.Ratio, 'g', -1, 64))
 	}
-	server := decodePNG(t, ts.get(path+".png?"+q.Encode(), ""))
+	w := ts.get(path+".png?"+q.Encode(), "")
+	server := decodePNG(t, w)
+	if err := os.WriteFile(filepath.Join(b.artefacts, name+"-server.png"), w.Body.Bytes(), 0o644); err != nil {
+		t.Error(err)
+	}
 	if sb, bb := server.Bounds(), shot.Bounds(); sb != bb {
 		t.Fatalf("the server's image is %v, the browser's canvas %v", sb, bb)
 	}
-	w, h := float64(view.CanvasW), float64(view.CanvasH)
+	cw, ch := float64(view.CanvasW), float64(view.CanvasH)
 	mercY := func(lat float64) float64 { return math.Log(math.Tan(math.Pi/4 + lat*math.Pi/360)) }
 	y0, y1 := mercY(south), mercY(north)
 	pixel := func(lon, lat float64) (float64, float64) {
-		return (lon - west) / (east - west) * w, (y1 - mercY(lat)) / (y1 - y0) * h
+		return (lon - west) / (east - west) * cw, (y1 - mercY(lat)) / (y1 - y0) * ch
 	}
 
 	// The classes, and each county's value.
@@ -89,7 +108,7 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 		t.Fatalf("%d counties", len(fc.Features))
 	}
 
-	compared, skipped, maxDiff := 0, 0, [3]int{}
+	compared, skipped, maxDiff, shallowest := 0, 0, [3]int{}, math.Inf(1)
 	for _, f := range fc.Features {
 		name, _ := f.Properties["NAME"].(string)
 		rings := geoJSONRings(t, f.Geometry.Type, f.Geometry.Coordinates)
@@ -103,10 +122,11 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 			px = append(px, pr)
 		}
 		x, y, d := innermostPixel(px, view.CanvasW, view.CanvasH)
-		if d < insideMargin {
+		if d < insideMargin*view.Ratio {
 			skipped++
 			continue
 		}
+		shallowest = min(shallowest, d)
 		compared++
 		br, bg, bb, _ := shot.At(x, y).RGBA()
 		browser := [3]int{int(br >> 8), int(bg >> 8), int(bb >> 8)}
@@ -136,12 +156,11 @@ func TestWebMapImageMatchesBrowser(t *testing.T) {
 				browser[0], browser[1], browser[2], classes)
 		}
 	}
-	t.Logf("%d counties compared, %d too small at this zoom (%dx%d, ratio %g); largest difference per channel (r, g, b): %v",
-		compared, skipped, view.Width, view.Height, view.Ratio, maxDiff)
+	t.Logf("%s: %d counties compared (at %.1f device pixels from their edges at least), %d too small at this zoom (%dx%d, ratio %g); largest difference per channel (r, g, b): %v",
+		name, compared, shallowest, skipped, view.Width, view.Height, view.Ratio, maxDiff)
 	if compared < 60 {
-		t.Errorf("only %d of the 100 counties compared", compared)
+		t.Errorf("%s: only %d of the 100 counties compared", name, compared)
 	}
-	checkNoProblems(b)
 }
 
 // nearRGB tells whether colours a and b are within tol on every channel.
