@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/xml"
 	"strings"
 	"testing"
 	"time"
@@ -61,4 +62,42 @@ func TestDatasetList(t *testing.T) {
 		t.Fatalf("by title: %s", titles(d))
 	}
 	errorOf(t, ts.get("/datasets.json?model=map", ""), 400, "invalid", "model")
+}
+
+// TestDatasetListFeedImages: the list of datasets as Atom and KML links
+// every entry's image, a dataset shared for viewing only too (the link
+// tells nothing the entry does not); the image itself is authorized when
+// fetched: refused to a visitor who may not download, drawn for the owner.
+func TestDatasetListFeedImages(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	id := ts.createCSV("?title=Viewed", "lat,lon\n1,2\n")
+	must(t, ts.do(req{method: "PUT", path: id + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions":[{"group_id":"everyone","permissions":{"view":true}}]}`)}), 200)
+	img := base + id + ".png?width=256&height=256"
+
+	var feed atomFeedIn
+	if err := xml.Unmarshal(must(t, ts.get("/datasets.atom", ""), 200), &feed); err != nil {
+		t.Fatal(err)
+	}
+	if len(feed.Entries) != 1 || linkOf(feed.Entries[0].Links, "enclosure", "image/png") != img {
+		t.Fatalf("the Atom list: %+v", feed.Entries)
+	}
+	var doc struct {
+		Descriptions []string `xml:"Document>Placemark>description"`
+	}
+	if err := xml.Unmarshal(must(t, ts.get("/datasets.kml", ""), 200), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Descriptions) != 1 || !strings.Contains(doc.Descriptions[0], `<img src="`+strings.ReplaceAll(img, "&", "&amp;")+`"`) {
+		t.Fatalf("the KML list: %q", doc.Descriptions)
+	}
+	path := strings.TrimPrefix(img, base)
+	if w := ts.get(path, ""); w.Code != 401 && w.Code != 403 {
+		t.Errorf("a visitor who may only view gets the image: %d", w.Code)
+	}
+	if w := ts.get(path, "bob"); w.Code != 403 && w.Code != 404 {
+		t.Errorf("bob, who may only view, gets the image: %d", w.Code)
+	}
+	decodePNG(t, ts.get(path, "alice"))
 }

@@ -276,6 +276,18 @@ func (a *searchAnswer) objectURL(res *mapcommons.SearchResult, suffix string) st
 	return u
 }
 
+// thumbSide is the side, in pixels, of the image a feed's entry links to.
+const thumbSide = 256
+
+// imageURL is the URL of a result's image (GET /datasets/{id}.png or
+// /maps/{id}.png), thumbSide square. The link tells nothing the entry does
+// not: the image is authorized when it is fetched (a dataset's needs the
+// download right).
+func (a *searchAnswer) imageURL(res *mapcommons.SearchResult) string {
+	side := strconv.Itoa(thumbSide)
+	return a.objectURL(res, "png") + "?width=" + side + "&height=" + side
+}
+
 func (a *searchAnswer) userURL(login string) string {
 	return a.base + "/users/" + url.PathEscape(login)
 }
@@ -517,6 +529,8 @@ func (a *searchAnswer) writeAtom(w http.ResponseWriter) error {
 		if res.Model == mapcommons.ModelOverlay {
 			e.Links = append(e.Links, atomLink{Rel: "alternate", Type: typeAtom, Href: a.objectURL(res, "atom")})
 		}
+		// Its picture, after the links the clients read.
+		e.Links = append(e.Links, atomLink{Rel: "enclosure", Type: pngType, Href: a.imageURL(res)})
 		if res.Description != nil {
 			e.Content.Text = *res.Description
 		}
@@ -615,6 +629,9 @@ func (a *searchAnswer) writeKML(w http.ResponseWriter) error {
 		}
 		desc.WriteString(`<p><a href="` + template.HTMLEscapeString(a.objectURL(res, "json")) + `">JSON</a> | <a href="` +
 			template.HTMLEscapeString(a.objectURL(res, "kml")) + `">KML</a></p>`)
+		// Its picture, after what the clients read.
+		side := strconv.Itoa(thumbSide)
+		desc.WriteString(`<p><img src="` + template.HTMLEscapeString(a.imageURL(res)) + `" width="` + side + `" height="` + side + `" alt=""></p>`)
 		p.Description = desc.String()
 		if x := res.Extent; x != nil {
 			lon, lat := centre(x)

@@ -564,6 +564,16 @@ func TestSearchAtom(t *testing.T) {
 				t.Errorf("%s: no %s link", e.ID, typ)
 			}
 		}
+		// The entry's picture: its image, 256 pixels square, after the
+		// links the clients read.
+		img := linkOf(e.Links, "enclosure", "image/png")
+		if img != e.ID+".png?width=256&height=256" || e.Links[len(e.Links)-1].Href != img {
+			t.Errorf("%s: enclosure %q in %+v", e.ID, img, e.Links)
+			continue
+		}
+		if got := decodePNG(t, fx.ts.get(strings.TrimPrefix(img, base), "")).Bounds(); got.Dx() != 256 || got.Dy() != 256 {
+			t.Errorf("%s: the image is %v", img, got)
+		}
 	}
 	// Page 2 by title: "Mexico mines 2", then "New Mexico Mines".
 	e, me := feed.Entries[0], feed.Entries[1]
@@ -616,6 +626,13 @@ func TestSearchKML(t *testing.T) {
 	p := doc.Placemarks[0]
 	if p.Name != "Fiji & friends" || !strings.Contains(p.Description, fmt.Sprintf("/datasets/%d.json", ds.ID)) {
 		t.Errorf("placemark %+v", p)
+	}
+	// The description ends with the picture: the dataset's image.
+	if want := fmt.Sprintf(`<p><img src="%s/datasets/%d.png?width=256&amp;height=256" width="256" height="256" alt=""></p>`, base, ds.ID); !strings.HasSuffix(p.Description, want) {
+		t.Errorf("description %q, want it to end with %q", p.Description, want)
+	}
+	if !strings.HasPrefix(p.Description, `<p>reefs</p><p><a href=`) {
+		t.Errorf("description %q: the text and links no longer first", p.Description)
 	}
 	if p.Coordinates != "0,-17" || p.Box.North != -16 || p.Box.South != -18 || p.Box.West != -178 || p.Box.East != 178 {
 		t.Errorf("placemark at %q box %+v", p.Coordinates, p.Box)

@@ -3,7 +3,7 @@
 // (web/src/lib/next.js), a layer's payload for the API (lib/layerdoc.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { entryExtent, entryHref, entryID, searchQuery, tagList } from '../src/lib/entries.js';
+import { entryExtent, entryHref, entryID, entryImage, entryImageSrcset, searchQuery, tagList, thumbSize } from '../src/lib/entries.js';
 import { safeNext } from '../src/lib/next.js';
 import { clean, payload } from '../src/lib/layerdoc.js';
 
@@ -24,6 +24,21 @@ test("entryExtent: a dataset's s,w,n,e and a map's w,s,e,n both read as W, S, E,
   assert.equal(entryExtent({ id: 'Map:1', bbox: '-180,-85.0511287798,180,85.0511287798' }), 'W -180, S -85.0511, E 180, N 85.0511');
   assert.equal(entryExtent({ id: 'Map:1', bbox: '' }), '');
   assert.equal(entryExtent({ id: 'Map:1', bbox: '1,2,x,4' }), '');
+});
+
+test("entryImage: a dataset's or a map's image, sized, at a scale; none for a dataset the viewer may not download", () => {
+  assert.deepEqual(thumbSize, { width: 120, height: 90 });
+  assert.equal(entryImage({ id: 'Overlay:12' }), '/datasets/12.png?width=120&height=90');
+  assert.equal(entryImage({ id: 'Overlay:12', permissions: { view: true, download: true } }, 64, 48), '/datasets/12.png?width=64&height=48');
+  assert.equal(entryImage({ id: 'Map:7', pk: 7 }, 120, 90, 2), '/maps/7.png?width=120&height=90&scale=2');
+  assert.equal(entryImage({ id: 'Map:7', permissions: { view: true, download: false } }), '/maps/7.png?width=120&height=90');
+  assert.equal(entryImage({ id: 'Overlay:12', permissions: { view: true, download: false } }), '');
+  assert.equal(entryImage({ id: 'Overlay:' }), '');
+  assert.equal(entryImage({ id: 'Overlay:x' }), '');
+  assert.equal(entryImage({ id: 'Overlay:1.5' }), '');
+  assert.equal(entryImageSrcset({ id: 'Overlay:3' }),
+    '/datasets/3.png?width=120&height=90 1x, /datasets/3.png?width=120&height=90&scale=2 2x');
+  assert.equal(entryImageSrcset({ id: 'Overlay:3', permissions: { download: false } }), '');
 });
 
 test('tagList reads a comma-separated string or a list', () => {

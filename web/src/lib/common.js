@@ -1,7 +1,7 @@
 // What every page shares: calling the API, building DOM nodes (text only,
 // never HTML from data), and the sign-in links of the header.
 import { initHeader } from './header.js';
-import { entryExtent, entryHref, entryID, tagList } from './entries.js';
+import { entryExtent, entryHref, entryID, entryImage, entryImageSrcset, tagList, thumbSize } from './entries.js';
 
 // The search entries' helpers, for the pages that take them from here.
 export { entryExtent, entryHref, entryID, tagList };
@@ -81,11 +81,27 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-/** entryItem renders one search entry as a list item. */
+/** entryThumb is the thumbnail of a search entry (its image, decorative:
+ * the title beside it says what it is), loaded when it comes near the
+ * screen. Where the viewer may not fetch the image, or it fails (refused,
+ * not drawn), an empty box of its size stands in: nothing broken shows. */
+function entryThumb(entry) {
+  const none = () => el('span', { class: 'thumb thumb-none', 'aria-hidden': 'true' });
+  const src = entryImage(entry);
+  if (!src) return none();
+  // loading before src: the browser waits from the start.
+  const img = el('img', { class: 'thumb', loading: 'lazy', decoding: 'async', alt: '',
+    width: String(thumbSize.width), height: String(thumbSize.height), srcset: entryImageSrcset(entry), src });
+  img.addEventListener('error', () => img.replaceWith(none()), { once: true });
+  return img;
+}
+
+/** entryItem renders one search entry as a list item: its thumbnail, then
+ * its title, facts, description and tags. */
 export function entryItem(entry) {
   const { kind } = entryID(entry);
   const owner = entry.author?.name || entry.contributor?.name || '';
-  return el('li', { class: 'entry' },
+  return el('li', { class: 'entry' }, entryThumb(entry), el('div', { class: 'entry-text' },
     el('h3', {}, el('a', { href: entryHref(entry) }, entry.title || entry.name || '(untitled)')),
     el('p', { class: 'meta' },
       el('span', { class: 'kind kind-' + kind }, kind === 'map' ? 'Map' : 'Dataset'),
@@ -94,7 +110,7 @@ export function entryItem(entry) {
       entryExtent(entry) && el('span', { class: 'extent' }, ' · extent ' + entryExtent(entry))),
     entry.description && el('p', { class: 'desc' }, entry.description),
     tagList(entry.tags).length > 0 && el('ul', { class: 'tags', 'aria-label': 'tags' },
-      tagList(entry.tags).map((t) => el('li', {}, el('a', { href: '/app/search?q=' + encodeURIComponent('tag:' + t) }, t)))));
+      tagList(entry.tags).map((t) => el('li', {}, el('a', { href: '/app/search?q=' + encodeURIComponent('tag:' + t) }, t))))));
 }
 
 /** status shows a message in the page's live region. */

@@ -39,3 +39,27 @@ const term = (field, v) => field + ':' + (/[\s"]/.test(v) ? '"' + v.replaceAll('
 export function searchQuery(q, tag, owner) {
   return [q.trim(), tag && term('tag', tag), owner && term('user', owner)].filter(Boolean).join(' ');
 }
+
+/** thumbSize is a list's thumbnail, in CSS pixels. */
+export const thumbSize = { width: 120, height: 90 };
+
+/** entryImage is the URL of a search entry's image (GET /datasets/{id}.png
+ * or /maps/{id}.png) width×height CSS pixels at scale (1: not said), or ''
+ * when the viewer may not fetch it: a dataset they may view but not
+ * download (its image would be refused). A map's image leaves out what the
+ * viewer may not download, so it is always there. */
+export function entryImage(entry, width = thumbSize.width, height = thumbSize.height, scale = 1) {
+  const { kind, pk } = entryID(entry);
+  if (!Number.isInteger(pk) || pk < 1) return '';
+  if (kind === 'dataset' && entry.permissions && entry.permissions.download === false) return '';
+  const q = new URLSearchParams({ width: String(Math.round(width)), height: String(Math.round(height)) });
+  if (scale !== 1) q.set('scale', String(scale));
+  return `/${kind === 'map' ? 'maps' : 'datasets'}/${pk}.png?${q}`;
+}
+
+/** entryImageSrcset is the srcset of an entry's image: the image at 1x and
+ * at 2x (HiDPI screens), or '' when there is no image. */
+export function entryImageSrcset(entry, width = thumbSize.width, height = thumbSize.height) {
+  const one = entryImage(entry, width, height);
+  return one && `${one} 1x, ${entryImage(entry, width, height, 2)} 2x`;
+}
