@@ -42,33 +42,14 @@ func (s *Server) mapTilesURL(r *http.Request) string {
 // mapTilesetLinks are the links of a map tileset: itself, its tile matrix
 // set, the PNG tile template and the collection.
 func (s *Server) mapTilesetLinks(r *http.Request, ds *mapcommons.Dataset) []ogcLink {
-	u := s.mapTilesURL(r)
-	return []ogcLink{
-		{Rel: "self", Type: "application/json", Title: "this tileset", Href: u},
-		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
-		{Rel: "item", Type: pngType, Title: "PNG map tiles", Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
-		{Rel: "collection", Type: "application/json", Title: "the collection", Href: s.ogcBase(r) + "/collections/" + ds.ReadableName()},
-	}
+	return s.tilesetLinksOf(r, ds, "self", s.mapTilesURL(r), pngType, "PNG map tiles")
 }
 
 // handleMapTilesets answers GET /ogc/collections/{id}/map/tiles: the one
 // map tileset of a dataset.
 func (s *Server) handleMapTilesets(w http.ResponseWriter, r *http.Request) error {
-	if err := checkTMS(r); err != nil {
-		return err
-	}
-	ds, err := s.tileDataset(r)
-	if err != nil {
-		return err
-	}
-	return s.tileDoc(w, r, ds, "map-tilesets", func() any {
-		return map[string]any{
-			"tilesets": []map[string]any{{
-				"title": ds.Title, "dataType": "map", "crs": crs3857, "tileMatrixSetURI": tmsURI,
-				"links": s.mapTilesetLinks(r, ds),
-			}},
-			"links": []ogcLink{{Rel: "self", Type: "application/json", Href: s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/map/tiles"}},
-		}
+	return s.answerTilesets(w, r, "map-tilesets", "map", "map/tiles", func(ds *mapcommons.Dataset) []ogcLink {
+		return s.mapTilesetLinks(r, ds)
 	})
 }
 
@@ -85,12 +66,6 @@ func (s *Server) handleMapTileset(w http.ResponseWriter, r *http.Request) error 
 	return s.tileDoc(w, r, ds, "map-tileset", func() any {
 		b := tileBounds(ds)
 		lon, lat, cz := tileCenter(b)
-		var limits []map[string]any
-		for z := tileMinZoom; z <= tileMaxZoom; z++ {
-			l := tileLimitsOf(b, z)
-			limits = append(limits, map[string]any{"tileMatrix": strconv.Itoa(z),
-				"minTileRow": l.minRow, "maxTileRow": l.maxRow, "minTileCol": l.minCol, "maxTileCol": l.maxCol})
-		}
 		return map[string]any{
 			"title": ds.Title, "description": ds.Description, "dataType": "map",
 			"crs": crs3857, "tileMatrixSetURI": tmsURI,
@@ -98,7 +73,7 @@ func (s *Server) handleMapTileset(w http.ResponseWriter, r *http.Request) error 
 			"boundingBox": map[string]any{"lowerLeft": []float64{b.MinX, b.MinY}, "upperRight": []float64{b.MaxX, b.MaxY},
 				"crs": crsCRS84},
 			"centerPoint":         map[string]any{"coordinates": []float64{lon, lat}, "tileMatrix": strconv.Itoa(cz), "crs": crsCRS84},
-			"tileMatrixSetLimits": limits,
+			"tileMatrixSetLimits": tileMatrixSetLimits(b),
 		}
 	})
 }

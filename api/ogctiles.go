@@ -114,22 +114,31 @@ func (s *Server) tilesURL(r *http.Request) string {
 	return s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/tiles/" + tmsID
 }
 
-// tilesetLinks are the links of a tileset: itself, its tile matrix set,
-// the tile template and the TileJSON form.
+// tilesetLinks are the links of the vector tileset: itself, its tile
+// matrix set, the tile template and the TileJSON form.
 func (s *Server) tilesetLinks(r *http.Request, ds *mapcommons.Dataset, self string) []ogcLink {
 	u := s.tilesURL(r)
-	return []ogcLink{
-		{Rel: self, Type: "application/json", Title: "this tileset", Href: u},
-		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
-		{Rel: "item", Type: mvtType, Title: "Mapbox vector tiles", Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
-		{Rel: "alternate", Type: "application/json", Title: "TileJSON", Href: u + "/tilejson.json"},
-		{Rel: "collection", Type: "application/json", Title: "the collection", Href: s.ogcBase(r) + "/collections/" + ds.ReadableName()},
-	}
+	return s.tilesetLinksOf(r, ds, self, u, mvtType, "Mapbox vector tiles",
+		ogcLink{Rel: "alternate", Type: "application/json", Title: "TileJSON", Href: u + "/tilejson.json"})
 }
 
-// handleTilesets answers GET /ogc/collections/{id}/tiles: the one tileset
-// of a dataset.
-func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
+// tilesetLinksOf are the links of the tileset at u (self the relation of
+// its own): itself, its tile matrix set, the template of its tiles of
+// type itemType, the extra links and the collection.
+func (s *Server) tilesetLinksOf(r *http.Request, ds *mapcommons.Dataset, self, u, itemType, itemTitle string, extra ...ogcLink) []ogcLink {
+	links := []ogcLink{
+		{Rel: self, Type: "application/json", Title: "this tileset", Href: u},
+		{Rel: relTilingScheme, Type: "application/json", Title: "the tile matrix set", Href: s.baseURL(r) + "/ogc/tileMatrixSets/" + tmsID},
+		{Rel: "item", Type: itemType, Title: itemTitle, Href: u + "/{tileMatrix}/{tileRow}/{tileCol}", Templated: true},
+	}
+	links = append(links, extra...)
+	return append(links, ogcLink{Rel: "collection", Type: "application/json", Title: "the collection", Href: s.ogcBase(r) + "/collections/" + ds.ReadableName()})
+}
+
+// answerTilesets answers the list of a collection's one tileset of
+// dataType under its path's suffix (tiles, map/tiles), its document's
+// links those links gives; kind names its ETag's part.
+func (s *Server) answerTilesets(w http.ResponseWriter, r *http.Request, kind, dataType, suffix string, links func(*mapcommons.Dataset) []ogcLink) error {
 	if err := checkTMS(r); err != nil {
 		return err
 	}
@@ -137,15 +146,33 @@ func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.tileDoc(w, r, ds, "tilesets", func() any {
-		self := s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/tiles"
+	return s.tileDoc(w, r, ds, kind, func() any {
 		return map[string]any{
 			"tilesets": []map[string]any{{
-				"title": ds.Title, "dataType": "vector", "crs": crs3857, "tileMatrixSetURI": tmsURI,
-				"links": s.tilesetLinks(r, ds, "self"),
+				"title": ds.Title, "dataType": dataType, "crs": crs3857, "tileMatrixSetURI": tmsURI,
+				"links": links(ds),
 			}},
-			"links": []ogcLink{{Rel: "self", Type: "application/json", Href: self}},
+			"links": []ogcLink{{Rel: "self", Type: "application/json", Href: s.baseURL(r) + "/ogc/collections/" + layerName(r) + "/" + suffix}},
 		}
+	})
+}
+
+// tileMatrixSetLimits are the limits of a tileset of box b, zoom by zoom.
+func tileMatrixSetLimits(b wkb.Rect) []map[string]any {
+	var limits []map[string]any
+	for z := tileMinZoom; z <= tileMaxZoom; z++ {
+		l := tileLimitsOf(b, z)
+		limits = append(limits, map[string]any{"tileMatrix": strconv.Itoa(z),
+			"minTileRow": l.minRow, "maxTileRow": l.maxRow, "minTileCol": l.minCol, "maxTileCol": l.maxCol})
+	}
+	return limits
+}
+
+// handleTilesets answers GET /ogc/collections/{id}/tiles: the one tileset
+// of a dataset.
+func (s *Server) handleTilesets(w http.ResponseWriter, r *http.Request) error {
+	return s.answerTilesets(w, r, "tilesets", "vector", "tiles", func(ds *mapcommons.Dataset) []ogcLink {
+		return s.tilesetLinks(r, ds, "self")
 	})
 }
 
@@ -330,12 +357,6 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
 		if d := geometryDimension(ds); d >= 0 {
 			layer["geometryDimension"] = d
 		}
-		var limits []map[string]any
-		for z := tileMinZoom; z <= tileMaxZoom; z++ {
-			l := tileLimitsOf(b, z)
-			limits = append(limits, map[string]any{"tileMatrix": strconv.Itoa(z),
-				"minTileRow": l.minRow, "maxTileRow": l.maxRow, "minTileCol": l.minCol, "maxTileCol": l.maxCol})
-		}
 		return map[string]any{
 			"title": ds.Title, "description": ds.Description, "dataType": "vector",
 			"crs": crs3857, "tileMatrixSetURI": tmsURI,
@@ -344,7 +365,7 @@ func (s *Server) handleTileset(w http.ResponseWriter, r *http.Request) error {
 			"boundingBox": map[string]any{"lowerLeft": []float64{b.MinX, b.MinY}, "upperRight": []float64{b.MaxX, b.MaxY},
 				"crs": crsCRS84},
 			"centerPoint":         map[string]any{"coordinates": []float64{lon, lat}, "tileMatrix": strconv.Itoa(cz), "crs": crsCRS84},
-			"tileMatrixSetLimits": limits,
+			"tileMatrixSetLimits": tileMatrixSetLimits(b),
 		}
 	})
 }
