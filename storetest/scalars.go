@@ -36,10 +36,7 @@ func testPropertyPropertyArithmetic(t *testing.T, open Opener) {
 	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		filter      string
-		want, notIn []int64
-	}{
+	checkFilters(t, s, ds.ID, src.Attrs, []filterCase{
 		{`a = b`, []int64{1}, []int64{2, 3, 4, 6}},
 		{`s = u`, []int64{1, 6}, []int64{2, 3, 4}},
 		{`s < u AND b >= 2`, []int64{2}, []int64{1, 3, 4, 6}},
@@ -52,7 +49,21 @@ func testPropertyPropertyArithmetic(t *testing.T, open Opener) {
 		{`b BETWEEN a AND a + 1`, []int64{1}, []int64{2, 3, 4, 6}},
 		{`a BETWEEN b AND b ^ 2`, []int64{1, 2, 3}, []int64{4, 6}},
 		{`1 + 1 = 2 AND 2 * b > 7`, []int64{5, 6}, []int64{1, 2, 3, 4}},
-	} {
+	})
+}
+
+// filterCase is a CQL2 text filter and the ids of the features it
+// selects, and of those its NOT selects (neither: the unknown ones).
+type filterCase struct {
+	filter      string
+	want, notIn []int64
+}
+
+// checkFilters runs each case's filter and its NOT on dataset id of attrs
+// and checks the ids each selects.
+func checkFilters(t *testing.T, s mapcommons.Services, id int64, attrs []mapcommons.Attribute, cases []filterCase) {
+	t.Helper()
+	for _, c := range cases {
 		for _, neg := range []bool{false, true} {
 			f, want := c.filter, c.want
 			if neg {
@@ -63,10 +74,10 @@ func testPropertyPropertyArithmetic(t *testing.T, open Opener) {
 				t.Fatalf("%s: %v", f, err)
 			}
 			q := &mapcommons.FeatureQuery{Limit: -1, Where: e}
-			if err := q.Validate(src.Attrs); err != nil {
+			if err := q.Validate(attrs); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			ids, _ := featureIDs(t, s, ds.ID, q)
+			ids, _ := featureIDs(t, s, id, q)
 			if !slices.Equal(ids, want) {
 				t.Errorf("%s: ids %v, want %v", f, ids, want)
 			}

@@ -2,11 +2,9 @@ package storetest
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"mapcommons"
-	"mapcommons/cql2"
 )
 
 // testTemporalFunctions: the temporal functions of CQL2 (rewritten into
@@ -36,10 +34,7 @@ func testTemporalFunctions(t *testing.T, open Opener) {
 	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		filter      string
-		want, notIn []int64
-	}{
+	checkFilters(t, s, ds.ID, src.Attrs, []filterCase{
 		{`T_AFTER(day, DATE('2022-04-16'))`, []int64{2, 5}, []int64{1, 3, 6}},
 		{`T_EQUALS(day, TIMESTAMP('2022-04-16T23:00:00Z'))`, []int64{3}, []int64{1, 2, 5, 6}},
 		{`T_INTERSECTS(day, INTERVAL('2022-04-16T12:00:00Z', '..'))`, []int64{2, 3, 5}, []int64{1, 6}},
@@ -50,24 +45,5 @@ func testTemporalFunctions(t *testing.T, open Opener) {
 		{`T_OVERLAPPEDBY(INTERVAL(start, "end"), INTERVAL('2020-04-16T10:13:19Z', '2022-04-16T10:15:10Z'))`, []int64{1, 2}, []int64{3, 6}},
 		{`T_DISJOINT(INTERVAL(start, "end"), INTERVAL('2022-04-16T10:13:19Z', '2022-04-16T10:15:09Z')) AND T_BEFORE(day, DATE('2023-01-01'))`, []int64{3}, []int64{1, 2, 6}},
 		{`T_DURING(INTERVAL('1969-07-20T20:17:40Z', '1969-07-21T17:54:00Z'), INTERVAL('1969-07-16T13:32:00Z', '1969-07-24T16:50:35Z'))`, []int64{1, 2, 3, 4, 5, 6}, nil},
-	} {
-		for _, neg := range []bool{false, true} {
-			f, want := c.filter, c.want
-			if neg {
-				f, want = "NOT ("+f+")", c.notIn
-			}
-			e, err := cql2.ParseText(f)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			q := &mapcommons.FeatureQuery{Limit: -1, Where: e}
-			if err := q.Validate(src.Attrs); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			ids, _ := featureIDs(t, s, ds.ID, q)
-			if !slices.Equal(ids, want) {
-				t.Errorf("%s: ids %v, want %v", f, ids, want)
-			}
-		}
-	}
+	})
 }
