@@ -1,9 +1,7 @@
 package api_test
 
 import (
-	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 )
@@ -16,13 +14,7 @@ import (
 func TestOGCCQL2CaseAccentInsensitive(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
-	gp, err := os.ReadFile("../testdata/ogc/ne110m4cql2.gpkg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := ts.do(req{method: "POST", path: "/datasets.json?layer=ne_110m_populated_places_simple", user: "alice", ctype: "application/geopackage+sqlite3", body: gp})
-	must(t, w, http.StatusCreated)
-	id := strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base+"/datasets/"), ".json")
+	id := uploadCQL2Layer(t, ts, "ne_110m_populated_places_simple")
 	count := func(query string) int {
 		t.Helper()
 		fc := items(t, ts, "/ogc/collections/"+id+"/items?limit=1000&"+query, "alice")

@@ -114,15 +114,9 @@ func cql2JSONLiteral(t *testing.T, lit string) string {
 func TestOGCCQL2SpatialFunctions(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
-	gp, err := os.ReadFile("../testdata/ogc/ne110m4cql2.gpkg")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ids := map[string]string{}
 	for name, layer := range map[string]string{"countries": "ne_110m_admin_0_countries", "places": "ne_110m_populated_places_simple", "rivers": "ne_110m_rivers_lake_centerlines"} {
-		w := ts.do(req{method: "POST", path: "/datasets.json?layer=" + layer, user: "alice", ctype: "application/geopackage+sqlite3", body: gp})
-		must(t, w, http.StatusCreated)
-		ids[name] = strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base+"/datasets/"), ".json")
+		ids[name] = uploadCQL2Layer(t, ts, layer)
 	}
 	count := func(layer, query string) int {
 		t.Helper()
@@ -197,4 +191,17 @@ func TestOGCCQL2SpatialFunctions(t *testing.T) {
 			t.Errorf("conformance does not declare %s: %s", c, conf)
 		}
 	}
+}
+
+// uploadCQL2Layer uploads a layer of the CQL2 suite's test data
+// (testdata/ogc/ne110m4cql2.gpkg) as alice and returns the dataset's id.
+func uploadCQL2Layer(t *testing.T, ts *testServer, layer string) string {
+	t.Helper()
+	gp, err := os.ReadFile("../testdata/ogc/ne110m4cql2.gpkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ts.do(req{method: "POST", path: "/datasets.json?layer=" + layer, user: "alice", ctype: "application/geopackage+sqlite3", body: gp})
+	must(t, w, http.StatusCreated)
+	return strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base+"/datasets/"), ".json")
 }
