@@ -85,8 +85,9 @@ func (s *Server) routes() {
 	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
 
 	s.ogcRoutes(m)
-	// WMS 1.3.0 (wms.go): every operation is a GET of /wms.
-	m.Handle("GET /wms", s.handle(s.bounded(s.handleWMS)))
+	// WMS 1.3.0 (wms.go): every operation is a GET of /wms, bounded
+	// within handleWMS, which answers the deadline's end as a WMS report.
+	m.Handle("GET /wms", s.handle(s.handleWMS))
 	m.Handle("/wms", s.handle(methodNotAllowed))
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.

@@ -93,10 +93,18 @@ func parseWMSParams(raw string) (wmsParams, error) {
 // handleWMS answers GET /wms: the WMS 1.3.0 operations by REQUEST, their
 // errors as ServiceExceptionReports.
 func (s *Server) handleWMS(w http.ResponseWriter, r *http.Request) error {
+	if p := info(r).path; strings.Contains(p[strings.LastIndexByte(p, '/')+1:], ".") {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no such resource: %s (the WMS is /wms)", p)
+	}
 	privateAnswer(w) // what the caller may see
-	err := s.wms(w, r)
+	// Under the query deadline, as the other routes that draw and query;
+	// its end (ETIMEOUT, from s.bounded) is a report too.
+	err := s.bounded(s.wms)(w, r)
 	if err == nil {
 		return nil
+	}
+	if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+		return err // the answer has begun: s.handle logs and cuts it
 	}
 	return s.wmsException(w, r, err)
 }
@@ -339,8 +347,8 @@ func parseWMSView(p wmsParams) (*wmsView, error) {
 	if latFirst {
 		b = [4]float64{b[1], b[0], b[3], b[2]}
 	}
-	if !(b[0] < b[2] && b[1] < b[3]) {
-		return nil, wmsErr("", "BBOX: %q is empty (minx < maxx and miny < maxy)", raw)
+	if !(b[0] < b[2] && b[1] < b[3]) || math.IsInf(b[2]-b[0], 0) || math.IsInf(b[3]-b[1], 0) {
+		return nil, wmsErr("", "BBOX: %q is not a box (minx < maxx and miny < maxy)", raw)
 	}
 	v.x0, v.y0, v.x1, v.y1 = b[0], b[1], b[2], b[3]
 	side := func(name string) (int, error) {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"mapcommons"
 	"mapcommons/api"
@@ -378,6 +379,23 @@ func TestWMSExceptions(t *testing.T) {
 		}
 	}
 	decodePNG(t, ts.get(getMap+name, "alice"))
+}
+
+// TestWMSBounded: GetMap and GetFeatureInfo run under --query-timeout: a
+// request past it is a 503 report; a path with a suffix is no WMS.
+func TestWMSBounded(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	id := uploadNC(t, ts, "")
+	must(t, ts.get("/wms.html?SERVICE=WMS&REQUEST=GetCapabilities", ""), 404)
+	ts.cfg.QueryTimeout = time.Nanosecond
+	ts.restart()
+	q := "SERVICE=WMS&VERSION=1.3.0&LAYERS=nc-" + id + "&QUERY_LAYERS=nc-" + id + "&STYLES=&CRS=CRS:84&BBOX=-84,34,-76,37&WIDTH=300&HEIGHT=100&FORMAT=image/png&I=150&J=50&INFO_FORMAT=application/json"
+	for _, op := range []string{"GetMap", "GetFeatureInfo"} {
+		if code, text := wmsException(t, ts.get("/wms?REQUEST="+op+"&"+q, ""), http.StatusServiceUnavailable); code != "" || text == "" {
+			t.Errorf("%s: %q %q", op, code, text)
+		}
+	}
 }
 
 // TestWMSGetFeatureInfo: the county under a pixel, as GeoJSON, an HTML
