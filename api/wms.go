@@ -525,13 +525,17 @@ func (s *Server) wmsGetMap(w http.ResponseWriter, r *http.Request, p wmsParams) 
 	}
 	rect, box, ok := v.drawn()
 	req := render.Request{BBox: box, Width: rect.Dx(), Height: rect.Dy(), CRS: v.crs}
-	keys := []string{}
+	// Datasets drawn alone are cached by their versions; a map's layers,
+	// which change with the map, are drawn each time.
+	var keys []string
+	cached := true
 	for _, l := range layers {
 		req.Layers = append(req.Layers, l.layers...)
 		keys = append(keys, l.key)
-		if l.key == "" {
-			keys = nil
-		}
+		cached = cached && l.key != ""
+	}
+	if !cached {
+		keys = nil
 	}
 	whole := ok && rect == image.Rect(0, 0, v.width, v.height)
 	if whole {

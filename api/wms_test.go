@@ -333,6 +333,19 @@ func TestWMSGetMapLayers(t *testing.T) {
 	if red < 200 {
 		t.Errorf("the map's red outlines: %d pixels", red)
 	}
+	// The map with a dataset after it, before and after the map changes:
+	// not the image of the map as it was.
+	withPoint := "/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=" + name + ",one_point-" + pt + "&STYLES=&CRS=CRS:84&BBOX=-80,35,-78,36&WIDTH=200&HEIGHT=100&FORMAT=image/png&TRANSPARENT=TRUE"
+	before := ts.get(withPoint, "")
+	decodePNG(t, before)
+	must(t, ts.do(req{method: "PUT", path: m + "/layers/0.json", user: "alice", ctype: "application/x-www-form-urlencoded",
+		body: []byte("styles[stroke][color]=0x0000ff")}), 200)
+	after := ts.get(withPoint, "")
+	decodePNG(t, after)
+	if bytes.Equal(before.Body.Bytes(), after.Body.Bytes()) {
+		t.Error("the map's image did not change with the map")
+	}
+
 }
 
 // TestWMSExceptions: what GetMap cannot answer is a ServiceExceptionReport

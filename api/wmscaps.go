@@ -89,8 +89,8 @@ type wmsStyle struct {
 }
 
 type wmsLegendURL struct {
-	Width          int          `xml:"width,attr"`
-	Height         int          `xml:"height,attr"`
+	Width          int          `xml:"width,attr,omitempty"`
+	Height         int          `xml:"height,attr,omitempty"`
 	Format         string       `xml:"Format"`
 	OnlineResource wmsOnlineRes `xml:"OnlineResource"`
 }
@@ -181,7 +181,7 @@ func (s *Server) wmsCapabilityLayers(r *http.Request) ([]wmsLayerCaps, error) {
 		legend := s.baseURL(r) + "/wms?" + url.Values{"SERVICE": {"WMS"}, "VERSION": {wmsVersion}, "REQUEST": {"GetLegendGraphic"},
 			"LAYER": {name}, "STYLE": {wmsDefaultStyle}, "FORMAT": {pngType}}.Encode()
 		l.Style = []wmsStyle{{Name: wmsDefaultStyle, Title: "default: " + title,
-			LegendURL: wmsLegendURL{Width: 20, Height: 20, Format: pngType, OnlineResource: wmsOnlineRes{Type: "simple", Href: legend}}}}
+			LegendURL: wmsLegendURL{Format: pngType, OnlineResource: wmsOnlineRes{Type: "simple", Href: legend}}}}
 		return l
 	}
 	var out []wmsLayerCaps
