@@ -14,6 +14,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"image/jpeg"
 	"math"
 	"net/http"
 	"net/url"
@@ -484,15 +485,23 @@ func checkWMSStyle(layer, style string) error {
 	return nil
 }
 
+// jpegType is GetMap's other format: GDAL's WMS driver asks for it when
+// the URL names none (as the subdatasets it lists do not).
+const jpegType = "image/jpeg"
+
 // wmsGetMap answers GetMap: the layers drawn in order over BBOX, filling
 // WIDTH×HEIGHT exactly; where the box passes the world's edge nothing is
-// drawn (the background).
+// drawn (the background). PNG, or JPEG (never transparent: on BGCOLOR).
 func (s *Server) wmsGetMap(w http.ResponseWriter, r *http.Request, p wmsParams) error {
-	if f := p["FORMAT"]; !strings.HasPrefix(strings.ToLower(strings.TrimSpace(f)), pngType) {
-		if f == "" {
-			return wmsErr(wmsInvalidFormat, "FORMAT is missing: image/png")
-		}
-		return wmsErr(wmsInvalidFormat, "FORMAT: %q is not one of this WMS (image/png)", f)
+	ctype := pngType
+	switch f := strings.ToLower(strings.TrimSpace(p["FORMAT"])); {
+	case strings.HasPrefix(f, pngType):
+	case f == jpegType || f == "image/jpg":
+		ctype = jpegType
+	case f == "":
+		return wmsErr(wmsInvalidFormat, "FORMAT is missing: image/png or image/jpeg")
+	default:
+		return wmsErr(wmsInvalidFormat, "FORMAT: %q is not one of this WMS (image/png, image/jpeg)", p["FORMAT"])
 	}
 	v, err := parseWMSView(p)
 	if err != nil {
@@ -520,11 +529,11 @@ func (s *Server) wmsGetMap(w http.ResponseWriter, r *http.Request, p wmsParams) 
 			return wmsErr("", "BGCOLOR: a colour as 0xRRGGBB, not %q", c)
 		}
 	}
-	if !transparent {
+	if !transparent || ctype == jpegType {
 		bg = color.RGBA{uint8(rgb >> 16), uint8(rgb >> 8), uint8(rgb), 255}
 	}
 	rect, box, ok := v.drawn()
-	req := render.Request{BBox: box, Width: rect.Dx(), Height: rect.Dy(), CRS: v.crs}
+	req := render.Request{BBox: box, Width: rect.Dx(), Height: rect.Dy(), CRS: v.crs, Background: bg}
 	// Datasets drawn alone are cached by their versions; a map's layers,
 	// which change with the map, are drawn each time.
 	var keys []string
@@ -534,39 +543,41 @@ func (s *Server) wmsGetMap(w http.ResponseWriter, r *http.Request, p wmsParams) 
 		keys = append(keys, l.key)
 		cached = cached && l.key != ""
 	}
-	if !cached {
-		keys = nil
+	key := ""
+	if cached {
+		key = fmt.Sprintf("wms/%s/%s/%s/%dx%d/%v/%v", ctype, strings.Join(keys, ","), imageKey(req), v.width, v.height, rect, bg)
 	}
-	whole := ok && rect == image.Rect(0, 0, v.width, v.height)
-	if whole {
-		req.Background = bg
-		key := ""
-		if keys != nil {
-			key = fmt.Sprintf("wms/%s/%s/%v", strings.Join(keys, ","), imageKey(req), bg)
+	return s.writeCached(w, r, key, ctype, func() ([]byte, error) {
+		var img image.Image
+		if ok && rect == image.Rect(0, 0, v.width, v.height) {
+			res, err := render.Draw(r.Context(), s.svc.Features, s.classes, req)
+			if err != nil {
+				return nil, err
+			}
+			img = res.Image
+		} else {
+			// Part of the image, or none, shows the world: drawn into its place.
+			all := image.NewRGBA(image.Rect(0, 0, v.width, v.height))
+			if bg != nil {
+				draw.Draw(all, all.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
+			}
+			if ok {
+				res, err := render.Draw(r.Context(), s.svc.Features, s.classes, req)
+				if err != nil {
+					return nil, err
+				}
+				draw.Draw(all, rect, res.Image, image.Point{}, draw.Src)
+			}
+			img = all
 		}
-		return s.writeImage(w, r, key, req)
-	}
-	// Part of the image, or none, shows the world: drawn into its place.
-	img := image.NewRGBA(image.Rect(0, 0, v.width, v.height))
-	if bg != nil {
-		draw.Draw(img, img.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
-	}
-	if ok {
-		req.Background = bg
-		res, err := render.Draw(r.Context(), s.svc.Features, s.classes, req)
-		if err != nil {
-			return err
+		var b bytes.Buffer
+		if ctype == jpegType {
+			err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
+		} else {
+			err = render.EncodePNG(&b, img)
 		}
-		draw.Draw(img, rect, res.Image, image.Point{}, draw.Src)
-	}
-	var b bytes.Buffer
-	if err := render.EncodePNG(&b, img); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", pngType)
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
-	_, err = w.Write(b.Bytes())
-	return err
+		return b.Bytes(), err
+	})
 }
 
 // wmsInfoFormats are GetFeatureInfo's formats.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -316,6 +318,15 @@ func TestWMSGetMapLayers(t *testing.T) {
 	if at(counties) == at(point) {
 		t.Errorf("the counties and the point alike: %v", at(counties))
 	}
+	// JPEG: the same drawing on the background.
+	jw := ts.get("/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=nc-"+nc+"&STYLES=&CRS=CRS:84&BBOX=-80,35,-78,36&WIDTH=200&HEIGHT=100&FORMAT=image/jpeg&TRANSPARENT=TRUE", "")
+	must(t, jw, 200)
+	if ct := jw.Header().Get("Content-Type"); ct != "image/jpeg" {
+		t.Fatalf("JPEG Content-Type %q", ct)
+	}
+	if cfg, err := jpeg.DecodeConfig(bytes.NewReader(jw.Body.Bytes())); err != nil || cfg.Width != 200 || cfg.Height != 100 {
+		t.Errorf("JPEG %v %+v", err, cfg)
+	}
 	// A map's layers, with its styles: a red outline.
 	m := ts.createMap(t, "alice", "title=Red+outline&basemap=Acetate&layers[][source]=finder:"+nc+
 		"&layers[][styles][type]=PRIMITIVE&layers[][styles][stroke][color]=0xff0000&layers[][styles][stroke][weight]=3&layers[][styles][fill][opacity]=0")
@@ -359,7 +370,7 @@ func TestWMSExceptions(t *testing.T) {
 	getMap := "/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&STYLES=&CRS=CRS:84&BBOX=-80,35,-78,36&WIDTH=200&HEIGHT=100&FORMAT=image/png&LAYERS="
 	for _, c := range []struct{ query, code string }{
 		{strings.Replace(getMap, "CRS:84", "EPSG:32617", 1) + name, "InvalidCRS"},
-		{strings.Replace(getMap, "image/png", "image/jpeg", 1) + name, "InvalidFormat"},
+		{strings.Replace(getMap, "image/png", "image/gif", 1) + name, "InvalidFormat"},
 		{getMap + "nc-99999", "LayerNotDefined"},
 		{getMap + "map-nothing-99999", "LayerNotDefined"},
 		{getMap + "no+such+layer", "LayerNotDefined"},
@@ -523,6 +534,16 @@ func TestWMSWithGDAL(t *testing.T) {
 	out, err := exec.Command(gdalinfo, "WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "LAYERS=nc-"+id) {
 		t.Fatalf("gdalinfo does not list the layer: %v\n%s", err, out)
+	}
+	// The subdataset as GDAL lists it (CRS:84, no FORMAT: GDAL asks for
+	// JPEG) reads as the counties.
+	sub := regexp.MustCompile(`SUBDATASET_\d+_NAME=(\S+LAYERS=nc-` + id + `\S*)`).FindSubmatch(out)
+	if sub == nil {
+		t.Fatalf("no subdataset of nc-%s in\n%s", id, out)
+	}
+	jpg := filepath.Join(t.TempDir(), "sub.png")
+	if b, err := exec.Command(translate, "-q", "-of", "PNG", "-outsize", "128", "0", string(sub[1]), jpg).CombinedOutput(); err != nil {
+		t.Fatalf("gdal_translate %s: %v\n%s", sub[1], err, b)
 	}
 	png1 := filepath.Join(t.TempDir(), "nc.png")
 	cmd := exec.Command(translate, "-q", "-of", "PNG", "-outsize", "256", "0",

@@ -146,7 +146,7 @@ func (s *Server) wmsCapabilities(w http.ResponseWriter, r *http.Request) error {
 	}
 	doc.Capability.Request = wmsRequests{
 		GetCapabilities:  op("text/xml"),
-		GetMap:           op(pngType),
+		GetMap:           op(pngType, jpegType),
 		GetFeatureInfo:   op(wmsInfoFormats...),
 		GetLegendGraphic: op(pngType),
 	}
