@@ -586,7 +586,8 @@ var wmsInfoFormats = []string{"application/json", "text/html", "text/plain"}
 // wmsFeatureInfo answers GetFeatureInfo: the features of each of
 // QUERY_LAYERS at pixel I, J of the map GetMap would draw — those within a
 // box of a pixel about it (a few pixels for points, lines) — at most
-// FEATURE_COUNT (default 1, at most 50) per layer.
+// FEATURE_COUNT (default 1, at most 50) per layer; of a map, its layers'
+// from the top, none of one whose dataset the caller may not download.
 func (s *Server) wmsFeatureInfo(w http.ResponseWriter, r *http.Request, p wmsParams) error {
 	format := strings.ToLower(strings.TrimSpace(p["INFO_FORMAT"]))
 	switch format {
@@ -653,8 +654,8 @@ func (s *Server) wmsFeatureInfo(w http.ResponseWriter, r *http.Request, p wmsPar
 	var answers []wmsLayerFeatures
 	for _, q := range queried {
 		a := wmsLayerFeatures{name: q.name, title: q.title}
-		for _, l := range q.layers {
-			ds := l.Dataset
+		for k := len(q.layers) - 1; k >= 0; k-- { // a map's top layer first
+			ds := q.layers[k].Dataset
 			if ds == nil || len(a.features) >= count {
 				continue
 			}

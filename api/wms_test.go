@@ -472,6 +472,36 @@ func TestWMSGetFeatureInfo(t *testing.T) {
 	}
 }
 
+// TestWMSFeatureInfoOfMap: a map's features come from its layers the
+// caller may download, the top one first; a layer left out tells nothing.
+func TestWMSFeatureInfoOfMap(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.Mode = mapcommons.ModeAppliance })
+	public := uploadNC(t, ts, "")
+	share(t, ts, "/datasets/"+public)
+	private := uploadCSV(t, ts, "Secret point", "name,lat,lon\nhidden,35.78,-78.64\n")
+	m := ts.createMap(t, "alice", "title=Both&basemap=Acetate&permissions[][group_id]=everyone&permissions[][permissions][view]=true"+
+		"&layers[][source]=finder:"+public+"&layers[][source]=finder:"+private)
+	name := "map-both-" + strings.TrimPrefix(m, "/maps/")
+	i, j := int((-78.64+84)*100), int((37-35.78)*100)
+	q := fmt.Sprintf("/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetFeatureInfo&LAYERS=%s&QUERY_LAYERS=%s&STYLES=&CRS=EPSG:4326&BBOX=33.5,-84,37,-75&WIDTH=900&HEIGHT=350&I=%d&J=%d&INFO_FORMAT=application/json&FEATURE_COUNT=5", name, name, i, j)
+	names := func(who string) []any {
+		var out []any
+		for _, f := range decode[struct {
+			Features []struct{ Properties map[string]any }
+		}](t, must(t, ts.get(q, who), 200)).Features {
+			out = append(out, f.Properties["name"], f.Properties["NAME"])
+		}
+		return out
+	}
+	if got := fmt.Sprint(names("alice")); got != "[hidden <nil> <nil> Wake]" {
+		t.Errorf("alice: %s", got)
+	}
+	if got := fmt.Sprint(names("bob")); got != "[<nil> Wake]" {
+		t.Errorf("bob: %s", got)
+	}
+}
+
 // TestWMSLegend: a classed layer's legend has a swatch per class in the
 // classes' colours; a dataset's, one in the default fill's.
 func TestWMSLegend(t *testing.T) {
