@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -545,6 +546,22 @@ func TestWMSLegend(t *testing.T) {
 	}
 	if dark < 50 {
 		t.Errorf("%d dark pixels of text", dark)
+	}
+	// Legends drawn at once (under -race: each its own font face).
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for k := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := httptest.NewRecorder()
+			ts.handler.ServeHTTP(w, httptest.NewRequest("GET", "/wms?SERVICE=WMS&REQUEST=GetLegendGraphic&LAYER=nc-"+id+"&FORMAT=image/png", nil))
+			codes[k] = w.Code
+		}()
+	}
+	wg.Wait()
+	if fmt.Sprint(codes) != "[200 200 200 200 200 200 200 200]" {
+		t.Errorf("legends at once: %v", codes)
 	}
 	ds := decodePNG(t, ts.get("/wms?SERVICE=WMS&REQUEST=GetLegendGraphic&LAYER=nc-"+id+"&FORMAT=image/png", ""))
 	if c := color.RGBAModel.Convert(ds.At(14, 14)).(color.RGBA); c != (color.RGBA{0x46, 0x82, 0xb4, 255}) {

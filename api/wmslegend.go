@@ -33,16 +33,19 @@ const (
 	legendPad       = 4
 )
 
-// legendFace is the legend's font: Go Regular at 12 pixels.
-var legendFace = sync.OnceValue(func() font.Face {
-	f, err := opentype.Parse(goregular.TTF)
-	if err == nil {
+// legendFont is Go Regular, parsed once (a parsed font is safe for
+// concurrent use; a face is not: legendFace makes one per legend).
+var legendFont = sync.OnceValues(func() (*opentype.Font, error) { return opentype.Parse(goregular.TTF) })
+
+// legendFace is the legend's face: Go Regular at 12 pixels.
+func legendFace() font.Face {
+	if f, err := legendFont(); err == nil {
 		if face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 12, DPI: 72, Hinting: font.HintingFull}); err == nil {
 			return face
 		}
 	}
 	return basicfont.Face7x13
-})
+}
 
 // legendRow is one line of a legend: a swatch of a colour (none: a
 // heading) and its text.
@@ -193,6 +196,7 @@ func legendNumber(v float64) string {
 // outline, its text to its right.
 func drawLegend(rows []legendRow, sw, sh int) *image.RGBA {
 	face := legendFace()
+	defer face.Close()
 	m := face.Metrics()
 	lineH := (m.Ascent + m.Descent).Ceil()
 	rowH := max(sh, lineH)
