@@ -578,7 +578,11 @@ func TestWMSWithGDAL(t *testing.T) {
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")
 	wms := strings.TrimSuffix(listen(t, ts.handler), "/ogc") + "/wms"
-	out, err := exec.Command(gdalinfo, "WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities").CombinedOutput()
+	// GDAL's WMS driver caches blocks in ./gdalwmscache unless told
+	// otherwise: in the test's own directory, so that every run asks the
+	// server and leaves nothing in the tree.
+	cache := []string{"--config", "GDAL_DEFAULT_WMS_CACHE_PATH", t.TempDir()}
+	out, err := exec.Command(gdalinfo, append(cache, "WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities")...).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "LAYERS=nc-"+id) {
 		t.Fatalf("gdalinfo does not list the layer: %v\n%s", err, out)
 	}
@@ -589,12 +593,12 @@ func TestWMSWithGDAL(t *testing.T) {
 		t.Fatalf("no subdataset of nc-%s in\n%s", id, out)
 	}
 	jpg := filepath.Join(t.TempDir(), "sub.png")
-	if b, err := exec.Command(translate, "-q", "-of", "PNG", "-outsize", "128", "0", string(sub[1]), jpg).CombinedOutput(); err != nil {
+	if b, err := exec.Command(translate, append(cache, "-q", "-of", "PNG", "-outsize", "128", "0", string(sub[1]), jpg)...).CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate %s: %v\n%s", sub[1], err, b)
 	}
 	png1 := filepath.Join(t.TempDir(), "nc.png")
-	cmd := exec.Command(translate, "-q", "-of", "PNG", "-outsize", "256", "0",
-		"WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=nc-"+id+"&CRS=EPSG:4326&BBOX=33.8,-84.4,36.6,-75.4&FORMAT=image/png", png1)
+	cmd := exec.Command(translate, append(cache, "-q", "-of", "PNG", "-outsize", "256", "0",
+		"WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=nc-"+id+"&CRS=EPSG:4326&BBOX=33.8,-84.4,36.6,-75.4&FORMAT=image/png", png1)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, b)
 	}
