@@ -86,6 +86,10 @@ func (s *Server) routes() {
 	m.Handle("/search/opensearch", s.handle(methodNotAllowed))
 
 	s.ogcRoutes(m)
+	// WMS 1.3.0 (wms.go): every operation is a GET of /wms, bounded
+	// within handleWMS, which answers the deadline's end as a WMS report.
+	m.Handle("GET /wms", s.handle(s.handleWMS))
+	m.Handle("/wms", s.handle(methodNotAllowed))
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
 	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
