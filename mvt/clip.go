@@ -13,6 +13,7 @@ package mvt
 // do not touch the edge go to the exterior that contains them.
 
 import (
+	"mapcommons/spatial"
 	"math"
 	"sort"
 )
@@ -170,7 +171,7 @@ func (c *clipper) ringChains(r []float64, start int, b box) {
 	for k := 0; k < n; k++ {
 		i, j := (start+k)%n, (start+k+1)%n
 		x0, y0, x1, y1 := r[2*i], r[2*i+1], r[2*j], r[2*j+1]
-		t0, t1, ok := liangBarsky(x0, y0, x1, y1, b)
+		t0, t1, ok := spatial.ClipSegment(x0, y0, x1, y1, b.min, b.min, b.max, b.max)
 		if !ok {
 			continue
 		}

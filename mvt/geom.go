@@ -6,7 +6,11 @@ package mvt
 // to the integer grid, ring winding, and the MoveTo/LineTo/ClosePath
 // command stream with zigzag-encoded deltas.
 
-import "math"
+import (
+	"math"
+
+	"mapcommons/spatial"
+)
 
 // Command ids of the MVT geometry encoding (spec 4.3.3).
 const (
@@ -45,7 +49,7 @@ func clipLine(pts []float64, b box, buf []float64, emit func([]float64)) []float
 	}
 	for i := 0; i+3 < len(pts); i += 2 {
 		x0, y0, x1, y1 := pts[i], pts[i+1], pts[i+2], pts[i+3]
-		t0, t1, ok := liangBarsky(x0, y0, x1, y1, b)
+		t0, t1, ok := spatial.ClipSegment(x0, y0, x1, y1, b.min, b.min, b.max, b.max)
 		if !ok {
 			flush()
 			continue
@@ -62,34 +66,6 @@ func clipLine(pts []float64, b box, buf []float64, emit func([]float64)) []float
 	}
 	flush()
 	return cur
-}
-
-// liangBarsky returns the parameter range [t0, t1] of the segment inside b.
-func liangBarsky(x0, y0, x1, y1 float64, b box) (t0, t1 float64, ok bool) {
-	t0, t1 = 0, 1
-	dx, dy := x1-x0, y1-y0
-	for _, e := range [4][2]float64{{-dx, x0 - b.min}, {dx, b.max - x0}, {-dy, y0 - b.min}, {dy, b.max - y0}} {
-		p, q := e[0], e[1]
-		if p == 0 {
-			if q < 0 {
-				return 0, 0, false
-			}
-			continue
-		}
-		r := q / p
-		if p < 0 {
-			if r > t1 {
-				return 0, 0, false
-			}
-			t0 = math.Max(t0, r)
-		} else {
-			if r < t0 {
-				return 0, 0, false
-			}
-			t1 = math.Min(t1, r)
-		}
-	}
-	return t0, t1, true
 }
 
 // simplifier runs Douglas–Peucker with reusable scratch.

@@ -13,6 +13,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/format/wkb"
+	"mapcommons/spatial"
 	"mapcommons/style"
 )
 
@@ -540,7 +541,7 @@ func (d *drawer) addLine(xy []float64) error {
 		}
 		// Segment (px,py)-(x,y), clipped by Liang–Barsky.
 		seg := math.Hypot(x-px, y-py)
-		t0, t1, ok := clipSegment(px, py, x, y, d.clip)
+		t0, t1, ok := spatial.ClipSegment(px, py, x, y, float64(d.clip[0]), float64(d.clip[1]), float64(d.clip[2]), float64(d.clip[3]))
 		if ok {
 			ax, ay := px+(x-px)*t0, py+(y-py)*t0
 			bx, by := px+(x-px)*t1, py+(y-py)*t1
@@ -565,34 +566,6 @@ func (d *drawer) addLine(xy []float64) error {
 		px, py = x, y
 	}
 	return nil
-}
-
-// clipSegment clips a segment to box c: the parameters of its ends inside.
-func clipSegment(ax, ay, bx, by float64, c [4]float32) (t0, t1 float64, ok bool) {
-	t0, t1 = 0, 1
-	dx, dy := bx-ax, by-ay
-	for _, e := range [4][2]float64{{-dx, ax - float64(c[0])}, {dx, float64(c[2]) - ax}, {-dy, ay - float64(c[1])}, {dy, float64(c[3]) - ay}} {
-		p, q := e[0], e[1]
-		if p == 0 {
-			if q < 0 {
-				return 0, 0, false
-			}
-			continue
-		}
-		r := q / p
-		if p < 0 {
-			if r > t1 {
-				return 0, 0, false
-			}
-			t0 = max(t0, r)
-		} else {
-			if r < t0 {
-				return 0, 0, false
-			}
-			t1 = min(t1, r)
-		}
-	}
-	return t0, t1, t0 <= t1
 }
 
 // addPolygons adds a polygon or multipolygon: its rings, clipped, shells
