@@ -84,21 +84,11 @@ func (s *Server) handleMapTileset(w http.ResponseWriter, r *http.Request) error 
 // the tile cache when the same tile of the same version was drawn before.
 // Outside WebMercatorQuad a 400, outside the tileset's limits a 404.
 func (s *Server) handleMapTile(w http.ResponseWriter, r *http.Request) error {
-	if tms := r.PathValue("tms"); tms != tmsID {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
-	}
 	if !pngPath(r) {
 		return mapcommons.Errorf(mapcommons.ENOTFOUND, "map tiles are PNG, not %s", info(r).format)
 	}
-	ds, err := s.tileDataset(r)
+	ds, z, y, x, err := s.tileOf(r)
 	if err != nil {
-		return err
-	}
-	z, y, x, err := tileAddress(r)
-	if err != nil {
-		return err
-	}
-	if err := checkTileLimits(ds, z, y, x); err != nil {
 		return err
 	}
 	if notModified(w, r, s.datasetETag(r, ds, "map-tile"), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {

@@ -454,18 +454,8 @@ func tileAddress(r *http.Request) (z, y, x int, err error) {
 // dataset was made before. A tile outside WebMercatorQuad is a 400, one
 // outside the tileset's tileMatrixSetLimits a 404.
 func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
-	if tms := r.PathValue("tms"); tms != tmsID {
-		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
-	}
-	ds, err := s.tileDataset(r)
+	ds, z, y, x, err := s.tileOf(r)
 	if err != nil {
-		return err
-	}
-	z, y, x, err := tileAddress(r)
-	if err != nil {
-		return err
-	}
-	if err := checkTileLimits(ds, z, y, x); err != nil {
 		return err
 	}
 	props, err := tileAttributes(r, ds)
@@ -481,6 +471,21 @@ func (s *Server) handleTile(w http.ResponseWriter, r *http.Request) error {
 	}
 	key := fmt.Sprintf("%d/%d/%d/%d/%d/%s/%s", ds.ID, ds.Version, z, y, x, sel, layerName(r))
 	return s.writeTile(w, r, key, func() ([]byte, error) { return s.makeTile(r, ds, z, y, x, props) })
+}
+
+// tileOf reads a tile's request: the dataset (for who may download it),
+// then the tile of WebMercatorQuad within the tileset's limits.
+func (s *Server) tileOf(r *http.Request) (ds *mapcommons.Dataset, z, y, x int, err error) {
+	if tms := r.PathValue("tms"); tms != tmsID {
+		return nil, 0, 0, 0, mapcommons.Errorf(mapcommons.ENOTFOUND, "no tile matrix set %q: only %s", tms, tmsID)
+	}
+	if ds, err = s.tileDataset(r); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if z, y, x, err = tileAddress(r); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	return ds, z, y, x, checkTileLimits(ds, z, y, x)
 }
 
 // writeTile answers with the vector tile cached under key, or makes it,
