@@ -118,14 +118,7 @@ func TestOGCCQL2SpatialFunctions(t *testing.T) {
 	for name, layer := range map[string]string{"countries": "ne_110m_admin_0_countries", "places": "ne_110m_populated_places_simple", "rivers": "ne_110m_rivers_lake_centerlines"} {
 		ids[name] = uploadCQL2Layer(t, ts, layer)
 	}
-	count := func(layer, query string) int {
-		t.Helper()
-		fc := items(t, ts, "/ogc/collections/"+ids[layer]+"/items?limit=1000&"+query, "alice")
-		if fc.NumberMatched != int64(len(fc.Features)) {
-			t.Errorf("%s: numberMatched %d, %d features", query, fc.NumberMatched, len(fc.Features))
-		}
-		return len(fc.Features)
-	}
+	count := func(layer, query string) int { t.Helper(); return filteredCount(t, ts, ids[layer], query) }
 	converse := map[string]string{"S_WITHIN": "S_CONTAINS", "S_CONTAINS": "S_WITHIN"}
 	for _, c := range cql2SpatialCases {
 		text := fmt.Sprintf("%s(geom,%s)", c.op, c.lit)
@@ -204,4 +197,16 @@ func uploadCQL2Layer(t *testing.T, ts *testServer, layer string) string {
 	w := ts.do(req{method: "POST", path: "/datasets.json?layer=" + layer, user: "alice", ctype: "application/geopackage+sqlite3", body: gp})
 	must(t, w, http.StatusCreated)
 	return strings.TrimSuffix(strings.TrimPrefix(w.Header().Get("Location"), base+"/datasets/"), ".json")
+}
+
+// filteredCount is the number of features of collection id that a page
+// of /ogc/collections/{id}/items?query gives alice (at most 1,000),
+// which must be its numberMatched.
+func filteredCount(t *testing.T, ts *testServer, id, query string) int {
+	t.Helper()
+	fc := items(t, ts, "/ogc/collections/"+id+"/items?limit=1000&"+query, "alice")
+	if fc.NumberMatched != int64(len(fc.Features)) {
+		t.Errorf("%s: numberMatched %d, %d features", query, fc.NumberMatched, len(fc.Features))
+	}
+	return len(fc.Features)
 }

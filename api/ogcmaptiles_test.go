@@ -128,24 +128,10 @@ func opaqueish(img image.Image) int {
 // is what GDAL reads.)
 func TestOGCMapWithGDAL(t *testing.T) {
 	t.Parallel()
-	gdal := gdaltest.NeedTool(t, "gdal_translate")
+	gdaltest.NeedTool(t, "gdal_translate")
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")
-	out := filepath.Join(t.TempDir(), "nc.png")
-	cmd := exec.Command(gdal, "-q", "-oo", "API=MAP", "-outsize", "256", "0", "-of", "PNG",
-		"OGCAPI:"+listen(t, ts.handler)+"/collections/nc-"+id, out)
-	cmd.Env = append(os.Environ(), "GDAL_DEFAULT_WMS_CACHE_PATH="+t.TempDir()) // (its block cache: not in the tree)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gdal_translate: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := gdalTranslatePNG(t, "-oo", "API=MAP", "-outsize", "256", "0", "OGCAPI:"+listen(t, ts.handler)+"/collections/nc-"+id)
 	// North Carolina is about three times wider than high; most of its
 	// box is the counties.
 	if bb := img.Bounds(); bb.Dx() != 256 || bb.Dy() < 50 || bb.Dy() > 150 {
@@ -215,7 +201,7 @@ func TestOGCCollectionMap(t *testing.T) {
 // over North Carolina at zoom 6 into one image: the counties are drawn.
 func TestOGCMapTilesWithGDAL(t *testing.T) {
 	t.Parallel()
-	gdal := gdaltest.NeedTool(t, "gdal_translate")
+	gdaltest.NeedTool(t, "gdal_translate")
 	ts := newServer(t, noBaseURL)
 	id := uploadNC(t, ts, "")
 	const world = 20037508.342789244
@@ -226,12 +212,25 @@ func TestOGCMapTilesWithGDAL(t *testing.T) {
 		`<TileLevel>6</TileLevel><TileCountX>1</TileCountX><TileCountY>1</TileCountY><YOrigin>top</YOrigin></DataWindow>` +
 		`<Projection>EPSG:3857</Projection><BlockSizeX>256</BlockSizeX><BlockSizeY>256</BlockSizeY><BandsCount>4</BandsCount>` +
 		`<ZeroBlockHttpCodes>204,404</ZeroBlockHttpCodes></GDAL_WMS>`
-	out := filepath.Join(t.TempDir(), "nc.png")
 	// North Carolina in Web Mercator metres.
-	cmd := exec.Command(gdal, "-q", "-projwin", "-9390000", "4390000", "-8390000", "3990000", "-outsize", "256", "0", "-of", "PNG", xml, out)
+	img := gdalTranslatePNG(t, "-projwin", "-9390000", "4390000", "-8390000", "3990000", "-outsize", "256", "0", xml)
+	if n, all := opaqueish(img), img.Bounds().Dx()*img.Bounds().Dy(); n < all/4 {
+		t.Errorf("%d of %d pixels drawn", n, all)
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// gdalTranslatePNG runs gdal_translate with args and the source last, to
+// a PNG it reads back, GDAL's WMS block cache in a temporary directory
+// (not in the tree, nor kept between tests).
+func gdalTranslatePNG(t *testing.T, args ...string) image.Image {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.png")
+	cmd := exec.Command(gdaltest.NeedTool(t, "gdal_translate"), append(append([]string{"-q", "-of", "PNG"}, args...), out)...)
 	cmd.Env = append(os.Environ(), "GDAL_DEFAULT_WMS_CACHE_PATH="+t.TempDir())
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gdal_translate: %v\n%s", err, b)
+		t.Fatalf("gdal_translate %v: %v\n%s", args, err, b)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -241,9 +240,5 @@ func TestOGCMapTilesWithGDAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, all := opaqueish(img), img.Bounds().Dx()*img.Bounds().Dy(); n < all/4 {
-		t.Errorf("%d of %d pixels drawn", n, all)
-	}
+	return img
 }
-
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

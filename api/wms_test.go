@@ -8,12 +8,10 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -596,20 +594,8 @@ func TestWMSWithGDAL(t *testing.T) {
 	if b, err := exec.Command(translate, append(cache, "-q", "-of", "PNG", "-outsize", "128", "0", string(sub[1]), jpg)...).CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate %s: %v\n%s", sub[1], err, b)
 	}
-	png1 := filepath.Join(t.TempDir(), "nc.png")
-	cmd := exec.Command(translate, append(cache, "-q", "-of", "PNG", "-outsize", "256", "0",
-		"WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=nc-"+id+"&CRS=EPSG:4326&BBOX=33.8,-84.4,36.6,-75.4&FORMAT=image/png", png1)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gdal_translate: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(png1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := gdalTranslatePNG(t, "-outsize", "256", "0",
+		"WMS:"+wms+"?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=nc-"+id+"&CRS=EPSG:4326&BBOX=33.8,-84.4,36.6,-75.4&FORMAT=image/png")
 	if bb := img.Bounds(); bb.Dx() != 256 || bb.Dy() < 50 || bb.Dy() > 150 {
 		t.Errorf("size %v", bb)
 	}
