@@ -37,3 +37,9 @@ func OpenAPIJSON() ([]byte, error) {
 	}
 	return json.Marshal(doc)
 }
+
+// WaitThumbnails waits until the thumbnails of what changed are drawn.
+func (s *Server) WaitThumbnails() { s.waitWarm() }
+
+// Draws is how many images the server has drawn.
+func (s *Server) Draws() int64 { return s.draws.Load() }

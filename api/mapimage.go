@@ -5,6 +5,8 @@ package api
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"math"
@@ -38,8 +40,13 @@ const (
 // follows the other's and the box's shape. Given both sides and a bbox,
 // the box fills the image exactly, as WMS draws it.
 func imageRequest(r *http.Request, extent [4]float64, def string) (render.Request, error) {
+	return imageRequestOf(r.URL.RawQuery, extent, def)
+}
+
+// imageRequestOf is imageRequest of a query string.
+func imageRequestOf(query string, extent [4]float64, def string) (render.Request, error) {
 	var p params.Params = params.Params{}
-	if err := p.ParseQuery(r.URL.RawQuery); err != nil {
+	if err := p.ParseQuery(query); err != nil {
 		return render.Request{}, err
 	}
 	req := render.Request{CRS: def}
@@ -226,33 +233,23 @@ func (s *Server) writeDatasetImage(w http.ResponseWriter, r *http.Request, ds *m
 		return nil
 	}
 	req.Layers = append(req.Layers, datasetLayer(ds))
-	key := fmt.Sprintf("png/d%d/%d/%s", ds.ID, ds.Version, imageKey(req))
-	return s.writeImage(w, r, key, req)
+	return s.writeImage(w, r, datasetImageKey(ds, req), req)
+}
+
+// datasetImageKey is the tile cache's key of an image of ds alone.
+func datasetImageKey(ds *mapcommons.Dataset, req render.Request) string {
+	return fmt.Sprintf("png/d%d/%d/%s", ds.ID, ds.Version, imageKey(req))
 }
 
 // writeMapImage answers GET /maps/{id}.png: the map's layers drawn with
 // their styles, those whose dataset the caller may not download left out
 // (as nothing: the image does not tell they are there).
 func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcommons.Map) error {
-	layers, drawn := s.mapLayers(r, m)
-	extent := worldExtent(m.Projection)
-	if m.Extent != nil {
-		extent = *m.Extent
-	} else {
-		extent = layersExtent(m, func(source string) *mapcommons.Dataset {
-			for _, l := range layers {
-				if l.Layer.Source == source {
-					return l.Dataset
-				}
-			}
-			return nil
-		})
-	}
-	req, err := imageRequest(r, extent, render.CRSOf(m))
+	layers, drawn := s.mapLayers(r.Context(), caller(r), m)
+	req, err := mapImageRequest(r.URL.RawQuery, m, layers)
 	if err != nil {
 		return err
 	}
-	req.Layers = append(req.Layers, layers...)
 	etag := s.mapETag(r, m, pngType+drawn)
 	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
 		return nil
@@ -260,26 +257,83 @@ func (s *Server) writeMapImage(w http.ResponseWriter, r *http.Request, m *mapcom
 	if etag == "" { // a body took part: nothing is cached
 		return s.writeImage(w, r, "", req)
 	}
-	return s.writeImage(w, r, "png/"+etag+"/"+imageKey(req), req)
+	return s.writeImage(w, r, mapImageKey(m, req), req)
 }
 
-// mapLayers are m's layers with the datasets the caller of r may
-// download (a layer of another is drawn as nothing), and which are drawn,
-// as a string of + and - that the answers' tags take in.
-func (s *Server) mapLayers(r *http.Request, m *mapcommons.Map) ([]render.Layer, string) {
-	me := caller(r)
-	shown := map[int64]*mapcommons.Dataset{}
-	layers := render.LayersOf(m, func(id int64) *mapcommons.Dataset {
-		if ds, ok := shown[id]; ok {
+// mapImageRequest is the image of m that query asks, with layers (m's,
+// as mapLayers gives them) over what the query puts under them: the
+// box, when the query gives none, mapExtent.
+func mapImageRequest(query string, m *mapcommons.Map, layers []render.Layer) (render.Request, error) {
+	req, err := imageRequestOf(query, mapExtent(m, layers), render.CRSOf(m))
+	if err != nil {
+		return req, err
+	}
+	req.Layers = append(req.Layers, layers...)
+	return req, nil
+}
+
+// mapExtent is a map's box: its extent, else the union of its drawn
+// layers' (nothing of a layer left out widens it), else the world.
+func mapExtent(m *mapcommons.Map, layers []render.Layer) [4]float64 {
+	if m.Extent != nil {
+		return *m.Extent
+	}
+	return layersExtent(m, func(source string) *mapcommons.Dataset {
+		for _, l := range layers {
+			if l.Layer.Source == source {
+				return l.Dataset
+			}
+		}
+		return nil
+	})
+}
+
+// mapImageKey is the tile cache's key of an image of m: mapDrawn's and
+// the image's, not who asks. Two callers who may see the same layers share
+// the image, and one made for the owner (warmImages) serves everyone who
+// sees what the owner sees.
+func mapImageKey(m *mapcommons.Map, req render.Request) string {
+	return fmt.Sprintf("png/m%d/%s/%s", m.ID, mapDrawn(m, req.Layers), imageKey(req))
+}
+
+// mapDrawn sums up what an image of m with layers draws: the map, and
+// of each layer its dataset's version, or that it is left out.
+func mapDrawn(m *mapcommons.Map, layers []render.Layer) string {
+	b, _ := json.Marshal(m)
+	for _, l := range layers {
+		if l.Dataset == nil {
+			b = append(b, 0, '-')
+			continue
+		}
+		b = strconv.AppendInt(append(b, 0), l.Dataset.ID, 10)
+		b = strconv.AppendInt(append(b, ':'), l.Dataset.Version, 10)
+		b = strconv.AppendInt(append(b, ':'), l.Dataset.UpdatedAt.UnixNano(), 10)
+	}
+	return strconv.FormatUint(fnv64a(b), 16)
+}
+
+// viewableLayers are m's layers with the datasets me may download, those
+// of the others nil; seen keeps the datasets found, by id (nil for one
+// left out), across calls.
+func (s *Server) viewableLayers(ctx context.Context, me *mapcommons.User, m *mapcommons.Map, seen map[int64]*mapcommons.Dataset) []render.Layer {
+	return render.LayersOf(m, func(id int64) *mapcommons.Dataset {
+		if ds, ok := seen[id]; ok {
 			return ds
 		}
-		ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
+		ds, err := s.svc.Datasets.FindDatasetByID(ctx, id)
 		if err != nil || s.policy.CanDownloadDataset(me, ds) != nil {
 			ds = nil
 		}
-		shown[id] = ds
+		seen[id] = ds
 		return ds
 	})
+}
+
+// mapLayers are m's layers with the datasets me may download (a layer of
+// another is drawn as nothing), and which are drawn, as a string of + and
+// - that the answers' tags take in.
+func (s *Server) mapLayers(ctx context.Context, me *mapcommons.User, m *mapcommons.Map) ([]render.Layer, string) {
+	layers := s.viewableLayers(ctx, me, m, map[int64]*mapcommons.Dataset{})
 	var drawn strings.Builder
 	for _, l := range layers {
 		if l.Dataset != nil {
@@ -324,7 +378,7 @@ func (s *Server) handleMapTileXYZ(w http.ResponseWriter, r *http.Request) error 
 			return params.Invalid("scale", "a number from 1 to %d, not %q", render.MaxScale, v)
 		}
 	}
-	layers, drawn := s.mapLayers(r, m)
+	layers, drawn := s.mapLayers(r.Context(), caller(r), m)
 	etag := s.mapETag(r, m, "map-tile"+drawn)
 	if notModified(w, r, etag, cacheControl(r, s.mapPublic(r, m, true))) {
 		return nil
@@ -332,7 +386,7 @@ func (s *Server) handleMapTileXYZ(w http.ResponseWriter, r *http.Request) error 
 	req := render.TileRequest(z, x, y, scale, layers)
 	key := ""
 	if etag != "" {
-		key = "maptile/" + etag + "/" + imageKey(req)
+		key = mapImageKey(m, req)
 	}
 	return s.writeImage(w, r, key, req)
 }
@@ -346,17 +400,21 @@ func imageKey(req render.Request) string {
 // writeImage answers with the image cached under key (in the tile cache),
 // or draws it, caches it and answers with it; key "" is never cached.
 func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, key string, req render.Request) error {
-	return s.writeCached(w, r, key, pngType, func() ([]byte, error) {
-		res, err := render.Draw(r.Context(), s.svc.Features, s.classes, req)
-		if err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		if err := render.EncodePNG(&b, res.Image); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
-	})
+	return s.writeCached(w, r, key, pngType, func() ([]byte, error) { return s.drawPNG(r.Context(), req) })
+}
+
+// drawPNG draws req and encodes it as a PNG.
+func (s *Server) drawPNG(ctx context.Context, req render.Request) ([]byte, error) {
+	s.draws.Add(1)
+	res, err := render.Draw(ctx, s.svc.Features, s.classes, req)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := render.EncodePNG(&b, res.Image); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // pngPath reports whether r's path ends in .png or in no suffix.

@@ -101,6 +101,10 @@ type Config struct {
 	// Basemaps are the raster basemaps a map may name (--basemap), offered
 	// beside the built-in one (package basemap).
 	Basemaps []basemap.Raster
+	// EagerThumbnails draws the thumbnails of a dataset or map (the
+	// images the lists and feeds show) into the tile cache in the
+	// background when a request changes it (--eager-thumbnails).
+	EagerThumbnails bool
 }
 
 // DefaultMaxFeatures is Config.MaxFeatures when it is not given.
@@ -134,6 +138,10 @@ type Server struct {
 	// assets are the browser application's pages and files.
 	assets *web.Assets
 	csp    string // the pages' Content-Security-Policy (pageCSP)
+	// warmer draws thumbnails of what changed (thumbnails.go); draws
+	// counts the images drawn (drawPNG).
+	warmer warmer
+	draws  atomic.Int64
 }
 
 // DefaultMaxUpload is the largest request body when Config.MaxUpload is
@@ -244,6 +252,9 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 				r = r.WithContext(mapcommons.WithoutRecentCatalogue(r.Context()))
 				err = h(w, r)
 			}
+		}
+		if err == nil {
+			s.warmAfter(w, r)
 		}
 		if err != nil {
 			if sw, ok := w.(*statusWriter); ok && sw.status != 0 {

@@ -202,7 +202,8 @@ type wmsLayer struct {
 	title  string
 	layers []render.Layer // those whose dataset the caller may not download hold none
 	extent [4]float64
-	key    string // of the tile cache; "" when not cached (a map)
+	key    string // of the tile cache: what is drawn (the dataset's version, or mapDrawn's)
+	public bool   // anyone may have its image
 }
 
 // wmsMapName is the layer name of a map: map-<readable name of its title>.
@@ -247,7 +248,7 @@ func (s *Server) wmsFindLayer(r *http.Request, name string) (*wmsLayer, error) {
 			return nil, notDefined(mapcommons.ModelOverlay)
 		}
 		return &wmsLayer{name: name, title: ds.Title, layers: []render.Layer{datasetLayer(ds)}, extent: datasetExtent(ds),
-			key: fmt.Sprintf("d%d.%d", ds.ID, ds.Version)}, nil
+			key: fmt.Sprintf("d%d.%d", ds.ID, ds.Version), public: s.policy.CanDownloadDataset(nil, ds) == nil}, nil
 	}
 	if !ok || s.svc.Maps == nil {
 		return nil, notDefined(mapcommons.ModelMap)
@@ -261,40 +262,14 @@ func (s *Server) wmsFindLayer(r *http.Request, name string) (*wmsLayer, error) {
 	}
 	seen := map[int64]*mapcommons.Dataset{}
 	layers := s.wmsMapLayers(r, m, seen)
-	return &wmsLayer{name: name, title: m.Title, layers: layers, extent: s.wmsMapExtent(m, layers)}, nil
+	return &wmsLayer{name: name, title: m.Title, layers: layers, extent: mapExtent(m, layers),
+		key: "m" + strconv.FormatInt(m.ID, 10) + "." + mapDrawn(m, layers), public: s.mapPublic(r, m, true)}, nil
 }
 
 // wmsMapLayers are a map's layers with the datasets the caller may
 // download (seen keeps the datasets found, by id).
 func (s *Server) wmsMapLayers(r *http.Request, m *mapcommons.Map, seen map[int64]*mapcommons.Dataset) []render.Layer {
-	me := caller(r)
-	return render.LayersOf(m, func(id int64) *mapcommons.Dataset {
-		if ds, ok := seen[id]; ok {
-			return ds
-		}
-		ds, err := s.svc.Datasets.FindDatasetByID(r.Context(), id)
-		if err != nil || s.policy.CanDownloadDataset(me, ds) != nil {
-			ds = nil
-		}
-		seen[id] = ds
-		return ds
-	})
-}
-
-// wmsMapExtent is a map's box: its extent, else the union of its drawn
-// layers' (nothing of a layer left out widens it).
-func (s *Server) wmsMapExtent(m *mapcommons.Map, layers []render.Layer) [4]float64 {
-	if m.Extent != nil {
-		return *m.Extent
-	}
-	return layersExtent(m, func(source string) *mapcommons.Dataset {
-		for _, l := range layers {
-			if l.Layer.Source == source {
-				return l.Dataset
-			}
-		}
-		return nil
-	})
+	return s.viewableLayers(r.Context(), caller(r), m, seen)
 }
 
 // wmsView is the box and size of a GetMap (and of a GetFeatureInfo's
@@ -534,18 +509,19 @@ func (s *Server) wmsGetMap(w http.ResponseWriter, r *http.Request, p wmsParams) 
 	}
 	rect, box, ok := v.drawn()
 	req := render.Request{BBox: box, Width: rect.Dx(), Height: rect.Dy(), CRS: v.crs, Background: bg}
-	// Datasets drawn alone are cached by their versions; a map's layers,
-	// which change with the map, are drawn each time.
-	var keys []string
-	cached := true
+	// Cached, and tagged, by what is drawn: the datasets' versions, the
+	// maps' mapDrawn.
+	keys := make([]string, 0, len(layers))
+	public := true
 	for _, l := range layers {
 		req.Layers = append(req.Layers, l.layers...)
 		keys = append(keys, l.key)
-		cached = cached && l.key != ""
+		public = public && l.public
 	}
-	key := ""
-	if cached {
-		key = fmt.Sprintf("wms/%s/%s/%s/%dx%d/%v/%v", ctype, strings.Join(keys, ","), imageKey(req), v.width, v.height, rect, bg)
+	key := fmt.Sprintf("wms/%s/%s/%s/%dx%d/%v/%v", ctype, strings.Join(keys, ","), imageKey(req), v.width, v.height, rect, bg)
+	etag := `W/"wms-` + strconv.FormatUint(fnv64a([]byte(processTag+key)), 16) + `"`
+	if notModified(w, r, etag, cacheControl(r, public)) {
+		return nil
 	}
 	return s.writeCached(w, r, key, ctype, func() ([]byte, error) {
 		var img image.Image

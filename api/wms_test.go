@@ -287,6 +287,23 @@ func TestWMSGetMapAxisOrder(t *testing.T) {
 	if c := color.RGBAModel.Convert(decodePNG(t, ts.get(q, "")).At(0, 0)).(color.RGBA); c != (color.RGBA{0, 255, 0, 255}) {
 		t.Errorf("background %v", c)
 	}
+	// Tagged by what it draws: the same image again is a 304, another
+	// background another tag.
+	tag := ts.get(q, "").Header().Get("ETag")
+	if tag == "" {
+		t.Fatal("GetMap without an ETag")
+	}
+	// (the handler itself: the generic OpenAPI checks of /wms fetch it bare, without a tag)
+	cond := httptest.NewRequest("GET", q, nil)
+	cond.Header.Set("If-None-Match", tag)
+	rec := httptest.NewRecorder()
+	ts.handler.ServeHTTP(rec, cond)
+	if rec.Code != 304 {
+		t.Errorf("GetMap with its ETag: %d", rec.Code)
+	}
+	if other := ts.get(strings.Replace(q, "0x00FF00", "0x0000FF", 1), "").Header().Get("ETag"); other == tag || other == "" {
+		t.Errorf("another background, the tag %q (was %q)", other, tag)
+	}
 	// A box past the world's edge: the world drawn in its part, the point
 	// where it is.
 	q = "/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=" + name + "&STYLES=&CRS=CRS:84&BBOX=-360,-90,0,90&WIDTH=360&HEIGHT=180&FORMAT=image/png&TRANSPARENT=TRUE"

@@ -371,6 +371,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ingestOnly := fs.Bool("ingest-only", false, "measure the ingest (time and the server's peak RSS) and stop")
 	dbURL := fs.String("database-url", "", "run the servers on this PostgreSQL database (a scratch one: the bench leaves its dataset there) instead of a fresh embedded store; adds the throughput of two servers")
 	tilesOnly := fs.Bool("tiles-only", false, "after the ingest, measure the vector tiles only")
+	imagesOnly := fs.Bool("images-only", false, "after the ingest, measure the images only (PNG map tiles, the dataset's image and its thumbnail, drawn and cached)")
 	edits := fs.Bool("edits", false, "after the ingest, measure edits (single-feature adds, updates, deletes, patches; 1,000 adds; the bbox page with the pending changes; the compaction) instead of the queries")
 	pgfs := fs.String("compare-pgfs", "", "with -database-url: measure pg_featureserv (this binary of it, built from its repository, its assets directory beside it) side by side on the same database, after the ingest")
 	pgts := fs.String("compare-pgts", "", "with -database-url: measure pg_tileserv (this binary of it, built from its repository) side by side on the same database, after the ingest")
@@ -535,7 +536,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	tiles := srv.base + "/ogc/collections/" + strings.TrimPrefix(dsPath, "/datasets/") + "/tiles/WebMercatorQuad"
 	if *tilesOnly {
 		defer srv.stop()
-		return benchTiles(out, tiles, *reqs)
+		return benchTiles(out, vectorTiles, tiles, *reqs)
+	}
+	if *imagesOnly {
+		err := benchImages(out, srv.base, dsPath, *reqs)
+		srv.stop()
+		if err != nil {
+			return err
+		}
+		if srv, err = serve("32MiB"); err != nil {
+			return err
+		}
+		defer srv.stop()
+		return benchThumbnail(out, srv.base, dsPath, *reqs)
 	}
 	if *edits {
 		defer srv.stop()
@@ -592,7 +605,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		out("| %s | %s | %s | %s | %d |", q.name, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), size)
 	}
 
-	if err := benchTiles(out, tiles, *reqs); err != nil {
+	if err := benchTiles(out, vectorTiles, tiles, *reqs); err != nil {
+		srv.stop()
+		return err
+	}
+	if err := benchImages(out, srv.base, dsPath, *reqs); err != nil {
 		srv.stop()
 		return err
 	}
@@ -665,6 +682,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := benchThumbnail(out, srv.base, dsPath, *reqs); err != nil {
+		return err
+	}
 	cachedURL := srv.base + dsPath + encodeQuery(queries[0].query)
 	cached, _, err := throughput(cachedURL, 16, dur)
 	if err != nil {
@@ -708,12 +728,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// benchTiles measures vector tiles of the dataset on a server without
+// vectorTiles and mapTiles are the titles of benchTiles' tables.
+const (
+	vectorTiles = "vector tiles, tile cache off (every fetch makes the tile; targets: zooms 0-4 at most 50 ms and 500 KB, zoom 10+ p50 at most 5 ms):"
+	mapTiles    = "map tiles (PNG, 256 pixels square), tile cache off (every fetch draws the tile; targets: zoom 0 at most 100 ms, zoom 10 at most 10 ms):"
+)
+
+// benchTiles measures tiles of the dataset (vector or map tiles, below
+// the tileset's URL tiles) on a server without
 // the tile cache (--tile-cache 0, so every fetch makes its tile): the
 // tile of each zoom 0 to 4 that holds 10°E 45°N (median of up to 20
 // fetches, and its size), and tiles of zooms 10 to 14 around the world
 // (one fetch each of up to reqs tiles, the median and p90 of all).
-func benchTiles(out func(string, ...any), tiles string, reqs int) error {
+func benchTiles(out func(string, ...any), title, tiles string, reqs int) error {
 	tile := func(z int, lon, lat float64) string {
 		n := float64(int(1) << z)
 		s := math.Sin(lat * math.Pi / 180)
@@ -721,7 +748,7 @@ func benchTiles(out func(string, ...any), tiles string, reqs int) error {
 		x := int((lon + 180) / 360 * n)
 		return fmt.Sprintf("%s/%d/%d/%d", tiles, z, y, x)
 	}
-	out("\nvector tiles, tile cache off (every fetch makes the tile; targets: zooms 0-4 at most 50 ms and 500 KB, zoom 10+ p50 at most 5 ms):")
+	out("\n%s", title)
 	out("| tile | median | bytes |")
 	out("|---|---|---|")
 	for z := 0; z <= 4; z++ {
@@ -749,6 +776,46 @@ func benchTiles(out func(string, ...any), tiles string, reqs int) error {
 	}
 	slices.Sort(ds)
 	out("| %d tiles of zooms 10-14 | p50 %s, p90 %s | %d on average |", n, ms(pct(ds, 0.5)), ms(pct(ds, 0.9)), total/int64(n))
+	return nil
+}
+
+// thumbnail is the query of a list's thumbnail at twice its size (the
+// web application's srcset for a HiDPI screen asks this one).
+const thumbnail = ".png?width=120&height=90&scale=2"
+
+// benchImages measures the images of the dataset on a server without the
+// caches: its PNG map tiles (benchTiles) and its thumbnail, drawn by every
+// fetch (the median of up to 50).
+func benchImages(out func(string, ...any), base, dsPath string, reqs int) error {
+	id := strings.TrimPrefix(dsPath, "/datasets/")
+	if err := benchTiles(out, mapTiles, base+"/ogc/collections/"+id+"/map/tiles/WebMercatorQuad", reqs); err != nil {
+		return err
+	}
+	lat, size, err := latency(base+dsPath+thumbnail, min(reqs, 50))
+	if err != nil {
+		return err
+	}
+	out("\nthe dataset's thumbnail (%s, %d bytes), drawn by every fetch (the image cache off): median %s, p90 %s",
+		thumbnail, size, ms(pct(lat, 0.5)), ms(pct(lat, 0.9)))
+	return nil
+}
+
+// benchThumbnail measures the dataset's thumbnail on a server with the
+// caches (the image made by the first fetch): the median of the fetches
+// after it (target: at most 20 ms).
+func benchThumbnail(out func(string, ...any), base, dsPath string, reqs int) error {
+	u := base + dsPath + thumbnail
+	t := time.Now()
+	if _, err := get(u); err != nil {
+		return err
+	}
+	first := time.Since(t)
+	lat, _, err := latency(u, reqs)
+	if err != nil {
+		return err
+	}
+	out("\nthe dataset's thumbnail, cached (target: at most 20 ms): the first fetch %s, then median %s, p90 %s, p99 %s of %d",
+		ms(first), ms(pct(lat, 0.5)), ms(pct(lat, 0.9)), ms(pct(lat, 0.99)), reqs)
 	return nil
 }
 

@@ -126,6 +126,7 @@ type settings struct {
 	localCopies               int64
 	tileCache                 int64
 	allowPrivateFetch         bool
+	eagerThumbnails           bool
 	refreshInterval           time.Duration
 	compactAfter              time.Duration
 	fetchTimeout              time.Duration
@@ -358,6 +359,11 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 		st.trustedProxies = p
 		return err
 	})
+	eager, err := strconv.ParseBool(envDefault(getenv, "eager-thumbnails", "true"))
+	if err != nil {
+		return nil, fmt.Errorf("MAPCOMMONS_EAGER_THUMBNAILS: %w", err)
+	}
+	fs.BoolVar(&st.eagerThumbnails, "eager-thumbnails", eager, "draw the thumbnails of a dataset or map into the tile cache when it changes (MAPCOMMONS_EAGER_THUMBNAILS)")
 	fs.BoolVar(&st.allowPrivateFetch, "allow-private-fetch", allow, "let URL registrations fetch from loopback, private and reserved addresses (MAPCOMMONS_ALLOW_PRIVATE_FETCH)")
 	for _, d := range []struct {
 		name, def, usage string
@@ -431,6 +437,7 @@ func (st *settings) apiConfig() (api.Config, error) {
 	}
 	cfg.BaseURL, cfg.Signup = st.baseURL, st.signup
 	cfg.ResponseCache, cfg.TileCache = st.responseCache, st.tileCache
+	cfg.EagerThumbnails = st.eagerThumbnails
 	cfg.AllowPrivateFetch, cfg.FetchTimeout = st.allowPrivateFetch, st.fetchTimeout
 	cfg.TrustedProxies, cfg.QueryTimeout = st.trustedProxies, noLimit(st.queryTimeout)
 	cfg.MaxForm, cfg.BodyTimeout, cfg.CORSOrigins, cfg.BcryptCost = st.maxForm, noLimit(st.bodyTimeout), cors, st.bcryptCost
