@@ -199,18 +199,25 @@ func (s *Server) mapETag(r *http.Request, m *mapcommons.Map, f string) string {
 	b = append(appendRights(b, s.policy.MapRights(caller(r), m)), doc...)
 	for _, l := range m.Layers {
 		ds := s.layerDataset(r.Context(), l.Source)
-		if ds == nil {
-			b = append(b, 0, '-')
-			continue
+		if b = appendLayerVersion(b, ds); ds != nil {
+			b = appendPermissions(append(b, ':'), ds.Permissions)
 		}
-		b = strconv.AppendInt(append(b, 0), ds.ID, 10)
-		b = strconv.AppendInt(append(b, ':'), ds.Version, 10)
-		b = strconv.AppendInt(append(b, ':'), ds.UpdatedAt.UnixNano(), 10)
-		b = appendPermissions(append(b, ':'), ds.Permissions)
 	}
 	tag := strconv.AppendInt([]byte(`W/"m`), m.ID, 10)
 	tag = strconv.AppendUint(append(tag, '-'), fnv64a(b), 16)
 	return string(append(tag, '"'))
+}
+
+// appendLayerVersion appends what a map's tags and image keys take of a
+// layer's dataset: its id, version and time of change, or "-" for none
+// (left out, or not a dataset).
+func appendLayerVersion(b []byte, ds *mapcommons.Dataset) []byte {
+	if ds == nil {
+		return append(b, 0, '-')
+	}
+	b = strconv.AppendInt(append(b, 0), ds.ID, 10)
+	b = strconv.AppendInt(append(b, ':'), ds.Version, 10)
+	return strconv.AppendInt(append(b, ':'), ds.UpdatedAt.UnixNano(), 10)
 }
 
 // mapPublic reports whether anyone may have the answers about m: the map

@@ -301,13 +301,7 @@ func mapImageKey(m *mapcommons.Map, req render.Request) string {
 func mapDrawn(m *mapcommons.Map, layers []render.Layer) string {
 	b, _ := json.Marshal(m)
 	for _, l := range layers {
-		if l.Dataset == nil {
-			b = append(b, 0, '-')
-			continue
-		}
-		b = strconv.AppendInt(append(b, 0), l.Dataset.ID, 10)
-		b = strconv.AppendInt(append(b, ':'), l.Dataset.Version, 10)
-		b = strconv.AppendInt(append(b, ':'), l.Dataset.UpdatedAt.UnixNano(), 10)
+		b = appendLayerVersion(b, l.Dataset)
 	}
 	return strconv.FormatUint(fnv64a(b), 16)
 }

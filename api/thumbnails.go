@@ -47,10 +47,10 @@ const maxWarmPending = 256
 
 // warmAfter notes, after a request that succeeded, the dataset or map it
 // changed, from its path (or the Location of what it created), for its
-// thumbnails to be drawn. Reads change nothing; nor do failures.
+// thumbnails to be drawn. Reads change nothing; nor do failures (an
+// object deleted is not found when its turn comes, and skipped).
 func (s *Server) warmAfter(w http.ResponseWriter, r *http.Request) {
-	if !s.cfg.EagerThumbnails || s.tiles == nil || r.Method == http.MethodGet || r.Method == http.MethodHead ||
-		r.Method == http.MethodOptions || r.Method == http.MethodDelete && strings.Count(strings.Trim(r.URL.Path, "/"), "/") < 2 {
+	if !s.cfg.EagerThumbnails || s.tiles == nil || r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
 		return
 	}
 	if sw, ok := w.(*statusWriter); ok && sw.status >= 300 {

@@ -260,16 +260,9 @@ func (s *Server) wmsFindLayer(r *http.Request, name string) (*wmsLayer, error) {
 	if err != nil || s.policy.CanViewMap(me, m) != nil {
 		return nil, notDefined(mapcommons.ModelMap)
 	}
-	seen := map[int64]*mapcommons.Dataset{}
-	layers := s.wmsMapLayers(r, m, seen)
+	layers := s.viewableLayers(r.Context(), me, m, map[int64]*mapcommons.Dataset{})
 	return &wmsLayer{name: name, title: m.Title, layers: layers, extent: mapExtent(m, layers),
 		key: "m" + strconv.FormatInt(m.ID, 10) + "." + mapDrawn(m, layers), public: s.mapPublic(r, m, true)}, nil
-}
-
-// wmsMapLayers are a map's layers with the datasets the caller may
-// download (seen keeps the datasets found, by id).
-func (s *Server) wmsMapLayers(r *http.Request, m *mapcommons.Map, seen map[int64]*mapcommons.Dataset) []render.Layer {
-	return s.viewableLayers(r.Context(), caller(r), m, seen)
 }
 
 // wmsView is the box and size of a GetMap (and of a GetFeatureInfo's

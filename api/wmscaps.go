@@ -219,7 +219,7 @@ func (s *Server) wmsCapabilityLayers(r *http.Request) ([]wmsLayerCaps, error) {
 					if m.Description != nil {
 						desc = *m.Description
 					}
-					out = append(out, layer(wmsMapName(m), m.Title, desc, mapExtent(m, s.wmsMapLayers(r, m, seen))))
+					out = append(out, layer(wmsMapName(m), m.Title, desc, mapExtent(m, s.viewableLayers(r.Context(), caller(r), m, seen))))
 				}
 				listed++
 			}
