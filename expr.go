@@ -115,8 +115,10 @@ type Expr struct {
 	CaseI, AccentI bool
 	// Operands are the sides of a comparison (two) or of a between
 	// (three: the value, the low and the high end) when they are not one
-	// property and literals: two properties, or arithmetic. Property and
-	// Values are then empty.
+	// property and literals: two properties, arithmetic or functions;
+	// the value of a like that is not a property (Values[0] is still its
+	// pattern); the two arrays of an array function (ArrayOps). Property
+	// and Values are then empty (but for like's pattern).
 	Operands []*Operand
 }
 
@@ -137,10 +139,11 @@ var ArithmeticOps = []string{"+", "-", "*", "/", "%", "^", "div"}
 // is not a finite number is null (UNKNOWN in a comparison), as a null
 // operand is.
 type Operand struct {
-	Op       string // OperandProperty, OperandLiteral or one of ArithmeticOps
+	Op       string // OperandProperty, OperandLiteral, OperandFunction, OperandArray or one of ArithmeticOps
 	Property string
 	Literal  Literal
-	Args     []*Operand // the two operands of an operator
+	Function string     // OperandFunction: the name of one of Functions
+	Args     []*Operand // the two operands of an operator, a function's arguments, an array's elements
 }
 
 // Arithmetic is a op b (op one of ArithmeticOps); false when the result
@@ -219,6 +222,10 @@ func (o *Operand) validate(attrs []Attribute, depth int, nodes *int) (string, er
 			return LitString, nil
 		}
 		return "", Errorf(EINVALID, "filter: unknown literal kind %q", o.Literal.Kind)
+	case OperandFunction:
+		return o.validateCall(attrs, depth, nodes)
+	case OperandArray:
+		return "", Errorf(EINVALID, "filter: an array is an argument of an array function (A_EQUALS, A_CONTAINS, A_CONTAINEDBY, A_OVERLAPS)")
 	}
 	if !slices.Contains(ArithmeticOps, o.Op) {
 		return "", Errorf(EINVALID, "filter: unknown operator %q", o.Op)
@@ -347,6 +354,9 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 		}
 		return nil
 	}
+	if IsArrayOp(e.Op) {
+		return e.validateArrays(attrs, nodes)
+	}
 	if e.Operands != nil {
 		return e.validateOperands(attrs, depth, nodes)
 	}
@@ -402,15 +412,17 @@ func (e *Expr) validate(attrs []Attribute, depth int, nodes *int) error {
 // validateOperands checks a comparison or between of Operands: two or
 // three of them, of one type.
 func (e *Expr) validateOperands(attrs []Attribute, depth int, nodes *int) error {
-	want := 2
+	want, values := 2, 0
 	switch e.Op {
 	case ExprEq, ExprNe, ExprLt, ExprLe, ExprGt, ExprGe:
 	case ExprBetween:
 		want = 3
+	case ExprLike: // a function's value LIKE the pattern Values[0]
+		want, values = 1, 1
 	default:
 		return Errorf(EINVALID, "filter: %s of scalar operands", e.Op)
 	}
-	if len(e.Operands) != want || e.Property != "" || len(e.Values) > 0 || e.CaseI || e.AccentI {
+	if len(e.Operands) != want || e.Property != "" || len(e.Values) != values || e.CaseI || e.AccentI {
 		return Errorf(EINVALID, "filter: %s takes %d operands, not %d", e.Op, want, len(e.Operands))
 	}
 	var first string
@@ -423,6 +435,90 @@ func (e *Expr) validateOperands(attrs []Attribute, depth int, nodes *int) error 
 			first = t
 		} else if t != first {
 			return Errorf(EINVALID, "filter: %s: a %s cannot be compared with a %s", e.Op, first, t)
+		}
+	}
+	if e.Op == ExprLike && (first != LitString || e.Values[0].Kind != LitString) {
+		return Errorf(EINVALID, "filter: like: a string and a string pattern, not a %s", first)
+	}
+	return nil
+}
+
+// validateCall checks a function's call: a function offered, with as
+// many arguments as it takes, of its types; its type is its result's.
+func (o *Operand) validateCall(attrs []Attribute, depth int, nodes *int) (string, error) {
+	f := LookupFunction(o.Function)
+	if f == nil {
+		return "", Errorf(EINVALID, "filter: unknown function %q (the functions offered are at /ogc/functions)", o.Function)
+	}
+	if len(o.Args) != len(f.Args) {
+		return "", Errorf(EINVALID, "filter: %s takes %d arguments, not %d", f.Name, len(f.Args), len(o.Args))
+	}
+	for i, a := range o.Args {
+		t, err := a.validate(attrs, depth+1, nodes)
+		if err != nil {
+			return "", err
+		}
+		if t != f.Args[i] {
+			return "", Errorf(EINVALID, "filter: %s of a %s, not of a %s", f.Name, f.Args[i], t)
+		}
+	}
+	return f.Returns, nil
+}
+
+// validateArrays checks an array function: two operands, each a string
+// property (whose values are JSON arrays) or an array literal of at most
+// MaxArrayElements literals and arrays.
+func (e *Expr) validateArrays(attrs []Attribute, nodes *int) error {
+	if len(e.Operands) != 2 || e.Property != "" || len(e.Values) > 0 || e.CaseI || e.AccentI {
+		return Errorf(EINVALID, "filter: %s takes two arrays", e.Op)
+	}
+	for _, o := range e.Operands {
+		switch o.Op {
+		case OperandProperty:
+			i := AttrIndex(attrs, o.Property)
+			if i < 0 {
+				return Errorf(EINVALID, "filter: no property %q", o.Property)
+			}
+			if attrs[i].Type != AttrString {
+				return Errorf(EINVALID, "filter: %s: %q is a %s property, not an array (arrays are string properties holding JSON arrays)", e.Op, o.Property, attrs[i].Type)
+			}
+		case OperandArray:
+			n := 0
+			if err := checkArray(o, &n, 0); err != nil {
+				return Errorf(EINVALID, "filter: %s: %s", e.Op, ErrorMessage(err))
+			}
+			if *nodes += n; *nodes > MaxExprNodes {
+				return Errorf(EINVALID, "filter: more than %d operations", MaxExprNodes)
+			}
+		default:
+			return Errorf(EINVALID, "filter: %s of arrays: a property or an array literal, not %s", e.Op, o.Op)
+		}
+	}
+	return nil
+}
+
+// checkArray checks an array literal's elements: literals and arrays, at
+// most MaxArrayElements in all (n counts them), nested at most
+// MaxExprDepth deep.
+func checkArray(o *Operand, n *int, depth int) error {
+	if depth > MaxExprDepth {
+		return Errorf(EINVALID, "arrays nested deeper than %d", MaxExprDepth)
+	}
+	for _, a := range o.Args {
+		if *n++; *n > MaxArrayElements {
+			return Errorf(EINVALID, "arrays of more than %d elements", MaxArrayElements)
+		}
+		switch a.Op {
+		case OperandArray:
+			if err := checkArray(a, n, depth+1); err != nil {
+				return err
+			}
+		case OperandLiteral:
+			if a.Literal.Kind == LitNumber && (math.IsNaN(a.Literal.Num) || math.IsInf(a.Literal.Num, 0)) {
+				return Errorf(EINVALID, "not a finite number")
+			}
+		default:
+			return Errorf(EINVALID, "an array's elements are literals and arrays")
 		}
 	}
 	return nil

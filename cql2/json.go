@@ -149,7 +149,7 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		a, err := propertyOperandJSON(args[0])
+		a, err := operandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
@@ -157,7 +157,11 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err != nil || !pat.isLit || pat.lit.Kind != mapcommons.LitString {
 			return nil, jfail("expected a string pattern").at("args[1]")
 		}
-		return a.expr(mapcommons.ExprLike, pat.lit), nil
+		e, lerr := likeOf(a, pat)
+		if lerr != nil {
+			return nil, jfail("%s", offsetless(lerr)).at("args[0]")
+		}
+		return e, nil
 	case mapcommons.ExprBetween:
 		if len(args) == 2 { // the draft's form: [property, [low, high]]
 			if r, ok := args[1].([]any); ok {
@@ -184,21 +188,25 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 		if err := nargs(2); err != nil {
 			return nil, err
 		}
-		a, err := propertyOperandJSON(args[0])
+		a, err := operandJSON(args[0])
 		if err != nil {
 			return nil, err.at("args[0]")
 		}
 		list, ok := args[1].([]any)
 		if !ok || len(list) == 0 || len(list) > mapcommons.MaxInValues {
-			return nil, jfail("expected an array of 1 to %d literals", mapcommons.MaxInValues).at("args[1]")
+			return nil, jfail("expected an array of 1 to %d values", mapcommons.MaxInValues).at("args[1]")
 		}
-		e := a.expr(mapcommons.ExprIn)
+		items := make([]operand, 0, len(list))
 		for i, v := range list {
-			l, err := literalOperandJSON(v)
+			o, err := operandJSON(v)
 			if err != nil {
 				return nil, err.at("[" + strconv.Itoa(i) + "]").at("args[1]")
 			}
-			e.Values = append(e.Values, l)
+			items = append(items, o)
+		}
+		e, ierr := inList(a, items)
+		if ierr != nil {
+			return nil, jfail("%s", offsetless(ierr))
 		}
 		return e, nil
 	case mapcommons.ExprIntersects, mapcommons.ExprDisjoint, mapcommons.ExprEquals, mapcommons.ExprTouches,
@@ -244,7 +252,69 @@ func (p *jsonParser) expr(v any, depth int) (*mapcommons.Expr, *jsonError) {
 	if temporalOps[strings.ToLower(op)] {
 		return temporalJSON(strings.ToLower(op), args)
 	}
+	if lop := strings.ToLower(op); mapcommons.IsArrayOp(lop) {
+		return arraysJSON(lop, args)
+	}
 	return nil, jfail("unknown operation %q", op).at("op")
+}
+
+// arraysJSON reads an array function's arguments: each a property or a
+// JSON array of literals and arrays.
+func arraysJSON(op string, args []any) (*mapcommons.Expr, *jsonError) {
+	if len(args) != 2 {
+		return nil, jfail("%s takes 2 arrays, not %d", op, len(args)).at("args")
+	}
+	var ops [2]*mapcommons.Operand
+	n := 0
+	for i, a := range args {
+		step := "args[" + strconv.Itoa(i) + "]"
+		if list, ok := a.([]any); ok {
+			o, err := arrayJSON(list, &n, 0)
+			if err != nil {
+				return nil, err.at(step)
+			}
+			ops[i] = o
+			continue
+		}
+		prop, err := propertyJSON(a)
+		if err != nil {
+			return nil, jfail("expected a property or an array").at(step)
+		}
+		ops[i] = &mapcommons.Operand{Op: mapcommons.OperandProperty, Property: prop}
+	}
+	e, err := arrayFunction(0, op, ops[0], ops[1])
+	if err != nil {
+		return nil, jfail("%s", offsetless(err))
+	}
+	return e, nil
+}
+
+// arrayJSON reads an array literal; n counts its elements.
+func arrayJSON(list []any, n *int, depth int) (*mapcommons.Operand, *jsonError) {
+	if depth >= mapcommons.MaxExprDepth {
+		return nil, jfail("nested deeper than %d", mapcommons.MaxExprDepth)
+	}
+	a := &mapcommons.Operand{Op: mapcommons.OperandArray, Args: make([]*mapcommons.Operand, 0, len(list))}
+	for i, v := range list {
+		step := "[" + strconv.Itoa(i) + "]"
+		if *n++; *n > mapcommons.MaxArrayElements {
+			return nil, jfail("arrays of more than %d elements", mapcommons.MaxArrayElements)
+		}
+		if sub, ok := v.([]any); ok {
+			el, err := arrayJSON(sub, n, depth+1)
+			if err != nil {
+				return nil, err.at(step)
+			}
+			a.Args = append(a.Args, el)
+			continue
+		}
+		l, err := literalOperandJSON(v)
+		if err != nil {
+			return nil, jfail("an array's elements are literals and arrays").at(step)
+		}
+		a.Args = append(a.Args, &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: canonical(l)})
+	}
+	return a, nil
 }
 
 // operandJSON reads a property or a literal, or CASEI or ACCENTI of one
@@ -261,6 +331,9 @@ func operandDepth(v any, depth int) (operand, *jsonError) {
 		if fn, ok := m["op"].(string); ok && slices.Contains(mapcommons.ArithmeticOps, strings.ToLower(fn)) {
 			args, _ := m["args"].([]any)
 			return arithJSON(fn, args, depth)
+		}
+		if fn, ok := m["op"].(string); ok && mapcommons.LookupFunction(fn) != nil {
+			return callJSON(fn, m["args"], depth)
 		}
 		if fn, ok := m["op"].(string); ok && (strings.EqualFold(fn, "casei") || strings.EqualFold(fn, "accenti")) {
 			args, ok := m["args"].([]any)
@@ -281,17 +354,37 @@ func operandDepth(v any, depth int) (operand, *jsonError) {
 			return o, nil
 		}
 	}
+	if m, ok := v.(map[string]any); ok {
+		if fn, ok := m["op"].(string); ok && len(m) == 2 && !temporalOps[strings.ToLower(fn)] && !mapcommons.IsSpatialOp(strings.ToLower(fn)) {
+			return operand{}, jfail("unknown function %q (the functions offered are at /ogc/functions)", fn).at("op")
+		}
+	}
 	l, err := literalJSON(v)
 	return operand{isLit: true, lit: l}, err
 }
 
-// propertyOperandJSON reads a property, or CASEI or ACCENTI of one.
-func propertyOperandJSON(v any) (operand, *jsonError) {
-	o, err := operandJSON(v)
-	if err == nil && !o.simpleProp() {
-		err = jfail("expected {\"property\": \"name\"}")
+// callJSON reads {"op": name, "args": [...]} of a function offered.
+func callJSON(fn string, v any, depth int) (operand, *jsonError) {
+	args, ok := v.([]any)
+	if !ok {
+		return operand{}, jfail("%s: expected \"args\", an array", fn)
 	}
-	return o, err
+	if depth >= mapcommons.MaxExprDepth {
+		return operand{}, jfail("nested deeper than %d", mapcommons.MaxExprDepth)
+	}
+	ops := make([]operand, 0, len(args))
+	for i, a := range args {
+		o, err := operandDepth(a, depth+1)
+		if err != nil {
+			return operand{}, err.at("args[" + strconv.Itoa(i) + "]")
+		}
+		ops = append(ops, o)
+	}
+	o, err := call(0, fn, ops)
+	if err != nil {
+		return operand{}, jfail("%s", offsetless(err))
+	}
+	return o, nil
 }
 
 // literalOperandJSON reads a literal, or CASEI or ACCENTI of a string.

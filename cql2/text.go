@@ -315,6 +315,9 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 	if op := temporalOp(p.tok); op != "" {
 		return p.temporal(op)
 	}
+	if op := arrayOp(p.tok); op != "" {
+		return p.arrays(op)
+	}
 	a, err := p.scalar()
 	if err != nil {
 		return nil, err
@@ -372,10 +375,9 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !a.simpleProp() || !b.isLit || b.lit.Kind != mapcommons.LitString {
-			return nil, failAt(a.pos, "LIKE needs a property and a string pattern")
+		if e, err = likeOf(a, b); err != nil {
+			return nil, err
 		}
-		e = a.expr(mapcommons.ExprLike, b.lit)
 	case p.is("BETWEEN"):
 		if err := p.next(); err != nil {
 			return nil, err
@@ -398,25 +400,19 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		if !a.simpleProp() {
-			return nil, failAt(a.pos, "IN needs a property")
-		}
 		if err := p.expect("("); err != nil {
 			return nil, err
 		}
-		e = a.expr(mapcommons.ExprIn)
+		var items []operand
 		for {
-			v, err := p.operand()
+			v, err := p.scalar()
 			if err != nil {
 				return nil, err
 			}
-			if !v.isLit {
-				return nil, failAt(v.pos, "IN lists literals")
-			}
-			if len(e.Values) >= mapcommons.MaxInValues {
+			if len(items) >= mapcommons.MaxInValues {
 				return nil, failAt(v.pos, "IN lists at most %d values", mapcommons.MaxInValues)
 			}
-			e.Values = append(e.Values, v.lit)
+			items = append(items, v)
 			if ok, err := p.accept(","); err != nil {
 				return nil, err
 			} else if !ok {
@@ -424,6 +420,9 @@ func (p *textParser) predicate() (*mapcommons.Expr, error) {
 			}
 		}
 		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		if e, err = inList(a, items); err != nil {
 			return nil, err
 		}
 	default:
@@ -526,8 +525,8 @@ func (p *textParser) operand() (operand, error) {
 			if err := p.next(); err != nil {
 				return o, err
 			}
-			if p.is("(") { // a function call: none is supported
-				return o, failAt(o.pos, "unknown operation %q", o.prop)
+			if p.is("(") { // a function call
+				return p.call(o.pos, o.prop)
 			}
 			return o, nil
 		}
@@ -700,4 +699,111 @@ func (p *textParser) geometry(e *mapcommons.Expr) error {
 	e.Geometry = g
 	p.pos = i
 	return p.next()
+}
+
+// call reads the arguments of the function name, whose "(" is the token:
+// '(' [ scalar { ',' scalar } ] ')'.
+func (p *textParser) call(pos int, name string) (operand, error) {
+	if mapcommons.LookupFunction(name) == nil {
+		return call(pos, name, nil) // the error naming it
+	}
+	if err := p.enter(); err != nil {
+		return operand{}, err
+	}
+	defer func() { p.depth-- }()
+	if err := p.expect("("); err != nil {
+		return operand{}, err
+	}
+	var args []operand
+	for !p.is(")") {
+		if len(args) > 0 {
+			if err := p.expect(","); err != nil {
+				return operand{}, err
+			}
+		}
+		a, err := p.scalar()
+		if err != nil {
+			return operand{}, err
+		}
+		args = append(args, a)
+	}
+	if err := p.next(); err != nil {
+		return operand{}, err
+	}
+	return call(pos, name, args)
+}
+
+// arrays: A_EQUALS | A_CONTAINS | … '(' array ',' array ')', each a
+// property or an array literal.
+func (p *textParser) arrays(op string) (*mapcommons.Expr, error) {
+	pos := p.tok.pos
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	var args [2]*mapcommons.Operand
+	for i := range args {
+		if i == 1 {
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if p.is("(") {
+			n := 0
+			args[i], err = p.array(&n)
+		} else {
+			var o operand
+			if o, err = p.operand(); err == nil {
+				args[i], err = arrayOperand(o)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect(")"); err != nil {
+		return nil, err
+	}
+	return arrayFunction(pos, op, args[0], args[1])
+}
+
+// array reads an array literal: '(' [ element { ',' element } ] ')', an
+// element a literal or an array; n counts the elements read.
+func (p *textParser) array(n *int) (*mapcommons.Operand, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	a := &mapcommons.Operand{Op: mapcommons.OperandArray}
+	for !p.is(")") {
+		if len(a.Args) > 0 {
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+		}
+		if *n++; *n > mapcommons.MaxArrayElements {
+			return nil, p.fail("arrays of more than %d elements", mapcommons.MaxArrayElements)
+		}
+		var el *mapcommons.Operand
+		var err error
+		if p.is("(") {
+			el, err = p.array(n)
+		} else {
+			var o operand
+			if o, err = p.operand(); err == nil {
+				el, err = arrayElement(o)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.Args = append(a.Args, el)
+	}
+	return a, p.next()
 }

@@ -37,7 +37,9 @@ const (
 	wFalse
 	wNoGeometry // the geometry IS NULL
 	wRelate     // a DE-9IM predicate of the geometry and a literal (relate.go)
-	wOperands   // a comparison or between of operands (properties, arithmetic)
+	wOperands   // a comparison or between of operands (properties, arithmetic, functions)
+	wLikeCalc   // a function's value LIKE a pattern
+	wArrays     // an array function of two arrays (properties or literals)
 )
 
 // SetMin is the length of an "in" list above which it is matched through
@@ -82,17 +84,39 @@ type Node struct {
 	// caseI, accentI: the value is folded (mapcommons.AppendFold) before
 	// it is tested (CASEI, ACCENTI of the property).
 	caseI, accentI bool
-	calcs          []calc // wOperands: the two sides, or the value and the ends of a between
+	calcs          []calc      // wOperands: the two sides, or the value and the ends of a between; wLikeCalc: the value
+	arrays         []arraySide // wArrays: the two arrays
+	arrayOp        string
+}
+
+// arraySide is one array of an array function: a column's JSON arrays,
+// or a literal's elements (canonical, mapcommons.ArrayElements).
+type arraySide struct {
+	col   int // -1 for a literal
+	elems []string
+}
+
+// elements are the side's elements for the feature c reads; false when
+// the value is null or not an array.
+func (a *arraySide) elements(c Cells) ([]string, bool) {
+	if a.col < 0 {
+		return a.elems, true
+	}
+	if c.Null(a.col) {
+		return nil, false
+	}
+	return mapcommons.ArrayOf(c.Str(a.col))
 }
 
 // calc is a compiled mapcommons.Operand: a column, a literal or an
 // arithmetic operator of two calcs.
 type calc struct {
-	op    string // mapcommons.OperandProperty, OperandLiteral or an arithmetic operator
+	op    string // mapcommons.OperandProperty, OperandLiteral, OperandFunction or an arithmetic operator
 	col   int
-	isStr bool // a string or date column or literal
+	isStr bool // a string or date column or literal, or a function whose result is a string
 	num   float64
 	str   []byte
+	fn    *mapcommons.Function
 	args  []calc
 }
 
@@ -114,12 +138,36 @@ func compileCalc(attrs []mapcommons.Attribute, o *mapcommons.Operand) calc {
 		default:
 			k.isStr, k.str = true, []byte(l.Str)
 		}
+	case mapcommons.OperandFunction:
+		k.fn = mapcommons.LookupFunction(o.Function)
+		k.isStr = k.fn.Returns == mapcommons.LitString
+		fallthrough
 	default:
 		for _, a := range o.Args {
 			k.args = append(k.args, compileCalc(attrs, a))
 		}
 	}
 	return k
+}
+
+// call is the calc's function of its argument for the feature c reads:
+// its text or its number; false for null.
+func (k *calc) call(c Cells) (text []byte, num float64, ok bool) {
+	a := &k.args[0]
+	if a.isStr {
+		s, ok := a.text(c)
+		if !ok {
+			return nil, 0, false
+		}
+		text, num = k.fn.CallString(s)
+		return text, num, true
+	}
+	x, ok := a.number(c)
+	if !ok {
+		return nil, 0, false
+	}
+	num, ok = k.fn.CallNumber(x)
+	return nil, num, ok
 }
 
 // number is the calc's number for the feature c reads; false for null.
@@ -132,6 +180,9 @@ func (k *calc) number(c Cells) (float64, bool) {
 		return c.Num(k.col), true
 	case mapcommons.OperandLiteral:
 		return k.num, true
+	case mapcommons.OperandFunction:
+		_, num, ok := k.call(c)
+		return num, ok
 	}
 	a, ok := k.args[0].number(c)
 	if !ok {
@@ -146,8 +197,12 @@ func (k *calc) number(c Cells) (float64, bool) {
 
 // text is the calc's text (a string column or literal); false for null.
 func (k *calc) text(c Cells) ([]byte, bool) {
-	if k.op == mapcommons.OperandLiteral {
+	switch k.op {
+	case mapcommons.OperandLiteral:
 		return k.str, true
+	case mapcommons.OperandFunction:
+		text, _, ok := k.call(c)
+		return text, ok
 	}
 	if c.Null(k.col) {
 		return nil, false
@@ -232,6 +287,22 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 	case mapcommons.ExprEquals, mapcommons.ExprTouches, mapcommons.ExprCrosses,
 		mapcommons.ExprWithin, mapcommons.ExprContains, mapcommons.ExprOverlaps:
 		return Node{kind: wRelate, rel: compileRelation(e)}
+	}
+	if mapcommons.IsArrayOp(e.Op) {
+		n := Node{kind: wArrays, arrayOp: e.Op}
+		for _, o := range e.Operands {
+			side := arraySide{col: -1}
+			if o.Op == mapcommons.OperandProperty {
+				side.col = mapcommons.AttrIndex(attrs, o.Property)
+			} else {
+				side.elems = mapcommons.ArrayElements(o)
+			}
+			n.arrays = append(n.arrays, side)
+		}
+		return n
+	}
+	if e.Operands != nil && e.Op == mapcommons.ExprLike {
+		return Node{kind: wLikeCalc, calcs: []calc{compileCalc(attrs, e.Operands[0])}, like: compileLike(e.Values[0].Str)}
 	}
 	if e.Operands != nil {
 		n := Node{kind: wOperands, op: cmpOps[e.Op]}
@@ -437,6 +508,19 @@ func (n *Node) match(c Cells) tri {
 		return n.rel.match(c.Geom(), c.Stopper())
 	case wOperands:
 		return n.matchOperands(c)
+	case wLikeCalc:
+		v, ok := n.calcs[0].text(c)
+		if !ok {
+			return triUnknown
+		}
+		return truth(matchLike(n.like, v, c.Stopper()))
+	case wArrays:
+		a, ok1 := n.arrays[0].elements(c)
+		b, ok2 := n.arrays[1].elements(c)
+		if !ok1 || !ok2 {
+			return triUnknown
+		}
+		return truth(mapcommons.ArrayRelation(n.arrayOp, a, b))
 	}
 	if c.Null(n.col) {
 		return triUnknown
