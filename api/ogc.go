@@ -124,6 +124,7 @@ type ogcLink struct {
 func (s *Server) ogcRoutes(m *routeTable) {
 	m.Handle("GET /ogc", s.handle(s.handleOGCLanding))
 	m.Handle("GET /ogc/conformance", s.handle(s.handleOGCConformance))
+	m.Handle("GET /ogc/functions", s.handle(s.handleOGCFunctions))
 	m.Handle("GET /ogc/collections", s.handle(s.bounded(s.handleOGCCollections)))
 	m.Handle("GET /ogc/collections/{id}", s.handle(s.bounded(s.handleOGCCollection)))
 	m.Handle("GET /ogc/collections/{id}/queryables", s.handle(s.handleOGCQueryables))
@@ -135,7 +136,7 @@ func (s *Server) ogcRoutes(m *routeTable) {
 	m.Handle("PUT /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemReplace))
 	m.Handle("PATCH /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemUpdate))
 	m.Handle("DELETE /ogc/collections/{id}/items/{featureId}", s.handle(s.handleOGCItemDelete))
-	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/collections", "/ogc/collections/{id}",
+	for _, p := range []string{"/ogc", "/ogc/conformance", "/ogc/functions", "/ogc/collections", "/ogc/collections/{id}",
 		"/ogc/collections/{id}/queryables", "/ogc/collections/{id}/schema", "/ogc/collections/{id}/items", "/ogc/collections/{id}/items/{featureId}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
@@ -301,7 +302,8 @@ func (s *Server) handleOGCLanding(w http.ResponseWriter, r *http.Request) error 
 		ogcLink{Href: base + "/conformance", Rel: relConform, Type: ogcJSON, Title: "conformance classes"},
 		ogcLink{Href: base + "/collections", Rel: "data", Type: ogcJSON, Title: "the collections (datasets)"},
 		ogcLink{Href: base + "/collections", Rel: relData, Type: ogcJSON, Title: "the collections (datasets)"},
-		ogcLink{Href: base + "/tileMatrixSets", Rel: relTilingSchemes, Type: ogcJSON, Title: "tile matrix sets"})
+		ogcLink{Href: base + "/tileMatrixSets", Rel: relTilingSchemes, Type: ogcJSON, Title: "tile matrix sets"},
+		ogcLink{Href: base + "/functions", Rel: relFunctions, Type: ogcJSON, Title: "the functions a filter may call"})
 	return s.ogcAnswer(w, r, f, ogcJSON, d, &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links})
 }
 

@@ -32,7 +32,10 @@ const (
 // property-property comparisons and arithmetic (comparisons and BETWEEN
 // of properties, literals and + - * / % ^ DIV of numbers, as
 // mapcommons.Operands; literal parts folded, a spatial function of two
-// literals too: scalar.go), in both encodings.
+// literals too: scalar.go), Functions (mapcommons.Functions, listed at
+// /ogc/functions: funcs.go) and Array Functions (A_EQUALS, A_CONTAINS,
+// A_CONTAINEDBY, A_OVERLAPS of JSON-array properties and array literals),
+// in both encodings.
 var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
 	"http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
@@ -46,6 +49,8 @@ var ConformanceClasses = []string{
 	"http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
 	"http://www.opengis.net/spec/cql2/1.0/conf/property-property",
 	"http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
+	"http://www.opengis.net/spec/cql2/1.0/conf/functions",
+	"http://www.opengis.net/spec/cql2/1.0/conf/array-functions",
 }
 
 // Parse parses a filter in the language lang names (a filter-lang value;
