@@ -6,6 +6,7 @@
 package mapcommons
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -32,6 +33,12 @@ const (
 //     end it ('abc%'): the range of the values that start with its prefix;
 //     one with a literal prefix and more ('ab%c'): that range as filters
 //     that narrow, the LIKE itself staying in the rest.
+//
+// A comparison or BETWEEN with a timestamp (text of 20 bytes or more, a
+// 'T' after the date) gives filters that only narrow: the indexes order
+// values as bytes, where "12:00:00Z" is after "12:00:00.5Z", so the
+// filters take in the literal's whole second (from its first 19 bytes)
+// and the exact test, in time order (CompareTimes), stays in the rest.
 //
 // Everything else stays in the rest: <>, IS NULL, NOT, ORs of other
 // kinds, spatial tests (whose top-level BBOX the stores' spatial indexes
@@ -109,6 +116,9 @@ func exprFilters(c *Expr) (fs []Filter, exact bool) {
 	}
 	one := func(op string, l Literal) Filter {
 		return Filter{Attr: c.Property, Op: op, Values: []string{filterValue(l)}}
+	}
+	if fs, ok := timeFilters(c); ok {
+		return fs, false
 	}
 	switch c.Op {
 	case ExprEq:
@@ -206,4 +216,66 @@ func orEqualities(c *Expr) (Filter, bool) {
 		}
 	}
 	return f, true
+}
+
+// timestampText reports whether a literal is the text of a timestamp
+// (what CompareTimes and the bytes of it may order apart).
+func timestampText(l Literal) bool {
+	return l.Kind != LitNumber && l.Kind != LitBoolean && len(l.Str) >= 20 && l.Str[10] == 'T'
+}
+
+// timeFilters are the filters that narrow an ordering comparison or a
+// BETWEEN of a timestamp to the whole seconds it may hold (see
+// SplitWhere); false for another condition.
+func timeFilters(c *Expr) ([]Filter, bool) {
+	switch c.Op {
+	case ExprLt, ExprLe, ExprGt, ExprGe, ExprBetween:
+	default:
+		return nil, false
+	}
+	if !timestampText(c.Values[0]) && (c.Op != ExprBetween || !timestampText(c.Values[1])) {
+		return nil, false
+	}
+	from := func(l Literal) Filter { // the values of its second and after
+		v := filterValue(l)
+		if timestampText(l) {
+			v = v[:19]
+		}
+		return Filter{Attr: c.Property, Op: OpMin, Values: []string{v}}
+	}
+	upTo := func(l Literal) Filter { // the values of its second and before
+		if !timestampText(l) {
+			return Filter{Attr: c.Property, Op: OpMax, Values: []string{filterValue(l)}}
+		}
+		return Filter{Attr: c.Property, Op: OpLess, Values: []string{l.Str[:19] + "\x7f"}}
+	}
+	switch c.Op {
+	case ExprLt, ExprLe:
+		return []Filter{upTo(c.Values[0])}, true
+	case ExprGt, ExprGe:
+		return []Filter{from(c.Values[0])}, true
+	}
+	return []Filter{from(c.Values[0]), upTo(c.Values[1])}, true
+}
+
+// CompareTimes compares two stored dates or timestamps (ISO 8601 text;
+// timestamps in UTC as RFC 3339 with the fewest digits of a fraction, as
+// uploads store them) in time order: as their bytes, but with the 'Z' that
+// ends a timestamp before any other byte, so that 12:00:00Z comes before
+// 12:00:00.5Z, and .5Z before .55Z. Text of another form compares as its
+// bytes.
+func CompareTimes(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if x, y := a[i], b[i]; x != y {
+			switch {
+			case x == 'Z':
+				return -1
+			case y == 'Z':
+				return 1
+			}
+			return cmp.Compare(x, y)
+		}
+	}
+	return cmp.Compare(len(a), len(b))
 }

@@ -187,6 +187,15 @@ func checkInstant(param, s string) error {
 	return nil
 }
 
+// utcInstant is a checked instant (checkInstant) as uploads store it: a
+// date as it is, a date-time in UTC with the fewest digits of a fraction.
+func utcInstant(s string) string {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC().Format(time.RFC3339Nano)
+	}
+	return s
+}
+
 // parseDatetime maps datetime (an instant, or an interval a/b with ".."
 // or "" for an open end) onto a condition of the attribute attr, whose
 // values are dates (a day: from its midnight to the next) or date-times,
@@ -209,6 +218,7 @@ func parseDatetime(v, attr string) (*mapcommons.Expr, error) {
 		if err := check(lo); err != nil {
 			return nil, err
 		}
+		lo = utcInstant(lo)
 		if dateOnly(lo) {
 			conds = append(conds, cmp(mapcommons.ExprGe, mapcommons.LitDate, lo))
 		} else { // after the instant, or the date of its day
@@ -220,6 +230,7 @@ func parseDatetime(v, attr string) (*mapcommons.Expr, error) {
 		if err := check(hi); err != nil {
 			return nil, err
 		}
+		hi = utcInstant(hi)
 		if dateOnly(hi) {
 			conds = append(conds, cmp(mapcommons.ExprLe, mapcommons.LitString, hi+"T99")) // after every time of that day
 		} else {

@@ -7,16 +7,23 @@ import (
 	"mapcommons"
 )
 
-// checkInstant checks a DATE (YYYY-MM-DD) or TIMESTAMP (RFC 3339) literal.
-func checkInstant(kind, s string) error {
+// instant checks a DATE (YYYY-MM-DD) or TIMESTAMP (RFC 3339) literal and
+// gives its canonical text: a timestamp in UTC with the fewest digits of
+// its fraction (2022-01-01T08:00:00.5Z for 2022-01-01T10:00:00.500+02:00),
+// the form uploads store and mapcommons.CompareTimes orders.
+func instant(kind, s string) (string, error) {
 	layout := "2006-01-02"
 	if kind == mapcommons.LitTimestamp {
 		layout = time.RFC3339Nano
 	}
-	if _, err := time.Parse(layout, s); err != nil {
-		return mapcommons.Errorf(mapcommons.EINVALID, "%q is not a %s", s, kind)
+	t, err := time.Parse(layout, s)
+	if err != nil {
+		return "", mapcommons.Errorf(mapcommons.EINVALID, "%q is not a %s", s, kind)
 	}
-	return nil
+	if kind == mapcommons.LitTimestamp {
+		s = t.UTC().Format(time.RFC3339Nano)
+	}
+	return s, nil
 }
 
 // bboxOf reads the numbers of a BBOX: w, s, e, n or w, s, zmin, e, n, zmax,

@@ -7,7 +7,6 @@ package cql2
 import (
 	"context"
 	"strings"
-	"time"
 
 	"mapcommons"
 	"mapcommons/feature"
@@ -144,18 +143,7 @@ func arrayElement(o operand) (*mapcommons.Operand, error) {
 	if !o.isLit {
 		return nil, failAt(o.pos, "an array's elements are literals and arrays, not %s", o.describe())
 	}
-	return &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: canonical(o.lit)}, nil
-}
-
-// canonical is a timestamp literal in UTC (RFC 3339), as both encodings
-// give it; other literals as they are.
-func canonical(l mapcommons.Literal) mapcommons.Literal {
-	if l.Kind == mapcommons.LitTimestamp {
-		if t, err := time.Parse(time.RFC3339Nano, l.Str); err == nil {
-			l.Str = t.UTC().Format(time.RFC3339Nano)
-		}
-	}
-	return l
+	return &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: o.lit}, nil
 }
 
 // describe names the operand in an error.

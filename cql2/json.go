@@ -312,7 +312,7 @@ func arrayJSON(list []any, n *int, depth int) (*mapcommons.Operand, *jsonError) 
 		if err != nil {
 			return nil, jfail("an array's elements are literals and arrays").at(step)
 		}
-		a.Args = append(a.Args, &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: canonical(l)})
+		a.Args = append(a.Args, &mapcommons.Operand{Op: mapcommons.OperandLiteral, Literal: l})
 	}
 	return a, nil
 }
@@ -423,7 +423,8 @@ func literalJSON(v any) (mapcommons.Literal, *jsonError) {
 		if len(x) == 1 {
 			for _, kind := range []string{mapcommons.LitDate, mapcommons.LitTimestamp} {
 				if s, ok := x[kind].(string); ok {
-					if err := checkInstant(kind, s); err != nil {
+					s, err := instant(kind, s)
+					if err != nil {
 						return mapcommons.Literal{}, jfail("%s", mapcommons.ErrorMessage(err))
 					}
 					return mapcommons.Literal{Kind: kind, Str: s}, nil

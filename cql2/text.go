@@ -484,10 +484,11 @@ func (p *textParser) operand() (operand, error) {
 			if p.tok.kind != tString {
 				return o, p.fail("expected a quoted %s, found %s", kind, p.desc())
 			}
-			if err := checkInstant(kind, p.tok.text); err != nil {
+			s, err := instant(kind, p.tok.text)
+			if err != nil {
 				return o, p.fail("%s", mapcommons.ErrorMessage(err))
 			}
-			o.isLit, o.lit = true, mapcommons.Literal{Kind: kind, Str: p.tok.text}
+			o.isLit, o.lit = true, mapcommons.Literal{Kind: kind, Str: s}
 			if err := p.next(); err != nil {
 				return o, err
 			}

@@ -69,6 +69,7 @@ type Node struct {
 	kind   int
 	col    int
 	isStr  bool // the column holds strings (string, date)
+	isTime bool // … dates and timestamps: compared by mapcommons.CompareTimes
 	isBool bool
 	op     int
 	nums   []float64 // compare: 1; between: 2; in: n
@@ -114,10 +115,13 @@ type calc struct {
 	op    string // mapcommons.OperandProperty, OperandLiteral, OperandFunction or an arithmetic operator
 	col   int
 	isStr bool // a string or date column or literal, or a function whose result is a string
-	num   float64
-	str   []byte
-	fn    *mapcommons.Function
-	args  []calc
+	// isTime: a date column, or a date or timestamp literal (compared by
+	// mapcommons.CompareTimes)
+	isTime bool
+	num    float64
+	str    []byte
+	fn     *mapcommons.Function
+	args   []calc
 }
 
 func compileCalc(attrs []mapcommons.Attribute, o *mapcommons.Operand) calc {
@@ -127,6 +131,7 @@ func compileCalc(attrs []mapcommons.Attribute, o *mapcommons.Operand) calc {
 		k.col = mapcommons.AttrIndex(attrs, o.Property)
 		t := attrs[k.col].Type
 		k.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
+		k.isTime = t == mapcommons.AttrDate
 	case mapcommons.OperandLiteral:
 		switch l := o.Literal; l.Kind {
 		case mapcommons.LitNumber:
@@ -137,6 +142,7 @@ func compileCalc(attrs []mapcommons.Attribute, o *mapcommons.Operand) calc {
 			}
 		default:
 			k.isStr, k.str = true, []byte(l.Str)
+			k.isTime = l.Kind == mapcommons.LitDate || l.Kind == mapcommons.LitTimestamp
 		}
 	case mapcommons.OperandFunction:
 		k.fn = mapcommons.LookupFunction(o.Function)
@@ -220,6 +226,9 @@ func compareCalcs(a, b *calc, c Cells) (int, bool) {
 		y, ok := b.text(c)
 		if !ok {
 			return 0, false
+		}
+		if a.isTime || b.isTime {
+			return mapcommons.CompareTimes(x, y), true
 		}
 		return bytes.Compare(x, y), true
 	}
@@ -317,6 +326,7 @@ func Compile(attrs []mapcommons.Attribute, e *mapcommons.Expr) Node {
 	}
 	t := attrs[n.col].Type
 	n.isStr = t == mapcommons.AttrString || t == mapcommons.AttrDate
+	n.isTime = t == mapcommons.AttrDate && !e.CaseI && !e.AccentI
 	n.isBool = t == mapcommons.AttrBoolean
 	n.caseI, n.accentI = e.CaseI, e.AccentI
 	for _, v := range e.Values {
@@ -533,9 +543,9 @@ func (n *Node) match(c Cells) tri {
 		}
 		switch n.kind {
 		case wCompare:
-			return truth(compared(n.op, bytes.Compare(v, n.strs[0])))
+			return truth(compared(n.op, n.order(v, n.strs[0])))
 		case wBetween:
-			return truth(bytes.Compare(v, n.strs[0]) >= 0 && bytes.Compare(v, n.strs[1]) <= 0)
+			return truth(n.order(v, n.strs[0]) >= 0 && n.order(v, n.strs[1]) <= 0)
 		case wLike:
 			return truth(matchLike(n.like, v, c.Stopper()))
 		}
@@ -567,6 +577,15 @@ func (n *Node) match(c Cells) tri {
 		}
 	}
 	return triFalse
+}
+
+// order compares two of the node's strings: dates and timestamps in time
+// order, other text as bytes.
+func (n *Node) order(a, b []byte) int {
+	if n.isTime {
+		return mapcommons.CompareTimes(a, b)
+	}
+	return bytes.Compare(a, b)
 }
 
 // matchGeometry tests a feature's geometry; a feature without one (or

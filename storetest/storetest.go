@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 	part("LongLike", testLongLike, "Datasets", "Features")
 	part("SpatialFunctions", testSpatialFunctions, "Datasets", "Features")
 	part("TemporalFunctions", testTemporalFunctions, "Datasets", "Features")
+	part("FractionalTimes", testFractionalTimes, "Datasets", "Features")
 	part("CaseAccentInsensitive", testCaseAccentInsensitive, "Datasets", "Features")
 	part("PropertyPropertyArithmetic", testPropertyPropertyArithmetic, "Datasets", "Features")
 	part("Errors", testErrors, "Users", "Datasets", "Features")
@@ -72,7 +73,7 @@ func RunFeatures(t *testing.T, open Opener, names ...string) {
 		{"FeatureIDs", testFeatureIDs}, {"Edits", testEdits}, {"EditPatches", testEditPatches},
 		{"EditVersion", testEditVersion},
 		{"QueryOracle", testQueryOracle}, {"LongLike", testLongLike}, {"SpatialFunctions", testSpatialFunctions},
-		{"TemporalFunctions", testTemporalFunctions}, {"CaseAccentInsensitive", testCaseAccentInsensitive},
+		{"TemporalFunctions", testTemporalFunctions}, {"FractionalTimes", testFractionalTimes}, {"CaseAccentInsensitive", testCaseAccentInsensitive},
 		{"PropertyPropertyArithmetic", testPropertyPropertyArithmetic},
 	} {
 		if len(names) == 0 || slices.Contains(names, p.name) {

@@ -47,3 +47,41 @@ func testTemporalFunctions(t *testing.T, open Opener) {
 		{`T_DURING(INTERVAL('1969-07-20T20:17:40Z', '1969-07-21T17:54:00Z'), INTERVAL('1969-07-16T13:32:00Z', '1969-07-24T16:50:35Z'))`, []int64{1, 2, 3, 4, 5, 6}, nil},
 	})
 }
+
+// testFractionalTimes: timestamps with fractions of a second compare in
+// time order (12:00:00Z before 12:00:00.25Z before 12:00:00.5Z before
+// 12:00:00.55Z), though the indexes order their text as bytes, and a
+// literal in another zone or with trailing zeros is the same instant.
+func testFractionalTimes(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t)
+	src := &SliceSource{Attrs: []mapcommons.Attribute{{Name: "t", Type: mapcommons.AttrDate}}}
+	if err := mapcommons.NormalizeAttributes(src.Attrs); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{
+		"2022-01-01T10:00:00Z",     // 1
+		"2022-01-01T10:00:00.5Z",   // 2
+		"2022-01-01T10:00:00.25Z",  // 3
+		"2022-01-01T10:00:00.55Z",  // 4
+		"2022-01-01T10:00:01Z",     // 5
+		"2022-01-01T09:59:59.999Z", // 6
+		nil,                        // 7
+	} {
+		src.Features = append(src.Features, mapcommons.Feature{Values: []any{v}})
+	}
+	ds := &mapcommons.Dataset{Type: "csv"}
+	if err := s.Datasets.CreateDataset(ctx, ds, src); err != nil {
+		t.Fatal(err)
+	}
+	checkFilters(t, s, ds.ID, src.Attrs, []filterCase{
+		{`t > TIMESTAMP('2022-01-01T10:00:00Z')`, []int64{2, 3, 4, 5}, []int64{1, 6}},
+		{`t >= TIMESTAMP('2022-01-01T12:00:00.500+02:00')`, []int64{2, 4, 5}, []int64{1, 3, 6}},
+		{`t < TIMESTAMP('2022-01-01T10:00:00.5Z')`, []int64{1, 3, 6}, []int64{2, 4, 5}},
+		{`t <= TIMESTAMP('2022-01-01T10:00:00Z')`, []int64{1, 6}, []int64{2, 3, 4, 5}},
+		{`t BETWEEN TIMESTAMP('2022-01-01T10:00:00.25Z') AND TIMESTAMP('2022-01-01T10:00:00.550Z')`, []int64{2, 3, 4}, []int64{1, 5, 6}},
+		{`t = TIMESTAMP('2022-01-01T10:00:00.50Z')`, []int64{2}, []int64{1, 3, 4, 5, 6}},
+		{`T_AFTER(t, TIMESTAMP('2022-01-01T10:00:00.5Z'))`, []int64{4, 5}, []int64{1, 2, 3, 6}},
+		{`t > TIMESTAMP('2022-01-01T10:00:00.5Z') AND t < TIMESTAMP('2022-01-01T10:00:01Z')`, []int64{4}, []int64{1, 2, 3, 5, 6}},
+	})
+}
