@@ -23,7 +23,7 @@ type ogcFunctionArg struct {
 type ogcFunction struct {
 	Name        string           `json:"name"`
 	Description string           `json:"description"`
-	Arguments   []ogcFunctionArg `json:"arguments"`
+	Args        []ogcFunctionArg `json:"args"`
 	Returns     []string         `json:"returns"`
 }
 
@@ -33,12 +33,12 @@ type ogcFunctionsDoc struct {
 	Links     []ogcLink     `json:"links"`
 }
 
-// ogcFunctionTypes are the CQL2 types of an argument or result of one of
-// mapcommons's types: a string argument takes dates and timestamps too (as
-// their text).
+// ogcFunctionTypes are the types (of the standard's functions.yml) of an
+// argument or result of one of mapcommons's types: a string argument
+// takes dates and timestamps too (as their text).
 func ogcFunctionTypes(t string, arg bool) []string {
 	if t == mapcommons.LitString && arg {
-		return []string{"string", "date", "timestamp"}
+		return []string{"string", "datetime"}
 	}
 	return []string{t}
 }
@@ -60,7 +60,7 @@ func (s *Server) handleOGCFunctions(w http.ResponseWriter, r *http.Request) erro
 		var args []string
 		for i, a := range fn.Args {
 			arg := ogcFunctionArg{Title: "argument " + strconv.Itoa(i+1), Type: ogcFunctionTypes(a, true)}
-			o.Arguments = append(o.Arguments, arg)
+			o.Args = append(o.Args, arg)
 			args = append(args, strings.Join(arg.Type, " | "))
 		}
 		d.Functions = append(d.Functions, o)

@@ -18,20 +18,20 @@ func TestOGCFunctionsAndArrays(t *testing.T) {
 	ts := newServer(t)
 	fns := decode[struct {
 		Functions []struct {
-			Name      string
-			Arguments []struct{ Type []string }
-			Returns   []string
+			Name    string
+			Args    []struct{ Type []string }
+			Returns []string
 		}
 	}](t, must(t, ts.get("/ogc/functions", ""), 200))
 	got := map[string]string{}
 	for _, f := range fns.Functions {
 		var args []string
-		for _, a := range f.Arguments {
+		for _, a := range f.Args {
 			args = append(args, strings.Join(a.Type, "|"))
 		}
 		got[f.Name] = strings.Join(args, ",") + "→" + strings.Join(f.Returns, "|")
 	}
-	for name, want := range map[string]string{"lower": "string|date|timestamp→string", "length": "string|date|timestamp→number", "round": "number→number"} {
+	for name, want := range map[string]string{"lower": "string|datetime→string", "length": "string|datetime→number", "round": "number→number"} {
 		if got[name] != want {
 			t.Errorf("/ogc/functions %s: %q, want %q (all: %v)", name, got[name], want, got)
 		}

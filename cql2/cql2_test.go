@@ -281,7 +281,7 @@ func TestValidate(t *testing.T) {
 		{"n = TRUE", "a boolean cannot be compared"},
 		{"n IN (1, 'a')", "a string cannot be compared"},
 		{"n LIKE 'a%'", "not a string"},
-		{"n BETWEEN 'a' AND 2", "a string cannot be compared"},
+		{"n BETWEEN 'a' AND 'b'", "a string cannot be compared"},
 		{"S_INTERSECTS(n, POINT(0 0))", "is not the geometry"},
 		{"S_DISJOINT(geom, POINT(0 0)) OR S_EQUALS(geometry, POINT(0 0)) OR S_TOUCHES(geometry, BBOX(0,0,1,1)) OR S_CROSSES(geometry, LINESTRING(0 0, 1 1)) OR " +
 			"S_WITHIN(geometry, POINT(0 0)) OR S_CONTAINS(geometry, POINT(0 0)) OR S_OVERLAPS(geometry, POINT(0 0))", ""},
@@ -630,7 +630,9 @@ func TestArithmeticErrors(t *testing.T) {
 		{"a = 1 +", "expected a property or a literal, found end of filter"},
 		{"a = (1 + 2", "expected ), found end of filter"},
 		{"'a' = 1", `"a" cannot be compared with 1`},
-		{"1 BETWEEN 'a' AND 2", "BETWEEN of literals that do not compare"},
+		{"1 BETWEEN 'a' AND 2", `BETWEEN's ends are of one type, not "a" and 2`},
+		{"1 BETWEEN 'a' AND 'b'", "BETWEEN of literals that do not compare"},
+		{"a BETWEEN 1 AND true", "BETWEEN is of numbers, strings or instants, not of true"},
 		{"a = " + strings.Repeat("a + ", mapcommons.MaxExprNodes) + "1", "more than 10000 operations"},
 		{"a = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200), "nested deeper than"},
 	} {

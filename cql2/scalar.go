@@ -94,6 +94,16 @@ func scalarComparison(op string, a, b operand) (*mapcommons.Expr, error) {
 
 // between is a BETWEEN lo AND hi.
 func between(a, lo, hi operand) (*mapcommons.Expr, error) {
+	for _, x := range []operand{a, lo, hi} {
+		if x.isLit && x.lit.Kind == mapcommons.LitBoolean {
+			return nil, failAt(x.pos, "BETWEEN is of numbers, strings or instants, not of %s", x.lit)
+		}
+	}
+	if lo.isLit && hi.isLit {
+		if _, ok := compareLiterals(lo.lit, hi.lit); !ok {
+			return nil, failAt(lo.pos, "BETWEEN's ends are of one type, not %s and %s", lo.lit, hi.lit)
+		}
+	}
 	if a.simpleProp() && lo.isLit && hi.isLit {
 		return a.expr(mapcommons.ExprBetween, lo.lit, hi.lit), nil
 	}

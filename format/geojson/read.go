@@ -1,6 +1,7 @@
 package geojson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,12 @@ func parseGeom(b []byte, depth int) (*wkb.Geom, error) {
 	var r rawGeometry
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fail("%v", err)
+	}
+	// Go reads a null into a float64 as nothing (0): a position's null is
+	// refused here. Coordinates hold only numbers, brackets, commas and
+	// space, so "null" in them is that token.
+	if bytes.Contains(r.Coordinates, []byte("null")) && string(bytes.TrimSpace(r.Coordinates)) != "null" {
+		return nil, fail("a position holds null, not a number")
 	}
 	g := &wkb.Geom{}
 	var err error
@@ -98,9 +105,10 @@ func parseGeom(b []byte, depth int) (*wkb.Geom, error) {
 			if e != nil {
 				return nil, e
 			}
-			if p != nil {
-				g.Parts = append(g.Parts, *p)
+			if p == nil {
+				return nil, fail("a collection's member is null, not a geometry")
 			}
+			g.Parts = append(g.Parts, *p)
 		}
 	default:
 		return nil, fail("unknown type %q", r.Type)

@@ -50,3 +50,22 @@ func FuzzParseGeometry(f *testing.F) {
 		}
 	})
 }
+
+// TestParseGeometryNullPosition: a null in a position is refused, not
+// read as 0 (Go's JSON reads a null into a number as nothing), and so is
+// a null member of a collection (it was left out).
+func TestParseGeometryNullPosition(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"Point","coordinates":[null,2]}`,
+		`{"type":"LineString","coordinates":[[1,2],[3, null ]]}`,
+		`{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,null],[0,0]]]}`,
+		`{"type":"MultiPoint","coordinates":[null]}`,
+		`{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,null]}]}`,
+		`{"type":"GeometryCollection","geometries":[null,{"type":"Point","coordinates":[1,2]}]}`,
+	} {
+		if b, err := ParseGeometry([]byte(in)); err == nil {
+			g, _ := wkb.ToWKT(nil, b)
+			t.Errorf("%s: read as %s, want an error", in, g)
+		}
+	}
+}
