@@ -102,6 +102,57 @@ func TestOGCAnswersFitTheOfficialSchemas(t *testing.T) {
 		}
 	}
 
+	// The queryables and the schema are JSON Schemas 2020-12 (compiling
+	// checks them against its meta-schema), and every feature, its id and
+	// geometry with its properties, fits the schema: counties, and points
+	// with dates and nulls.
+	dated := createDated(t, ts, "towns", "2021-04-16", nil, "1999-12-31")
+	for _, coll := range []string{id, dated} {
+		var schema *jsonschema.Schema
+		for _, doc := range []string{"queryables", "schema"} {
+			path := "/ogc/collections/" + coll + "/" + doc
+			body := must(t, ts.get(path, "alice"), 200)
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := jsonschema.NewCompiler()
+			if err := c.AddResource(schemaBase+"doc.json", v); err != nil {
+				t.Fatal(err)
+			}
+			s, err := c.Compile(schemaBase + "doc.json")
+			if err != nil {
+				t.Errorf("GET %s is not a JSON Schema: %v", path, err)
+				continue
+			}
+			if d := decode[map[string]any](t, body); d["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+				t.Errorf("GET %s: $schema %v", path, d["$schema"])
+			}
+			schema = s
+		}
+		fc := decode[struct {
+			Features []struct {
+				ID         any
+				Geometry   any
+				Properties map[string]any
+			}
+		}](t, must(t, ts.get("/ogc/collections/"+coll+"/items?limit=200", "alice"), 200))
+		if schema == nil || len(fc.Features) == 0 {
+			t.Fatalf("collection %s: no schema or no features", coll)
+		}
+		for _, f := range fc.Features {
+			obj := map[string]any{"id": f.ID, "geometry": f.Geometry}
+			for k, v := range f.Properties {
+				obj[k] = v
+			}
+			b, _ := json.Marshal(obj)
+			if err := fitsSchema(schema, b); err != nil {
+				t.Errorf("collection %s: feature %v does not fit its schema: %v", coll, f.ID, err)
+				break
+			}
+		}
+	}
+
 	// WebMercatorQuad is the registry's definition of it.
 	type matrix struct {
 		ID                        string

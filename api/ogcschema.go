@@ -45,6 +45,9 @@ func (s *Server) handleOGCSchema(w http.ResponseWriter, r *http.Request) error {
 		for k, v := range p {
 			prop[k] = v
 		}
+		// Any attribute may be null in a feature (a JSON null), which
+		// the schema of what is returned has to allow.
+		prop["type"] = []string{p["type"], "null"}
 		role := ""
 		// The primary instant is a temporal property: a date attribute
 		// whose values are all dates or date-times.
