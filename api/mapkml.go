@@ -20,13 +20,6 @@ import (
 // from the layer's styles (one per class for a classed layer, with a
 // legend in the Folder's description), and a NetworkLink for url: layers.
 
-// Colours of a layer whose styles name none.
-const (
-	defaultFillColor   = 0x4682B4
-	defaultStrokeColor = 0x333333
-	defaultIconColor   = 0xE6550D
-)
-
 // kmlColor is an 0xRRGGBB colour with an opacity in 0..1.
 func kmlColor(rgb int, opacity float64) *kml.Color {
 	if math.IsNaN(opacity) {
@@ -52,7 +45,7 @@ func layerStyle(id string, l *mapcommons.Layer, fill int, classed bool) kml.Styl
 	if st.Stroke.Weight != nil {
 		weight = *st.Stroke.Weight
 	}
-	iconColor := colorOr(st.Icon.Color, defaultIconColor)
+	iconColor := colorOr(st.Icon.Color, style.DefaultIcon)
 	iconOpacity := 1.0
 	if st.Icon.Opacity != nil {
 		iconOpacity = *st.Icon.Opacity
@@ -69,7 +62,7 @@ func layerStyle(id string, l *mapcommons.Layer, fill int, classed bool) kml.Styl
 	size = math.Sqrt(size)
 	out := kml.Style{
 		ID:        id,
-		LineColor: kmlColor(colorOr(st.Stroke.Color, defaultStrokeColor), st.Stroke.Alpha*op),
+		LineColor: kmlColor(colorOr(st.Stroke.Color, style.DefaultStroke), st.Stroke.Alpha*op),
 		LineWidth: weight,
 		PolyColor: kmlColor(fill, st.Fill.Opacity*op),
 		IconColor: kmlColor(iconColor, iconOpacity*op),
@@ -142,7 +135,7 @@ func (s *Server) writeMapKML(w http.ResponseWriter, r *http.Request, m *mapcommo
 				}
 			}
 		}
-		styles = append(styles, layerStyle(p.style, l, colorOr(l.Styles.Fill.Color, defaultFillColor), false))
+		styles = append(styles, layerStyle(p.style, l, colorOr(l.Styles.Fill.Color, style.DefaultFill), false))
 		plans = append(plans, p)
 	}
 	ct, _ := format.ContentType("kml")

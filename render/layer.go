@@ -17,46 +17,20 @@ import (
 	"mapcommons/style"
 )
 
-// The colours of a layer whose styles name none (style.js's defaults),
-// and of a classed symbol of no class.
-const (
-	defaultFill   = 0x4682b4
-	defaultStroke = 0x333333
-	defaultIcon   = 0xe6550d
-	noClassIcon   = 0x9e9e9e
-)
-
-// geojsonMax is the web application's bound on a layer read as GeoJSON
-// (layers.js); a bigger dataset is drawn there from vector tiles.
-const geojsonMax = 5000
-
-// plan is how a layer is drawn: layerPlan's and layerSpecs's decisions.
+// plan is how a layer is drawn: its look (style.LookOf, the one home of
+// the styling model) in this image's device pixels and colours.
 type plan struct {
-	typ      string
-	classes  *style.Classes // nil: not classed
-	classCol int
-	classTyp mapcommons.AttrType
-	sizeCol  int // PROPORTIONAL: the size attribute's column, else -1
-	sizeTyp  mapcommons.AttrType
-	sizeGone bool // the size attribute is not the dataset's
-	maxValue float64
+	*style.Look
+	classTyp, sizeTyp mapcommons.AttrType
 
-	fill        []color.NRGBA64 // by class; one for an unclassed layer
-	fillNone    bool            // features of no class are not filled
-	drawFill    bool
-	stroke      color.NRGBA64
-	caseColor   color.NRGBA64
-	cased       bool
-	drawStroke  bool
-	strokeHalf  float32 // half the line's width, device pixels
-	caseHalf    float32
-	dash        [2]float32 // on, off (device pixels); zero: solid
-	symbol      string
-	shadow      bool
-	iconScale   float64 // sqrt of the icon's size
-	iconOpacity float64
-	iconColor   int
-	centroids   bool // symbols at polygons' centroids
+	fill       []color.NRGBA64 // by class; one for an unclassed layer
+	drawFill   bool
+	stroke     color.NRGBA64
+	caseColor  color.NRGBA64
+	drawStroke bool
+	strokeHalf float32 // half the line's width, device pixels
+	caseHalf   float32
+	dash       [2]float32 // on, off (device pixels); zero: solid
 }
 
 func nrgba(c int, opacity float64) color.NRGBA64 {
@@ -64,185 +38,53 @@ func nrgba(c int, opacity float64) color.NRGBA64 {
 	return color.NRGBA64{R: uint16(c>>16&0xff) * 0x101, G: uint16(c>>8&0xff) * 0x101, B: uint16(c&0xff) * 0x101, A: a}
 }
 
-// newPlan reads a layer's styles as style.js's layerPlan and layerSpecs do.
+// newPlan classes a layer (CHOROPLETH, GRADUATED) and takes its look.
 func (d *drawer) newPlan(l *mapcommons.Layer, ds *mapcommons.Dataset) (*plan, error) {
-	st := &l.Styles
-	p := &plan{typ: strings.ToUpper(st.Type), classCol: -1, sizeCol: -1}
-	if p.typ == "" {
-		p.typ = mapcommons.LayerPrimitive
-	}
-	if (p.typ == mapcommons.LayerChoropleth || p.typ == mapcommons.LayerGraduated) && d.classifier != nil {
-		cl, err := d.classifier.Classify(d.ctx, l, ds)
-		if err != nil {
+	var cl *style.Classes
+	if typ := strings.ToUpper(l.Styles.Type); (typ == mapcommons.LayerChoropleth || typ == mapcommons.LayerGraduated) && d.classifier != nil {
+		var err error
+		if cl, err = d.classifier.Classify(d.ctx, l, ds); err != nil {
 			return nil, err
 		}
-		if cl != nil && len(cl.Counts) > 0 && len(cl.Breaks) == len(cl.Counts)+1 {
-			if col := mapcommons.AttrIndex(ds.Attributes, cl.Attribute); col >= 0 {
-				p.classes, p.classCol, p.classTyp = cl, col, ds.Attributes[col].Type
-			}
-		}
 	}
-	if p.typ == mapcommons.LayerProportional {
-		name := st.Icon.SelectedAttribute
-		if name == "" {
-			name = st.Fill.SelectedAttribute
-		}
-		if col := mapcommons.AttrIndex(ds.Attributes, name); name != "" && col >= 0 {
-			p.sizeCol, p.sizeTyp = col, ds.Attributes[col].Type
-			p.maxValue = statsMax(ds, ds.Attributes[col].Name)
-		} else if name != "" {
-			// MapLibre reads a property the features lack as 0: no symbol.
-			p.sizeGone = true
-		}
+	k := style.LookOf(l, ds, cl)
+	p := &plan{Look: k}
+	if k.ClassCol >= 0 {
+		p.classTyp = ds.Attributes[k.ClassCol].Type
 	}
-	op := l.Opacity
-	symbolic := p.typ == mapcommons.LayerGraduated || p.typ == mapcommons.LayerProportional
-
-	// The fill: by class for a classed layer, else the fill's colour; a
-	// symbolic layer's polygons are a faint ground under its symbols.
-	fillOpacity := st.Fill.Opacity * op
-	fillColor := defaultFill
-	if st.Fill.Color != nil {
-		fillColor = *st.Fill.Color
+	if k.SizeCol >= 0 {
+		p.sizeTyp = ds.Attributes[k.SizeCol].Type
 	}
-	switch {
-	case symbolic:
-		p.fill = []color.NRGBA64{nrgba(fillColor, fillOpacity*0.3)}
-	case p.classes != nil:
-		for _, c := range p.classes.Colors {
-			p.fill = append(p.fill, nrgba(c, fillOpacity))
-		}
-		p.fillNone = true
-	default:
-		p.fill = []color.NRGBA64{nrgba(fillColor, fillOpacity)}
+	for _, c := range k.Fill {
+		p.fill = append(p.fill, nrgba(c, k.FillOpacity))
 	}
-	p.drawFill = fillOpacity > 0 && (!symbolic || fillOpacity*0.3 > 0)
-
-	// Lines: the icon's lineStyle says dashed, thick or cased.
-	weight := 1.0
-	if st.Stroke.Weight != nil {
-		weight = *st.Stroke.Weight
+	p.drawFill = k.DrawsFill()
+	p.stroke = nrgba(k.Stroke, k.StrokeOpacity)
+	p.strokeHalf = float32(k.StrokeWidth * d.v.scale / 2)
+	p.drawStroke = k.DrawsStroke()
+	if k.Cased {
+		p.caseColor = nrgba(0xffffff, k.StrokeOpacity)
+		p.caseHalf = float32(k.CaseWidth * d.v.scale / 2)
 	}
-	ls := st.Icon.LineStyle
-	if ls == "" {
-		ls = "regular"
-	}
-	w := weight
-	if ls == "thick" || ls == "dashedThick" {
-		w *= 3
-	}
-	strokeColor := defaultStroke
-	if st.Stroke.Color != nil {
-		strokeColor = *st.Stroke.Color
-	}
-	strokeOpacity := st.Stroke.Alpha * op
-	p.stroke = nrgba(strokeColor, strokeOpacity)
-	p.strokeHalf = float32(w * d.v.scale / 2)
-	p.drawStroke = strokeOpacity > 0 && w > 0
-	if ls == "cased" {
-		p.cased = strokeOpacity > 0
-		p.caseColor = nrgba(0xffffff, strokeOpacity)
-		p.caseHalf = float32((w + 3) * d.v.scale / 2)
-	}
-	if strings.HasPrefix(ls, "dashed") {
-		// line-dasharray [3, 2], in line widths.
-		p.dash = [2]float32{float32(3 * w * d.v.scale), float32(2 * w * d.v.scale)}
-	}
-
-	// Symbols.
-	p.symbol = st.Icon.Symbol
-	if !style.IsIconSymbol(p.symbol) {
-		p.symbol = "circle"
-		if p.typ == mapcommons.LayerProportional {
-			p.symbol = "propCircle"
-		}
-	}
-	p.shadow = st.Icon.Dropshadow
-	p.iconScale = 1
-	if st.Icon.Size > 0 {
-		p.iconScale = math.Sqrt(st.Icon.Size)
-	}
-	p.iconOpacity = op
-	if st.Icon.Opacity != nil {
-		p.iconOpacity *= *st.Icon.Opacity
-	}
-	p.iconColor = defaultIcon
-	if st.Icon.Color != nil {
-		p.iconColor = *st.Icon.Color
-	}
-	p.centroids = symbolic || p.typ == mapcommons.LayerPoint
+	p.dash = [2]float32{float32(k.Dash[0] * d.v.scale), float32(k.Dash[1] * d.v.scale)}
 	return p, nil
-}
-
-// statsMax is the largest magnitude of a column (style.js's statsMax, the
-// tiles' rule), at least 1 for a dataset the web application reads as
-// GeoJSON (scanFeatures's rule); 1 when unknown.
-func statsMax(ds *mapcommons.Dataset, name string) float64 {
-	s, ok := ds.Stats[name]
-	if !ok {
-		return 1
-	}
-	m := max(math.Abs(s.Max), math.Abs(s.Min))
-	if m == 0 || math.IsNaN(m) {
-		m = 1
-	}
-	if ds.FeatureCount <= geojsonMax {
-		m = max(m, 1)
-	}
-	return m
-}
-
-// classOf is the class of value v (-1: none), as style.js's classIndex
-// computes it from the breaks: class i is [breaks[i], breaks[i+1]), the
-// last one closed; of equal breaks only the first is a stop (MapLibre's
-// stops must increase), so a value at a repeated break is in the first
-// class that break starts, even if that class is empty.
-func classOf(c *style.Classes, v float64) int {
-	b := c.Breaks
-	n := len(c.Counts)
-	if math.IsNaN(v) || v < b[0] || v > b[n] {
-		return -1
-	}
-	k, last := 0, math.Inf(-1)
-	for i := 1; i < n; i++ {
-		if i == 1 || b[i] > last {
-			last = b[i]
-			if v >= b[i] {
-				k = i
-			}
-		}
-	}
-	return k
 }
 
 // iconFor is the symbol of a feature: its class's colour and size
 // (GRADUATED) or its value's size (PROPORTIONAL). nil: nothing to draw.
 func (d *drawer) iconFor(p *plan, f *mapcommons.Feature) *icon {
-	colour, size := p.iconColor, p.iconScale
-	if p.classes != nil {
-		k := classOf(p.classes, style.NumberAt(f, p.classCol, p.classTyp))
-		if k >= 0 {
-			colour = p.classes.Colors[k]
-		} else {
-			colour = noClassIcon
-		}
-		if p.typ == mapcommons.LayerGraduated {
-			if k >= 0 {
-				size = p.iconScale * (0.6 + 0.9*float64(k)/float64(max(len(p.classes.Counts)-1, 1)))
-			} else {
-				size = p.iconScale * 0.4
-			}
-		}
+	colour, size := p.IconColor, p.IconScale
+	if p.Classes != nil {
+		colour, size = p.ClassSymbol(p.ClassOf(style.NumberAt(f, p.ClassCol, p.classTyp)))
 	}
-	if p.sizeCol >= 0 {
-		v := toNumber(f, p.sizeCol, p.sizeTyp)
-		size = p.iconScale * 1.6 * math.Sqrt(max(math.Abs(v), 0)/p.maxValue)
+	if p.SizeCol >= 0 {
+		size = p.ProportionalSize(toNumber(f, p.SizeCol, p.sizeTyp))
 	}
-	if !(size > 0) || p.iconOpacity <= 0 || p.sizeGone {
+	if !(size > 0) || p.IconOpacity <= 0 || p.SizeGone {
 		return nil
 	}
-	return d.icons.get(iconKey{symbol: p.symbol, color: colour, shadow: p.shadow,
-		size: quantize(size * d.v.scale), opacity: uint16(math.Round(min(1, p.iconOpacity) * 0xffff))})
+	return d.icons.get(iconKey{symbol: p.Symbol, color: colour, shadow: p.Shadow,
+		size: quantize(size * d.v.scale), opacity: uint16(math.Round(min(1, p.IconOpacity) * 0xffff))})
 }
 
 // toNumber is MapLibre's ["to-number", value, 0] of a feature's attribute.
@@ -284,10 +126,10 @@ func toNumber(f *mapcommons.Feature, col int, t mapcommons.AttrType) float64 {
 // fillIndex is the fill colour of a feature (an index into plan.fill), -1
 // for none.
 func (p *plan) fillIndex(f *mapcommons.Feature) int {
-	if !p.fillNone {
+	if !p.FillNone {
 		return 0
 	}
-	return classOf(p.classes, style.NumberAt(f, p.classCol, p.classTyp))
+	return p.ClassOf(style.NumberAt(f, p.ClassCol, p.classTyp))
 }
 
 // drawer draws the layers of one request.
@@ -367,7 +209,7 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 		return err
 	}
 	// What reaches into the image from outside it: a symbol, a line.
-	reach := 24 * 0.5 * d.v.scale * p.iconScale * 1.6
+	reach := style.IconPixels * 0.5 * d.v.scale * p.IconScale * style.ProportionalFactor
 	reach = max(reach, float64(max(p.strokeHalf, p.caseHalf))*2)
 	margin := float32(reach + 2)
 	d.clip = [4]float32{-margin, -margin, float32(d.v.w) + margin, float32(d.v.h) + margin}
@@ -375,7 +217,7 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	d.gridReady = false
 
 	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
-	if p.classes != nil || p.sizeCol >= 0 {
+	if p.Classes != nil || p.SizeCol >= 0 {
 		q.Lazy = true
 	} else {
 		q.NoValues = true
@@ -411,7 +253,7 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 			}
 		}
 	}
-	if p.cased {
+	if p.Cased {
 		for _, g := range d.lines {
 			if err := d.strokeGroup(g, p.caseHalf, [2]float32{}, p.caseColor); err != nil {
 				return err
@@ -591,7 +433,7 @@ func (d *drawer) addPolygons(p *plan, f *mapcommons.Feature, polys [][][]float64
 		d.fills = append(d.fills, g)
 		d.lines = append(d.lines, g)
 	}
-	if p.centroids {
+	if p.Centroids {
 		if x, y, ok := centroid(polys); ok {
 			d.addPoint(p, f, x, y, true)
 		}
