@@ -127,7 +127,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0",
-		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg")
+		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -263,10 +263,11 @@ func TestOpenAPIConditional(t *testing.T) {
 			t.Errorf("%s with its ETag: %d", op.template, w.Code)
 		}
 	}
-	// Five GeoCommons reads (a map's tiles the fifth), five OGC Features
-	// documents, four of Tiles and four of map tiles and the map, three of
-	// the basemaps, one of the web application's files, the colour ramps.
-	if conditional != 23 {
-		t.Errorf("%d conditional reads, want 23", conditional)
+	// Seven GeoCommons reads (a map's tiles the fifth, its styles and a
+	// style the last), five OGC Features documents, four of Tiles and four
+	// of map tiles and the map, three of the basemaps, one of the web
+	// application's files, the colour ramps.
+	if conditional != 25 {
+		t.Errorf("%d conditional reads, want 25", conditional)
 	}
 }

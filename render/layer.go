@@ -40,14 +40,10 @@ func nrgba(c int, opacity float64) color.NRGBA64 {
 
 // newPlan classes a layer (CHOROPLETH, GRADUATED) and takes its look.
 func (d *drawer) newPlan(l *mapcommons.Layer, ds *mapcommons.Dataset) (*plan, error) {
-	var cl *style.Classes
-	if typ := strings.ToUpper(l.Styles.Type); (typ == mapcommons.LayerChoropleth || typ == mapcommons.LayerGraduated) && d.classifier != nil {
-		var err error
-		if cl, err = d.classifier.Classify(d.ctx, l, ds); err != nil {
-			return nil, err
-		}
+	k, err := d.classifier.Look(d.ctx, l, ds)
+	if err != nil {
+		return nil, err
 	}
-	k := style.LookOf(l, ds, cl)
 	p := &plan{Look: k}
 	if k.ClassCol >= 0 {
 		p.classTyp = ds.Attributes[k.ClassCol].Type

@@ -1,6 +1,7 @@
 package style
 
 import (
+	"context"
 	"math"
 	"strings"
 
@@ -236,4 +237,53 @@ func StatsMax(ds *mapcommons.Dataset, name string) float64 {
 		m = max(m, 1)
 	}
 	return m
+}
+
+// ClassRange is the values of one class that ClassOf places in it: from
+// Min, to Max (included when MaxIn).
+type ClassRange struct {
+	Class    int
+	Min, Max float64
+	MaxIn    bool
+}
+
+// ClassRanges are the classes ClassOf gives values of, in order, each
+// with its values: a class after an equal break holds none (ClassOf puts
+// that break's values in the first class it starts) and is left out.
+func (k *Look) ClassRanges() []ClassRange {
+	c := k.Classes
+	if c == nil {
+		return nil
+	}
+	b := c.Breaks
+	n := len(c.Counts)
+	stops := []int{0}
+	last := math.Inf(-1)
+	for i := 1; i < n; i++ {
+		if i == 1 || b[i] > last {
+			last = b[i]
+			stops = append(stops, i)
+		}
+	}
+	out := make([]ClassRange, len(stops))
+	for j, s := range stops {
+		out[j] = ClassRange{Class: s, Min: b[s], Max: b[n], MaxIn: true}
+		if j+1 < len(stops) {
+			out[j].Max, out[j].MaxIn = b[stops[j+1]], false
+		}
+	}
+	return out
+}
+
+// Look is the look of layer l of dataset ds, classed by c (a nil c
+// classes nothing).
+func (c *Classifier) Look(ctx context.Context, l *mapcommons.Layer, ds *mapcommons.Dataset) (*Look, error) {
+	var cl *Classes
+	if typ := strings.ToUpper(l.Styles.Type); c != nil && (typ == mapcommons.LayerChoropleth || typ == mapcommons.LayerGraduated) {
+		var err error
+		if cl, err = c.Classify(ctx, l, ds); err != nil {
+			return nil, err
+		}
+	}
+	return LookOf(l, ds, cl), nil
 }

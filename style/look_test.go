@@ -26,3 +26,26 @@ func TestClassOf(t *testing.T) {
 		}
 	}
 }
+
+// TestClassRanges: the ranges of the classes hold exactly the values
+// ClassOf places in each, repeated breaks too.
+func TestClassRanges(t *testing.T) {
+	for _, b := range [][]float64{{0, 5, 5, 10}, {0, 1, 2, 3}, {1, 1, 2}, {0, 0, 0, 4, 4, 9}, {3, 3}} {
+		k := &Look{Classes: &Classes{Breaks: b, Counts: make([]int64, len(b)-1)}}
+		ranges := k.ClassRanges()
+		for v := -1.0; v <= 11; v += 0.25 {
+			want, got := k.ClassOf(v), -1
+			for _, r := range ranges {
+				if v >= r.Min && (v < r.Max || r.MaxIn && v == r.Max) {
+					if got >= 0 {
+						t.Fatalf("breaks %v: %g in two ranges %v", b, v, ranges)
+					}
+					got = r.Class
+				}
+			}
+			if got != want {
+				t.Errorf("breaks %v: %g in the range of class %d, ClassOf %d (%v)", b, v, got, want, ranges)
+			}
+		}
+	}
+}
