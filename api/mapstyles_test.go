@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,5 +211,61 @@ func TestMapStyleInQGIS(t *testing.T) {
 				t.Errorf("%s: QGIS rule %d %+v, class %+v", f, i, r, c)
 			}
 		}
+	}
+}
+
+// TestMapStyleValidMapLibre: the MapLibre style of a map of every kind of
+// layer (classes, graduated and proportional symbols, cased and dashed
+// lines) is valid by MapLibre's own style specification.
+func TestMapStyleValidMapLibre(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	spec := filepath.Join("..", "node_modules", "@maplibre", "maplibre-gl-style-spec")
+	if _, err := os.Stat(spec); err != nil {
+		if os.Getenv("MAPCOMMONS_REQUIRE_NPM") == "1" {
+			t.Fatalf("%s is missing (npm ci) and MAPCOMMONS_REQUIRE_NPM=1", spec)
+		}
+		t.Skipf("%s is missing: run npm ci", spec)
+	}
+	ts := newServer(t)
+	nc := uploadNC(t, ts, "")
+	towns := uploadCSV(t, ts, "towns", "name,lat,lon,pop\nAlpha,35,-79,5000\nBeta,36,-78,700\nGamma,35.5,-80,\n")
+	m := postMap(t, ts, "alice", map[string]any{"title": "Every kind", "basemap": "Acetate", "layers": []any{
+		map[string]any{"source": "finder:" + nc, "styles": map[string]any{"type": "CHOROPLETH",
+			"fill": map[string]any{"selectedAttribute": "BIR74", "classificationType": "Quantile", "categories": 5, "colors": "White-Red"}}},
+		map[string]any{"source": "finder:" + nc, "styles": map[string]any{"type": "GRADUATED", "icon": map[string]any{"lineStyle": "cased", "symbol": "square"},
+			"fill": map[string]any{"selectedAttribute": "SID74", "classificationType": "Equal Interval", "categories": 4, "colors": "White-Blue"}}},
+		map[string]any{"source": "finder:" + towns, "styles": map[string]any{"type": "PROPORTIONAL", "icon": map[string]any{"selectedAttribute": "pop", "size": 2}}},
+		map[string]any{"source": "finder:" + nc, "styles": map[string]any{"type": "PRIMITIVE", "icon": map[string]any{"lineStyle": "dashedThick"}, "stroke": map[string]any{"weight": 2}}},
+	}})
+	body := must(t, ts.get(m+"/styles/map", "alice"), 200)
+	path := filepath.Join(t.TempDir(), "style.json")
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var errs []string
+	if err := json.Unmarshal(out, &errs); err != nil {
+		t.Fatalf("the validator said: %s", out)
+	}
+	if len(errs) > 0 {
+		t.Errorf("the map's MapLibre style is invalid: %v\n%s", errs, body)
+	}
+	if n := strings.Count(string(body), `"source-layer"`); n < 12 {
+		t.Errorf("%d layers in the style, want the 3 or 4 of each of the 4 map layers:\n%s", n, body)
+	}
+	// The check can fail: a style made wrong is refused.
+	bad := strings.Replace(string(body), `"version":8`, `"version":7`, 1)
+	if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+	if err := json.Unmarshal(out, &errs); err != nil || len(errs) == 0 {
+		t.Errorf("a style of version 7 passes: %s", out)
 	}
 }
