@@ -263,11 +263,11 @@ func TestOpenAPIConditional(t *testing.T) {
 			t.Errorf("%s with its ETag: %d", op.template, w.Code)
 		}
 	}
-	// Seven GeoCommons reads (a map's tiles the fifth, its styles and a
-	// style the last), five OGC Features documents, four of Tiles and four
-	// of map tiles and the map, three of the basemaps, one of the web
-	// application's files, the colour ramps.
-	if conditional != 25 {
-		t.Errorf("%d conditional reads, want 25", conditional)
+	// Eight GeoCommons reads (a map's tiles the fifth, its styles, a style
+	// and its legend the last), five OGC Features documents, four of Tiles
+	// and four of map tiles and the map, three of the basemaps, one of the
+	// web application's files, the colour ramps.
+	if conditional != 26 {
+		t.Errorf("%d conditional reads, want 26", conditional)
 	}
 }

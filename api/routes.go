@@ -66,6 +66,7 @@ func (s *Server) routes() {
 	m.Handle("GET /maps/{id}", s.handle(s.bounded(s.handleMapGet)))
 	m.Handle("GET /maps/{id}/tiles/{z}/{x}/{y}", s.handle(s.bounded(s.handleMapTileXYZ)))
 	m.Handle("GET /maps/{id}/styles", s.handle(s.bounded(s.handleMapStyles)))
+	m.Handle("GET /maps/{id}/legend", s.handle(s.bounded(s.handleMapLegend)))
 	m.Handle("GET /maps/{id}/styles/{style}", s.handle(s.bounded(s.handleMapStyle)))
 	m.Handle("PUT /maps/{id}", s.handle(s.bounded(s.handleMapUpdate)))
 	m.Handle("DELETE /maps/{id}", s.handle(s.handleMapDelete))
@@ -94,7 +95,7 @@ func (s *Server) routes() {
 	m.Handle("/wms", s.handle(methodNotAllowed))
 	s.pageRoutes(m)
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/maps/{id}/styles", "/maps/{id}/styles/{style}", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/maps/{id}/styles", "/maps/{id}/styles/{style}", "/maps/{id}/legend", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

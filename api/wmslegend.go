@@ -1,59 +1,18 @@
-// wmslegend.go: GetLegendGraphic (the SLD extension of WMS): a layer's
-// legend as a small PNG, in the colours its image is drawn with (the
-// styling model's classes, package style).
+// wmslegend.go: legends as images — GetLegendGraphic (the SLD extension
+// of WMS) and GET /maps/{id}/legend.png: a map's or a layer's legend as a
+// small PNG, in the colours its image is drawn with (render.LegendRows,
+// from the layers' looks).
 package api
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/draw"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
 
 	"mapcommons"
 	"mapcommons/render"
-	"mapcommons/style"
 )
-
-// Defaults of a legend's swatches and its bound.
-const (
-	legendSwatch    = 20  // pixels, each side, by default
-	legendMaxSwatch = 256 // WIDTH and HEIGHT at most
-	legendMaxRows   = 200
-	legendPad       = 4
-)
-
-// legendFont is Go Regular, parsed once (a parsed font is safe for
-// concurrent use; a face is not: legendFace makes one per legend).
-var legendFont = sync.OnceValues(func() (*opentype.Font, error) { return opentype.Parse(goregular.TTF) })
-
-// legendFace is the legend's face: Go Regular at 12 pixels.
-func legendFace() font.Face {
-	if f, err := legendFont(); err == nil {
-		if face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 12, DPI: 72, Hinting: font.HintingFull}); err == nil {
-			return face
-		}
-	}
-	return basicfont.Face7x13
-}
-
-// legendRow is one line of a legend: a swatch of a colour (none: a
-// heading) and its text.
-type legendRow struct {
-	swatch bool
-	rgb    int
-	text   string
-}
 
 // wmsLegend answers GetLegendGraphic: LAYER (one), STYLE ("" or default),
 // FORMAT image/png, WIDTH and HEIGHT of a swatch (default 20). A classed
@@ -74,159 +33,114 @@ func (s *Server) wmsLegend(w http.ResponseWriter, r *http.Request, p wmsParams) 
 	if err := checkWMSStyle(name, p["STYLE"]); err != nil {
 		return err
 	}
-	sw, sh := legendSwatch, legendSwatch
+	sw, sh := render.LegendSwatch, render.LegendSwatch
 	for _, side := range []struct {
 		name string
 		v    *int
 	}{{"WIDTH", &sw}, {"HEIGHT", &sh}} {
 		if v := p[side.name]; v != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 1 || n > legendMaxSwatch {
-				return wmsErr("", "%s: a swatch of 1 to %d pixels, not %q", side.name, legendMaxSwatch, v)
+			if err != nil || n < 1 || n > render.LegendMaxSwatch {
+				return wmsErr("", "%s: a swatch of 1 to %d pixels, not %q", side.name, render.LegendMaxSwatch, v)
 			}
 			*side.v = n
 		}
 	}
-	var rows []legendRow
+	rows, err := s.legendRows(r, l.layers)
+	if err != nil {
+		return err
+	}
+	return writePNG(w, rows, sw, sh, 1)
+}
+
+// legendRows are the rows of the legend of layers: each drawn layer's (one
+// whose dataset is nil is left out of the image, and of its legend),
+// under its title when there are more than one.
+func (s *Server) legendRows(r *http.Request, layers []render.Layer) ([]render.LegendRow, error) {
 	drawn := 0
-	for _, rl := range l.layers {
+	for _, rl := range layers {
 		if rl.Dataset != nil {
 			drawn++
 		}
 	}
-	for _, rl := range l.layers {
+	var rows []render.LegendRow
+	for _, rl := range layers {
 		if rl.Dataset == nil {
-			continue // left out of the image, and of its legend
+			continue
 		}
-		lr, err := s.legendRows(r, rl)
+		k, err := s.classes.Look(r.Context(), &rl.Layer, rl.Dataset)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		title := rl.Layer.Title
+		if title == "" {
+			title = rl.Dataset.Title
 		}
 		if drawn > 1 {
-			title := rl.Layer.Title
-			if title == "" {
-				title = rl.Dataset.Title
-			}
-			rows = append(rows, legendRow{text: title})
+			rows = append(rows, render.LegendRow{Text: title})
 		}
-		rows = append(rows, lr...)
+		rows = append(rows, render.LegendRows(title, k, rl.Dataset)...)
 	}
-	if len(rows) > legendMaxRows {
-		rows = rows[:legendMaxRows]
-	}
-	img := drawLegend(rows, sw, sh)
+	return rows, nil
+}
+
+// writePNG answers the legend of rows as a PNG.
+func writePNG(w http.ResponseWriter, rows []render.LegendRow, sw, sh int, scale float64) error {
 	var b bytes.Buffer
-	if err := render.EncodePNG(&b, img); err != nil {
+	if err := render.EncodePNG(&b, render.DrawLegend(rows, sw, sh, scale)); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", pngType)
 	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
-	_, err = w.Write(b.Bytes())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// The colours a layer whose styles name none is drawn with (render's).
-const (
-	legendFill   = 0x4682b4
-	legendStroke = 0x333333
-	legendIcon   = 0xe6550d
-)
-
-// legendRows are one layer's rows: its classes (style.Classifier, as the
-// image classes it), or its one colour.
-func (s *Server) legendRows(r *http.Request, rl render.Layer) ([]legendRow, error) {
-	l, ds := rl.Layer, rl.Dataset
-	typ := strings.ToUpper(l.Styles.Type)
-	if typ == "" {
-		typ = mapcommons.LayerPrimitive
+// handleMapLegend answers GET /maps/{id}/legend.png: the legend of the
+// map's layers the caller may see (as its image draws them), or of one
+// (layer, its index in the map); swatch, the side of a swatch in CSS
+// pixels (default 20); scale, 1 to 4 device pixels per CSS pixel.
+func (s *Server) handleMapLegend(w http.ResponseWriter, r *http.Request) error {
+	m, err := findNoBody(s, r, s.findMap)
+	if err != nil {
+		return err
 	}
-	if (typ == mapcommons.LayerChoropleth || typ == mapcommons.LayerGraduated) && s.classes != nil {
-		cl, err := s.classes.Classify(r.Context(), &l, ds)
-		if err != nil {
-			return nil, err
+	if !pngPath(r) {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "a legend is PNG, not %s", info(r).format)
+	}
+	if err := onlyParams(r, "layer", "swatch", "scale"); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	sw, scale := render.LegendSwatch, 1.0
+	if v := q.Get("swatch"); q.Has("swatch") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > render.LegendMaxSwatch {
+			return mapcommons.Errorf(mapcommons.EINVALID, "swatch: a side of 1 to %d pixels, not %q", render.LegendMaxSwatch, v)
 		}
-		if cl != nil && len(cl.Counts) > 0 && len(cl.Breaks) == len(cl.Counts)+1 {
-			colors := cl.Colors
-			if len(colors) < len(cl.Counts) {
-				colors = style.Colors(&l, len(cl.Counts))
-			}
-			rows := make([]legendRow, len(cl.Counts))
-			for i := range cl.Counts {
-				rows[i] = legendRow{swatch: true, rgb: colors[i], text: legendNumber(cl.Breaks[i]) + " – " + legendNumber(cl.Breaks[i+1])}
-			}
-			return rows, nil
+		sw = n
+	}
+	if v := q.Get("scale"); q.Has("scale") {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 1 && f <= render.MaxScale) {
+			return mapcommons.Errorf(mapcommons.EINVALID, "scale: 1 to %d device pixels per CSS pixel, not %q", render.MaxScale, v)
 		}
+		scale = f
 	}
-	title := l.Title
-	if title == "" {
-		title = ds.Title
-	}
-	const polygons, lines = 1<<3 | 1<<6, 1<<2 | 1<<5
-	rgb := legendFill
-	switch {
-	case typ == mapcommons.LayerPoint || typ == mapcommons.LayerGraduated || typ == mapcommons.LayerProportional ||
-		ds.GeometryMask&(polygons|lines) == 0:
-		rgb = legendIcon
-		if l.Styles.Icon.Color != nil {
-			rgb = *l.Styles.Icon.Color
+	layers, drawn := s.mapLayers(r.Context(), caller(r), m)
+	if v := q.Get("layer"); q.Has("layer") {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= len(layers) || strconv.Itoa(i) != v || layers[i].Dataset == nil {
+			return mapcommons.Errorf(mapcommons.ENOTFOUND, "map %d has no layer %q to show", m.ID, v)
 		}
-	case ds.GeometryMask&polygons == 0:
-		rgb = legendStroke
-		if l.Styles.Stroke.Color != nil {
-			rgb = *l.Styles.Stroke.Color
-		}
-	default:
-		if l.Styles.Fill.Color != nil {
-			rgb = *l.Styles.Fill.Color
-		}
+		layers = layers[i : i+1]
 	}
-	return []legendRow{{swatch: true, rgb: rgb, text: title}}, nil
-}
-
-// legendNumber writes a class break shortly: four significant digits, a
-// whole number as itself.
-func legendNumber(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', -1, 64)
+	if notModified(w, r, s.mapETag(r, m, "legend"+drawn), cacheControl(r, s.mapPublic(r, m, true))) {
+		return nil
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
-// drawLegend draws the rows on white: each swatch sw×sh with a grey
-// outline, its text to its right.
-func drawLegend(rows []legendRow, sw, sh int) *image.RGBA {
-	face := legendFace()
-	defer face.Close()
-	m := face.Metrics()
-	lineH := (m.Ascent + m.Descent).Ceil()
-	rowH := max(sh, lineH)
-	textW := 0
-	for _, row := range rows {
-		textW = max(textW, font.MeasureString(face, row.text).Ceil())
+	rows, err := s.legendRows(r, layers)
+	if err != nil {
+		return err
 	}
-	width := legendPad + sw + legendPad + textW + legendPad
-	height := legendPad + len(rows)*(rowH+legendPad)
-	width, height = min(max(width, 1), render.MaxSide), min(max(height, 1), render.MaxSide)
-	img := image.NewRGBA(image.Rect(0, 0, width, height))
-	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	outline := image.NewUniform(color.RGBA{0x99, 0x99, 0x99, 0xff})
-	d := &font.Drawer{Dst: img, Src: image.NewUniform(color.RGBA{0x22, 0x22, 0x22, 0xff}), Face: face}
-	for i, row := range rows {
-		y := legendPad + i*(rowH+legendPad)
-		x := legendPad
-		if row.swatch {
-			box := image.Rect(x, y+(rowH-sh)/2, x+sw, y+(rowH-sh)/2+sh)
-			draw.Draw(img, box, outline, image.Point{}, draw.Src)
-			inner := box
-			if sw > 2 && sh > 2 {
-				inner = box.Inset(1)
-			}
-			c := color.RGBA{uint8(row.rgb >> 16), uint8(row.rgb >> 8), uint8(row.rgb), 0xff}
-			draw.Draw(img, inner, image.NewUniform(c), image.Point{}, draw.Src)
-			x += sw + legendPad
-		}
-		d.Dot = fixed.P(x, y+(rowH-lineH)/2+m.Ascent.Ceil())
-		d.DrawString(row.text)
-	}
-	return img
+	return writePNG(w, rows, sw, sw, scale)
 }
