@@ -106,7 +106,8 @@ func (s *Server) handleMapStyles(w http.ResponseWriter, r *http.Request) error {
 	doc := struct {
 		Styles []styleEntry `json:"styles"`
 		Links  []styleLink  `json:"links"`
-	}{Styles: []styleEntry{{ID: "map", Title: m.Title, Links: links("map", "the map")}},
+	}{Styles: []styleEntry{{ID: "map", Title: m.Title, Links: append(links("map", "the map"),
+		styleLink{Href: s.ogcBase(r) + "/styles/" + mapcommons.ReadableName(m.Title, m.ID) + "/map", Rel: relMap, Type: pngType, Title: "the map drawn (OGC API – Maps)"})}},
 		Links: []styleLink{{Href: base, Rel: "self", Type: "application/json", Title: "this document"}}}
 	for j, l := range layers {
 		id := strconv.Itoa(index[j])

@@ -81,7 +81,7 @@ func TestMapStyles(t *testing.T) {
 		var out []string
 		for _, s := range decode[list](t, must(t, ts.get(m+"/styles", who), 200)).Styles {
 			out = append(out, s.ID)
-			if len(s.Links) != 3 {
+			if want := map[bool]int{true: 4, false: 3}[s.ID == "map"]; len(s.Links) != want {
 				t.Errorf("%s: style %s links %v", who, s.ID, s.Links)
 			}
 		}
@@ -92,6 +92,11 @@ func TestMapStyles(t *testing.T) {
 	}
 	if got := ids("bob"); got != "map,0" {
 		t.Errorf("bob's styles %s", got)
+	}
+	for _, l := range decode[list](t, must(t, ts.get(m+"/styles", "bob"), 200)).Styles[0].Links {
+		if l.Rel == "http://www.opengis.net/def/rel/ogc/1.0/map" {
+			decodePNG(t, ts.get(strings.TrimPrefix(l.Href, base)+"?width=64", "bob"))
+		}
 	}
 	must(t, ts.get(m+"/styles/1?f=sld10", "bob"), 404)
 	must(t, ts.get(m+"/styles/2", "alice"), 404)

@@ -137,8 +137,8 @@ func TestOpenAPIParts(t *testing.T) {
 			ogcPaths++
 		}
 	}
-	if ogcPaths != 19 { // 15, and the map and its three tile paths
-		t.Errorf("%d OGC paths, want 19", ogcPaths)
+	if ogcPaths != 20 { // 15, the map and its three tile paths, the styled map
+		t.Errorf("%d OGC paths, want 20", ogcPaths)
 	}
 	b, err := json.Marshal(full)
 	if err != nil {

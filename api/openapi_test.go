@@ -127,7 +127,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0",
-		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0")
+		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0", "{styleId}", itoa(int64(m["id"].(float64))))
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -265,9 +265,9 @@ func TestOpenAPIConditional(t *testing.T) {
 	}
 	// Eight GeoCommons reads (a map's tiles the fifth, its styles, a style
 	// and its legend the last), five OGC Features documents, four of Tiles
-	// and four of map tiles and the map, three of the basemaps, one of the
-	// web application's files, the colour ramps.
-	if conditional != 26 {
-		t.Errorf("%d conditional reads, want 26", conditional)
+	// and four of map tiles and the map, the styled map, three of the
+	// basemaps, one of the web application's files, the colour ramps.
+	if conditional != 27 {
+		t.Errorf("%d conditional reads, want 27", conditional)
 	}
 }
