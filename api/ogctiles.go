@@ -570,7 +570,7 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 			}
 		}
 	}
-	if b := t.Bounds(); !scanAll(b, ds.Extent) {
+	if b := t.Bounds(); !mapcommons.ScanBeatsIndex(b, ds.Extent) {
 		q.BBox = &mapcommons.BBox{W: b.MinX, S: b.MinY, E: b.MaxX, N: b.MaxY}
 	}
 	err = s.svc.Features.ScanFeatures(r.Context(), ds.ID, q, func(f *mapcommons.Feature) error {
@@ -591,33 +591,6 @@ func (s *Server) makeTile(r *http.Request, ds *mapcommons.Dataset, z, y, x int, 
 		return nil, err
 	}
 	return t.Encode(), nil
-}
-
-// scanAll reports whether a tile with the lon/lat box b had better read
-// every feature of a dataset of extent e than query its box: when b
-// covers a sixteenth of e or more. A scan reads the features' columns in
-// sequence (65 to 100 ns a point, BenchmarkTile and mapcommons bench), the
-// index walks the matches in position order (600 to 750 ns a match): on
-// features spread evenly the two cost the same near a tenth, and at a
-// sixteenth (a zoom 2 tile of world-wide data) the scan is as fast as the
-// walk, and much faster when the features crowd into the tile. The
-// features of a scan outside the tile cost a test each in mvt, which
-// drops them.
-func scanAll(b wkb.Rect, e *wkb.Rect) bool {
-	if e == nil {
-		return true
-	}
-	frac := func(lo, hi, elo, ehi float64) float64 {
-		w := math.Min(hi, ehi) - math.Max(lo, elo)
-		if w < 0 {
-			return 0
-		}
-		if ehi <= elo {
-			return 1
-		}
-		return w / (ehi - elo)
-	}
-	return frac(b.MinX, b.MaxX, e.MinX, e.MaxX)*frac(b.MinY, b.MaxY, e.MinY, e.MaxY) >= 1.0/16
 }
 
 // earthRadius is the radius of the sphere of Web Mercator (EPSG:3857).

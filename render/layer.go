@@ -1,11 +1,13 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,7 +142,8 @@ type drawer struct {
 	z          vector.Rasterizer
 	mask       image.Alpha
 	icons      iconCache
-	grid       []int32 // point thinning: index+1 of the point drawn at a pixel
+	grid       []int32 // point thinning: index+1 of the point drawn at a pixel of the clip box
+	gridW      int     // the clip box's width in pixels, the grid's row
 	gridReady  bool    // grid is this layer's
 	scratch    []float32
 	clipA      []float32
@@ -182,6 +185,7 @@ type group struct {
 type point struct {
 	x, y int32
 	ic   *icon
+	pos  int64 // the feature's Position: points are drawn in its order
 }
 
 // step counts work and checks ctx every so often.
@@ -213,6 +217,19 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	d.gridReady = false
 
 	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
+	// A layer of points is thinned to one per pixel, its memory bounded
+	// by the image's: all of them are read (the query's deadline bounds
+	// the time), in any order the store reads fastest, and drawn in the
+	// order of their positions.
+	// When the image's box holds much of the dataset, a scan of every
+	// point beats the index (those outside are dropped by addPoint).
+	points := ds.OnlyPoints() && l.Scan == nil
+	if points {
+		q.Limit, q.AnyOrder = -1, true
+		if b := q.BBox; b.W <= b.E && mapcommons.ScanBeatsIndex(wkb.Rect{MinX: b.W, MinY: b.S, MaxX: b.E, MaxY: b.N}, ds.Extent) {
+			q.BBox = nil
+		}
+	}
 	if p.Classes != nil || p.SizeCol >= 0 {
 		q.Lazy = true
 	} else {
@@ -225,10 +242,10 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 		scan = l.Scan
 	}
 	err = scan(d.ctx, q, func(f *mapcommons.Feature) error {
-		if err := d.ctx.Err(); err != nil {
+		if err := d.step(16); err != nil { // the deadline, every 256 features
 			return err
 		}
-		if res.Read == d.max {
+		if res.Read == d.max && !points {
 			res.Capped = true
 			return errCapped
 		}
@@ -263,6 +280,7 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 			}
 		}
 	}
+	slices.SortFunc(d.points, func(a, b point) int { return cmp.Compare(a.pos, b.pos) })
 	for _, list := range [][]point{d.points, d.cents} {
 		for _, pt := range list {
 			if err := d.step(16); err != nil {
@@ -336,30 +354,37 @@ func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, cent
 	if ic == nil {
 		return
 	}
-	pt := point{x: int32(math.Floor(x)), y: int32(math.Floor(y)), ic: ic}
+	pt := point{x: int32(math.Floor(x)), y: int32(math.Floor(y)), ic: ic, pos: f.Position}
 	if centroid {
 		d.cents = append(d.cents, pt)
 		return
 	}
-	if pt.x >= 0 && pt.y >= 0 && int(pt.x) < d.v.w && int(pt.y) < d.v.h {
-		if !d.gridReady {
-			if n := d.v.w * d.v.h; len(d.grid) != n {
-				d.grid = make([]int32, n)
-			} else {
-				clear(d.grid)
-			}
-			d.gridReady = true
+	// One point per pixel of the clip box: the last by position, which
+	// covers the others there.
+	x0, y0 := int32(math.Floor(float64(d.clip[0]))), int32(math.Floor(float64(d.clip[1])))
+	if !d.gridReady {
+		d.gridW = int(math.Ceil(float64(d.clip[2]))) - int(x0) + 1
+		n := d.gridW * (int(math.Ceil(float64(d.clip[3]))) - int(y0) + 1)
+		if len(d.grid) != n {
+			d.grid = make([]int32, n)
+		} else {
+			clear(d.grid)
 		}
-		cell := int(pt.y)*d.v.w + int(pt.x)
-		if i := d.grid[cell]; i > 0 {
-			d.points[i-1] = pt
-			return
-		}
+		d.gridReady = true
+	}
+	cell := int(pt.y-y0)*d.gridW + int(pt.x-x0)
+	if cell < 0 || cell >= len(d.grid) {
 		d.points = append(d.points, pt)
-		d.grid[cell] = int32(len(d.points))
+		return
+	}
+	if i := d.grid[cell]; i > 0 {
+		if pt.pos >= d.points[i-1].pos {
+			d.points[i-1] = pt
+		}
 		return
 	}
 	d.points = append(d.points, pt)
+	d.grid[cell] = int32(len(d.points))
 }
 
 // addLine adds a line, clipped: a path for each run of it inside the clip
