@@ -7,19 +7,15 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -30,18 +26,13 @@ import (
 // included), kept as name.png among the artefacts.
 func screenImage(b *browserTest, name string) image.Image {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	raw, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		b.t.Fatalf("screenshot %s: %v", name, err)
+	raw := b.screenshot(name)
+	if raw == nil {
+		b.t.FailNow()
 	}
 	img, err := png.Decode(bytes.NewReader(raw))
 	if err != nil {
 		b.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), raw, 0o644); err != nil {
-		b.t.Error(err)
 	}
 	return img
 }
