@@ -108,18 +108,15 @@ func (s *Server) page(ap appPage) handlerFunc {
 		csp := s.csp
 		if ap.name == "map" || ap.name == "embed" {
 			m, err := s.publicMap(r, p.ID)
-			if err != nil {
-				return err
-			}
 			switch {
-			case m != nil && ap.name == "map":
+			case err != nil:
+				return err
+			case ap.name == "map" && m != nil:
 				s.mapCards(r, m, &p)
-			case m != nil:
+			case ap.name == "embed" && m == nil:
+				return errNoPublicMap()
+			case ap.name == "embed":
 				p.Framed, csp = true, s.embedCSP
-			default:
-				if ap.name == "embed" {
-					return errNoPublicMap()
-				}
 			}
 		}
 		var b bytes.Buffer

@@ -69,8 +69,9 @@ export async function apiError(res) {
 }
 
 /** api fetches a JSON answer of the API from this server, with the
- * browser's session (none after omitCredentials) (and its CSRF token when the method changes state);
- * it throws an Error carrying the API's message. A 204 gives null. */
+ * browser's session (and its CSRF token when the method changes state),
+ * or without credentials after omitCredentials; it throws an Error
+ * carrying the API's message. A 204 gives null. */
 export async function api(path, opts = {}) {
   const method = opts.method || 'GET';
   const headers = await requestHeaders(method, opts.headers);
