@@ -40,8 +40,10 @@ func getPaths(t *testing.T, ts *testServer) []string {
 
 // TestHTMLSecurityHeaders: every HTML answer of every GET route (its .html
 // suffix, f=html, a browser's Accept) carries a Content-Security-Policy
-// with frame-ancestors 'none', nosniff and X-Frame-Options, and the API
-// description's inline style is the one its policy allows by hash.
+// with frame-ancestors 'none', nosniff and X-Frame-Options, but the embed
+// of a public map (map 1), which any site may frame (frame-ancestors *,
+// no X-Frame-Options); and the API description's inline style is the one
+// its policy allows by hash.
 func TestHTMLSecurityHeaders(t *testing.T) {
 	ts := newServer(t)
 	must(t, ts.do(req{method: "POST", path: "/datasets.json?title=Numbers", user: "alice", ctype: "text/csv", body: numbersCSV(3)}), 201)
@@ -59,10 +61,14 @@ func TestHTMLSecurityHeaders(t *testing.T) {
 			}
 			html[r.path] = true
 			h := w.Header()
-			if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "default-src") {
+			ancestors, frameOptions := "frame-ancestors 'none'", "DENY"
+			if strings.HasPrefix(r.path, "/app/maps/1/embed") {
+				ancestors, frameOptions = "frame-ancestors *", ""
+			}
+			if csp := h.Get("Content-Security-Policy"); !strings.HasSuffix(csp, ancestors) || !strings.Contains(csp, "default-src") {
 				t.Errorf("%s (%d): Content-Security-Policy %q", r.path, w.Code, csp)
 			}
-			if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" {
+			if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != frameOptions {
 				t.Errorf("%s (%d): X-Content-Type-Options %q, X-Frame-Options %q", r.path, w.Code, h.Get("X-Content-Type-Options"), h.Get("X-Frame-Options"))
 			}
 			// An inline style must be allowed by its hash, and nothing else inline.
@@ -82,7 +88,7 @@ func TestHTMLSecurityHeaders(t *testing.T) {
 	}
 	// The pages of the report, at least, are HTML.
 	for _, p := range []string{"/search.html", "/datasets.html", "/api.html", "/ogc?f=html", "/ogc/conformance?f=html", "/ogc/collections?f=html",
-		"/ogc/collections/1?f=html", "/ogc/collections/1/items?f=html", "/ogc/collections/1/items/1?f=html", "/app/search.html"} {
+		"/ogc/collections/1?f=html", "/ogc/collections/1/items?f=html", "/ogc/collections/1/items/1?f=html", "/app/search.html", "/app/maps/1/embed.html"} {
 		if !html[p] {
 			t.Errorf("%s is not an HTML answer", p)
 		}

@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,7 @@ type openAPIFixture struct {
 // openAPIOperation is what the tests read of one operation.
 type openAPIOperation struct {
 	method, template, path string                // path: the template on the fixture's objects
+	query                  string                // what follows the path: its required query parameters
 	Formats                []string              `json:"x-formats"`
 	Security               []map[string][]string `json:"security"`
 	Parameters             []struct {
@@ -138,6 +140,9 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 			if err := json.Unmarshal(raw, &op); err != nil {
 				t.Fatal(err)
 			}
+			if path == "/oembed" {
+				op.query = "?url=" + url.QueryEscape(base+"/app/maps/"+itoa(int64(m["id"].(float64))))
+			}
 			if strings.Contains(op.path, "{") {
 				t.Fatalf("%s: no value for its parameters", path)
 			}
@@ -168,7 +173,7 @@ func TestOpenAPIFormats(t *testing.T) {
 		}
 		reads++
 		for _, f := range op.Formats {
-			if w := fx.ts.get(op.path+"."+f, "admin"); w.Code != 200 {
+			if w := fx.ts.get(op.path+"."+f+op.query, "admin"); w.Code != 200 {
 				t.Errorf("GET %s.%s: %d %.200s", op.path, f, w.Code, w.Body)
 			}
 		}
@@ -180,7 +185,7 @@ func TestOpenAPIFormats(t *testing.T) {
 			if slices.Contains(op.Formats, f) {
 				continue
 			}
-			if w := fx.ts.get(op.path+"."+f, "admin"); w.Code != 404 && !(ogc && w.Code >= 400 && w.Code < 500) {
+			if w := fx.ts.get(op.path+"."+f+op.query, "admin"); w.Code != 404 && !(ogc && w.Code >= 400 && w.Code < 500) {
 				t.Errorf("GET %s.%s, a format it does not list: %d", op.path, f, w.Code)
 			}
 		}
@@ -202,7 +207,7 @@ func TestOpenAPISecurity(t *testing.T) {
 		if len(op.Formats) > 0 && !slices.Contains(op.Formats, "json") {
 			p += "." + op.Formats[0]
 		}
-		w := fx.ts.do(req{method: op.method, path: p})
+		w := fx.ts.do(req{method: op.method, path: p + op.query})
 		switch {
 		case op.requiresBasic():
 			required++
@@ -249,7 +254,7 @@ func TestOpenAPIConditional(t *testing.T) {
 		if op.requiresBasic() {
 			user = "admin"
 		}
-		w := fx.ts.get(p, user)
+		w := fx.ts.get(p+op.query, user)
 		must(t, w, 200)
 		tag := w.Header().Get("ETag")
 		if takes != (tag != "") {

@@ -28,8 +28,9 @@ import (
 // server only, but the tiles of the configured basemaps (their origins, in
 // img-src and connect-src: MapLibre fetches raster tiles); MapLibre's
 // worker from here or a blob: it makes, images also from data: and blob:
-// URLs; no framing.
-func pageCSP(basemaps []basemap.Raster) string {
+// URLs; framed by the sites framers names ('none' but for the embed of a
+// public map: *).
+func pageCSP(basemaps []basemap.Raster, framers string) string {
 	tiles := ""
 	seen := map[string]bool{}
 	for _, b := range basemaps {
@@ -44,7 +45,7 @@ func pageCSP(basemaps []basemap.Raster) string {
 	}
 	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:" + tiles + "; " +
 		"font-src 'self'; connect-src 'self'" + tiles + "; worker-src 'self' blob:; child-src 'self' blob:; object-src 'none'; " +
-		"base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+		"base-uri 'self'; form-action 'self'; frame-ancestors " + framers
 }
 
 // appPage is one page of the application: its path (a {id} wildcard, when
@@ -62,6 +63,7 @@ var appPages = []appPage{
 	{"/app/maps/{id}", "map", "Map"},
 	{"/app/editor", "editor", "New map"},
 	{"/app/maps/{id}/edit", "editor", "Map editor"},
+	{"/app/maps/{id}/embed", "embed", "Map"},
 	{"/app/upload", "upload", "Upload"},
 	{"/app/signin", "signin", "Sign in"},
 	{"/app/signup", "signup", "Sign up"},
@@ -80,7 +82,9 @@ func (s *Server) pageRoutes(m *routeTable) {
 }
 
 // page answers a page: its HTML (also for the .html suffix; any other
-// suffix is a 404) with the pages' security headers.
+// suffix is a 404) with the pages' security headers. A public map's page
+// carries its cards (mapCards); the embed of a public map is the one page
+// other sites may frame, and that of any other map is a 404 (publicMap).
 func (s *Server) page(ap appPage) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := s.checkBody(r); err != nil {
@@ -101,6 +105,20 @@ func (s *Server) page(ap appPage) handlerFunc {
 		if ap.name == "search" {
 			p.Query, p.TypeFilter = r.URL.Query().Get("q"), true
 		}
+		csp := s.csp
+		if ap.name == "map" || ap.name == "embed" {
+			m, err := s.publicMap(r, p.ID)
+			switch {
+			case err != nil:
+				return err
+			case ap.name == "map" && m != nil:
+				s.mapCards(r, m, &p)
+			case ap.name == "embed" && m == nil:
+				return errNoPublicMap()
+			case ap.name == "embed":
+				p.Framed, csp = true, s.embedCSP
+			}
+		}
 		var b bytes.Buffer
 		if err := s.assets.Render(&b, p); err != nil {
 			return err
@@ -109,7 +127,12 @@ func (s *Server) page(ap appPage) handlerFunc {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		// The page names its assets by hash: it is asked again each time.
 		h.Set("Cache-Control", "no-cache")
-		setPageSecurity(h, s.csp)
+		setPageSecurity(h, csp)
+		if p.Framed {
+			// frame-ancestors says who may frame it; X-Frame-Options
+			// (no list of sites) would forbid them all.
+			h.Del("X-Frame-Options")
+		}
 		_, err := w.Write(b.Bytes())
 		return err
 	}

@@ -94,6 +94,9 @@ func (s *Server) routes() {
 	m.Handle("GET /wms", s.handle(s.handleWMS))
 	m.Handle("/wms", s.handle(methodNotAllowed))
 	s.pageRoutes(m)
+	// oEmbed of the public maps' pages (embed.go).
+	m.Handle("GET /oembed", s.handle(s.handleOEmbed))
+	m.Handle("/oembed", s.handle(methodNotAllowed))
 	// The same paths with any other method: 405 with a JSON body.
 	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/maps/{id}/styles", "/maps/{id}/styles/{style}", "/maps/{id}/legend", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",

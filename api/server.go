@@ -138,6 +138,8 @@ type Server struct {
 	// assets are the browser application's pages and files.
 	assets *web.Assets
 	csp    string // the pages' Content-Security-Policy (pageCSP)
+	// embedCSP is the policy of a public map's embed, which any site may frame.
+	embedCSP string
 	// warmer draws thumbnails of what changed (thumbnails.go); draws
 	// counts the images drawn (drawPNG).
 	warmer warmer
@@ -226,7 +228,8 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		panic("web: the embedded templates do not parse: " + err.Error())
 	}
 	s.assets = assets
-	s.csp = pageCSP(cfg.Basemaps)
+	s.csp = pageCSP(cfg.Basemaps, "'none'")
+	s.embedCSP = pageCSP(cfg.Basemaps, "*")
 	s.feeds = &ingest.Feeds{
 		Fetcher:  fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateFetch, MaxBytes: cfg.MaxUpload, Timeout: cfg.FetchTimeout}),
 		Opener:   s.opener(),

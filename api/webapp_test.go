@@ -323,15 +323,16 @@ func (b *browserTest) consoleBarrier() {
 	}
 }
 
-// screenshot saves the whole page as name.png among the artefacts.
-func (b *browserTest) screenshot(name string) {
+// screenshot saves the whole page as name.png among the artefacts, and
+// returns it (nil when it could not be taken).
+func (b *browserTest) screenshot(name string) []byte {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
-		return
+		return nil
 	}
 	name = strings.Map(func(r rune) rune {
 		if r == '/' || r == ' ' || r == '?' || r == '=' || r == '&' {
@@ -342,6 +343,7 @@ func (b *browserTest) screenshot(name string) {
 	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), png, 0o644); err != nil {
 		b.t.Error(err)
 	}
+	return png
 }
 
 // TestWebAppInBrowser opens the home page, searches, opens the dataset

@@ -28,11 +28,29 @@ type Page struct {
 	Query      string // the search box's text
 	TypeFilter bool   // whether the search form has the type filter
 	ID         int64  // the page's dataset or map, or 0
+	// Framed: a page for other sites' frames (the embed of a map), drawn
+	// alone, without the site's header (the "framed" document).
+	Framed bool
+	// Head's extras: a public map's cards (Open Graph, Twitter) and its
+	// oEmbed discovery link.
+	Meta   []Meta
+	OEmbed *Link
 	// Filled by Assets.Render: the page's files under /app/assets/.
 	Built  bool
 	JS     string
 	CSS    []string
 	Worker string
+}
+
+// Meta is a <meta> of a page's head: property="…" (Open Graph) when
+// Property is set, else name="…" (Twitter), with its content.
+type Meta struct {
+	Property, Name, Content string
+}
+
+// Link is a <link> of a page's head: its target and title.
+type Link struct {
+	Href, Title string
 }
 
 // manifest is dist/manifest.json: the files of each page.
@@ -106,7 +124,11 @@ func (a *Assets) Render(w io.Writer, p Page) error {
 	if _, err := t.New("content").Parse(`{{template "` + p.Name + `" .}}`); err != nil {
 		return err
 	}
-	return t.ExecuteTemplate(w, "layout", p)
+	layout := "layout"
+	if p.Framed {
+		layout = "framed"
+	}
+	return t.ExecuteTemplate(w, layout, p)
 }
 
 // File returns an asset by its name under /app/assets/: a built file

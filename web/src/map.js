@@ -4,7 +4,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, el, session, status } from './lib/common.js';
-import { bindPopups, drawAll, legendItem, newMap, whenIdle } from './lib/layers.js';
+import { showMap } from './lib/layers.js';
 import { sharePanel } from './lib/share.js';
 
 const root = document.getElementById('mapview');
@@ -51,12 +51,7 @@ async function main() {
   await showFacts(doc);
   status(msg, 'Drawing the map…');
   const container = document.getElementById('map');
-  const map = await newMap(container, doc);
-  const handles = await drawAll(map, doc);
-  bindPopups(map, () => handles);
-  document.getElementById('legend').replaceChildren(...handles.map((h, i) => legendItem(h, i)));
-  if (!handles.length) document.getElementById('legend').append(el('li', {}, 'This map has no layers.'));
-  await whenIdle(map);
+  const map = await showMap(container, document.getElementById('legend'), doc);
   status(msg, map.basemapNote || '');
   // The map is drawn: say so (the tests wait for it).
   container.dataset.state = 'idle';

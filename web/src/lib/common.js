@@ -8,12 +8,28 @@ export { entryExtent, entryHref, entryID, tagList };
 
 let current;
 
+// The credentials of the page's requests: the visitor's ('same-origin'),
+// or none ('omit') on a page that shows only what anyone may see (the
+// embed of a map in another site's frame).
+let credentials = 'same-origin';
+
+/** omitCredentials makes every later request of the page go without the
+ * visitor's session or saved logins. */
+export function omitCredentials() {
+  credentials = 'omit';
+}
+
+/** credentialsMode is the credentials mode of the page's requests. */
+export function credentialsMode() {
+  return credentials;
+}
+
 /** session resolves to who is signed in ({login, admin, csrf_token}, as
  * GET /session.json says), or null for a visitor; asked once a page. */
 export function session() {
   // optional=1: a visitor is a 204, not a 401 (an error in the console).
   current ??= fetch('/session.json?optional=1', {
-    credentials: 'same-origin',
+    credentials,
     headers: { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
   }).then((res) => (res.status === 200 ? res.json() : null), () => null);
   return current;
@@ -53,12 +69,13 @@ export async function apiError(res) {
 }
 
 /** api fetches a JSON answer of the API from this server, with the
- * browser's session (and its CSRF token when the method changes state);
- * it throws an Error carrying the API's message. A 204 gives null. */
+ * browser's session (and its CSRF token when the method changes state),
+ * or without credentials after omitCredentials; it throws an Error
+ * carrying the API's message. A 204 gives null. */
 export async function api(path, opts = {}) {
   const method = opts.method || 'GET';
   const headers = await requestHeaders(method, opts.headers);
-  const res = await fetch(path, { credentials: 'same-origin', ...opts, headers });
+  const res = await fetch(path, { credentials, ...opts, headers });
   if (!res.ok) throw await apiError(res);
   if (res.status === 204) return null;
   const text = await res.text();

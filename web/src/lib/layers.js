@@ -6,7 +6,7 @@
 // Icons of the palette are drawn on a canvas (no icon files, nothing from
 // elsewhere). Templates ($[attribute]) give text only, never HTML.
 import * as maplibregl from 'maplibre-gl';
-import { api, el } from './common.js';
+import { api, credentialsMode, el } from './common.js';
 import {
   classOf, dateText, defaults, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid, sliderSpan, sliderStart,
   statsMax, symbols, template, timeOf, timeRange, timeWindow,
@@ -307,7 +307,7 @@ export function legendItem(h, i, onToggle) {
 export async function basemapStyle(name) {
   const read = async (url) => {
     try {
-      const res = await fetch(url, { credentials: 'same-origin' });
+      const res = await fetch(url, { credentials: credentialsMode() });
       if (res.ok) return await res.json();
     } catch { /* none */ }
     return null;
@@ -341,6 +341,8 @@ export async function newMap(container, doc) {
     attributionControl: { compact: true },
     // Symbols appear at once (no fade), as the page's pixels are read.
     fadeDuration: 0,
+    // A page without credentials asks its tiles, glyphs and sprites without them too.
+    transformRequest: credentialsMode() === 'omit' ? (url) => ({ url, credentials: 'omit' }) : undefined,
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
   map.basemapNote = basemap.note;
@@ -359,6 +361,20 @@ export async function drawAll(map, doc) {
     if (h.ids.length) before = h.ids[0];
   }
   return handles;
+}
+
+/** showMap draws map document doc in container, its legend's items in
+ * list (or a line saying it has no layers) and popups on click, and
+ * resolves to the MapLibre map once it is drawn: the map page and the
+ * embed page draw a map so. */
+export async function showMap(container, list, doc) {
+  const map = await newMap(container, doc);
+  const handles = await drawAll(map, doc);
+  bindPopups(map, () => handles);
+  list.replaceChildren(...handles.map((h, i) => legendItem(h, i)));
+  if (!handles.length) list.append(el('li', {}, 'This map has no layers.'));
+  await whenIdle(map);
+  return map;
 }
 
 /** whenIdle resolves when the map has drawn what it has. */
