@@ -33,6 +33,8 @@ type plan struct {
 	strokeHalf float32 // half the line's width, device pixels
 	caseHalf   float32
 	dash       [2]float32 // on, off (device pixels); zero: solid
+	icon       *icon      // the one symbol of a layer neither classed nor sized, once made
+	iconMade   bool
 }
 
 func nrgba(c int, opacity float64) color.NRGBA64 {
@@ -71,6 +73,12 @@ func (d *drawer) newPlan(l *mapcommons.Layer, ds *mapcommons.Dataset) (*plan, er
 // iconFor is the symbol of a feature: its class's colour and size
 // (GRADUATED) or its value's size (PROPORTIONAL). nil: nothing to draw.
 func (d *drawer) iconFor(p *plan, f *mapcommons.Feature) *icon {
+	if p.Classes == nil && p.SizeCol < 0 { // one symbol for every feature
+		if !p.iconMade {
+			p.icon, p.iconMade = d.symbol(p, p.IconColor, p.IconScale), true
+		}
+		return p.icon
+	}
 	colour, size := p.IconColor, p.IconScale
 	if p.Classes != nil {
 		colour, size = p.ClassSymbol(p.ClassOf(style.NumberAt(f, p.ClassCol, p.classTyp)))
@@ -78,6 +86,12 @@ func (d *drawer) iconFor(p *plan, f *mapcommons.Feature) *icon {
 	if p.SizeCol >= 0 {
 		size = p.ProportionalSize(toNumber(f, p.SizeCol, p.sizeTyp))
 	}
+	return d.symbol(p, colour, size)
+}
+
+// symbol is the layer's symbol in a colour and icon-size; nil: nothing to
+// draw.
+func (d *drawer) symbol(p *plan, colour int, size float64) *icon {
 	if !(size > 0) || p.IconOpacity <= 0 || p.SizeGone {
 		return nil
 	}
