@@ -167,6 +167,7 @@ type drawer struct {
 	cellStart  []int32
 	cellList   []int32
 	cellFill   []int32
+	stack      stack // a layer of many points, drawn front to back
 
 	// The layer being read, in device pixels (clipped to clip).
 	pts    []float32
@@ -295,7 +296,22 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 		}
 	}
 	slices.SortFunc(d.points, func(a, b point) int { return cmp.Compare(a.pos, b.pos) })
-	for _, list := range [][]point{d.points, d.cents} {
+	lists := [][]point{d.points, d.cents}
+	if b := d.img.Bounds(); float64(len(d.points)) >= stackMin*float64(b.Dx()*b.Dy()) {
+		// Many points: front to back, those hidden skipped.
+		d.stack.reset(b)
+		for i := len(d.points) - 1; i >= 0; i-- {
+			if err := d.step(4); err != nil {
+				return err
+			}
+			pt := d.points[i]
+			d.stack.under(pt.ic, int(pt.x), int(pt.y))
+			res.Points++
+		}
+		d.stack.over(d.img)
+		lists = lists[1:]
+	}
+	for _, list := range lists {
 		for _, pt := range list {
 			if err := d.step(16); err != nil {
 				return err

@@ -215,6 +215,25 @@ func BenchmarkDraw(b *testing.B) {
 			}
 		}
 	})
+	b.Run("TileZ0Points1M", func(b *testing.B) {
+		// The zoom 0 map tile of a million points over the world.
+		rng := rand.New(rand.NewPCG(5, 6))
+		fs := &memFeatures{}
+		for i := range 1_000_000 {
+			fs.feats = append(fs.feats, mapcommons.Feature{Position: int64(i), ID: int64(i + 1),
+				Geometry: wkb.AppendPoint(nil, -180+rng.Float64()*360, -85+rng.Float64()*170)})
+		}
+		ds := &mapcommons.Dataset{ID: 1, FeatureCount: 1_000_000}
+		l := style.NewLayer()
+		l.Styles.Type = mapcommons.LayerPoint
+		req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, BBox: [4]float64{-180, -maxMercatorLat, 180, maxMercatorLat}, Width: 256, Height: 256}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Draw(ctx, fs, nil, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("Lines2k", func(b *testing.B) {
 		// 2,000 lines of 20 vertices wandering across the map.
 		rng := rand.New(rand.NewPCG(3, 4))

@@ -27,8 +27,9 @@ type iconKey struct {
 
 // icon is a drawn symbol, its centre at pixel (m, m).
 type icon struct {
-	img *image.RGBA
-	m   int
+	img  *image.RGBA
+	m    int
+	rows []uint64 // the pixels not transparent, a word a row (rowMasks)
 }
 
 // quantize is a size in eighths.
@@ -237,6 +238,7 @@ func (c *iconCache) make(k iconKey) *icon {
 			ic.img.Pix[i] = uint8((uint32(p)*a + 0x7fff) / 0xffff)
 		}
 	}
+	ic.rows = rowMasks(ic.img)
 	return ic
 }
 

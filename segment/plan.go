@@ -445,7 +445,9 @@ type emitter struct {
 // emit sends feature pos of s, at position at of the answer's dataset.
 func (e *emitter) emit(s *Segment, pos, at int) error {
 	f := &e.f
-	if e.q.Lazy {
+	if e.q.NoValues { // geometry, id and position alone
+		f.Position, f.ID, f.Values, f.Row, f.Geometry = int64(at), s.ID(pos), nil, nil, s.Geometry(pos)
+	} else if e.q.Lazy {
 		e.row.s, e.row.pos = s, pos
 		f.Position, f.ID, f.Values, f.Row, f.Geometry = int64(at), s.ID(pos), nil, &e.row, s.Geometry(pos)
 	} else {
