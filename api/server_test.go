@@ -165,7 +165,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // multipartBody builds a standard multipart body of files (field → path)
 // and text fields.
-func multipartBody(t *testing.T, files map[string]string, fields map[string]string) ([]byte, string) {
+func multipartBody(t testing.TB, files map[string]string, fields map[string]string) ([]byte, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)

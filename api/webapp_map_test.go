@@ -45,7 +45,7 @@ func newMapBrowserTest(t *testing.T) (*browserTest, *testServer, string) {
 
 // postMap creates a map as user from a JSON document and returns its path
 // (/maps/<id>).
-func postMap(t *testing.T, ts *testServer, user string, doc map[string]any) string {
+func postMap(t testing.TB, ts *testServer, user string, doc map[string]any) string {
 	t.Helper()
 	body, err := json.Marshal(doc)
 	if err != nil {
@@ -62,7 +62,7 @@ func postMap(t *testing.T, ts *testServer, user string, doc map[string]any) stri
 // classes with the White-Red ramp, opaque so that the drawn pixels are the
 // classes' colours, and a click template "County: $[NAME]". It returns the
 // map's path (/maps/<id>).
-func createChoroplethMap(t *testing.T, ts *testServer, user, datasetID string) string {
+func createChoroplethMap(t testing.TB, ts *testServer, user, datasetID string) string {
 	t.Helper()
 	return postMap(t, ts, user, map[string]any{"title": "Births 1974", "basemap": "Acetate", "description": "Births by county",
 		"layers": []any{map[string]any{"source": "finder:" + datasetID, "title": "Births", "opacity": 1,

@@ -127,7 +127,7 @@ func TestPageRoutes(t *testing.T) {
 // browserTest is a headless Chromium on a real server holding the nc
 // counties, and the place its screenshots go.
 type browserTest struct {
-	t         *testing.T
+	t         testing.TB
 	ctx       context.Context
 	url       string
 	artefacts string
@@ -149,12 +149,14 @@ func newBrowserTest(t *testing.T) *browserTest {
 
 // browserOn starts a headless Chromium on test server ts (made with
 // BaseURL ""), which is served over HTTP at b.url.
-func browserOn(t *testing.T, ts *testServer) *browserTest {
+func browserOn(t testing.TB, ts *testServer) *browserTest {
 	// Browser tests wait on pages more than they compute: they run beside
 	// the others, each with its own Chromium (a test with two browsers
 	// asks once).
-	if _, asked := parallelBrowsers.LoadOrStore(t, true); !asked {
-		t.Parallel()
+	if tt, ok := t.(*testing.T); ok { // a benchmark runs alone
+		if _, asked := parallelBrowsers.LoadOrStore(tt, true); !asked {
+			tt.Parallel()
+		}
 	}
 	required := os.Getenv("MAPCOMMONS_REQUIRE_BROWSER") == "1"
 	skip := func(format string, args ...any) {
