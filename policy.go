@@ -216,6 +216,18 @@ func (p Policy) CanManageGroups(caller *User) error {
 	return Errorf(EFORBIDDEN, "only an administrator may manage groups")
 }
 
+// CanSeeGroupName: who may know a group by its name (and so that it
+// exists): administrators, every group; a signed-in user, the groups they
+// belong to. The names go out in GET /groups and, to whoever may change an
+// object's sharing list, beside the entries of that list naming those
+// groups; a group named to anyone else is answered as a missing one. The
+// entries name no other group: an owner who shares by number with a group
+// she is not in would otherwise read its name back, and so learn every
+// group's name number by number. Members stay the administrators' to see.
+func (p Policy) CanSeeGroupName(caller *User, groupID int64) bool {
+	return isAdmin(caller) || caller.InGroup(groupID)
+}
+
 // CanCreateDataset: any logged-in user.
 func (p Policy) CanCreateDataset(caller *User) error {
 	if caller == nil {

@@ -260,6 +260,39 @@ func statsOnlyToDownloaders(t *testing.T, c *matrixCase, body []byte) {
 	}
 }
 
+// groupNamesToSharers: the entries of an object's sharing list name their
+// groups (group_name) only to a caller who may change the list (a
+// dataset's owner and administrators, a map's administrators; on an
+// appliance also whoever may edit it), and of those only the groups the
+// caller sees by name: an administrator every one, anyone else the
+// groups they are in (here each of viewer, downloader and editor is in
+// the group of its role; the owner is in none).
+func groupNamesToSharers(dataset bool) func(t *testing.T, c *matrixCase, body []byte) {
+	return func(t *testing.T, c *matrixCase, body []byte) {
+		t.Helper()
+		doc := decode[map[string]any](t, body)
+		mayShare := c.role == "admin" || dataset && c.role == "owner" ||
+			c.f.mode == mapcommons.ModeAppliance && c.rights(dataset).edit
+		own := map[string]int{"viewer": 0, "downloader": 1, "editor": 2}
+		for _, e := range doc["permissions"].([]any) {
+			entry := e.(map[string]any)
+			id := fmt.Sprint(entry["group_id"])
+			want := ""
+			for i, role := range []string{"viewer", "downloader", "editor"} {
+				if id == itoa(c.f.groups[i]) && mayShare {
+					if i2, in := own[c.role]; c.role == "admin" || in && i2 == i {
+						want = role + "s"
+					}
+				}
+			}
+			name, named := entry["group_name"]
+			if named != (want != "") || named && name != want {
+				t.Fatalf("%s, %s: entry %v, want the name %q", matrixSettings[c.setting].name, c.role, entry, want)
+			}
+		}
+	}
+}
+
 // Rules of the routes.
 func viewDS(ok int) func(*matrixCase) int {
 	return func(c *matrixCase) int {
@@ -451,7 +484,10 @@ func matrixRoutes() []matrixRoute {
 	sharing := `{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true,"edit":true}},{"group_id":{group},"permissions":{"view":true}}]}`
 
 	routes := []matrixRoute{
-		{name: "GET dataset", request: get("/datasets/{ds}.json"), want: viewDS(200), check: statsOnlyToDownloaders},
+		{name: "GET dataset", request: get("/datasets/{ds}.json"), want: viewDS(200), check: func(t *testing.T, c *matrixCase, body []byte) {
+			statsOnlyToDownloaders(t, c, body)
+			groupNamesToSharers(true)(t, c, body)
+		}},
 		{name: "GET overlay", request: get("/overlays/{ds}.json?include_attributes=1"), want: viewDS(200), check: statsOnlyToDownloaders},
 		{name: "GET dataset with features", request: get("/datasets/{ds}.json?include_features=1"), want: downloadDS(200)},
 		{name: "GET features", request: get("/datasets/{ds}/features.json"), want: downloadDS(200)},
@@ -473,7 +509,7 @@ func matrixRoutes() []matrixRoute {
 		{name: "GET fetch", request: get("/datasets/{ds}/fetch.json"), want: editDS(400)},
 		{name: "DELETE dataset", request: freshDS, want: ownerOr(204, dsView)},
 
-		{name: "GET map", request: get("/maps/{map}.json"), want: viewMap(200)},
+		{name: "GET map", request: get("/maps/{map}.json"), want: viewMap(200), check: groupNamesToSharers(false)},
 		{name: "GET map kml", request: get("/maps/{map}.kml"), want: viewMap(200)},
 		{name: "GET layer", request: get("/maps/{map}/layers/0.json"), want: viewMap(200)},
 		{name: "GET layer features", request: get("/maps/{map}/layers/0/features.json"), want: layerFeatures},

@@ -74,7 +74,13 @@ func (s *Server) datasetLink(r *http.Request, id int64) string {
 	return s.baseURL(r) + "/datasets/" + strconv.FormatInt(id, 10) + ".json"
 }
 
-func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttributes bool) *datasetDoc {
+// datasetJSON is the document of ds as the caller may see it: the names of
+// the groups of its sharing list to those who may change the list.
+func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttributes bool) (*datasetDoc, error) {
+	perms, err := s.sharingJSON(r, ds.Permissions, s.policy.CanSetDatasetPermissions(caller(r), ds) == nil)
+	if err != nil {
+		return nil, err
+	}
 	m := ds.Metadata
 	d := &datasetDoc{
 		ID: ds.ID, Title: m.Title, Name: m.Title, Description: m.Description, Author: m.Author, Tags: m.Tags,
@@ -82,7 +88,7 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 		ContactAddress: m.ContactAddress, ContactPhone: m.ContactPhone, ProcessNotes: m.ProcessNotes,
 		Link: s.datasetLink(r, ds.ID), Published: isoTime(ds.CreatedAt), CreatedAt: isoTime(ds.CreatedAt),
 		UpdatedAt: isoTime(ds.UpdatedAt), DataType: ds.DataType, Type: ds.Type, State: ds.State,
-		FeatureCount: ds.FeatureCount, GeometryTypes: ds.GeometryTypes, Permissions: permissionsJSON(ds.Permissions),
+		FeatureCount: ds.FeatureCount, GeometryTypes: ds.GeometryTypes, Permissions: perms,
 		Pagination: pagination{Start: 0, Total: ds.FeatureCount, Limit: ds.FeatureCount},
 	}
 	// Minimum, maximum, mean and median tell the values of a small
@@ -118,7 +124,7 @@ func (s *Server) datasetJSON(r *http.Request, ds *mapcommons.Dataset, withAttrib
 			d.DataAttributes[i] = attributeDoc{Attribute: a, OverlayID: ds.ID}
 		}
 	}
-	return d
+	return d, nil
 }
 
 // datasetID parses the {id} path segment.
@@ -263,7 +269,11 @@ func (s *Server) handleDatasetCreate(w http.ResponseWriter, r *http.Request) err
 	if err := ingest.Create(r.Context(), s.svc.Datasets, ds, up, s.cfg.MaxFeatures, nil); err != nil {
 		return err
 	}
-	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
+	doc, err := s.datasetJSON(r, ds, false)
+	if err != nil {
+		return err
+	}
+	return s.created(w, r, s.datasetLink(r, ds.ID), doc)
 }
 
 // opener opens uploads within the server's bounds.
@@ -350,7 +360,10 @@ func (s *Server) writeDatasetJSON(w http.ResponseWriter, r *http.Request, ds *ma
 	if err != nil {
 		return err
 	}
-	doc := s.datasetJSON(r, ds, withAttrs)
+	doc, err := s.datasetJSON(r, ds, withAttrs)
+	if err != nil {
+		return err
+	}
 	if !withFeatures {
 		return s.writeJSON(w, r, http.StatusOK, doc)
 	}

@@ -78,7 +78,11 @@ func (s *Server) createFromURL(w http.ResponseWriter, r *http.Request, me *mapco
 		}
 		return err
 	}
-	return s.created(w, r, s.datasetLink(r, ds.ID), s.datasetJSON(r, ds, false))
+	doc, err := s.datasetJSON(r, ds, false)
+	if err != nil {
+		return err
+	}
+	return s.created(w, r, s.datasetLink(r, ds.ID), doc)
 }
 
 // existing answers a registration of a URL registered already: the
@@ -89,7 +93,11 @@ func (s *Server) existing(w http.ResponseWriter, r *http.Request, ds *mapcommons
 		return mapcommons.Errorf(mapcommons.ECONFLICT, "url: %s is registered already, as a dataset not shared with you", ds.URL)
 	}
 	w.Header().Set("Location", s.datasetLink(r, ds.ID))
-	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, ds, false))
+	doc, err := s.datasetJSON(r, ds, false)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, doc)
 }
 
 // handleDatasetFetch answers PUT /datasets/{id}/fetch (spec "Update
@@ -123,7 +131,11 @@ func (s *Server) handleDatasetFetch(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return s.writeJSON(w, r, http.StatusOK, s.datasetJSON(r, fresh, false))
+	doc, err := s.datasetJSON(r, fresh, false)
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(w, r, http.StatusOK, doc)
 }
 
 // RefreshFeeds refetches, one after the other, the feeds due for a

@@ -121,7 +121,8 @@ func (s *Server) handleGroupCreate(w http.ResponseWriter, r *http.Request) error
 
 // handleGroupList lists groups: GET /groups. Administrators get every
 // group with its number of members; another signed-in user the groups
-// they belong to (those they may share with), without counts; an
+// they belong to (those they may share with by name:
+// Policy.CanSeeGroupName), without counts; an
 // anonymous caller is asked to sign in. (Not in the original service: the
 // browser application's groups page and sharing panel need it.)
 func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) error {
@@ -145,7 +146,7 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) error {
 	admin := s.policy.CanManageGroups(me) == nil
 	out := []groupListEntry{}
 	for _, g := range all {
-		if !admin && !me.InGroup(g.ID) {
+		if !s.policy.CanSeeGroupName(me, g.ID) {
 			continue
 		}
 		e := groupListEntry{ID: g.ID, Name: g.Name, CreatedAt: isoTime(g.CreatedAt)}

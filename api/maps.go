@@ -198,8 +198,13 @@ func worldExtent(projection string) [4]float64 {
 }
 
 // mapJSON builds the document of m. lookup resolves finder: sources (for
-// the default extent).
-func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup geocommons.LayerContext) *mapDoc {
+// the default extent). The names of the groups of its sharing list go to
+// those who may change the list.
+func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup geocommons.LayerContext) (*mapDoc, error) {
+	perms, err := s.sharingJSON(r, m.Permissions, s.policy.CanSetMapPermissions(caller(r), m) == nil)
+	if err != nil {
+		return nil, err
+	}
 	d := &mapDoc{
 		ID: m.ID, Title: m.Title, Basemap: m.Basemap, Description: m.Description, Tags: m.Tags,
 		Projection: m.Projection, Layers: []*layerDoc{}, Permissions: []permissionDoc{}, Contributor: m.Owner,
@@ -212,7 +217,7 @@ func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup geocommons.L
 	for i := range m.Layers {
 		d.Layers = append(d.Layers, layerJSON(i, &m.Layers[i]))
 	}
-	d.Permissions = permissionsJSON(m.Permissions)
+	d.Permissions = perms
 	if m.Extent != nil {
 		d.Extent = *m.Extent
 	} else {
@@ -223,13 +228,16 @@ func (s *Server) mapJSON(r *http.Request, m *mapcommons.Map, lookup geocommons.L
 		"tint": map[string]any{"redMultiplier": 1, "blueMultipler": 1, "greenMultipler": 1, "alphaMultiplier": 1,
 			"greenOffset": 1, "blueOffset": 0, "alphaOffset": 0, "color": 0, "redOffset": 0},
 	}}
-	return d
+	return d, nil
 }
 
 // mapDocument is the JSON of m with the classes of its classed layers.
 func (s *Server) mapDocument(r *http.Request, m *mapcommons.Map) (*mapDoc, error) {
 	lookup := s.lookupFor(r)
-	d := s.mapJSON(r, m, lookup)
+	d, err := s.mapJSON(r, m, lookup)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.withClasses(r, m, d, lookup); err != nil {
 		return nil, err
 	}
@@ -414,7 +422,10 @@ func (s *Server) handleMapCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := s.svc.Maps.CreateMap(r.Context(), m); err != nil {
 		return err
 	}
-	d := s.mapJSON(r, m, lookup)
+	d, err := s.mapJSON(r, m, lookup)
+	if err != nil {
+		return err
+	}
 	for i := range m.Layers {
 		attachClasses(&m.Layers[i], d.Layers[i], classes[i])
 	}

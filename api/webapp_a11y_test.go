@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"mapcommons/api"
 )
 
 // a11yAudit is evaluated in a page: the problems it finds, as strings.
@@ -71,7 +73,17 @@ const focusVisible = `(() => {
 // TestWebAppAccessible audits every page at two sizes, as a visitor and
 // as a signed-in user.
 func TestWebAppAccessible(t *testing.T) {
-	b := newBrowserTest(t)
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	body, ct := multipartBody(t, ncFiles("dataset"), map[string]string{"title": "North Carolina counties", "tags": "nc, counties"})
+	must(t, ts.do(req{method: "POST", path: "/datasets.json", user: "alice", ctype: ct, body: body}), 201)
+	// alice's sharing panel lists a group by its name (a long one) and
+	// one she is not in by its number.
+	mine := ts.createGroup(t, form, "name=North Carolina county survey field team")
+	other := ts.createGroup(t, form, "name=Auditors")
+	must(t, ts.do(req{method: "POST", path: "/groups/" + itoa(mine) + "/users.json", user: "admin", ctype: form, body: []byte("login=alice")}), 200)
+	must(t, ts.do(req{method: "PUT", path: "/datasets/1.json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true}},{"group_id":` + itoa(mine) + `,"permissions":{"edit":true}},{"group_id":` + itoa(other) + `,"permissions":{"view":true}}]}`)}), 200)
+	b := browserOn(t, ts)
 	pages := []string{"/", "/app/search?q=counties", "/app/datasets/1", "/app/maps/1", "/app/editor", "/app/upload",
 		"/app/signin", "/app/signup", "/app/account", "/app/groups"}
 	audit := func(who string) {

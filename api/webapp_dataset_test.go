@@ -89,6 +89,24 @@ func text(b *browserTest, selector string) string {
 	return eval[string](b, fmt.Sprintf(`document.querySelector(%s)?.textContent ?? ''`, strconv.Quote(selector)))
 }
 
+// groupChoices are the group names the sharing panel in container offers
+// (its datalist).
+func groupChoices(b *browserTest, container string) []string {
+	b.t.Helper()
+	return eval[[]string](b, fmt.Sprintf(`[...document.querySelectorAll(%s)].map((o) => o.value)`, strconv.Quote(container+" datalist option")))
+}
+
+// addGroupByTyping types a group's name (or number) into the sharing
+// panel's group field, as a person picking it would, presses Add group and
+// waits for the group's row (id).
+func addGroupByTyping(b *browserTest, container, field, typed, id string) {
+	b.t.Helper()
+	setField(b, container+" "+field, "")
+	b.do("type "+typed, chromedp.SendKeys(chromedp.CSS(container+" "+field), typed))
+	click(b, container+" .share-add")
+	b.wait("the row of group "+id, fmt.Sprintf(`document.querySelector(%s) !== null`, strconv.Quote(container+` tr[data-group="`+id+`"]`)))
+}
+
 // mapColours counts the pixels of the map's canvas that are the dataset's
 // orange and the query's purple (the basemap has neither).
 func mapColours(b *browserTest) (orange, purple, total int) {
@@ -433,12 +451,21 @@ func TestWebDatasetOwner(t *testing.T) {
 	errorOf(t, ts.get("/ogc/collections/"+strings.TrimPrefix(dsPath, "/datasets/")+"/items/"+itoa(int64(fid)), "alice"), 404, "not_found", "")
 	b.wait("the table says 99", `document.getElementById('table-status').textContent === 'Rows 1–20 of 99'`)
 
-	// Share with the group at download, through the panel.
-	click(b, "#share button.secondary") // (no group yet: the first secondary is Add group)
+	// Share with the group at download, through the panel: alice is not
+	// in it, so she sees no name to pick and adds it by its number (a
+	// name of no group of hers is refused).
+	if got := groupChoices(b, "#share"); len(got) != 0 {
+		t.Errorf("alice, in no group, may pick %q", got)
+	}
+	click(b, "#share .share-add")
 	b.wait("an error asks for the number", `document.querySelector('#share .share-status').textContent.includes('number')`)
-	setField(b, `#share input[type=number]`, itoa(group))
-	click(b, "#share .share-panel > p:nth-of-type(2) button")
-	b.wait("the group's row", fmt.Sprintf(`document.querySelector('#share tr[data-group="%d"]') !== null`, group))
+	setField(b, "#share #share-group-dataset", "readers")
+	click(b, "#share .share-add")
+	b.wait("a name of no group of hers refused", `document.querySelector('#share .share-status').textContent.includes('is added by its number')`)
+	addGroupByTyping(b, "#share", "#share-group-dataset", itoa(group), itoa(group))
+	if got := text(b, fmt.Sprintf(`#share tr[data-group="%d"] th`, group)); got != "Group "+itoa(group)+" (not one of your groups)" {
+		t.Errorf("the group added by its number is listed as %q", got)
+	}
 	setField(b, fmt.Sprintf(`#share tr[data-group="%d"] select`, group), "download")
 	click(b, "#share .share-save")
 	b.wait("shared", `document.querySelector('#share .share-status').textContent === 'Sharing saved.'`)

@@ -4,7 +4,7 @@ package api_test
 // Chromium: a new user signs up, signs out and in again, uploads a
 // shapefile watching the progress bar, sees the counties drawn, filters
 // them, makes a choropleth map whose legend is the API's classes, shares
-// the map with a group only, and downloads the data as a GeoPackage that
+// the map with a group only (picked by its name), and downloads the data as a GeoPackage that
 // GDAL opens; a member of the group opens the map, an outsider cannot.
 
 import (
@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,19 +190,23 @@ func TestWebEndToEnd(t *testing.T) {
 	}
 	b.screenshot("e2e-map")
 
-	// Share the map with a group only: an administrator makes the group
-	// (dave in it); carol shares through the map page's panel.
+	// Share the map with a group only, picked by its name: an
+	// administrator makes the group (dave and carol in it) and another
+	// carol is not in; carol shares through the map page's panel, which
+	// offers her own group's name alone.
 	signOutBrowser(b)
 	signInBrowser(b, "admin", "secret1")
-	group := createGroupInBrowser(b, "Readers", "dave")
+	group := createGroupInBrowser(b, "Readers", "dave", "carol")
+	createGroupInBrowser(b, "Auditors")
 	signOutBrowser(b)
 	signInBrowser(b, "carol", password)
 	b.load("the map page", chromedp.Navigate(b.url+"/app"+mapPath))
 	b.wait("the sharing panel", `document.querySelector('#share-panel .share-save') !== null`)
+	if got := groupChoices(b, "#share-panel"); !slices.Equal(got, []string{"Readers"}) {
+		t.Errorf("carol may pick the groups %q, want her own, Readers", got)
+	}
 	setField(b, "#share-panel #share-everyone-map", "none")
-	setField(b, "#share-panel input[type=number]", group)
-	b.do("add the group", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#share-panel button')].find(e => e.textContent === 'Add group').click()`))
-	b.wait("the group's row", `document.querySelector('#share-panel tr[data-group="`+group+`"]') !== null`)
+	addGroupByTyping(b, "#share-panel", "#share-group-map", "Readers", group)
 	setField(b, `#share-panel tr[data-group="`+group+`"] select`, "view")
 	click(b, "#share-panel .share-save")
 	b.wait("shared", `document.querySelector('#share-panel .share-status').textContent === 'Sharing saved.'`)
@@ -210,17 +215,22 @@ func TestWebEndToEnd(t *testing.T) {
 	if got := fmt.Sprint(perms); !strings.Contains(got, "group_id:"+group) || strings.Contains(got, "everyone") {
 		t.Errorf("the map's sharing list: %v", got)
 	}
+	// Opened again, the panel lists the group by its name.
+	b.load("the map page again", chromedp.Navigate(b.url+"/app"+mapPath))
+	b.wait("the group's row", `document.querySelector('#share-panel tr[data-group="`+group+`"]') !== null`)
+	if got := text(b, `#share-panel tr[data-group="`+group+`"] th`); got != "Readers" {
+		t.Errorf("the map's panel lists the group as %q", got)
+	}
 
 	// The data too, for the group to see the map's layer.
 	b.load("the dataset page", chromedp.Navigate(b.url+"/app"+dsPath))
 	b.wait("the dataset's sharing panel", `document.querySelector('#share .share-save') !== null`)
 	setField(b, "#share #share-everyone-dataset", "none")
-	setField(b, "#share input[type=number]", group)
-	b.do("add the group", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#share button')].find(e => e.textContent === 'Add group').click()`))
-	b.wait("the group's row", `document.querySelector('#share tr[data-group="`+group+`"]') !== null`)
-	setField(b, `#share tr[data-group="`+group+`"] select`, "download") // its features, not only its description
+	addGroupByTyping(b, "#share", "#share-group-dataset", "readers", group) // any case
+	setField(b, `#share tr[data-group="`+group+`"] select`, "download")     // its features, not only its description
 	click(b, "#share .share-save")
 	b.wait("shared", `document.querySelector('#share .share-status').textContent === 'Sharing saved.'`)
+	b.wait("the panel read again", `document.querySelector('#share tr[data-group="`+group+`"] th')?.textContent === 'Readers'`)
 
 	// Download the data as a GeoPackage: GDAL opens it.
 	b.wait("the downloads", `document.querySelector('#downloads a[href$=".gpkg"]') !== null`)

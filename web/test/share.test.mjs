@@ -1,8 +1,10 @@
 // The sharing levels and their permission flags (web/src/lib/levels.js,
-// which share.js's panel reads and writes).
+// which share.js's panel reads and writes), and the groups' names the
+// panel shows and reads (web/src/lib/groupnames.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { flagsOf, levelOf, levels } from '../src/lib/levels.js';
+import { groupLabel, groupNames, groupOf } from '../src/lib/groupnames.js';
 
 test('levelOf: the highest flag of an entry decides (edit implies download implies view)', () => {
   assert.equal(levelOf({ view: true, download: false, edit: false }), 'view');
@@ -18,4 +20,23 @@ test('flagsOf writes each level as the API takes it, and reads back as itself', 
   assert.deepEqual(flagsOf('edit'), { view: true, download: true, edit: true });
   assert.deepEqual(flagsOf('owner'), { view: false, download: false, edit: false });
   for (const l of levels) assert.equal(levelOf(flagsOf(l)), l);
+});
+
+test('groupNames: the groups listed and the names of a sharing list, by id', () => {
+  const names = groupNames([{ id: 3, name: 'Field team' }, { id: 'x', name: 'bad' }],
+    [{ group_id: 'everyone', permissions: {} }, { group_id: 7, group_name: 'Auditors', permissions: {} }, { group_id: 9, permissions: {} }]);
+  assert.deepEqual([...names], [[3, 'Field team'], [7, 'Auditors']]);
+  assert.equal(groupLabel(7, names), 'Auditors');
+  assert.equal(groupLabel(9, names), 'Group 9');
+});
+
+test('groupOf: a name (any case), else a number; an unknown name is no group', () => {
+  const names = groupNames([{ id: 3, name: 'Field team' }, { id: 4, name: '2024' }]);
+  assert.deepEqual(groupOf('  field TEAM ', names), { id: 3 });
+  assert.deepEqual(groupOf('2024', names), { id: 4 }); // a name before a number
+  assert.deepEqual(groupOf('12', names), { id: 12 });
+  assert.match(groupOf('Auditors', names).error, /named “Auditors”.*number/);
+  assert.match(groupOf('', names).error, /name/);
+  assert.match(groupOf('', new Map()).error, /number/);
+  for (const bad of ['0', '-3', '1.5', '99999999999999999999']) assert.ok(groupOf(bad, names).error, bad);
 });

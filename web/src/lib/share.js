@@ -1,10 +1,14 @@
 // The sharing panel of a dataset or a map: everyone and each group at a
 // level (none, view, download, edit), saved as the object's whole sharing
 // list through PUT /datasets/{id}.json or PUT /maps/{id}.json with a JSON
-// body {"permissions": [...]} (spec "Permissions"). Groups are named by
-// their id (their names are shown to administrators, who may read groups).
+// body {"permissions": [...]} (spec "Permissions"). Groups are picked and
+// listed by name: the names the owner may see, her own groups (every group
+// for an administrator) from GET /groups.json and the list's group_name
+// (docs/api.md "Groups"). A group she is not in is added by its number,
+// and listed so.
 
 import { api, el, session, status } from './common.js';
+import { groupLabel, groupNames, groupOf } from './groupnames.js';
 import { flagsOf, levelOf, levels } from './levels.js';
 
 export { flagsOf, levelOf };
@@ -18,42 +22,76 @@ function levelSelect(label, value) {
     levels.map((l) => el('option', { value: l, selected: l === value }, l === 'none' ? 'not shared' : l)));
 }
 
+/** myGroups are the groups the caller may see by name (none for a
+ * visitor, or where the store has no groups). */
+async function myGroups() {
+  if (!(await session())) return [];
+  try {
+    return (await api('/groups.json')) || [];
+  } catch {
+    return [];
+  }
+}
+
 /** sharePanel builds the panel of the dataset or map (kind 'dataset' or
  * 'map') with that id into container, from the object's current sharing
  * list (read from the API). onSaved, if given, receives the saved list. */
 export async function sharePanel(container, kind, id, onSaved) {
-  const obj = await api(objectPath(kind, id));
-  const me = await session();
+  const [obj, groups] = await Promise.all([api(objectPath(kind, id)), myGroups()]);
   const perms = obj.permissions || [];
+  const names = groupNames(groups, perms);
   const everyone = perms.find((p) => p.group_id === 'everyone');
   const everyoneSel = levelSelect('Everyone', levelOf(everyone?.permissions));
   everyoneSel.id = `share-everyone-${kind}`;
   const rows = el('tbody', {});
   const msg = el('p', { role: 'status', 'aria-live': 'polite', class: 'share-status' });
+  const listed = (g) => rows.querySelector(`tr[data-group="${g}"]`) !== null;
 
-  /** addRow adds a group's row, its name asked for when the caller may read groups. */
+  // The names to pick from: the groups she sees, less those listed.
+  const choices = el('datalist', { id: `share-groups-${kind}` });
+  function fillChoices() {
+    choices.replaceChildren(...[...names].filter(([g]) => !listed(g))
+      .sort((a, b) => a[1].localeCompare(b[1], undefined, { sensitivity: 'base' }))
+      .map(([, name]) => el('option', { value: name })));
+  }
+
+  /** addRow adds a group's row: its name when she may see it, else its number. */
   function addRow(groupID, level) {
-    const name = el('span', { class: 'group-name' });
+    const label = groupLabel(groupID, names);
     const tr = el('tr', { 'data-group': groupID },
-      el('th', { scope: 'row' }, `Group ${groupID} `, name),
-      el('td', {}, levelSelect(`Level for group ${groupID}`, level)),
-      el('td', {}, el('button', { type: 'button', class: 'secondary', onclick: () => tr.remove() }, 'Remove', el('span', { class: 'visually-hidden' }, ` group ${groupID}`))));
+      el('th', { scope: 'row', class: 'group-name' }, label,
+        names.has(groupID) ? null : el('span', { class: 'hint' }, ' (not one of your groups)')),
+      el('td', {}, levelSelect(`Level for ${label}`, level)),
+      el('td', {}, el('button', {
+        type: 'button', class: 'secondary', onclick: () => {
+          tr.remove();
+          fillChoices();
+          status(msg, `${label} removed: save to apply.`);
+        },
+      }, 'Remove', el('span', { class: 'visually-hidden' }, ` ${label}`))));
     rows.append(tr);
-    if (me?.admin) api(`/groups/${groupID}.json`).then((g) => { name.textContent = `(${g.name})`; }, () => {});
   }
   for (const p of perms) if (p.group_id !== 'everyone') addRow(p.group_id, levelOf(p.permissions));
+  fillChoices();
 
-  const groupInput = el('input', { type: 'number', min: '1', step: '1', id: `share-group-${kind}`, inputmode: 'numeric' });
-  const add = el('button', {
-    type: 'button', class: 'secondary', onclick: () => {
-      const g = Number(groupInput.value);
-      if (!Number.isInteger(g) || g < 1) return status(msg, 'A group is named by its number (its id).', true);
-      if (rows.querySelector(`tr[data-group="${g}"]`)) return status(msg, `Group ${g} is already in the list.`, true);
-      addRow(g, 'view');
-      groupInput.value = '';
-      status(msg, '');
-    },
-  }, 'Add group');
+  const hint = el('p', { class: 'hint', id: `share-group-hint-${kind}` }, names.size > 0
+    ? 'Pick one of your groups by its name, or type the number of a group you are not in.'
+    : 'You are in no group: type the number of the group to share with.');
+  const groupInput = el('input', {
+    type: 'text', id: `share-group-${kind}`, list: choices.id, autocomplete: 'off', class: 'share-group',
+    'aria-describedby': hint.id, onkeydown: (e) => { if (e.key === 'Enter') { e.preventDefault(); addGroup(); } },
+  });
+  function addGroup() {
+    const g = groupOf(groupInput.value, names);
+    if (g.error) return status(msg, g.error, true);
+    const label = groupLabel(g.id, names);
+    if (listed(g.id)) return status(msg, `${label} is already in the list.`, true);
+    addRow(g.id, 'view');
+    fillChoices();
+    groupInput.value = '';
+    status(msg, `${label} added at view: choose its level, then save.`);
+  }
+  const add = el('button', { type: 'button', class: 'secondary share-add', onclick: addGroup }, 'Add group');
   const save = el('button', {
     type: 'button', class: 'share-save', onclick: async () => {
       const list = [];
@@ -79,6 +117,7 @@ export async function sharePanel(container, kind, id, onSaved) {
       el('caption', {}, 'Groups'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Group'), el('th', { scope: 'col' }, 'Level'), el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'Remove')))),
       rows),
-    el('p', {}, el('label', { for: groupInput.id }, 'Group number '), groupInput, ' ', add),
+    el('p', { class: 'share-add-group' }, el('label', { for: groupInput.id }, 'Group name '), groupInput, choices, ' ', add),
+    hint,
     el('p', {}, save), msg));
 }
