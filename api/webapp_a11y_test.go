@@ -73,7 +73,7 @@ const focusVisible = `(() => {
 func TestWebAppAccessible(t *testing.T) {
 	b := newBrowserTest(t)
 	pages := []string{"/", "/app/search?q=counties", "/app/datasets/1", "/app/maps/1", "/app/editor", "/app/upload",
-		"/app/signin", "/app/signup", "/app/account", "/app/groups"}
+		"/app/signin", "/app/signup", "/app/account", "/app/groups", "/app/setup"}
 	audit := func(who string) {
 		for _, size := range [][2]int64{{1280, 800}, {375, 740}} {
 			b.do("viewport", chromedp.EmulateViewport(size[0], size[1]))

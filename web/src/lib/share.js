@@ -5,17 +5,22 @@
 // their id (their names are shown to administrators, who may read groups).
 
 import { api, el, session, status } from './common.js';
-import { flagsOf, levelOf, levels } from './levels.js';
+import { flagsOf, hostedNotice, levelOf, levels, levelsFor, shownLevel } from './levels.js';
 
 export { flagsOf, levelOf };
+
+/** levelName is how a select names a level: on a hosted server's dataset,
+ * download is what anyone has ("view and download"). */
+const levelName = (l, hosted) => (l === 'none' ? 'not shared' : hosted && l === 'download' ? 'view and download (as anyone)' : l);
 
 /** objectPath is the API path of a dataset or a map. */
 const objectPath = (kind, id) => `/${kind === 'map' ? 'maps' : 'datasets'}/${id}.json`;
 
-/** levelSelect is a labelled select of the levels. */
-function levelSelect(label, value) {
+/** levelSelect is a labelled select of the levels offered. */
+function levelSelect(label, value, offered = levels) {
+  const hosted = offered !== levels;
   return el('select', { 'aria-label': label, class: 'share-level' },
-    levels.map((l) => el('option', { value: l, selected: l === value }, l === 'none' ? 'not shared' : l)));
+    offered.map((l) => el('option', { value: l, selected: l === value }, levelName(l, hosted))));
 }
 
 /** sharePanel builds the panel of the dataset or map (kind 'dataset' or
@@ -25,8 +30,12 @@ export async function sharePanel(container, kind, id, onSaved) {
   const obj = await api(objectPath(kind, id));
   const me = await session();
   const perms = obj.permissions || [];
+  // On a hosted server a dataset is anyone's to read: the panel says so,
+  // and offers edit or not (levelsFor).
+  const offered = levelsFor(me?.mode, kind);
+  const notice = hostedNotice(me?.mode, kind);
   const everyone = perms.find((p) => p.group_id === 'everyone');
-  const everyoneSel = levelSelect('Everyone', levelOf(everyone?.permissions));
+  const everyoneSel = levelSelect('Everyone', shownLevel(everyone?.permissions, offered), offered);
   everyoneSel.id = `share-everyone-${kind}`;
   const rows = el('tbody', {});
   const msg = el('p', { role: 'status', 'aria-live': 'polite', class: 'share-status' });
@@ -36,7 +45,7 @@ export async function sharePanel(container, kind, id, onSaved) {
     const name = el('span', { class: 'group-name' });
     const tr = el('tr', { 'data-group': groupID },
       el('th', { scope: 'row' }, `Group ${groupID} `, name),
-      el('td', {}, levelSelect(`Level for group ${groupID}`, level)),
+      el('td', {}, levelSelect(`Level for group ${groupID}`, shownLevel(flagsOf(level), offered), offered)),
       el('td', {}, el('button', { type: 'button', class: 'secondary', onclick: () => tr.remove() }, 'Remove', el('span', { class: 'visually-hidden' }, ` group ${groupID}`))));
     rows.append(tr);
     if (me?.admin) api(`/groups/${groupID}.json`).then((g) => { name.textContent = `(${g.name})`; }, () => {});
@@ -49,7 +58,7 @@ export async function sharePanel(container, kind, id, onSaved) {
       const g = Number(groupInput.value);
       if (!Number.isInteger(g) || g < 1) return status(msg, 'A group is named by its number (its id).', true);
       if (rows.querySelector(`tr[data-group="${g}"]`)) return status(msg, `Group ${g} is already in the list.`, true);
-      addRow(g, 'view');
+      addRow(g, offered.includes('view') ? 'view' : 'edit');
       groupInput.value = '';
       status(msg, '');
     },
@@ -74,6 +83,7 @@ export async function sharePanel(container, kind, id, onSaved) {
   }, 'Save sharing');
 
   container.replaceChildren(el('div', { class: 'share-panel' },
+    notice && el('p', { class: 'hosted-notice', id: `hosted-notice-${kind}` }, notice),
     el('p', {}, el('label', { for: everyoneSel.id }, 'Everyone: '), everyoneSel),
     el('table', { class: 'share-groups' },
       el('caption', {}, 'Groups'),
