@@ -106,6 +106,10 @@ func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
+// ErrAdminExists is CreateFirstAdmin's refusal: the store has an
+// administrator already.
+var ErrAdminExists = &Error{Code: ECONFLICT, Message: "this server has an administrator already: sign in, or ask them for an account"}
+
 // UserUpdate names the fields of a user to change; nil means unchanged.
 type UserUpdate struct {
 	Email        *string
@@ -124,6 +128,14 @@ type UserService interface {
 	FindUserByLogin(ctx context.Context, login string) (*User, error)
 	// CreateUser sets u.ID and the times; ECONFLICT when the login is taken.
 	CreateUser(ctx context.Context, u *User) error
+	// HasAdmin reports whether any user is an administrator.
+	HasAdmin(ctx context.Context) (bool, error)
+	// CreateFirstAdmin creates u as CreateUser does, an administrator,
+	// only while no user is one: the check and the insert are one step of
+	// the store, so that of callers racing (two servers on one database,
+	// two requests), one makes the first administrator and every other
+	// gets ErrAdminExists. ECONFLICT also when the login is taken.
+	CreateFirstAdmin(ctx context.Context, u *User) error
 	// UpdateUser returns the updated user (with GroupIDs); ENOTFOUND when
 	// there is no such user.
 	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)

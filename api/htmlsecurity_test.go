@@ -88,7 +88,7 @@ func TestHTMLSecurityHeaders(t *testing.T) {
 	}
 	// The pages of the report, at least, are HTML.
 	for _, p := range []string{"/search.html", "/datasets.html", "/api.html", "/ogc?f=html", "/ogc/conformance?f=html", "/ogc/collections?f=html",
-		"/ogc/collections/1?f=html", "/ogc/collections/1/items?f=html", "/ogc/collections/1/items/1?f=html", "/app/search.html", "/app/maps/1/embed.html"} {
+		"/ogc/collections/1?f=html", "/ogc/collections/1/items?f=html", "/ogc/collections/1/items/1?f=html", "/app/search.html", "/app/maps/1/embed.html", "/app/setup.html"} {
 		if !html[p] {
 			t.Errorf("%s is not an HTML answer", p)
 		}

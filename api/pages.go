@@ -69,6 +69,7 @@ var appPages = []appPage{
 	{"/app/signup", "signup", "Sign up"},
 	{"/app/account", "account", "Account"},
 	{"/app/groups", "groups", "Groups"},
+	{"/app/setup", "setup", "Set up"},
 }
 
 // pageRoutes registers the pages and their assets.

@@ -28,6 +28,9 @@ func (s *Server) routes() {
 	m.Handle("DELETE /users/{user}/second_factor", s.handle(s.handleSecondFactorDelete))
 	m.Handle("POST /users/{user}/sign_in_link", s.handle(s.handleSignInLinkCreate))
 
+	m.Handle("GET /setup", s.handle(s.handleSetupGet))
+	m.Handle("POST /setup", s.handle(s.handleSetupCreate))
+
 	m.Handle("POST /session", s.handle(s.handleSessionCreate))
 	m.Handle("GET /session", s.handle(s.handleSessionGet))
 	m.Handle("DELETE /session", s.handle(s.handleSessionDelete))
@@ -98,7 +101,7 @@ func (s *Server) routes() {
 	m.Handle("GET /oembed", s.handle(s.handleOEmbed))
 	m.Handle("/oembed", s.handle(methodNotAllowed))
 	// The same paths with any other method: 405 with a JSON body.
-	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/maps/{id}/styles", "/maps/{id}/styles/{style}", "/maps/{id}/legend", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
+	for _, p := range []string{"/maps", "/maps/{id}", "/maps/{id}/layers", "/maps/{id}/layers/{index}", "/maps/{id}/layers/{index}/features", "/maps/{id}/preview", "/maps/{id}/tiles/{z}/{x}/{y}", "/maps/{id}/styles", "/maps/{id}/styles/{style}", "/maps/{id}/legend", "/healthz", "/api", "/users", "/users/{user}", "/users/{user}/second_factor", "/users/{user}/sign_in_link", "/session", "/setup", "/datasets", "/datasets/{id}", "/datasets/{id}/features", "/datasets/{id}/fetch", "/datasets/{id}/edits",
 		"/datasets/{id}/features/{ignored}", "/maps/{id}/features/{ignored}",
 		"/groups", "/groups/{id}", "/groups/{id}/users", "/groups/{id}/users/{login}"} {
 		m.Handle(p, s.handle(methodNotAllowed))

@@ -105,6 +105,10 @@ type Config struct {
 	// images the lists and feeds show) into the tile cache in the
 	// background when a request changes it (--eager-thumbnails).
 	EagerThumbnails bool
+	// SetupToken is the token of the server's set-up link (setup.go),
+	// with which the first administrator is made; "" for none (the store
+	// had an administrator when the server started). Held in memory only.
+	SetupToken string
 }
 
 // DefaultMaxFeatures is Config.MaxFeatures when it is not given.
@@ -144,6 +148,8 @@ type Server struct {
 	// counts the images drawn (drawPNG).
 	warmer warmer
 	draws  atomic.Int64
+	// setup is the set-up link (nil: none).
+	setup *setupState
 }
 
 // DefaultMaxUpload is the largest request body when Config.MaxUpload is
@@ -211,6 +217,7 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		auth:    newAuthCache(cfg.BcryptCost),
 		classes: style.NewClassifier(svc.Features),
 		limiter: newAuthLimiter(limits, cfg.Now),
+		setup:   newSetupState(cfg.SetupToken),
 	}
 	if cfg.ResponseCache > 0 {
 		s.cache = newResponseCache(cfg.ResponseCache)

@@ -42,6 +42,9 @@ type sessionDoc struct {
 	Admin     bool   `json:"admin"`
 	CSRFToken string `json:"csrf_token,omitempty"` // none for a Basic caller
 	ExpiresAt string `json:"expires_at,omitempty"`
+	// Mode is the server's kind (hosted or appliance), which decides who
+	// may read what is uploaded: the pages say so where one shares.
+	Mode mapcommons.Mode `json:"mode"`
 }
 
 // sessionFormat refuses a suffix other than .json on /session.
@@ -204,18 +207,29 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	doc, err := s.openSession(w, r, u)
+	if err != nil {
+		return err
+	}
+	return s.created(w, r, s.baseURL(r)+"/session.json", doc)
+}
+
+// openSession signs u in on the browser of r: a new session in the store
+// and its cookie (the browser's previous session ended), answered
+// no-store; it returns the session's JSON.
+func (s *Server) openSession(w http.ResponseWriter, r *http.Request, u *mapcommons.User) (sessionDoc, error) {
 	now := s.cfg.Now()
 	s.sweepSessions(r, now)
 	token, hash := mapcommons.NewSessionToken()
 	sess := &mapcommons.Session{TokenHash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.cfg.SessionTTL)}
 	if err := s.svc.Sessions.CreateSession(r.Context(), sess); err != nil {
-		return err
+		return sessionDoc{}, err
 	}
 	ri := info(r)
 	if old := ri.session; old != nil {
 		// A browser signing in again leaves no session behind.
 		if err := s.svc.Sessions.DeleteSession(r.Context(), old.TokenHash); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
-			return err
+			return sessionDoc{}, err
 		}
 	}
 	ri.user, ri.session, ri.sessionToken = u, sess, token
@@ -230,7 +244,7 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) err
 	w.Header()["Set-Cookie"] = keep
 	s.setSessionCookie(w, r, token)
 	w.Header().Set("Cache-Control", "no-store")
-	return s.created(w, r, s.baseURL(r)+"/session.json", s.sessionJSON(u, sess, token))
+	return s.sessionJSON(u, sess, token), nil
 }
 
 // sweepSessions removes expired sessions from the store, at most once per
@@ -247,7 +261,7 @@ func (s *Server) sweepSessions(r *http.Request, now time.Time) {
 
 func (s *Server) sessionJSON(u *mapcommons.User, sess *mapcommons.Session, token string) sessionDoc {
 	return sessionDoc{Login: u.Login, Admin: u.Admin, CSRFToken: mapcommons.SessionCSRFToken(token),
-		ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339)}
+		ExpiresAt: sess.ExpiresAt.UTC().Format(time.RFC3339), Mode: s.cfg.Mode}
 }
 
 // handleSessionGet says who the caller is: GET /session; with the CSRF
@@ -270,7 +284,7 @@ func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) error 
 	case ri.user == nil:
 		return mapcommons.Errorf(mapcommons.EUNAUTHORIZED, "not signed in")
 	case ri.session == nil:
-		return s.writeJSON(w, r, http.StatusOK, sessionDoc{Login: ri.user.Login, Admin: ri.user.Admin})
+		return s.writeJSON(w, r, http.StatusOK, sessionDoc{Login: ri.user.Login, Admin: ri.user.Admin, Mode: s.cfg.Mode})
 	}
 	return s.writeJSON(w, r, http.StatusOK, s.sessionJSON(ri.user, ri.session, ri.sessionToken))
 }

@@ -85,7 +85,7 @@ func TestWebAppAccessible(t *testing.T) {
 		body: []byte(`{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true}},{"group_id":` + itoa(mine) + `,"permissions":{"edit":true}},{"group_id":` + itoa(other) + `,"permissions":{"view":true}}]}`)}), 200)
 	b := browserOn(t, ts)
 	pages := []string{"/", "/app/search?q=counties", "/app/datasets/1", "/app/maps/1", "/app/editor", "/app/upload",
-		"/app/signin", "/app/signup", "/app/account", "/app/groups"}
+		"/app/signin", "/app/signup", "/app/account", "/app/groups", "/app/setup"}
 	audit := func(who string) {
 		for _, size := range [][2]int64{{1280, 800}, {375, 740}} {
 			b.do("viewport", chromedp.EmulateViewport(size[0], size[1]))

@@ -40,7 +40,7 @@ func TestPageRoutes(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
-	for _, p := range []string{"/", "/app/search", "/app/search.html", "/app/search?q=x", "/app/signin", "/app/signup", ds, "/app" + ds, "/app" + ds + ".html"} {
+	for _, p := range []string{"/", "/app/search", "/app/search.html", "/app/search?q=x", "/app/signin", "/app/signup", "/app/setup", ds, "/app" + ds, "/app" + ds + ".html"} {
 		if strings.HasPrefix(p, "/datasets") {
 			continue
 		}

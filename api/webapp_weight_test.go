@@ -110,7 +110,7 @@ func TestPageWeight(t *testing.T) {
 	}
 	ts := newServer(t)
 	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
-	for _, p := range []string{"/", "/app/search", "/app" + ds, "/app/maps/1", "/app/editor", "/app/upload", "/app/signin"} {
+	for _, p := range []string{"/", "/app/search", "/app" + ds, "/app/maps/1", "/app/editor", "/app/upload", "/app/signin", "/app/setup"} {
 		wire, plain, files := pageWeight(t, ts, p)
 		t.Logf("%s: %d bytes gzip (%d plain), %d files", p, wire, plain, len(files))
 		if wire > 1<<20 {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -99,6 +100,48 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err e
 	} else if err != nil {
 		return err
 	}
+	u.CreatedAt, u.UpdatedAt = now, now
+	return nil
+}
+
+// HasAdmin implements mapcommons.UserService.
+func (s *UserService) HasAdmin(ctx context.Context) (_ bool, err error) {
+	defer derrors.Wrap(&err, "UserService.HasAdmin()")
+	var yes bool
+	err = s.db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE admin)`).Scan(&yes)
+	return yes, formatError(err)
+}
+
+// CreateFirstAdmin implements mapcommons.UserService. The table of users
+// is locked against every other writer of it (SHARE ROW EXCLUSIVE
+// conflicts with itself and with inserts and updates) before the insert
+// reads whether an administrator is there: a server racing this one
+// waits, then its own statement sees this one's administrator and inserts
+// nothing. Without the lock, two inserts each seeing no administrator
+// (read committed) would both make one.
+func (s *UserService) CreateFirstAdmin(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateFirstAdmin()")
+	now := s.db.now()
+	err = s.db.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+			return formatError(err)
+		}
+		err := tx.QueryRow(ctx,
+			`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at)
+			SELECT $1, $2, $3, $4, true, $5, $5 WHERE NOT EXISTS (SELECT 1 FROM users WHERE admin) RETURNING id`,
+			u.Login, u.Email, u.Fullname, u.PasswordHash, now).Scan(&u.ID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return mapcommons.ErrAdminExists
+		}
+		if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+			return storekit.LoginTaken(u.Login)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	u.Admin = true
 	u.CreatedAt, u.UpdatedAt = now, now
 	return nil
 }

@@ -80,6 +80,38 @@ func (s *UserService) CreateUser(ctx context.Context, u *mapcommons.User) (err e
 	return nil
 }
 
+// HasAdmin implements mapcommons.UserService.
+func (s *UserService) HasAdmin(ctx context.Context) (_ bool, err error) {
+	defer derrors.Wrap(&err, "UserService.HasAdmin()")
+	var n int
+	err = s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM users WHERE admin <> 0 LIMIT 1)`).Scan(&n)
+	return n > 0, formatError(err)
+}
+
+// CreateFirstAdmin implements mapcommons.UserService: one statement, an
+// insert of the row only where no administrator is (SQLite has one
+// writer, and the statement reads the latest state under its write lock).
+func (s *UserService) CreateFirstAdmin(ctx context.Context, u *mapcommons.User) (err error) {
+	defer derrors.Wrap(&err, "UserService.CreateFirstAdmin()")
+	now := s.db.now()
+	var id int64
+	err = s.db.write.QueryRowContext(ctx,
+		`INSERT INTO users (login, email, fullname, password_hash, admin, created_at, updated_at)
+		SELECT ?, ?, ?, ?, 1, ?, ? WHERE NOT EXISTS (SELECT 1 FROM users WHERE admin <> 0) RETURNING id`,
+		u.Login, u.Email, u.Fullname, u.PasswordHash, now, now).Scan(&id)
+	if err == sql.ErrNoRows {
+		return mapcommons.ErrAdminExists
+	}
+	if err = formatError(err); mapcommons.ErrorCode(err) == mapcommons.ECONFLICT {
+		return storekit.LoginTaken(u.Login)
+	} else if err != nil {
+		return err
+	}
+	u.ID, u.Admin = id, true
+	u.CreatedAt, u.UpdatedAt = parseTime(now), parseTime(now)
+	return nil
+}
+
 // UpdateUser implements mapcommons.UserService.
 func (s *UserService) UpdateUser(ctx context.Context, id int64, upd mapcommons.UserUpdate) (_ *mapcommons.User, err error) {
 	defer derrors.Wrap(&err, "UserService.UpdateUser(%d)", id)

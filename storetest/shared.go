@@ -60,6 +60,7 @@ func RunShared(t *testing.T, open TwoOpener) {
 		})
 	}
 	part("Users", testSharedUsers, "Users")
+	part("FirstAdmin", testSharedFirstAdmin, "Users")
 	part("Groups", testSharedGroups, "Users", "Groups")
 	part("Sessions", testSharedSessions, "Users", "Sessions", "Trust")
 	part("Maps", testSharedMaps, "Users", "Groups", "Maps")
@@ -67,6 +68,33 @@ func RunShared(t *testing.T, open TwoOpener) {
 	part("LoginLimits", testSharedLoginLimits, "LoginLimits")
 	part("FeedClaims", testSharedFeedClaims, "Datasets", "Features", "FeedClaims")
 	part("Search", testSharedSearch, "Users", "Groups", "Datasets", "Features", "Maps", "Search")
+}
+
+// testSharedFirstAdmin: two servers on one database making the first
+// administrator at once make one.
+func testSharedFirstAdmin(t *testing.T, open TwoOpener) {
+	ctx := context.Background()
+	for round := range 3 {
+		a, b := open(t)
+		const n = 6
+		errs := make([]error, n)
+		atOnce(t, n, func(i int) error {
+			errs[i] = either(i, a, b).Users.CreateFirstAdmin(ctx, &mapcommons.User{
+				Login: fmt.Sprintf("racer%d", i), Email: fmt.Sprintf("r%d@example.com", i), PasswordHash: "x"})
+			return nil
+		})
+		won := 0
+		for i, err := range errs {
+			if err == nil {
+				won++
+			} else if mapcommons.ErrorCode(err) != mapcommons.ECONFLICT {
+				t.Fatalf("round %d, racer %d: %v", round, i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d of %d racers through two stores made the first administrator, want 1", round, won, n)
+		}
+	}
 }
 
 func testSharedUsers(t *testing.T, open TwoOpener) {

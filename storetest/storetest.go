@@ -8,6 +8,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -34,6 +35,7 @@ func Run(t *testing.T, open Opener) {
 		})
 	}
 	part("Users", testUsers, "Users")
+	part("FirstAdmin", testFirstAdmin, "Users")
 	part("Datasets", testDatasets, "Users", "Datasets", "Features")
 	part("Features", testFeatures, "Datasets", "Features")
 	part("Feeds", testFeeds, "Datasets", "Features")
@@ -169,6 +171,70 @@ func testUsers(t *testing.T, open Opener) {
 		_, err = s.Users.UpdateUser(ctx, 999, mapcommons.UserUpdate{Email: &x})
 		code(t, err, mapcommons.ENOTFOUND)
 		code(t, s.Users.DeleteUser(ctx, 999), mapcommons.ENOTFOUND)
+	})
+}
+
+// testFirstAdmin: CreateFirstAdmin makes an administrator while there is
+// none, and refuses once there is one (made by it or otherwise), and of
+// several racing, exactly one wins.
+func testFirstAdmin(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("Once", func(t *testing.T) {
+		s := open(t)
+		if has, err := s.Users.HasAdmin(ctx); err != nil || has {
+			t.Fatalf("HasAdmin of an empty store = %v, %v", has, err)
+		}
+		MustCreateUser(t, s, "plain", false)
+		if has, err := s.Users.HasAdmin(ctx); err != nil || has {
+			t.Fatalf("HasAdmin with a user who is no administrator = %v, %v", has, err)
+		}
+		code(t, s.Users.CreateFirstAdmin(ctx, &mapcommons.User{Login: "PLAIN", Email: "p@example.com", PasswordHash: "x"}), mapcommons.ECONFLICT)
+		u := &mapcommons.User{Login: "first", Email: "first@example.com", PasswordHash: "x"}
+		if err := s.Users.CreateFirstAdmin(ctx, u); err != nil || u.ID == 0 || !u.Admin || u.CreatedAt.IsZero() {
+			t.Fatalf("CreateFirstAdmin = %+v, %v", u, err)
+		}
+		if got, err := s.Users.FindUserByLogin(ctx, "first"); err != nil || !got.Admin || got.Email != "first@example.com" {
+			t.Fatalf("the first administrator = %+v, %v", got, err)
+		}
+		if has, err := s.Users.HasAdmin(ctx); err != nil || !has {
+			t.Fatalf("HasAdmin after = %v, %v", has, err)
+		}
+		err := s.Users.CreateFirstAdmin(ctx, &mapcommons.User{Login: "second", Email: "second@example.com", PasswordHash: "x"})
+		if !errors.Is(err, mapcommons.ErrAdminExists) {
+			t.Fatalf("a second first administrator: %v, want ErrAdminExists", err)
+		}
+		if _, err := s.Users.FindUserByLogin(ctx, "second"); mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+			t.Fatalf("the refused second administrator was made: %v", err)
+		}
+	})
+	t.Run("AnyAdmin", func(t *testing.T) {
+		s := open(t)
+		MustCreateUser(t, s, "boss", true)
+		err := s.Users.CreateFirstAdmin(ctx, &mapcommons.User{Login: "first", Email: "first@example.com", PasswordHash: "x"})
+		if !errors.Is(err, mapcommons.ErrAdminExists) {
+			t.Fatalf("CreateFirstAdmin with an administrator there: %v", err)
+		}
+	})
+	t.Run("Race", func(t *testing.T) {
+		s := open(t)
+		const n = 8
+		errs := make([]error, n)
+		atOnce(t, n, func(i int) error {
+			errs[i] = s.Users.CreateFirstAdmin(ctx, &mapcommons.User{Login: fmt.Sprintf("racer%d", i), Email: fmt.Sprintf("r%d@example.com", i), PasswordHash: "x"})
+			return nil
+		})
+		won := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, mapcommons.ErrAdminExists):
+				t.Fatalf("racer %d: %v", i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d of %d racers made the first administrator, want 1", won, n)
+		}
 	})
 }
 

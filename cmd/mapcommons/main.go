@@ -531,6 +531,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return fmt.Errorf("MAPCOMMONS_ADMIN_PASSWORD: %w", err)
 		}
 		logger.Info("administrator ready", "login", "admin")
+	} else if has, err := svc.Users.HasAdmin(ctx); err != nil {
+		return err
+	} else if !has {
+		// A fresh store: the first administrator is made by the set-up
+		// link, which only who reads this log has (api/setup.go).
+		cfg.SetupToken = api.NewSetupToken()
 	}
 	if cfg.DefaultShare, err = checkShare(ctx, logger, mode, cfg.DefaultShare, svc.Groups); err != nil {
 		return err
@@ -555,6 +561,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	lock.say("mapcommons serve on " + ln.Addr().String())
 	logger.Info("listening", "addr", ln.Addr().String(), "data", st.data, "store", db.where, "mode", mode)
+	if cfg.SetupToken != "" {
+		logger.Warn("this server has no administrator yet: open the set-up link to make one (it works once, until an administrator exists; restarting makes a new one)",
+			"url", setupURL(cfg.BaseURL, ln.Addr(), cfg.SetupToken))
+	}
 	logs.flush() // tests and scripts wait for this line
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -584,6 +594,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	return nil
+}
+
+// setupURL is the set-up link of token: under --base-url when given, else
+// at the address listened on (its host localhost when it is every
+// interface's: from another machine, put the server's name instead).
+func setupURL(baseURL string, addr net.Addr, token string) string {
+	if baseURL != "" {
+		return strings.TrimRight(baseURL, "/") + api.SetupPath(token)
+	}
+	host := addr.String()
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		h := ta.IP.String()
+		if ta.IP.IsUnspecified() {
+			h = "localhost"
+		}
+		host = net.JoinHostPort(h, strconv.Itoa(ta.Port))
+	}
+	return "http://" + host + api.SetupPath(token)
 }
 
 // corsList splits --cors-origins at commas and spaces and checks that each

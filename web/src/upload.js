@@ -10,6 +10,7 @@ import './style.css';
 import { api, el, requestHeaders, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
 import { busy } from './lib/forms.js';
+import { hostedNotice } from './lib/levels.js';
 
 const form = document.getElementById('upload-form');
 const msg = document.getElementById('upload-status');
@@ -195,7 +196,12 @@ urlForm.addEventListener('submit', async (ev) => {
 
 /** main shows the forms to a signed-in user (a visitor goes to sign in). */
 async function main() {
-  if (!(await requireSession())) return;
+  const me = await requireSession();
+  if (!me) return;
+  // On a hosted server what is uploaded is anyone's to read: said first.
+  const notice = document.getElementById('hosted-notice');
+  notice.textContent = hostedNotice(me.mode, 'dataset');
+  notice.hidden = !notice.textContent;
   status(msg, '');
   form.hidden = false;
   document.getElementById('url-section').hidden = false;

@@ -3,7 +3,7 @@
 // panel shows and reads (web/src/lib/groupnames.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { flagsOf, levelOf, levels } from '../src/lib/levels.js';
+import { flagsOf, hostedNotice, levelOf, levels, levelsFor, shownLevel } from '../src/lib/levels.js';
 import { groupLabel, groupNames, groupOf } from '../src/lib/groupnames.js';
 
 test('levelOf: the highest flag of an entry decides (edit implies download implies view)', () => {
@@ -39,4 +39,19 @@ test('groupOf: a name (any case), else a number; an unknown name is no group', (
   assert.match(groupOf('', names).error, /name/);
   assert.match(groupOf('', new Map()).error, /number/);
   for (const bad of ['0', '-3', '1.5', '99999999999999999999']) assert.ok(groupOf(bad, names).error, bad);
+});
+
+test('a hosted server: the notice says anyone reads what is uploaded; a dataset offers edit or not', () => {
+  assert.match(hostedNotice('hosted', 'dataset'), /viewed and downloaded by anyone/);
+  assert.match(hostedNotice('hosted', 'map'), /viewed and downloaded by anyone/);
+  assert.equal(hostedNotice('appliance', 'dataset'), '');
+  assert.equal(hostedNotice(undefined, 'dataset'), '');
+  assert.deepEqual(levelsFor('hosted', 'dataset'), ['download', 'edit']);
+  assert.deepEqual(levelsFor('hosted', 'map'), levels);
+  assert.deepEqual(levelsFor('appliance', 'dataset'), levels);
+  const hosted = levelsFor('hosted', 'dataset');
+  assert.equal(shownLevel({}, hosted), 'download');
+  assert.equal(shownLevel({ view: true }, hosted), 'download');
+  assert.equal(shownLevel({ edit: true }, hosted), 'edit');
+  assert.equal(shownLevel({ view: true }, levels), 'view');
 });

@@ -9,17 +9,22 @@
 
 import { api, el, session, status } from './common.js';
 import { groupLabel, groupNames, groupOf } from './groupnames.js';
-import { flagsOf, levelOf, levels } from './levels.js';
+import { flagsOf, hostedNotice, levelOf, levels, levelsFor, shownLevel } from './levels.js';
 
 export { flagsOf, levelOf };
+
+/** levelName is how a select names a level: on a hosted server's dataset,
+ * download is what anyone has ("view and download"). */
+const levelName = (l, hosted) => (l === 'none' ? 'not shared' : hosted && l === 'download' ? 'view and download (as anyone)' : l);
 
 /** objectPath is the API path of a dataset or a map. */
 const objectPath = (kind, id) => `/${kind === 'map' ? 'maps' : 'datasets'}/${id}.json`;
 
-/** levelSelect is a labelled select of the levels. */
-function levelSelect(label, value) {
+/** levelSelect is a labelled select of the levels offered. */
+function levelSelect(label, value, offered = levels) {
+  const hosted = offered !== levels;
   return el('select', { 'aria-label': label, class: 'share-level' },
-    levels.map((l) => el('option', { value: l, selected: l === value }, l === 'none' ? 'not shared' : l)));
+    offered.map((l) => el('option', { value: l, selected: l === value }, levelName(l, hosted))));
 }
 
 /** myGroups are the groups the caller may see by name (none for a
@@ -37,11 +42,15 @@ async function myGroups() {
  * 'map') with that id into container, from the object's current sharing
  * list (read from the API). onSaved, if given, receives the saved list. */
 export async function sharePanel(container, kind, id, onSaved) {
-  const [obj, groups] = await Promise.all([api(objectPath(kind, id)), myGroups()]);
+  const [obj, groups, me] = await Promise.all([api(objectPath(kind, id)), myGroups(), session()]);
   const perms = obj.permissions || [];
   const names = groupNames(groups, perms);
+  // On a hosted server a dataset is anyone's to read: the panel says so,
+  // and offers edit or not (levelsFor).
+  const offered = levelsFor(me?.mode, kind);
+  const notice = hostedNotice(me?.mode, kind);
   const everyone = perms.find((p) => p.group_id === 'everyone');
-  const everyoneSel = levelSelect('Everyone', levelOf(everyone?.permissions));
+  const everyoneSel = levelSelect('Everyone', shownLevel(everyone?.permissions, offered), offered);
   everyoneSel.id = `share-everyone-${kind}`;
   const rows = el('tbody', {});
   const msg = el('p', { role: 'status', 'aria-live': 'polite', class: 'share-status' });
@@ -61,7 +70,7 @@ export async function sharePanel(container, kind, id, onSaved) {
     const tr = el('tr', { 'data-group': groupID },
       el('th', { scope: 'row', class: 'group-name' }, label,
         names.has(groupID) ? null : el('span', { class: 'hint' }, ' (not one of your groups)')),
-      el('td', {}, levelSelect(`Level for ${label}`, level)),
+      el('td', {}, levelSelect(`Level for ${label}`, shownLevel(flagsOf(level), offered), offered)),
       el('td', {}, el('button', {
         type: 'button', class: 'secondary', onclick: () => {
           tr.remove();
@@ -86,10 +95,11 @@ export async function sharePanel(container, kind, id, onSaved) {
     if (g.error) return status(msg, g.error, true);
     const label = groupLabel(g.id, names);
     if (listed(g.id)) return status(msg, `${label} is already in the list.`, true);
-    addRow(g.id, 'view');
+    const level = offered.includes('view') ? 'view' : 'edit';
+    addRow(g.id, level);
     fillChoices();
     groupInput.value = '';
-    status(msg, `${label} added at view: choose its level, then save.`);
+    status(msg, `${label} added at ${level}: choose its level, then save.`);
   }
   const add = el('button', { type: 'button', class: 'secondary share-add', onclick: addGroup }, 'Add group');
   const save = el('button', {
@@ -112,6 +122,7 @@ export async function sharePanel(container, kind, id, onSaved) {
   }, 'Save sharing');
 
   container.replaceChildren(el('div', { class: 'share-panel' },
+    notice && el('p', { class: 'hosted-notice', id: `hosted-notice-${kind}` }, notice),
     el('p', {}, el('label', { for: everyoneSel.id }, 'Everyone: '), everyoneSel),
     el('table', { class: 'share-groups' },
       el('caption', {}, 'Groups'),
