@@ -179,4 +179,8 @@ type MapService interface {
 	UpdateMap(ctx context.Context, id int64, fn func(*Map) error) (*Map, error)
 	// DeleteMap removes a map; ENOTFOUND when there is none.
 	DeleteMap(ctx context.Context, id int64) error
+	// MapsShowing returns the ids of the maps with a finder: layer of
+	// the dataset, lowest first, at most limit of them: the maps whose
+	// images change with it. It tells nothing of rights.
+	MapsShowing(ctx context.Context, datasetID int64, limit int) ([]int64, error)
 }

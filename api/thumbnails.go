@@ -45,6 +45,10 @@ type warmJob struct {
 // a change is not warmed (its thumbnail is drawn when first asked).
 const maxWarmPending = 256
 
+// maxMapsWarmed bounds the maps whose thumbnails a dataset's change draws
+// (the lowest ids); the others are drawn when first asked.
+const maxMapsWarmed = 64
+
 // warmAfter notes, after a request that succeeded, the dataset or map it
 // changed, from its path (or the Location of what it created), for its
 // thumbnails to be drawn. Reads change nothing; nor do failures (an
@@ -199,6 +203,18 @@ func (s *Server) warmImages(job warmJob) error {
 			}
 			req.Layers = append(req.Layers, datasetLayer(ds))
 			images = append(images, image{datasetImageKey(ds, req), req})
+		}
+		// The maps that draw it change with it: theirs after its own.
+		if s.svc.Maps != nil {
+			ids, err := s.svc.Maps.MapsShowing(ctx, job.id, maxMapsWarmed)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				for _, id := range ids {
+					s.warm(warmJob{id: id, isMap: true})
+				}
+			}()
 		}
 	}
 	for _, im := range images {

@@ -61,5 +61,15 @@ func TestEagerThumbnails(t *testing.T) {
 		if d := srv.Draws() - before; d != 1 {
 			t.Errorf("the anonymous viewer's image drew %d, want 1 of its own", d)
 		}
+		// A change of a dataset it draws: the map's thumbnails are drawn
+		// again after the dataset's.
+		must(t, ts.do(req{method: "POST", path: "/datasets/" + id + "/edits.json", user: "alice", ctype: jsonType, body: []byte(`{"deletes": [1]}`)}), 200)
+		srv.WaitThumbnails()
+		before = srv.Draws()
+		decodePNG(t, ts.get("/maps/"+mid+".png?width=120&height=90", "alice"))
+		decodePNG(t, ts.get("/datasets/"+id+".png?width=120&height=90", ""))
+		if d := srv.Draws() - before; d != 0 {
+			t.Errorf("after a change of its dataset, the map's and the dataset's thumbnails drew %d images", d)
+		}
 	}
 }

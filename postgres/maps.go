@@ -135,3 +135,14 @@ func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
 		return writeMapDoc(ctx, tx, id)
 	})
 }
+
+// MapsShowing implements mapcommons.MapService.
+func (s *MapService) MapsShowing(ctx context.Context, datasetID int64, limit int) (_ []int64, err error) {
+	defer derrors.Wrap(&err, "MapService.MapsShowing(%d)", datasetID)
+	rows, err := s.db.pool.Query(ctx, `SELECT map_id FROM search_map_datasets WHERE dataset_id = $1 ORDER BY map_id LIMIT $2`, datasetID, max(limit, 0))
+	if err != nil {
+		return nil, formatError(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	return ids, formatError(err)
+}

@@ -152,3 +152,22 @@ func (s *MapService) DeleteMap(ctx context.Context, id int64) (err error) {
 	}
 	return nil
 }
+
+// MapsShowing implements mapcommons.MapService.
+func (s *MapService) MapsShowing(ctx context.Context, datasetID int64, limit int) (_ []int64, err error) {
+	defer derrors.Wrap(&err, "MapService.MapsShowing(%d)", datasetID)
+	rows, err := s.db.read.QueryContext(ctx, `SELECT map_id FROM map_datasets WHERE dataset_id = ? ORDER BY map_id LIMIT ?`, datasetID, max(limit, 0))
+	if err != nil {
+		return nil, formatError(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, formatError(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, formatError(rows.Err())
+}

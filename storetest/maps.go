@@ -103,6 +103,47 @@ func testMaps(t *testing.T, open Opener) {
 		code(t, err, mapcommons.ENOTFOUND)
 		code(t, s.Maps.DeleteMap(ctx, 999), mapcommons.ENOTFOUND)
 	})
+	t.Run("Showing", func(t *testing.T) {
+		// Three maps: one of dataset 17, one of 17 and 18, one of 18
+		// and a url: layer.
+		one := &mapcommons.Map{OwnerID: owner.ID, Title: "one", Basemap: "b", Projection: mapcommons.ProjectionMercator,
+			Layers: []mapcommons.Layer{{Source: "finder:17", Visible: true}}}
+		both := &mapcommons.Map{OwnerID: owner.ID, Title: "both", Basemap: "b", Projection: mapcommons.ProjectionMercator,
+			Layers: []mapcommons.Layer{{Source: "finder:18", Visible: true}, {Source: "finder:17", Visible: true}}}
+		other := &mapcommons.Map{OwnerID: owner.ID, Title: "other", Basemap: "b", Projection: mapcommons.ProjectionMercator,
+			Layers: []mapcommons.Layer{{Source: "url:http://example.com/f.geojson", Visible: true}, {Source: "finder:18", Visible: true}}}
+		for _, x := range []*mapcommons.Map{one, both, other} {
+			if err := s.Maps.CreateMap(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		showing := func(ds int64, limit int, want ...int64) {
+			t.Helper()
+			got, err := s.Maps.MapsShowing(ctx, ds, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Errorf("maps showing dataset %d (at most %d): %v, want %v", ds, limit, got, want)
+			}
+		}
+		showing(17, 10, one.ID, both.ID)
+		showing(18, 10, both.ID, other.ID)
+		showing(17, 1, one.ID)
+		showing(99, 10)
+		showing(17, 0)
+		if _, err := s.Maps.UpdateMap(ctx, both.ID, func(x *mapcommons.Map) error {
+			x.Layers = x.Layers[:1] // finder:18 alone
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		showing(17, 10, one.ID)
+		if err := s.Maps.DeleteMap(ctx, other.ID); err != nil {
+			t.Fatal(err)
+		}
+		showing(18, 10, both.ID)
+	})
 	t.Run("OwnerGone", func(t *testing.T) {
 		if err := s.Users.DeleteUser(ctx, owner.ID); err != nil {
 			t.Fatal(err)
