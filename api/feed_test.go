@@ -80,7 +80,7 @@ func allowPrivate(c *api.Config) { c.AllowPrivateFetch = true }
 
 func TestDatasetFromURL(t *testing.T) {
 	t.Parallel()
-	ts := newServer(t, allowPrivate)
+	ts := newServer(t, allowPrivate, func(c *api.Config) { c.EagerThumbnails = true })
 	rm := newRemote(t)
 	rm.set("/stations.csv", remotePage{ctype: "text/csv", body: "name,lat,lon\na,1,2\nb,3,4\n"})
 	rm.set("/data", remotePage{ctype: "application/octet-stream", body: "name,lat,lon\nc,5,6\n"})
@@ -213,6 +213,14 @@ func TestDatasetFromURL(t *testing.T) {
 		doc := decode[map[string]any](t, must(t, ts.get(feedPath+".json", ""), 200))
 		if doc["feature_count"] != 4.0 {
 			t.Fatalf("after RefreshFeeds: %v", doc)
+		}
+		// Its thumbnail drawn after the refresh, as after a request.
+		srv := ts.handler.(*api.Server)
+		srv.WaitThumbnails()
+		before := srv.Draws()
+		decodePNG(t, ts.get(feedPath+".png?width=120&height=90", ""))
+		if d := srv.Draws() - before; d != 0 {
+			t.Errorf("the refreshed feed's thumbnail drew %d images when asked", d)
 		}
 	})
 	for _, c := range []struct {

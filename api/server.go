@@ -242,6 +242,12 @@ func NewServer(logger *slog.Logger, cfg Config, svc mapcommons.Services) *Server
 		Opener:   s.opener(),
 		Datasets: svc.Datasets, Features: svc.Features, Claims: svc.FeedClaims,
 		MaxFeatures: cfg.MaxFeatures, FetchTimeout: cfg.FetchTimeout, Logger: logger,
+		// A feed refreshed in the background changed as a request would.
+		Refreshed: func(id int64) {
+			if s.cfg.EagerThumbnails && s.tiles != nil {
+				s.warm(warmJob{id: id})
+			}
+		},
 	}
 	s.routes()
 	return s

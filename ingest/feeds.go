@@ -40,6 +40,8 @@ type Feeds struct {
 	// twice (at least 10 minutes).
 	FetchTimeout time.Duration
 	Logger       *slog.Logger
+	// Refreshed, when set, is told of each feed RefreshDue refreshed.
+	Refreshed func(datasetID int64)
 
 	// locks holds a chan struct{} (of one) per dataset id: one refetch of
 	// a feed at a time in this process (lock).
@@ -306,6 +308,9 @@ func (f *Feeds) RefreshDue(ctx context.Context, interval time.Duration) {
 			}
 		} else {
 			f.logger().LogAttrs(ctx, slog.LevelInfo, "refreshed a feed", slog.Int64("dataset", c.ID))
+			if f.Refreshed != nil {
+				f.Refreshed(c.ID)
+			}
 		}
 		if err := f.Claims.ReleaseFeed(context.WithoutCancel(ctx), c, due); err != nil {
 			f.logger().Error("releasing a refreshed feed", "dataset", c.ID, "err", err)
