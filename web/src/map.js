@@ -48,7 +48,8 @@ async function main() {
     return;
   }
   root.hidden = false;
-  await showFacts(doc);
+  // The title, owner and sharing panel beside the map, not before it.
+  showFacts(doc).catch((e) => status(msg, 'The map\'s details could not be loaded: ' + e.message, true));
   status(msg, 'Drawing the map…');
   const container = document.getElementById('map');
   const map = await showMap(container, document.getElementById('legend'), doc);

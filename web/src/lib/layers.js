@@ -82,6 +82,30 @@ export function datasetOf(source) {
 const datasets = new Map();
 const features = new Map();
 
+/** drawnFromTiles tells whether a dataset is drawn from its vector tiles
+ * (too big for GeoJSON, or the page asks for tiles) rather than GeoJSON. */
+const drawnFromTiles = (ds) => ds.feature_count > geojsonMax || new URLSearchParams(location.search).get('tiles') === '1';
+
+/** readFeatures starts reading a small dataset's features as GeoJSON, once
+ * per page (the promise kept in features). */
+function readFeatures(ds) {
+  if (!features.has(ds.id)) {
+    const p = api(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`);
+    p.catch(() => {}); // its reader (sourceFor) says what failed
+    features.set(ds.id, p);
+  }
+  return features.get(ds.id);
+}
+
+/** prefetch starts reading what the layers of map document doc draw (their
+ * datasets, and the features of those drawn from GeoJSON), so that they
+ * load beside the basemap rather than after it. */
+export function prefetch(doc) {
+  for (const layer of doc.layers || []) {
+    datasetOf(layer.source).then((ds) => { if (ds && !drawnFromTiles(ds)) readFeatures(ds); });
+  }
+}
+
 /** sourceFor adds the map source of a layer: its dataset's features as
  * GeoJSON (small datasets, and url: layers of this origin) or vector tiles,
  * with what styling needs from the data (times, centroids, the largest
@@ -111,13 +135,12 @@ async function sourceFor(map, id, layer) {
   }
   const ds = await datasetOf(src);
   if (!ds) return { note: 'Its dataset does not exist, or is not shared with you.' };
-  const tiles = ds.feature_count > geojsonMax || new URLSearchParams(location.search).get('tiles') === '1';
-  if (tiles) {
+  if (drawnFromTiles(ds)) {
     map.addSource(id, { type: 'vector', url: abs(`/ogc/collections/${ds.id}/tiles/WebMercatorQuad/tilejson.json`) });
     return { source: id, sourceLayer: String(ds.id), ds };
   }
   try {
-    if (!features.has(ds.id)) features.set(ds.id, api(`/datasets/${ds.id}/features.json?geojson=1&limit=${geojsonMax}`));
+    readFeatures(ds);
     // A copy: drawLayer adds to the features' properties.
     const fc = structuredClone(await features.get(ds.id));
     return { data: fc, ds };
@@ -313,6 +336,7 @@ export async function basemapStyle(name) {
     return null;
   };
   let note = null;
+  const builtin = read('/basemap/style.json'); // beside the list: most maps draw it
   try {
     const list = await api('/basemaps.json');
     const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
@@ -320,7 +344,7 @@ export async function basemapStyle(name) {
     if (style) return { style, note };
     if (b) note = `The basemap ${b.name} could not be read: the built-in basemap is shown.`;
   } catch { /* the built-in one */ }
-  const style = await read('/basemap/style.json');
+  const style = await builtin;
   return { style: style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }, note };
 }
 
@@ -368,6 +392,7 @@ export async function drawAll(map, doc) {
  * resolves to the MapLibre map once it is drawn: the map page and the
  * embed page draw a map so. */
 export async function showMap(container, list, doc) {
+  prefetch(doc);
   const map = await newMap(container, doc);
   const handles = await drawAll(map, doc);
   bindPopups(map, () => handles);
