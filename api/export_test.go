@@ -38,6 +38,13 @@ func OpenAPIJSON() ([]byte, error) {
 	return json.Marshal(doc)
 }
 
+// Warming tells whether a thumbnail is being drawn or waits to be.
+func (s *Server) Warming() bool {
+	s.warmer.mu.Lock()
+	defer s.warmer.mu.Unlock()
+	return s.warmer.running
+}
+
 // WaitThumbnails waits until the thumbnails of what changed are drawn.
 func (s *Server) WaitThumbnails() { s.waitWarm() }
 

@@ -77,7 +77,12 @@ func newServerAt(t testing.TB, dir string, mutate ...func(*api.Config)) *testSer
 // restart replaces the server with a new one on the same store, as a
 // restarted process would be: nothing kept in memory.
 func (ts *testServer) restart() {
-	ts.handler = api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)
+	if old, ok := ts.handler.(*api.Server); ok {
+		old.Close() // as the process it stands for stops
+	}
+	srv := api.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), ts.cfg, ts.svc)
+	ts.t.Cleanup(srv.Close) // before the store closes (cleanups run last first)
+	ts.handler = srv
 }
 
 // req describes one request.

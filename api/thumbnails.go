@@ -33,6 +33,9 @@ type warmer struct {
 	pending []warmJob
 	queued  map[warmJob]bool
 	running bool
+	closed  bool               // Close was called: nothing more is drawn
+	ctx     context.Context    // of the drawing; cancelled by Close
+	cancel  context.CancelFunc // cancels ctx
 }
 
 // warmJob is a dataset or a map (map true) by id.
@@ -111,8 +114,9 @@ func (s *Server) warm(job warmJob) {
 	if wm.queued == nil {
 		wm.queued = map[warmJob]bool{}
 		wm.idle = sync.NewCond(&wm.mu)
+		wm.ctx, wm.cancel = context.WithCancel(context.Background())
 	}
-	if wm.queued[job] || len(wm.pending) >= maxWarmPending {
+	if wm.closed || wm.queued[job] || len(wm.pending) >= maxWarmPending {
 		return
 	}
 	wm.queued[job] = true
@@ -134,13 +138,30 @@ func (s *Server) warmLoop() {
 			wm.mu.Unlock()
 			return
 		}
-		job := wm.pending[0]
+		job, ctx := wm.pending[0], wm.ctx
 		wm.pending = wm.pending[1:]
 		delete(wm.queued, job) // a change from now on warms it again
 		wm.mu.Unlock()
-		if err := s.warmImages(job); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND {
+		if err := s.warmImages(ctx, job); err != nil && mapcommons.ErrorCode(err) != mapcommons.ENOTFOUND && ctx.Err() == nil {
 			s.logger.Warn("drawing thumbnails", "map", job.isMap, "id", job.id, "err", err)
 		}
+	}
+}
+
+// Close stops the server's background work, the thumbnails: the one being
+// drawn is cancelled, those waiting are dropped, no change queues more,
+// and it returns once none is being drawn, so that the store may be
+// closed after it (a drawing reads the store's mapped files).
+func (s *Server) Close() {
+	wm := &s.warmer
+	wm.mu.Lock()
+	defer wm.mu.Unlock()
+	wm.closed, wm.pending = true, nil
+	if wm.cancel != nil {
+		wm.cancel()
+	}
+	for wm.running {
+		wm.idle.Wait()
 	}
 }
 
@@ -158,12 +179,11 @@ func (s *Server) waitWarm() {
 // keys the image routes look for: a dataset's as anyone who may download
 // it sees it, a map's as its owner sees it (mapImageKey: shared by
 // everyone who sees those layers).
-func (s *Server) warmImages(job warmJob) error {
+func (s *Server) warmImages(ctx context.Context, job warmJob) error {
 	timeout := s.cfg.QueryTimeout
 	if timeout <= 0 {
 		timeout = warmTimeout
 	}
-	ctx := context.Background()
 	type image struct {
 		key string
 		req render.Request
@@ -221,7 +241,7 @@ func (s *Server) warmImages(job warmJob) error {
 		if _, ok := s.tiles.get(im.key); ok {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		body, err := s.drawPNG(ctx, im.req)
 		cancel()
 		if err != nil {

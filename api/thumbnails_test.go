@@ -73,3 +73,27 @@ func TestEagerThumbnails(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseStopsThumbnails: Close returns once no thumbnail is being
+// drawn (the store may be closed after it: a drawing reads its mapped
+// files), and a change after it queues none.
+func TestCloseStopsThumbnails(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t, func(c *api.Config) { c.EagerThumbnails = true })
+	srv := ts.handler.(*api.Server)
+	id := uploadNC(t, ts, "") // its thumbnails queued, maybe being drawn
+	srv.Close()
+	if srv.Warming() {
+		t.Fatal("a thumbnail is still being drawn after Close")
+	}
+	before := srv.Draws()
+	must(t, ts.do(req{method: "PUT", path: "/datasets/" + id + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions": [{"group_id": "everyone", "permissions": {"view": true, "download": true}}]}`)}), 200)
+	if srv.Warming() {
+		t.Fatal("a change after Close queued thumbnails")
+	}
+	srv.WaitThumbnails()
+	if d := srv.Draws() - before; d != 0 {
+		t.Errorf("%d images drawn after Close", d)
+	}
+}

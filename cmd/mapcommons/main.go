@@ -548,6 +548,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	cfg.TempDir = tmp
 	handler := api.NewServer(logger, cfg, svc)
+	defer handler.Close() // its background drawing ends before the store closes
 	ln, err := net.Listen("tcp", st.addr)
 	if err != nil {
 		return err
@@ -569,15 +570,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if every := st.refreshInterval; every > 0 {
+		rctx, stop := context.WithCancel(ctx)
+		refreshing := make(chan struct{})
+		defer func() { stop(); <-refreshing }() // a refresh in hand ends before the store closes
 		go func() {
+			defer close(refreshing)
 			t := time.NewTicker(every)
 			defer t.Stop()
 			for {
 				select {
-				case <-ctx.Done():
+				case <-rctx.Done():
 					return
 				case <-t.C:
-					handler.RefreshFeeds(ctx, every)
+					handler.RefreshFeeds(rctx, every)
 				}
 			}
 		}()
