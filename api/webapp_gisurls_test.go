@@ -199,3 +199,32 @@ func TestWebSearchCards(t *testing.T) {
 	b.screenshot("search-cards-375")
 	b.checkNoProblems()
 }
+
+// TestWebGISURLsAppliance: on an appliance, the page of a dataset not
+// shared with everyone says that QGIS needs the user's credentials (and
+// the addresses answer them: Basic); a dataset anyone may view says
+// nothing of it.
+func TestWebGISURLsAppliance(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Mode = mapcommons.ModeAppliance })
+	private := ts.createCSV("?title=Private+towns", manyPoints(10, -79, 35))
+	public := ts.createCSV("?title=Public+towns", manyPoints(10, -78, 35))
+	must(t, ts.do(req{method: "PUT", path: public + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true}}]}`)}), 200)
+	id := strings.TrimPrefix(private, "/datasets/")
+	for _, p := range []string{"/ogc/collections/" + id, "/ogc/collections/" + id + "/tiles/WebMercatorQuad/tilejson.json"} {
+		must(t, ts.get(p, "alice"), 200)
+	}
+	b := browserOn(t, ts)
+	signInViaAPI(b, "alice", "secret1")
+	b.do("the private dataset", chromedp.Navigate(b.url+"/app"+private))
+	b.wait("the credentials' note", `!document.getElementById('gis-auth').hidden`)
+	if got := text(b, "#gis-auth"); !strings.Contains(got, "Authentication tab, Basic") {
+		t.Errorf("the note: %q", got)
+	}
+	b.do("the public dataset", chromedp.Navigate(b.url+"/app"+public))
+	b.wait("the addresses", `document.querySelectorAll('#gis-urls button.copy').length === 5 && document.getElementById('title').textContent === 'Public towns' && document.getElementById('gis-auth').dataset.checked === 'true'`)
+	if !eval[bool](b, `document.getElementById('gis-auth').hidden`) {
+		t.Errorf("a public dataset's page asks for credentials: %q", text(b, "#gis-auth"))
+	}
+	b.checkNoProblems()
+}

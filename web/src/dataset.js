@@ -121,6 +121,7 @@ async function showGISURLs() {
     $('gis-auth').textContent = 'This dataset is not public: QGIS needs your user name and password (in the connection’s Authentication tab, Basic), GDAL the same (GDAL_HTTP_USERPWD). The tiles and WMS answer who may download it.';
     $('gis-auth').hidden = false;
   }
+  $('gis-auth').dataset.checked = 'true';
 }
 
 const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'MultiPolygon']]];
