@@ -178,10 +178,11 @@ func apiPath(t *testing.T, b *browserTest, abs string) string {
 	return strings.TrimPrefix(abs, b.url)
 }
 
-// statusCount reads the leading number of a status text ("12 features match").
+// statusCount reads the leading number of a status text ("12 features
+// match", "1,200 features match").
 func statusCount(t *testing.T, s string) int {
 	t.Helper()
-	n, err := strconv.Atoi(strings.Fields(s + " x")[0])
+	n, err := strconv.Atoi(strings.ReplaceAll(strings.Fields(s + " x")[0], ",", ""))
 	if err != nil {
 		t.Fatalf("no count in %q", s)
 	}

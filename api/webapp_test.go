@@ -365,7 +365,7 @@ func TestWebAppInBrowser(t *testing.T) {
 	b.load("search", chromedp.SendKeys(chromedp.ID("q"), "counties\n"))
 	b.wait("search results", `location.pathname === '/app/search' && document.querySelectorAll('#results li.entry').length > 0`)
 	results := eval[string](b, `document.getElementById('results').textContent`)
-	for _, want := range []string{"North Carolina counties", "Dataset", "alice", "counties", "extent"} {
+	for _, want := range []string{"North Carolina counties", "Dataset", "alice", "counties", "100 features", "Extent W -84.3239"} {
 		if !strings.Contains(results, want) {
 			t.Errorf("search results lack %q: %q", want, results)
 		}

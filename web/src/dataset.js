@@ -14,6 +14,8 @@ import { api, el, session, status, tagList } from './lib/common.js';
 import { basemapStyle, boxDrawer, boxPolygon, circlePolygon, showOutline } from './lib/geo.js';
 import { barChart, fmt } from './lib/chart.js';
 import { sharePanel } from './lib/share.js';
+import { count, counted } from './lib/format.js';
+import { gisURLs } from './lib/gisurls.js';
 
 // Datasets up to this many features are drawn from one GeoJSON answer;
 // bigger ones from vector tiles. A query's matches are drawn up to it too.
@@ -54,7 +56,7 @@ function showMetadata() {
   const facts = [
     ['Owner', ds.contributor || ''],
     ['Author', ds.author],
-    ['Features', String(ds.feature_count)],
+    ['Features', count(ds.feature_count)],
     ['Geometry', (ds.geometry_types || []).join(', ')],
     ['Tags', tagList(ds.tags).join(', ')],
     ['Extent (W, S, E, N)', ds.extent ? ds.extent.map((v) => v.toFixed(4)).join(', ') : ''],
@@ -71,6 +73,55 @@ function showDownloads() {
     ['gpkg', 'GeoPackage'], ['sqlite', 'SpatiaLite'], ['atom', 'Atom'], ['json', 'JSON']];
   $('downloads').replaceChildren(...formats.map(([ext, name]) =>
     el('li', {}, el('a', { href: `/datasets/${ds.id}.${ext}`, download: ext === 'json' ? null : true }, name))));
+}
+
+/** copyText puts text on the clipboard and says so in node (a live
+ * region); where the clipboard is not offered (a page over plain HTTP on
+ * another host, a refused permission) it selects target's text for the
+ * visitor to copy with their keys. */
+async function copyText(text, target, node, what) {
+  try {
+    if (!navigator.clipboard?.writeText) throw new Error('no clipboard');
+    await navigator.clipboard.writeText(text);
+    status(node, `Copied: ${what}.`);
+  } catch {
+    getSelection().selectAllChildren(target);
+    status(node, `Selected: ${what}; press Ctrl+C (⌘C on a Mac) to copy it.`);
+  }
+}
+
+/** urlRow is one address to paste: the address, then its copy button. */
+function urlRow(url, what) {
+  const code = el('code', { class: 'gis-url' }, url);
+  return el('p', { class: 'gis-row' }, code, ' ', el('button', {
+    type: 'button', class: 'secondary small copy', 'data-url': url,
+    onclick: () => copyText(url, code, $('gis-status'), what),
+  }, 'Copy', el('span', { class: 'visually-hidden' }, ' the ' + what)));
+}
+
+/** showGISURLs lists the addresses a GIS user pastes (OGC API – Features,
+ * the vector tiles' TileJSON, WMS, the map tiles' template), absolute, of
+ * this server, each with a copy button and how QGIS opens it. A dataset
+ * not shared with everyone, on an appliance, needs the visitor's
+ * credentials in QGIS too. */
+async function showGISURLs() {
+  const urls = gisURLs(location.origin, ds);
+  $('gis-urls').replaceChildren(...urls.flatMap((u) => [
+    el('dt', {}, u.label),
+    el('dd', { 'data-gis': u.key },
+      urlRow(u.url, u.label + ' URL'),
+      u.also && el('p', { class: 'hint' }, 'This dataset’s collection:'),
+      u.also && urlRow(u.also, u.label + ' collection URL'),
+      u.layer && el('p', { class: 'hint' }, 'Layer: ', el('code', {}, u.layer)),
+      el('p', { class: 'hint qgis' }, 'QGIS: ' + u.qgis)),
+  ]));
+  const me = await session();
+  const open = (ds.permissions || []).some((p) => p.group_id === 'everyone' && p.permissions?.view);
+  if (me?.mode === 'appliance' && !open) {
+    $('gis-auth').textContent = 'This dataset is not public: QGIS needs your user name and password (in the connection’s Authentication tab, Basic), GDAL the same (GDAL_HTTP_USERPWD). The tiles and WMS answer who may download it.';
+    $('gis-auth').hidden = false;
+  }
+  $('gis-auth').dataset.checked = 'true';
 }
 
 const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'MultiPolygon']]];
@@ -219,7 +270,7 @@ async function showTable() {
   $('table').replaceChildren(el('thead', {}, head), el('tbody', {}, body));
   const last = Math.min(table.start + fc.features.length, table.total);
   if (!performance.getEntriesByName('mc-table').length) performance.mark('mc-table');
-  status(tmsg, table.total ? `Rows ${table.start + 1}–${last} of ${table.total}` + (table.sel.length ? ' (the query’s)' : '') : 'No features.');
+  status(tmsg, table.total ? `Rows ${count(table.start + 1)}–${count(last)} of ${count(table.total)}` + (table.sel.length ? ' (the query’s)' : '') : 'No features.');
   $('prev').disabled = table.start === 0;
   $('next').disabled = last >= table.total;
 }
@@ -391,29 +442,29 @@ async function runQuery() {
     return;
   }
   status(qmsg, 'Querying…');
-  let count;
+  let n;
   try {
-    count = await countOf(pairs);
+    n = await countOf(pairs);
   } catch (e) {
     status(qmsg, 'The query failed: ' + e.message, true);
     return;
   }
   querySel = pairs;
-  const url = featuresPath(qs([...pairs, ['limit', String(Math.max(1, Math.min(count ?? maxLimit, maxLimit)))]]));
+  const url = featuresPath(qs([...pairs, ['limit', String(Math.max(1, Math.min(n ?? maxLimit, maxLimit)))]]));
   $('query-url').href = url;
   $('query-url').textContent = abs(url);
   $('query-url-p').hidden = false;
-  const drawn = Math.min(count ?? geojsonMax, geojsonMax);
-  status(qmsg, `${count} feature${count === 1 ? '' : 's'} match` + (count > geojsonMax ? ` (the first ${geojsonMax} are highlighted on the map)` : '') + '.');
+  const drawn = Math.min(n ?? geojsonMax, geojsonMax);
+  status(qmsg, `${counted(n, 'feature')} match` + (n > geojsonMax ? ` (the first ${count(geojsonMax)} are highlighted on the map)` : '') + '.');
   const container = $('map');
   container.dataset.state = 'loading';
   whenMapReady(() => {
     map.getSource('query').setData(abs(featuresPath(qs([...pairs, ['geojson', '1'], ['limit', String(Math.max(1, drawn))]]))));
     showBase($('only-matching').checked ? 'hidden' : 'dim');
-    redrawn(() => { container.dataset.query = String(count); });
+    redrawn(() => { container.dataset.query = String(n); });
   });
   outlines();
-  Object.assign(table, { sel: pairs, total: count ?? 0, start: 0 });
+  Object.assign(table, { sel: pairs, total: n ?? 0, start: 0 });
   showTable();
 }
 
@@ -514,7 +565,7 @@ async function runGroups() {
   // page shows the first groups, the API URL gives them all.
   const total = groups.length;
   groups = groups.slice(0, maxGroupsShown);
-  status(gmsg, `${total} group${total === 1 ? '' : 's'}.` + (total > maxGroupsShown ? ` The first ${maxGroupsShown} are shown.` : ''));
+  status(gmsg, `${counted(total, 'group')}.` + (total > maxGroupsShown ? ` The first ${count(maxGroupsShown)} are shown.` : ''));
   const keys = [...(by ? [by] : []), 'count', ...aggs.map((a) => `${a.calc}_${a.name}`)];
   $('group-table').replaceChildren(
     el('thead', {}, el('tr', {}, keys.map((k) => el('th', { scope: 'col' }, k)))),
@@ -613,7 +664,7 @@ $('delete-rows').addEventListener('click', () => {
     status($('delete-status'), 'Tick the rows to delete first.', true);
     return;
   }
-  $('delete-count').textContent = String(n);
+  $('delete-count').textContent = count(n);
   $('delete-confirm').hidden = false;
   $('delete-yes').focus();
 });
@@ -628,7 +679,7 @@ $('delete-yes').addEventListener('click', async () => {
     for (const fid of ids) positions.push(await positionOf(fid));
     await api(featuresPath(`ids=${positions.join(',')}`), { method: 'DELETE' });
     await reload();
-    status(dmsg, `${ids.length} feature${ids.length === 1 ? '' : 's'} deleted.`);
+    status(dmsg, `${counted(ids.length, 'feature')} deleted.`);
   } catch (e) {
     status(dmsg, 'The features could not be deleted: ' + e.message, true);
     return;
@@ -678,6 +729,7 @@ async function main() {
   root.hidden = false;
   showMetadata();
   showDownloads();
+  showGISURLs();
   fillGroupBy();
   table.columns = (ds.data_attributes || []).map((a) => a.name);
   table.total = ds.feature_count;

@@ -2,11 +2,15 @@
 // type, tag, owner, area and page of the address, so that every result
 // page has a link. Tag and owner become the query's tag: and user: terms;
 // the area, drawn on a small map (MapLibre, loaded only when the area is
-// opened) or typed, is the bbox parameter (west,south,east,north).
+// opened) or typed, is the bbox parameter (west,south,east,north). The
+// same map outlines the results' extents (their footprints); a card
+// hovered or focused highlights its footprint, a footprint hovered its
+// card. On a wide screen the map opens by itself when a result has one.
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, entryItem, el, status } from './lib/common.js';
-import { searchQuery } from './lib/entries.js';
+import { footprints, searchQuery } from './lib/entries.js';
+import { count } from './lib/format.js';
 
 const perPage = 10;
 const params = new URLSearchParams(location.search);
@@ -54,16 +58,67 @@ async function run() {
     list.replaceChildren(...res.entries.map(entryItem));
     const total = res.totalResults || 0;
     const first = (page - 1) * perPage + 1;
-    status(msg, total === 0 ? 'No results.' : `Results ${first}–${first + res.entries.length - 1} of ${total}`);
+    status(msg, total === 0 ? 'No results.' : `Results ${count(first)}–${count(first + res.entries.length - 1)} of ${count(total)}`);
     const last = Math.max(1, Math.ceil(total / perPage));
     pager.replaceChildren(
       page > 1 ? el('a', { href: pageHref(page - 1), rel: 'prev' }, '← Previous') : '',
-      el('span', {}, ` Page ${page} of ${last} `),
+      el('span', {}, ` Page ${count(page)} of ${count(last)} `),
       page < last ? el('a', { href: pageHref(page + 1), rel: 'next' }, 'Next →') : '');
+    shown = footprints(res.entries);
+    showFootprints();
+    if (shown.features.length && matchMedia('(min-width: 900px)').matches) $('area').open = true;
   } catch (e) {
     status(msg, 'The search failed: ' + e.message, true);
   }
 }
+
+// ---- The results' footprints ----
+
+let shown = footprints([]); // the results' extents, as outlines
+let searchMap; // the small map, once loaded
+let lit = null; // the entry highlighted
+
+/** showFootprints puts the results' outlines on the map (once it is
+ * loaded), and frames them when no area is asked for. */
+function showFootprints() {
+  const src = searchMap?.getSource('footprints');
+  if (!src) return;
+  src.setData(shown);
+  const container = $('search-map');
+  container.dataset.footprints = String(shown.features.length);
+  if (!bbox && shown.features.length) {
+    const c = shown.features.flatMap((f) => f.geometry.coordinates[0]);
+    const xs = c.map((p) => p[0]);
+    const ys = c.map((p) => p[1]);
+    searchMap.fitBounds([[Math.min(...xs), Math.min(...ys)], [Math.max(...xs), Math.max(...ys)]], { padding: 20, maxZoom: 10, duration: 0 });
+  }
+  container.dataset.state = 'loading';
+  searchMap.once('idle', () => { container.dataset.state = 'idle'; });
+  searchMap.triggerRepaint();
+}
+
+/** highlight lights entry i's card and footprint (null: none). */
+function highlight(i) {
+  if (i === lit) return;
+  if (lit != null) {
+    list.querySelector(`li.entry[data-entry="${lit}"]`)?.classList.remove('highlight');
+    searchMap?.setFeatureState({ source: 'footprints', id: lit }, { lit: false });
+  }
+  lit = i;
+  if (i == null) return;
+  list.querySelector(`li.entry[data-entry="${i}"]`)?.classList.add('highlight');
+  if (searchMap && shown.features.some((f) => f.id === i)) searchMap.setFeatureState({ source: 'footprints', id: i }, { lit: true });
+}
+
+/** entryOf is the place in the list of the card holding node, or null. */
+const entryOf = (node) => {
+  const li = node instanceof Element ? node.closest('li.entry[data-entry]') : null;
+  return li ? Number(li.dataset.entry) : null;
+};
+list.addEventListener('mouseover', (e) => highlight(entryOf(e.target)));
+list.addEventListener('mouseleave', () => highlight(null));
+list.addEventListener('focusin', (e) => highlight(entryOf(e.target)));
+list.addEventListener('focusout', (e) => { if (!list.contains(e.relatedTarget)) highlight(null); });
 
 // ---- The area ----
 
@@ -105,8 +160,17 @@ async function openMap() {
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
   map.on('load', () => {
+    map.addSource('footprints', { type: 'geojson', data: shown });
+    const on = ['boolean', ['feature-state', 'lit'], false];
+    map.addLayer({ id: 'footprints-fill', type: 'fill', source: 'footprints', paint: { 'fill-color': '#1c7ed6', 'fill-opacity': ['case', on, 0.35, 0.08] } });
+    map.addLayer({ id: 'footprints-line', type: 'line', source: 'footprints', paint: { 'line-color': ['case', on, '#d9480f', '#0b4f8a'], 'line-width': ['case', on, 3, 1.5] } });
+    map.on('mousemove', 'footprints-fill', (e) => highlight(e.features[0]?.properties.entry ?? null));
+    map.on('mouseleave', 'footprints-fill', () => highlight(null));
     if (b && b.every(Number.isFinite)) showOutline(map, 'sbox', boxPolygon(b));
-    map.once('idle', () => { $('search-map').dataset.state = 'idle'; });
+    searchMap = map;
+    window.mcMap = map;
+    showFootprints();
+    if (lit != null) { const i = lit; lit = null; highlight(i); }
   });
   drawer = boxDrawer(map, (box) => {
     box.forEach((v, i) => { boxInputs[i].value = v; });

@@ -11,6 +11,7 @@ import { api, el, requestHeaders, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
 import { busy } from './lib/forms.js';
 import { hostedNotice } from './lib/levels.js';
+import { counted, size } from './lib/format.js';
 
 const form = document.getElementById('upload-form');
 const msg = document.getElementById('upload-status');
@@ -31,13 +32,6 @@ let ticking = null; // the timer counting the seconds of processing
 function extension(name) {
   const i = name.lastIndexOf('.');
   return i > 0 ? name.slice(i + 1).toLowerCase() : '';
-}
-
-/** size writes a byte count for people. */
-function size(n) {
-  if (n < 1024) return n + ' B';
-  if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KB';
-  return (n / 1024 / 1024).toFixed(1) + ' MB';
 }
 
 /** showFiles lists the chosen files, each with a button removing it. */
@@ -150,7 +144,7 @@ form.addEventListener('submit', async (ev) => {
       done('The server answered something that is not a dataset.', true);
       return;
     }
-    status(msg, 'Stored ' + doc.feature_count + ' features. Opening the dataset…');
+    status(msg, 'Stored ' + counted(doc.feature_count, 'feature') + '. Opening the dataset…');
     location.assign('/app/datasets/' + encodeURIComponent(doc.id));
   });
   xhr.addEventListener('error', () => done('The upload failed: ' + answerError(xhr), true));

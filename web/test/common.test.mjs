@@ -3,7 +3,7 @@
 // (web/src/lib/next.js), a layer's payload for the API (lib/layerdoc.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { entryExtent, entryHref, entryID, entryImage, entryImageSrcset, searchQuery, tagList, thumbSize } from '../src/lib/entries.js';
+import { entryBox, entryExtent, entryHref, entryID, entryImage, entryImageSrcset, footprints, searchQuery, tagList, thumbSize } from '../src/lib/entries.js';
 import { safeNext } from '../src/lib/next.js';
 import { clean, payload } from '../src/lib/layerdoc.js';
 
@@ -98,4 +98,23 @@ test("payload: a layer as the API answered it, without what the API computes", (
   // A manual classification sends its breaks, not a number of classes.
   const manual = payload({ styles: { fill: { classificationType: 'Manual', categories: 3, classificationBreaks: [0, 10, 20] } } });
   assert.deepEqual(manual.styles.fill, { classificationType: 'Manual', classificationBreaks: [0, 10, 20] });
+});
+
+test("entryBox and footprints: the entries' extents as outlines, by their place in the list", () => {
+  assert.deepEqual(entryBox({ id: 'Overlay:1', bbox: '50.1,3.2,51.5,5.9' }), [3.2, 50.1, 5.9, 51.5]);
+  assert.deepEqual(entryBox({ id: 'Map:1', bbox: '3.2,50.1,5.9,51.5' }), [3.2, 50.1, 5.9, 51.5]);
+  assert.equal(entryBox({ id: 'Map:1', bbox: '' }), null);
+  const fc = footprints([
+    { id: 'Overlay:1', title: 'A', bbox: '50,3,51,5' },
+    { id: 'Map:2', title: 'none', bbox: '' },
+    { id: 'Overlay:3', title: 'point', bbox: '35.5,-79,35.5,-79' },
+    { id: 'Map:4', title: 'world', bbox: '-180,-90,180,90' },
+  ]);
+  assert.deepEqual(fc.features.map((f) => f.properties.entry), [0, 2, 3]);
+  assert.deepEqual(fc.features.map((f) => f.id), [0, 2, 3]);
+  assert.deepEqual(fc.features[0].geometry.coordinates[0], [[3, 50], [5, 50], [5, 51], [3, 51], [3, 50]]);
+  const [w, s, e, n] = [fc.features[1].geometry.coordinates[0][0][0], fc.features[1].geometry.coordinates[0][0][1],
+    fc.features[1].geometry.coordinates[0][2][0], fc.features[1].geometry.coordinates[0][2][1]];
+  assert.ok(w < -79 && e > -79 && s < 35.5 && n > 35.5, 'a point is widened');
+  assert.deepEqual(fc.features[2].geometry.coordinates[0][0], [-180, -85]);
 });

@@ -2,6 +2,7 @@
 // never HTML from data), and the sign-in links of the header.
 import { initHeader } from './header.js';
 import { entryExtent, entryHref, entryID, entryImage, entryImageSrcset, tagList, thumbSize } from './entries.js';
+import { counted } from './format.js';
 
 // The search entries' helpers, for the pages that take them from here.
 export { entryExtent, entryHref, entryID, tagList };
@@ -113,21 +114,23 @@ function entryThumb(entry) {
   return img;
 }
 
-/** entryItem renders one search entry as a list item: its thumbnail, then
- * its title, facts, description and tags. */
-export function entryItem(entry) {
+/** entryItem renders one search entry as a card: its thumbnail, then its
+ * title, kind, owner, number of features, description and tags; i, its
+ * place in the list, names it (data-entry) for the map of the results. */
+export function entryItem(entry, i) {
   const { kind } = entryID(entry);
   const owner = entry.author?.name || entry.contributor?.name || '';
-  return el('li', { class: 'entry' }, entryThumb(entry), el('div', { class: 'entry-text' },
+  const extent = entryExtent(entry);
+  return el('li', { class: 'entry card', 'data-entry': Number.isInteger(i) ? String(i) : null }, entryThumb(entry), el('div', { class: 'entry-text' },
     el('h3', {}, el('a', { href: entryHref(entry) }, entry.title || entry.name || '(untitled)')),
     el('p', { class: 'meta' },
       el('span', { class: 'kind kind-' + kind }, kind === 'map' ? 'Map' : 'Dataset'),
       owner && el('span', { class: 'owner' }, ' by ' + owner),
-      kind === 'dataset' && entry.feature_count != null && el('span', {}, ' · ' + entry.feature_count + ' features'),
-      entryExtent(entry) && el('span', { class: 'extent' }, ' · extent ' + entryExtent(entry))),
+      kind === 'dataset' && entry.feature_count != null && el('span', { class: 'count' }, ' · ' + counted(entry.feature_count, 'feature'))),
     entry.description && el('p', { class: 'desc' }, entry.description),
     tagList(entry.tags).length > 0 && el('ul', { class: 'tags', 'aria-label': 'tags' },
-      tagList(entry.tags).map((t) => el('li', {}, el('a', { href: '/app/search?q=' + encodeURIComponent('tag:' + t) }, t))))));
+      tagList(entry.tags).map((t) => el('li', {}, el('a', { href: '/app/search?q=' + encodeURIComponent('tag:' + t) }, t)))),
+    extent && el('p', { class: 'extent' }, 'Extent ' + extent)));
 }
 
 /** status shows a message in the page's live region. */

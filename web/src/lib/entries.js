@@ -14,14 +14,43 @@ export function entryHref(entry) {
   return (kind === 'dataset' ? '/app/datasets/' : '/app/maps/') + pk;
 }
 
-/** entryExtent writes a search entry's extent as W, S, E, N: the API
- * writes a dataset's "s,w,n,e" and a map's "w,s,e,n" (or a list). */
-export function entryExtent(entry) {
+/** entryBox is a search entry's extent as [west, south, east, north]
+ * numbers, or null: the API writes a dataset's "s,w,n,e" and a map's
+ * "w,s,e,n" (or a list). */
+export function entryBox(entry) {
   const v = (Array.isArray(entry.bbox) ? entry.bbox : String(entry.bbox || '').split(',')).map(Number);
-  if (v.length !== 4 || !v.every(Number.isFinite)) return '';
-  const [w, s, e, n] = entryID(entry).kind === 'dataset' && !Array.isArray(entry.bbox) ? [v[1], v[0], v[3], v[2]] : v;
+  if (v.length !== 4 || !v.every(Number.isFinite)) return null;
+  return entryID(entry).kind === 'dataset' && !Array.isArray(entry.bbox) ? [v[1], v[0], v[3], v[2]] : v;
+}
+
+/** entryExtent writes a search entry's extent as W, S, E, N. */
+export function entryExtent(entry) {
+  const b = entryBox(entry);
+  if (!b) return '';
+  const [w, s, e, n] = b;
   const r = (x) => Math.round(x * 1e4) / 1e4;
   return `W ${r(w)}, S ${r(s)}, E ${r(e)}, N ${r(n)}`;
+}
+
+/** footprints are the extents of search entries as a GeoJSON
+ * FeatureCollection of outlines for a map, each feature's id and its
+ * "entry" property the entry's position in the list (entries without an
+ * extent have none); a box of no width or height (a single point) is
+ * widened a little so that its outline shows. */
+export function footprints(entries) {
+  const features = [];
+  entries.forEach((entry, i) => {
+    const b = entryBox(entry);
+    if (!b) return;
+    let [w, s, e, n] = b;
+    const pad = 0.01;
+    if (e - w < pad) { w -= pad; e += pad; }
+    if (n - s < pad) { s -= pad; n += pad; }
+    s = Math.max(s, -85); n = Math.min(n, 85);
+    features.push({ type: 'Feature', id: i, properties: { entry: i, title: entry.title || entry.name || '' },
+      geometry: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } });
+  });
+  return { type: 'FeatureCollection', features };
 }
 
 /** tagList reads the tags of an entry, a comma-separated string or a list. */

@@ -7,6 +7,7 @@
 // elsewhere). Templates ($[attribute]) give text only, never HTML.
 import * as maplibregl from 'maplibre-gl';
 import { api, credentialsMode, el } from './common.js';
+import { count } from './format.js';
 import {
   classOf, dateText, defaults, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid, sliderSpan, sliderStart,
   statsMax, symbols, template, timeOf, timeRange, timeWindow,
@@ -295,10 +296,10 @@ export function legendItem(h, i, onToggle) {
       const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
       sw.style.background = hex(cd.colors[k]);
       list.append(el('li', { class: 'class', 'data-lo': String(cd.breaks[k]), 'data-hi': String(cd.breaks[k + 1]),
-        'data-color': hex(cd.colors[k]), 'data-count': String(n) }, sw, `${fmtBreak(cd.breaks[k])} – ${fmtBreak(cd.breaks[k + 1])} (${n})`));
+        'data-color': hex(cd.colors[k]), 'data-count': String(n) }, sw, `${fmtBreak(cd.breaks[k])} – ${fmtBreak(cd.breaks[k + 1])} (${count(n)})`));
     });
     item.append(list);
-    if (cd.nulls || cd.outside) item.append(el('p', { class: 'subtitle' }, `${cd.nulls} without a value, ${cd.outside} outside the classes`));
+    if (cd.nulls || cd.outside) item.append(el('p', { class: 'subtitle' }, `${count(cd.nulls)} without a value, ${count(cd.outside)} outside the classes`));
   } else if (!h.note || h.ids.length) {
     const sw = el('span', { class: 'swatch', 'aria-hidden': 'true' });
     sw.style.background = hex(st.fill?.color ?? defaults.fill);
