@@ -15,7 +15,7 @@ package basemap
 // (MapLibre's shader cuts at 0.75) and the field reaches 8 pixels out.
 //
 // A range is made on its first request (a few milliseconds: the Go fonts
-// have some 650 glyphs, 256 at most in a range) and the server keeps it in
+// have some 700 glyphs, in 15 ranges) and the server keeps it in
 // its bounded tile cache; making them at build time would put a megabyte
 // of generated data in the repository for ranges hardly any map asks for.
 
