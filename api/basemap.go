@@ -30,7 +30,8 @@ func (s *Server) basemapRoutes(m *routeTable) {
 	m.Handle("GET /basemap/tiles/{z}/{y}/{x}", s.handle(s.handleBasemapTile))
 	m.Handle("GET /basemap/style", s.handle(s.handleBasemapStyle))
 	m.Handle("GET /basemaps", s.handle(s.handleBasemaps))
-	for _, p := range []string{"/basemap/tiles/{z}/{y}/{x}", "/basemap/style", "/basemaps"} {
+	m.Handle("GET /basemap/fonts/{fontstack}/{range}", s.handle(s.handleBasemapGlyphs))
+	for _, p := range []string{"/basemap/tiles/{z}/{y}/{x}", "/basemap/style", "/basemaps", "/basemap/fonts/{fontstack}/{range}"} {
 		m.Handle(p, s.handle(methodNotAllowed))
 	}
 }
@@ -51,6 +52,40 @@ func (s *Server) handleBasemapTile(w http.ResponseWriter, r *http.Request) error
 	}
 	key := fmt.Sprintf("basemap/%s/%d/%d/%d", basemap.Version(), z, y, x)
 	return s.writeTile(w, r, key, func() ([]byte, error) { return basemap.Tile(z, x, y) })
+}
+
+// glyphsType is the media type of a glyphs range.
+const glyphsType = "application/x-protobuf"
+
+// glyphsCacheControl lets any cache keep a glyphs range a week: the
+// glyphs change only with the fonts, in another build.
+const glyphsCacheControl = "public, max-age=604800"
+
+// handleBasemapGlyphs answers GET /basemap/fonts/{fontstack}/{range}.pbf:
+// the SDF glyphs of 256 code points (range "0-255" to "65280-65535") of
+// the first font of the comma-separated stack that is served ("Go
+// Regular", "Go Bold"), made on first request and kept in the tile cache
+// (basemap.Glyphs). A stack of no served font, or a range not of that
+// form, is not found.
+func (s *Server) handleBasemapGlyphs(w http.ResponseWriter, r *http.Request) error {
+	stack := r.PathValue("fontstack")
+	font := basemap.FontStack(stack)
+	if font == "" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no font of the stack %q: the fonts are %q and %q", stack, basemap.FontRegular, basemap.FontBold)
+	}
+	start, ok := basemap.GlyphRange(r.PathValue("range"))
+	if !ok || info(r).format != "json" {
+		return mapcommons.Errorf(mapcommons.ENOTFOUND, "no glyph range %q: a range is 256 code points, 0-255.pbf to 65280-65535.pbf", r.PathValue("range"))
+	}
+	if err := s.checkBody(r); err != nil {
+		return err
+	}
+	v := basemap.GlyphsVersion()
+	if notModified(w, r, `W/"glyphs-`+v+`"`, glyphsCacheControl) {
+		return nil
+	}
+	key := fmt.Sprintf("glyphs/%s/%s/%d", v, font, start)
+	return s.writeCached(w, r, key, glyphsType, func() ([]byte, error) { return basemap.Glyphs(font, start) })
 }
 
 // handleBasemapStyle answers GET /basemap/style.json: the MapLibre style

@@ -271,7 +271,8 @@ func checkStyle(t *testing.T, b []byte) (mapStyle, map[string]styleSource) {
 		}
 		paint, _ := l["paint"].(map[string]any)
 		for k := range paint {
-			if !strings.HasPrefix(k, typ+"-") {
+			// A symbol layer's paint is of its text and icons.
+			if !strings.HasPrefix(k, typ+"-") && (typ != "symbol" || !strings.HasPrefix(k, "text-") && !strings.HasPrefix(k, "icon-")) {
 				t.Errorf("layer %s: paint %s of a %s layer", id, k, typ)
 			}
 		}
@@ -334,14 +335,15 @@ func TestBasemapStyle(t *testing.T) {
 		src.MaxZoom == nil || *src.MaxZoom != basemap.MaxZoom {
 		t.Fatalf("built-in sources %+v", sources)
 	}
-	if s.Glyphs != nil || s.Sprite != nil {
+	// Its glyphs are this server's; it has no sprite.
+	if s.Glyphs == nil || *s.Glyphs != base+"/basemap/fonts/{fontstack}/{range}.pbf" || s.Sprite != nil {
 		t.Errorf("built-in style: glyphs %v, sprite %v", s.Glyphs, s.Sprite)
 	}
 	var kinds []string
 	for _, l := range s.Layers {
 		kinds = append(kinds, fmt.Sprint(l["type"], ":", l["source-layer"]))
 	}
-	if strings.Join(kinds, " ") != "background:<nil> fill:countries line:countries circle:places" {
+	if strings.Join(kinds, " ") != "background:<nil> fill:countries line:countries circle:places symbol:places" {
 		t.Errorf("built-in layers %v", kinds)
 	}
 	// Nothing of the built-in style leaves the server.

@@ -16,6 +16,7 @@ import { barChart, fmt } from './lib/chart.js';
 import { sharePanel } from './lib/share.js';
 import { count, counted } from './lib/format.js';
 import { gisURLs } from './lib/gisurls.js';
+import { densityMin, densityNote, densitySpecs, single } from './lib/style.js';
 
 // Datasets up to this many features are drawn from one GeoJSON answer;
 // bigger ones from vector tiles. A query's matches are drawn up to it too.
@@ -127,12 +128,15 @@ async function showGISURLs() {
 const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'MultiPolygon']]];
 const lines = ['in', ['geometry-type'], ['literal', ['LineString', 'MultiLineString']]];
 const points = ['in', ['geometry-type'], ['literal', ['Point', 'MultiPoint']]];
-const dataLayers = ['data-fill', 'data-line', 'data-point'];
+const dataLayers = ['data-fill', 'data-line', 'data-point', 'data-cluster'];
 const queryLayers = ['query-fill', 'query-line', 'query-point'];
 
 /** small reports whether the whole dataset is drawn from one GeoJSON answer
  * (?tiles=1 draws from the vector tiles whatever the size). */
 const small = () => ds.feature_count <= geojsonMax && new URLSearchParams(location.search).get('tiles') !== '1';
+/** dense reports whether the dataset's points are drawn for density: from
+ * the tiles, past densityMin features, some of them points. */
+const dense = () => !small() && ds.feature_count > densityMin && (ds.geometry_types || ['point']).includes('point');
 const dataURL = () => abs(featuresPath(`geojson=1&limit=${geojsonMax}&v=${encodeURIComponent(ds.updated_at)}`));
 const tilesURL = () => abs(`/ogc/collections/${ds.id}/tiles/WebMercatorQuad/tilejson.json?v=${encodeURIComponent(ds.updated_at)}`);
 
@@ -163,8 +167,17 @@ async function pageStyle() {
     data: tiled ? { type: 'vector', url: tilesURL() } : { type: 'geojson', data: dataURL() },
     query: { type: 'geojson', data: { type: 'FeatureCollection', features: [] } },
   };
-  style.layers = [...style.layers, ...layersOf('data', 'data', tiled ? String(ds.id) : null, '#d9480f', '#7a2906'),
-    ...layersOf('query', 'query', null, '#ae3ec9', '#5f1a70')];
+  // The clusters' numbers are drawn with the server's glyphs.
+  style.glyphs ||= location.origin + '/basemap/fonts/{fontstack}/{range}.pbf';
+  const data = layersOf('data', 'data', tiled ? String(ds.id) : null, '#d9480f', '#7a2906');
+  if (dense()) {
+    // Many points: the tiles' thinned points drawn as clusters sized and
+    // numbered by how many points each stands for, under the lone points.
+    const pt = data.pop();
+    data.push(...densitySpecs('data', '#d9480f').map((l) => ({ ...l, source: 'data', 'source-layer': String(ds.id) })),
+      { ...pt, filter: single });
+  }
+  style.layers = [...style.layers, ...data, ...layersOf('query', 'query', null, '#ae3ec9', '#5f1a70')];
   return style;
 }
 
@@ -183,6 +196,9 @@ async function showMap() {
     fadeDuration: 0,
   });
   map.addControl(new maplibregl.NavigationControl(), 'top-right');
+  window.mcMap = map; // for the tests
+  // The map's legend: what its clusters mean, when it has them.
+  $('map-legend').replaceChildren(...(dense() ? [el('p', { class: 'density' }, densityNote)] : []));
   map.on('load', () => {
     showOutline(map, 'qbox', null);
     showOutline(map, 'qcircle', null);

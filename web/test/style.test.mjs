@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  byClass, centroid, classIndex, classOf, dateText, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures,
+  byClass, centroid, classIndex, classOf, clustered, dateText, densityMin, densityWanted, fmtBreak, hex, layerPlan, layerSpecs,
+  scanFeatures, single,
   sliderSpan, sliderStart, statsMax, template, timeOf, timeRange, timeWindow,
 } from '../src/lib/style.js';
 
@@ -48,6 +49,22 @@ function ev(e, props) {
     case 'abs': return Math.abs(v(a[0]));
     case 'max': return Math.max(...a.map(v));
     case 'sqrt': return Math.sqrt(v(a[0]));
+    case 'coalesce': { for (const x of a) { const y = v(x); if (y != null) return y; } return null; }
+    case 'all': return a.every(v);
+    case '<=': return v(a[0]) <= v(a[1]);
+    case 'in': return v(a[1]).includes(v(a[0]));
+    case 'literal': return a[0];
+    case 'geometry-type': return props.$type;
+    case 'number-format': return String(v(a[0]));
+    case 'interpolate': {
+      const x = v(a[1]);
+      const stops = a.slice(2);
+      if (x <= stops[0]) return stops[1];
+      for (let i = 2; i < stops.length; i += 2) {
+        if (x <= stops[i]) return stops[i - 1] + (stops[i + 1] - stops[i - 1]) * (x - stops[i - 2]) / (stops[i] - stops[i - 2]);
+      }
+      return stops[stops.length - 1];
+    }
     case '/': return v(a[0]) / v(a[1]);
     case '*': return a.map(v).reduce((x, y) => x * y, 1);
     default: throw new Error('ev: no ' + op);
@@ -319,4 +336,40 @@ test('statsMax: a proportional layer drawn from tiles is sized by its column\'s 
   assert.equal(statsMax(ds, 'pop'), 1);
   assert.equal(statsMax({ stats: {} }, 'POP_2'), null); // stats hidden from who may not download
   assert.equal(statsMax(ds, null), null);
+});
+
+test('density: past densityMin tiled points of POINT and PRIMITIVE layers, not classed or small ones', () => {
+  assert.equal(densityWanted('POINT', false, true, densityMin + 1), true);
+  assert.equal(densityWanted('PRIMITIVE', false, true, 20000), true);
+  assert.equal(densityWanted('POINT', false, true, densityMin), false);
+  assert.equal(densityWanted('POINT', false, false, 20000), false);
+  assert.equal(densityWanted('GRADUATED', true, true, 20000), false);
+  assert.equal(densityWanted('CHOROPLETH', true, true, 20000), false);
+});
+
+test('density: thinned points are clusters sized and numbered by point_count, lone points their own symbols', () => {
+  const layer = { styles: { type: 'POINT', icon: { color: 0x2b8cbe } } };
+  const plan = layerPlan(layer);
+  const { specs } = layerSpecs(layer, plan, { id: 'd', image, density: true });
+  assert.deepEqual(specs.map((s) => s.id), ['d-fill', 'd-line', 'd-cluster', 'd-cluster-count', 'd-point']);
+  const [cluster, count, lone] = specs.slice(2);
+  const pt = (n) => ({ $type: 'Point', ...(n == null ? {} : { point_count: n }) });
+  assert.equal(ev(cluster.filter, pt(5)), true);
+  assert.equal(ev(cluster.filter, pt(1)), false);
+  assert.equal(ev(cluster.filter, pt()), false);
+  assert.equal(ev(lone.filter, pt(1)), true);
+  assert.equal(ev(lone.filter, pt()), true);
+  assert.equal(ev(lone.filter, pt(2)), false);
+  assert.equal(ev(count.filter, pt(5)), true);
+  assert.equal(cluster.paint['circle-color'], '#2b8cbe');
+  const r = (n) => ev(cluster.paint['circle-radius'], pt(n));
+  assert.ok(r(2) < r(10) && r(10) < r(100) && r(100) < r(10000) && r(10000) <= 30, `radii ${[2, 10, 100, 10000].map(r)}`);
+  assert.equal(ev(count.layout['text-field'], pt(1234)), '1234');
+  assert.deepEqual(count.layout['text-font'], ['Go Bold']);
+  assert.deepEqual(clustered[0], 'all');
+  assert.deepEqual(single[0], 'all');
+  // Without density, one point layer of every point, as before.
+  const plain = layerSpecs(layer, plan, { id: 'd', image }).specs;
+  assert.deepEqual(plain.map((s) => s.id), ['d-fill', 'd-line', 'd-point']);
+  assert.equal(ev(plain[2].filter, pt(5)), true);
 });

@@ -9,8 +9,8 @@ import * as maplibregl from 'maplibre-gl';
 import { api, credentialsMode, el } from './common.js';
 import { count } from './format.js';
 import {
-  classOf, dateText, defaults, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid, sliderSpan, sliderStart,
-  statsMax, symbols, template, timeOf, timeRange, timeWindow,
+  classOf, dateText, defaults, densityNote, densityWanted, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid,
+  sliderSpan, sliderStart, statsMax, symbols, template, timeOf, timeRange, timeWindow,
 } from './style.js';
 
 // What the pages take from here (the editor: hex and the palette).
@@ -210,7 +210,14 @@ export async function drawLayer(map, layer, i, before) {
     maxValue = statsMax(got.ds, sizeAttr) ?? maxValue;
   }
   const sl = got.sourceLayer ? { 'source-layer': got.sourceLayer } : {};
-  const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, image: (symbol, color, shadow) => iconImage(map, symbol, color, shadow) });
+  // A big layer of points from the tiles shows its density: clusters sized
+  // and numbered by the points each stands for (not with a time slider:
+  // a cluster has no time).
+  const geoms = got.ds?.geometry_types || [];
+  h.density = densityWanted(type, plan.classed, !got.data, got.ds?.feature_count ?? 0) && !temporal &&
+    (!geoms.length || geoms.includes('point'));
+  const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, density: h.density,
+    image: (symbol, color, shadow) => iconImage(map, symbol, color, shadow) });
   if (drawn.note) h.note = drawn.note;
   for (const spec of drawn.specs) {
     map.addLayer({ ...spec, source: spec.source || id, ...(spec.source && spec.source !== id ? {} : sl) }, before);
@@ -307,6 +314,7 @@ export function legendItem(h, i, onToggle) {
     icon.setAttribute('aria-hidden', 'true');
     item.append(el('p', { class: 'plain' }, sw, icon, ' ', (st.type || 'PRIMITIVE').toLowerCase()));
   }
+  if (h.density) item.append(el('p', { class: 'density' }, densityNote));
   if (h.note) item.append(el('p', { class: 'note' }, (h.ids.length ? '' : 'This layer cannot be shown. ') + h.note));
   if (h.time) {
     const [b, e] = h.time.range;
@@ -322,6 +330,13 @@ export function legendItem(h, i, onToggle) {
       h.time.span ? el('span', { class: 'subtitle' }, ` (window ${Math.round(h.time.span / 3600000 * 10) / 10} h)`) : ''));
   }
   return item;
+}
+
+/** withGlyphs gives a style without glyphs (a raster basemap's) the
+ * server's, which the clusters' numbers need. */
+export function withGlyphs(style) {
+  if (!style.glyphs) style.glyphs = location.origin + '/basemap/fonts/{fontstack}/{range}.pbf';
+  return style;
 }
 
 /** basemapStyle is the style of the basemap a map names, when the server
@@ -342,11 +357,11 @@ export async function basemapStyle(name) {
     const list = await api('/basemaps.json');
     const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
     const style = b && await read(b.style);
-    if (style) return { style, note };
+    if (style) return { style: withGlyphs(style), note };
     if (b) note = `The basemap ${b.name} could not be read: the built-in basemap is shown.`;
   } catch { /* the built-in one */ }
   const style = await builtin;
-  return { style: style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }, note };
+  return { style: withGlyphs(style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }), note };
 }
 
 /** newMap makes the MapLibre map of a map document in container; its

@@ -17,6 +17,47 @@ export const polygons = ['in', ['geometry-type'], ['literal', ['Polygon', 'Multi
 export const lines = ['in', ['geometry-type'], ['literal', ['LineString', 'MultiLineString']]];
 export const points = ['in', ['geometry-type'], ['literal', ['Point', 'MultiPoint']]];
 
+// Density: a layer of points drawn from the vector tiles past this many
+// features shows how many points each drawn one stands for (the tiles thin
+// points on a grid: a kept point's point_count is how many it stands for).
+export const densityMin = 5000;
+/** densityNote is what the legend says of a layer drawn for density. */
+export const densityNote = 'Clustered: circle size and number show how many points.';
+/** The font of the clusters' numbers: the server's glyphs (GET /basemap/fonts). */
+export const densityFont = ['Go Bold'];
+/** countOf is how many points a tile's point stands for (1 unthinned). */
+const countOf = ['coalesce', ['to-number', ['get', 'point_count'], 1], 1];
+/** clustered and single filter a source's points by what they stand for. */
+export const clustered = ['all', points, ['>', countOf, 1]];
+export const single = ['all', points, ['<=', countOf, 1]];
+
+/** densityWanted says whether a layer of type (layerPlan's) over a dataset
+ * of count features drawn from tiles is drawn for density: a layer whose
+ * symbols say nothing of size or class (POINT, PRIMITIVE) past
+ * densityMin. */
+export const densityWanted = (type, classed, tiled, count) =>
+  Boolean(tiled) && count > densityMin && !classed && (type === 'POINT' || type === 'PRIMITIVE');
+
+/** densitySpecs are the layers of the clusters of a source's thinned
+ * points, ids prefix-cluster and prefix-cluster-count: circles of colour
+ * whose area grows with point_count, and the number on each. Points that
+ * stand for one are left to the layer's own symbols. */
+export function densitySpecs(prefix, color, opacity = 1) {
+  return [
+    { id: prefix + '-cluster', type: 'circle', filter: clustered, paint: {
+      'circle-color': color, 'circle-opacity': 0.7 * opacity,
+      // The area grows with the count: 3 pixels for 2 points, 30 for 10,000.
+      'circle-radius': ['interpolate', ['linear'], ['sqrt', countOf], 1, 2, 10, 10, 100, 30],
+      'circle-stroke-color': '#ffffff', 'circle-stroke-width': 1, 'circle-stroke-opacity': opacity } },
+    // The numbers, the biggest placed first; one that would cover another
+    // is left out (the circle still shows it).
+    { id: prefix + '-cluster-count', type: 'symbol', filter: clustered,
+      layout: { 'text-field': ['number-format', countOf, { locale: 'en' }], 'text-font': densityFont, 'text-size': 11,
+        'symbol-sort-key': ['-', countOf], 'text-padding': 1 },
+      paint: { 'text-color': '#ffffff', 'text-halo-color': 'rgba(0,0,0,0.6)', 'text-halo-width': 1.2, 'text-opacity': opacity } },
+  ];
+}
+
 // The palette of the spec: each symbol name draws on a canvas.
 export const symbols = ['circle', 'propCircle', 'outlineCircle', 'hollowCircle', 'square', 'propSquare', 'outlineSquare',
   'hollowSquare', 'balloonIcon', 'pushpinIcon', 'circleIcon', 'featherIcon', 'flagIcon', 'ringIcon', 'squareIcon', 'xPointIcon'];
@@ -186,7 +227,7 @@ export function statsMax(ds, column) {
  * the map image of a palette symbol in a colour (#rrggbb). It returns
  * {specs, note} (note: why the icon is not the one asked, or null).
  */
-export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image }) {
+export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image, density = false }) {
   const st = layer.styles || {};
   const { type, cd, classed, sizeAttr } = plan;
   const op = layer.opacity ?? 1;
@@ -232,7 +273,13 @@ export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image
   }
   const symbolLayout = { 'icon-image': img, 'icon-size': size, 'icon-allow-overlap': true, 'icon-ignore-placement': true };
   const symbolPaint = { 'icon-opacity': (st.icon?.opacity ?? 1) * op };
-  specs.push({ id: id + '-point', type: 'symbol', filter: points, layout: symbolLayout, paint: symbolPaint });
+  if (density) {
+    // Points drawn for density: the clusters, then the lone points.
+    specs.push(...densitySpecs(id, hex(iconColor), (st.icon?.opacity ?? 1) * op));
+    specs.push({ id: id + '-point', type: 'symbol', filter: single, layout: symbolLayout, paint: symbolPaint });
+  } else {
+    specs.push({ id: id + '-point', type: 'symbol', filter: points, layout: symbolLayout, paint: symbolPaint });
+  }
   if (pointsId !== id) specs.push({ id: id + '-centroid', type: 'symbol', source: pointsId, layout: symbolLayout, paint: symbolPaint });
   return { specs, note };
 }
