@@ -431,7 +431,7 @@ async function countOf(pairs) {
  * them (only the matching features), or restores them. */
 function showBase(mode) {
   whenMapReady(() => {
-    for (const l of dataLayers) map.setLayoutProperty(l, 'visibility', mode === 'hidden' ? 'none' : 'visible');
+    for (const l of dataLayers) if (map.getLayer(l)) map.setLayoutProperty(l, 'visibility', mode === 'hidden' ? 'none' : 'visible');
     const dim = mode === 'dim';
     map.setPaintProperty('data-fill', 'fill-opacity', dim ? 0.12 : 0.55);
     map.setPaintProperty('data-line', 'line-opacity', dim ? 0.3 : 1);
