@@ -543,6 +543,10 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 		page.Columns = append(page.Columns, a.Name)
 	}
 	page.Columns = append(page.Columns, "geometry")
+	if alt := firstLinkType(links, "alternate", ogcGeoJSON); alt != nil {
+		// The map: the same features, the page's own JSON form.
+		page.Map = alt.Href
+	}
 	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
 	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
 		row := []string{strconv.FormatInt(ft.ID, 10)}
@@ -564,7 +568,7 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 	if err != nil {
 		return err
 	}
-	return page.write(w)
+	return page.write(w, s.assets)
 }
 
 // handleOGCItem answers GET /ogc/collections/{id}/items/{featureId}: the
