@@ -21,6 +21,8 @@ if (root) {
     onComplete: () => {
       const doc = document.getElementById('description');
       if (doc) doc.hidden = true;
+      // Swagger UI's list of operations is a landmark: it gets a name.
+      document.querySelector('#swagger-ui main')?.setAttribute('aria-label', 'Operations');
       root.dataset.state = 'ready';
     },
   });
