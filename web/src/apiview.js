@@ -8,6 +8,18 @@ import 'swagger-ui-dist/swagger-ui.css';
 import './apiview.css';
 import SwaggerUIBundle from 'swagger-ui-dist/swagger-ui-es-bundle.js';
 
+let current;
+/** session resolves to who is signed in ({login, csrf_token}, as GET
+ * /session.json says), or null for a visitor; asked once, when a request
+ * that changes state is tried. */
+function session() {
+  current ??= fetch('/session.json?optional=1', {
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+  }).then((res) => (res.status === 200 ? res.json() : null), () => null);
+  return current;
+}
+
 const root = document.getElementById('swagger-ui');
 if (root) {
   SwaggerUIBundle({
@@ -18,6 +30,16 @@ if (root) {
     validatorUrl: null,
     tryItOutEnabled: false,
     withCredentials: true,
+    // As the application's pages ask: no Basic prompt on a 401, and the
+    // session's CSRF token on a request that changes state.
+    requestInterceptor: async (req) => {
+      req.headers['X-Requested-With'] = 'XMLHttpRequest';
+      if (!['GET', 'HEAD'].includes((req.method || 'GET').toUpperCase())) {
+        const s = await session();
+        if (s?.csrf_token) req.headers['X-CSRF-Token'] = s.csrf_token;
+      }
+      return req;
+    },
     onComplete: () => {
       const doc = document.getElementById('description');
       if (doc) doc.hidden = true;
