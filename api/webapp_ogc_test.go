@@ -175,6 +175,13 @@ func TestWebOGCMapInBrowser(t *testing.T) {
 			t.Errorf("%s at 1280x800: %s", c.path, problem)
 		}
 	}
+	// A click on a county, in the middle of the state, opens its page.
+	b.load("the items again", chromedp.Navigate(b.url+coll+"/items?f=html&limit=100"))
+	b.wait("the map drawn again", `document.getElementById('ogc-map').dataset.state === 'idle'`)
+	rect := eval[[]float64](b, `(() => { const r = document.querySelector('#ogc-map canvas').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	b.do("click a county", chromedp.MouseClickXY(rect[0]+rect[2]/2, rect[1]+rect[3]/2))
+	b.wait("the county's page", `/^\/ogc\/collections\/[^/]+\/items\/\d+$/.test(location.pathname) && location.search === '?f=html'`)
+	b.wait("its map drawn", `document.getElementById('ogc-map').dataset.state === 'idle' && document.getElementById('ogc-map').dataset.features === '1'`)
 	checkNoProblems(b)
 }
 

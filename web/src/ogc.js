@@ -80,9 +80,12 @@ async function show(container) {
   map.on('click', (e) => {
     const f = map.queryRenderedFeatures(e.point, { layers })[0];
     if (f?.id === undefined) return;
-    // The feature's own page, as its row in the table links it.
-    const link = [...document.querySelectorAll('table a')].find((a) => a.textContent === String(f.id));
-    if (link) location.href = link.href;
+    // The feature's own page: items/{id} of the collection the GeoJSON
+    // came from.
+    const u = new URL(container.dataset.geojson, location.href);
+    u.pathname = u.pathname.replace(/\/items(\/[^/]*)?$/, '/items/' + encodeURIComponent(f.id));
+    u.search = '?f=html';
+    if (u.href !== location.href) location.href = u.href;
   });
   for (const l of layers) {
     map.on('mouseenter', l, () => { map.getCanvas().style.cursor = 'pointer'; });
