@@ -7,6 +7,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image"
 	"image/png"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"mapcommons/api"
@@ -104,6 +107,16 @@ func TestOGCHTMLMap(t *testing.T) {
 	}
 }
 
+// scripts switches the pages' scripts on or off (a visitor without
+// JavaScript).
+func scripts(b *browserTest, on bool) {
+	b.t.Helper()
+	b.do("scripts", func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on})
+		return chromedp.Void{}, err
+	})
+}
+
 // ogcMapImage reads the OGC page's map canvas, kept as name.png.
 func ogcMapImage(b *browserTest, name string) image.Image {
 	b.t.Helper()
@@ -175,6 +188,18 @@ func TestWebOGCMapInBrowser(t *testing.T) {
 			t.Errorf("%s at 1280x800: %s", c.path, problem)
 		}
 	}
+	// Without JavaScript the page is its table, the map's place hidden.
+	scripts(b, false)
+	b.load("the items without scripts", chromedp.Navigate(b.url+coll+"/items?f=html"))
+	if got := eval[int](b, `document.querySelectorAll('table tr td:first-child a').length`); got != 10 {
+		t.Errorf("without scripts: %d rows, want 10", got)
+	}
+	if !eval[bool](b, `document.getElementById('ogc-map').hidden && document.querySelector('#ogc-map canvas') === null`) {
+		t.Error("without scripts the map's place is shown")
+	}
+	b.screenshot("ogc-items-noscript")
+	scripts(b, true)
+
 	// A click on a county, in the middle of the state, opens its page.
 	b.load("the items again", chromedp.Navigate(b.url+coll+"/items?f=html&limit=100"))
 	b.wait("the map drawn again", `document.getElementById('ogc-map').dataset.state === 'idle'`)
@@ -222,5 +247,13 @@ func TestWebAPIViewerInBrowser(t *testing.T) {
 		t.Errorf("GET /search tried at %q, not this server", got)
 	}
 	b.screenshot("api-viewer-try")
+
+	// Without JavaScript the page is the server's own description.
+	scripts(b, false)
+	b.load("the API description without scripts", chromedp.Navigate(b.url+"/api.html"))
+	if !eval[bool](b, `!document.getElementById('description').hidden && document.getElementById('swagger-ui').childElementCount === 0 && document.querySelectorAll('#description h2').length > 20`) {
+		t.Error("without scripts the server's description is not the page")
+	}
+	scripts(b, true)
 	checkNoProblems(b)
 }
