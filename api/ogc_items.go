@@ -544,8 +544,16 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 	}
 	page.Columns = append(page.Columns, "geometry")
 	if alt := firstLinkType(links, "alternate", ogcGeoJSON); alt != nil {
-		// The map: the same features, the page's own JSON form.
+		// The map: the same features, the page's own JSON form, in CRS84
+		// (MapLibre's) and plain JSON (no JSONP callback).
 		page.Map = alt.Href
+		if u, err := url.Parse(alt.Href); err == nil {
+			q := u.Query()
+			q.Del("crs")
+			q.Del("callback")
+			u.RawQuery = q.Encode()
+			page.Map = u.String()
+		}
 	}
 	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
 	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {

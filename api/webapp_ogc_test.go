@@ -44,7 +44,8 @@ func TestOGCHTMLMap(t *testing.T) {
 	for p, data := range map[string]string{
 		coll + "/items?f=html&limit=5": "/items?f=json&limit=5",
 		coll + "/items/3?f=html":       "/items/3?f=json",
-		coll + "?f=html":               "/items?f=json&limit=100",
+		coll + "/items?f=html&limit=5&crs=http://www.opengis.net/def/crs/EPSG/0/3857": "/items?f=json&limit=5",
+		coll + "?f=html": "/items?f=json&limit=100",
 	} {
 		w := ts.get(p, "")
 		body := string(must(t, w, 200))
