@@ -553,7 +553,7 @@ func (s *Server) ogcCollectionRequest(w http.ResponseWriter, r *http.Request, ki
 		return nil, "", false, err
 	}
 	varyAccept(w)
-	done = notModified(w, r, s.datasetETag(r, ds, kind+"."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil))
+	done = notModified(w, r, s.datasetETag(r, ds, kind+"."+s.ogcVariant(f)), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil))
 	return ds, f, done, nil
 }
 
@@ -823,6 +823,18 @@ var ogcPageTemplate = template.Must(template.New("ogc").Parse(`<!DOCTYPE html>
 // data: and blob: URLs; nothing inline, no eval.
 const ogcMapCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; " +
 	"connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// ogcVariant is what an answer in format f is told by in its ETag: the
+// format, and for HTML the map's bundle it names (a new build is another
+// page: a browser's copy would name files no longer served).
+func (s *Server) ogcVariant(f string) string {
+	if f == "html" {
+		if js, _, _, ok := s.assets.Bundle("ogc"); ok {
+			return f + "." + js
+		}
+	}
+	return f
+}
 
 // write writes the page, with its map when it has one and the binary
 // holds the ogc bundle.

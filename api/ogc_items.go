@@ -421,7 +421,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
 	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+s.ogcVariant(f)), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
 	// A repeated query on the same version, as the native path keeps it;
@@ -604,7 +604,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
 	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+s.ogcVariant(f)), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
 	links := s.ogcItemLinks(r, ds, raw, r.URL.Query(), f)
