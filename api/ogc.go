@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"mapcommons"
+	"mapcommons/web"
 )
 
 // OGC media types and link relations.
@@ -212,7 +213,7 @@ func preferHTML(accept []string) bool {
 func (s *Server) ogcAnswer(w http.ResponseWriter, r *http.Request, f, contentType string, v any, page *ogcPage) error {
 	varyAccept(w)
 	if f == "html" {
-		return page.write(w)
+		return page.write(w, s.assets)
 	}
 	if callbackOf(r) != "" {
 		return s.writeJSON(w, r, http.StatusOK, v)
@@ -394,6 +395,17 @@ func firstLink(links []ogcLink, rel string) *ogcLink {
 	return nil
 }
 
+// firstLinkType is the first of links with relation rel and media type
+// typ, or nil.
+func firstLinkType(links []ogcLink, rel, typ string) *ogcLink {
+	for i := range links {
+		if links[i].Rel == rel && links[i].Type == typ {
+			return &links[i]
+		}
+	}
+	return nil
+}
+
 // ogcCollectionsLimit is the size of a page of /ogc/collections.
 const ogcCollectionsLimit = mapcommons.MaxSearchLimit
 
@@ -541,7 +553,7 @@ func (s *Server) ogcCollectionRequest(w http.ResponseWriter, r *http.Request, ki
 		return nil, "", false, err
 	}
 	varyAccept(w)
-	done = notModified(w, r, s.datasetETag(r, ds, kind+"."+f), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil))
+	done = notModified(w, r, s.datasetETag(r, ds, kind+"."+s.ogcVariant(f)), cacheControl(r, s.policy.CanViewDataset(nil, ds) == nil))
 	return ds, f, done, nil
 }
 
@@ -563,6 +575,10 @@ func (s *Server) handleOGCCollection(w http.ResponseWriter, r *http.Request) err
 		w.Header().Add("Link", "<"+q.Href+`>; rel="`+q.Rel+`"; type="`+q.Type+`"`)
 	}
 	page := &ogcPage{Title: d.Title, Description: d.Description, Links: d.Links, Columns: []string{"attribute", "type"}}
+	if items := firstLinkType(d.Links, "items", ogcGeoJSON); items != nil {
+		// The map: the collection's first hundred features.
+		page.Map = items.Href + "?f=json&limit=100"
+	}
 	for _, a := range ds.Attributes {
 		page.Rows = append(page.Rows, []string{a.Name, string(a.Type)})
 	}
@@ -764,28 +780,72 @@ func (s *Server) dateFormat(r *http.Request, ds *mapcommons.Dataset, name string
 }
 
 // ogcPage is the HTML form of an OGC document: a title, a description, its
-// links and a table.
+// links and a table; and, for the pages of features (a collection, its
+// items, one item), a map of them.
 type ogcPage struct {
 	Title, Description string
 	Links              []ogcLink
 	Columns            []string
 	Rows               [][]string
 	RowLinks           []string // the page of each row, when rows have one
+	// Map is the GeoJSON of the features the page shows (its own JSON
+	// form, or its collection's first items), "" for no map. The ogc
+	// bundle (web/src/ogc.js) draws them over the basemap when the binary
+	// holds it; without JavaScript the page is the table still.
+	Map string
+	// Set by write from the built assets when the page has a map.
+	JS     string
+	CSS    []string
+	Worker string
 }
 
 var ogcPageTemplate = template.Must(template.New("ogc").Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml">
+{{if .JS}}{{range .CSS}}<link rel="stylesheet" href="/app/assets/{{.}}">
+{{end}}<meta name="mc-worker" content="/app/assets/{{.Worker}}">
+<script type="module" src="/app/assets/{{.JS}}"></script>
+{{end}}</head>
 <body><h1>{{.Title}}</h1>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
-{{if .Links}}<ul>{{range .Links}}<li><a href="{{.Href}}" rel="{{.Rel}}">{{if .Title}}{{.Title}}{{else}}{{.Rel}}{{end}}</a> ({{.Rel}}{{if .Type}}, {{.Type}}{{end}})</li>{{end}}</ul>{{end}}
+{{if .JS}}<div id="ogc-map" hidden data-geojson="{{.Map}}" role="region" aria-label="Map of the features"></div><p id="ogc-map-status"></p>
+{{end}}{{if .Links}}<ul>{{range .Links}}<li><a href="{{.Href}}" rel="{{.Rel}}">{{if .Title}}{{.Title}}{{else}}{{.Rel}}{{end}}</a> ({{.Rel}}{{if .Type}}, {{.Type}}{{end}})</li>{{end}}</ul>{{end}}
 {{if .Columns}}<table border="1"><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
 {{$links := .RowLinks}}{{range $i, $row := .Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (lt $i (len $links))}}<a href="{{index $links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 </body></html>
 `))
 
-// write writes the page.
-func (p *ogcPage) write(w http.ResponseWriter) error {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+// ogcMapCSP is the Content-Security-Policy of an OGC page with a map: the
+// documents' (docCSP) widened only as far as the map needs, to this
+// server's own script, style sheets, GeoJSON and basemap (connect-src) and
+// MapLibre's worker (from here or a blob: it makes), images also from
+// data: and blob: URLs; nothing inline, no eval.
+const ogcMapCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; " +
+	"connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// ogcVariant is what an answer in format f is told by in its ETag: the
+// format, and for HTML the map's bundle it names (a new build is another
+// page: a browser's copy would name files no longer served).
+func (s *Server) ogcVariant(f string) string {
+	if f == "html" {
+		if js, _, _, ok := s.assets.Bundle("ogc"); ok {
+			return f + "." + js
+		}
+	}
+	return f
+}
+
+// write writes the page, with its map when it has one and the binary
+// holds the ogc bundle.
+func (p *ogcPage) write(w http.ResponseWriter, assets *web.Assets) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	if p.Map != "" {
+		if js, css, worker, ok := assets.Bundle("ogc"); ok {
+			p.JS, p.CSS, p.Worker = js, css, worker
+			setPageSecurity(h, ogcMapCSP)
+		}
+	}
 	return ogcPageTemplate.Execute(w, p)
 }

@@ -421,7 +421,7 @@ func (s *Server) handleOGCItems(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
 	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-items."+s.ogcVariant(f)), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
 	// A repeated query on the same version, as the native path keeps it;
@@ -543,6 +543,18 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 		page.Columns = append(page.Columns, a.Name)
 	}
 	page.Columns = append(page.Columns, "geometry")
+	if alt := firstLinkType(links, "alternate", ogcGeoJSON); alt != nil {
+		// The map: the same features, the page's own JSON form, in CRS84
+		// (MapLibre's) and plain JSON (no JSONP callback).
+		page.Map = alt.Href
+		if u, err := url.Parse(alt.Href); err == nil {
+			q := u.Query()
+			q.Del("crs")
+			q.Del("callback")
+			u.RawQuery = q.Encode()
+			page.Map = u.String()
+		}
+	}
 	coll := s.ogcBase(r) + "/collections/" + ds.ReadableName()
 	err := s.svc.Features.ScanFeatures(r.Context(), ds.ID, fq, func(ft *mapcommons.Feature) error {
 		row := []string{strconv.FormatInt(ft.ID, 10)}
@@ -564,7 +576,7 @@ func (s *Server) ogcItemsHTML(w http.ResponseWriter, r *http.Request, ds *mapcom
 	if err != nil {
 		return err
 	}
-	return page.write(w)
+	return page.write(w, s.assets)
 }
 
 // handleOGCItem answers GET /ogc/collections/{id}/items/{featureId}: the
@@ -592,7 +604,7 @@ func (s *Server) handleOGCItem(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Crs", "<"+out.uri+">")
 	varyAccept(w)
-	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+f), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
+	if notModified(w, r, s.datasetETag(r, ds, "ogc-item."+s.ogcVariant(f)), cacheControl(r, s.policy.CanDownloadDataset(nil, ds) == nil)) {
 		return nil
 	}
 	links := s.ogcItemLinks(r, ds, raw, r.URL.Query(), f)

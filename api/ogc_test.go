@@ -175,7 +175,7 @@ func TestOGCDocuments(t *testing.T) {
 	for _, r := range []req{{method: "GET", path: "/ogc?f=html"}, {method: "GET", path: "/ogc/collections.html"},
 		{method: "GET", path: "/ogc/collections/" + id + "/items", header: map[string]string{"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}}} {
 		w := ts.do(r)
-		if body := string(must(t, w, 200)); !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, "<html>") {
+		if body := string(must(t, w, 200)); !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(body, "<html lang=\"en\">") {
 			t.Errorf("%s: %s %.200s", r.path, w.Header().Get("Content-Type"), body)
 		}
 	}

@@ -12,7 +12,9 @@ package api
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -24,6 +26,7 @@ import (
 	"sync"
 
 	"mapcommons"
+	"mapcommons/web"
 )
 
 //go:embed openapi/geocommons.json openapi/ogc.json openapi/basemap.json openapi/web.json
@@ -136,7 +139,7 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
 	doc := s.openAPIFor(r, base)
 	w.Header().Set("Vary", "Accept")
 	if html {
-		return writeOpenAPIHTML(w, doc)
+		return writeOpenAPIHTML(w, doc, s.assets)
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
@@ -213,6 +216,9 @@ type (
 	apiView struct {
 		Title, Version, Description, Server string
 		Paths                               []apiPathView
+		// The viewer's files (the apiview bundle), when the binary holds it.
+		JS  string
+		CSS []string
 	}
 	apiPathView struct {
 		Path       string
@@ -446,8 +452,13 @@ code,.mono{font-family:monospace}.desc{white-space:pre-wrap}
 
 var openAPIHTML = template.Must(template.New("api").Funcs(template.FuncMap{"md": inlineMarkdown}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>` + openAPIStyle + `</style></head>
-<body><h1>{{.Title}} <small>{{.Version}}</small></h1>
+<style>` + openAPIStyle + `</style>
+<link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml">
+{{if .JS}}{{range .CSS}}<link rel="stylesheet" href="/app/assets/{{.}}">
+{{end}}<script type="module" src="/app/assets/{{.JS}}"></script>
+{{end}}</head>
+<body>{{if .JS}}<div id="swagger-ui" data-spec="{{.Server}}/api.json"></div>
+{{end}}<div id="description"><h1>{{.Title}} <small>{{.Version}}</small></h1>
 <p>The <a href="{{.Server}}/api.json">OpenAPI 3.0 document</a> (JSON) of {{.Server}}.</p>
 <div class="desc">{{md .Description}}</div>
 <nav><ul>{{range .Paths}}<li><a href="#{{.Path}}" class="mono">{{.Path}}</a>{{range .Operations}} {{.Method}}{{end}}</li>{{end}}</ul></nav>
@@ -462,21 +473,41 @@ var openAPIHTML = template.Must(template.New("api").Funcs(template.FuncMap{"md":
 <table><tr><th>status</th><th>answer</th><th>types</th><th>headers</th></tr>
 {{range .Responses}}<tr><td>{{.Status}}</td><td>{{md .Description}}</td><td>{{range .Types}}<code>{{.}}</code> {{end}}</td><td>{{range .Headers}}<code>{{.}}</code> {{end}}</td></tr>
 {{end}}</table></div>
-{{end}}{{end}}
+{{end}}{{end}}</div>
 </body></html>
 `))
 
-// writeOpenAPIHTML answers with the HTML view of doc.
-func writeOpenAPIHTML(w http.ResponseWriter, doc *openAPIDocument) error {
+// apiViewCSP is the Content-Security-Policy of the HTML view with its
+// viewer (Swagger UI, the apiview bundle): the documents' (docCSP) with
+// this server's script and style sheets, images also from data: URLs (the
+// viewer's icons), and requests to this server only (the document, and the
+// requests its "Try it out" sends); no inline script, no eval, and no
+// inline style but the view's own, by its hash.
+var apiViewCSP = func() string {
+	sum := sha256.Sum256([]byte(openAPIStyle))
+	return "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
+		"img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}()
+
+// writeOpenAPIHTML answers with the HTML view of doc: the description,
+// and the viewer that lets one try the requests when the binary holds it.
+func writeOpenAPIHTML(w http.ResponseWriter, doc *openAPIDocument, assets *web.Assets) error {
 	v, err := doc.view()
 	if err != nil {
 		return err
+	}
+	js, css, _, viewer := assets.Bundle("apiview")
+	if viewer {
+		v.JS, v.CSS = js, css
 	}
 	var b bytes.Buffer
 	if err := openAPIHTML.Execute(&b, v); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if viewer {
+		setPageSecurity(w.Header(), apiViewCSP)
+	}
 	_, err = w.Write(b.Bytes())
 	return err
 }

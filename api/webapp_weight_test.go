@@ -110,7 +110,11 @@ func TestPageWeight(t *testing.T) {
 	}
 	ts := newServer(t)
 	ds := ts.createCSV("?title=towns", "name,lat,lon\nAlpha,10,20\n")
-	for _, p := range []string{"/", "/app/search", "/app" + ds, "/app/maps/1", "/app/editor", "/app/upload", "/app/signin", "/app/setup"} {
+	// The documents the server renders that load scripts: the OGC pages
+	// of features (their map) and the API description (its viewer).
+	coll := "/ogc/collections/" + strings.TrimPrefix(ds, "/datasets/")
+	for _, p := range []string{"/", "/app/search", "/app" + ds, "/app/maps/1", "/app/editor", "/app/upload", "/app/signin", "/app/setup",
+		coll + "/items?f=html", coll + "/items/1?f=html", coll + "?f=html", "/api.html"} {
 		wire, plain, files := pageWeight(t, ts, p)
 		t.Logf("%s: %d bytes gzip (%d plain), %d files", p, wire, plain, len(files))
 		if wire > 1<<20 {

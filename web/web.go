@@ -131,6 +131,22 @@ func (a *Assets) Render(w io.Writer, p Page) error {
 	return t.ExecuteTemplate(w, layout, p)
 }
 
+// Bundle is a page's built files by its name (src/NAME.js): its script,
+// its style sheets and MapLibre's worker, for the documents the server
+// renders itself (the OGC API's HTML, the API description), which link
+// them from /app/assets/. ok is false when the binary was built without
+// the assets, or the page has no script.
+func (a *Assets) Bundle(name string) (js string, css []string, worker string, ok bool) {
+	if a == nil || a.man == nil {
+		return "", nil, "", false
+	}
+	files, ok := a.man.Pages[name]
+	if !ok || files.JS == "" {
+		return "", nil, "", false
+	}
+	return files.JS, files.CSS, a.man.Worker, true
+}
+
 // File returns an asset by its name under /app/assets/: a built file
 // (hashed true: its name changes with its content) or a fixed one.
 func (a *Assets) File(name string) (data []byte, hashed, ok bool) {
