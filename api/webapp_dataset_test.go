@@ -218,7 +218,7 @@ func TestWebDatasetQuery(t *testing.T) {
 	setField(b, "#filters .filter-row:last-child .f-op", "min")
 	setField(b, "#filters .filter-row:last-child .f-val", "10000")
 	click(b, "#run-query")
-	b.wait("the query's count", `/^\d+ features? match/.test(document.getElementById('query-status').textContent)`)
+	b.wait("the query's count", `/^[\d,]+ features? match/.test(document.getElementById('query-status').textContent)`)
 	waitMapQuery(b)
 	n := statusCount(t, text(b, "#query-status"))
 	shown := text(b, "#query-url")
@@ -298,7 +298,7 @@ func TestWebDatasetQuery(t *testing.T) {
 	setField(b, "#near-radius", "60")
 	setField(b, "#near-units", "km")
 	click(b, "#run-query")
-	b.wait("the radius's count", `/^\d+ features? match/.test(document.getElementById('query-status').textContent)`)
+	b.wait("the radius's count", `/^[\d,]+ features? match/.test(document.getElementById('query-status').textContent)`)
 	waitMapQuery(b)
 	n = statusCount(t, text(b, "#query-status"))
 	p = apiPath(t, b, text(b, "#query-url"))
@@ -343,7 +343,7 @@ func TestWebDatasetQuery(t *testing.T) {
 		t.Errorf("the box drawn %v is not over North Carolina", box)
 	}
 	click(b, "#run-query")
-	b.wait("the box's count", `/^\d+ features? match/.test(document.getElementById('query-status').textContent)`)
+	b.wait("the box's count", `/^[\d,]+ features? match/.test(document.getElementById('query-status').textContent)`)
 	n = statusCount(t, text(b, "#query-status"))
 	p = apiPath(t, b, text(b, "#query-url"))
 	if got := len(decode[[]map[string]any](t, must(t, ts.get(p, ""), 200))); got != n || !strings.Contains(p, "bbox=") {
@@ -568,6 +568,15 @@ func TestWebDatasetBig(t *testing.T) {
 			}
 		}
 	}
+	// Density shows: the thinned points drawn as numbered clusters.
+	if *webPoints > 5000 {
+		n := eval[[]int](b, `['data-cluster', 'data-cluster-count'].map(l => window.mcMap.getLayer(l) ? window.mcMap.queryRenderedFeatures({ layers: [l] }).length : -1)`)
+		if n[0] <= 0 || n[1] <= 0 {
+			t.Errorf("%d points: %d clusters and %d numbers drawn", *webPoints, n[0], n[1])
+		}
+		t.Logf("%d points: %d clusters, %d numbers drawn", *webPoints, n[0], n[1])
+		b.screenshot("big-dataset-clusters")
+	}
 	slices.Sort(times)
 	t.Logf("%d points: median %v (min %v, max %v)", *webPoints, times[1].Round(time.Millisecond), times[0].Round(time.Millisecond), times[2].Round(time.Millisecond))
 	// The machine is shared (other tests, other builds): the best of three
@@ -582,7 +591,7 @@ func TestWebDatasetBig(t *testing.T) {
 	setField(b, "#filters .filter-row:last-child .f-val", "k3")
 	start = time.Now()
 	click(b, "#run-query")
-	b.wait("the query's count", `/^\d+ features? match/.test(document.getElementById('query-status').textContent)`)
+	b.wait("the query's count", `/^[\d,]+ features? match/.test(document.getElementById('query-status').textContent)`)
 	counted := time.Since(start)
 	waitMapQuery(b)
 	t.Logf("filter kind = k3: %q counted in %v, drawn in %v", text(b, "#query-status"), counted.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))

@@ -135,7 +135,7 @@ func TestWebEndToEnd(t *testing.T) {
 	setField(b, "#filters .filter-row:last-child .f-op", "min")
 	setField(b, "#filters .filter-row:last-child .f-val", "10000")
 	click(b, "#run-query")
-	b.wait("the query's count", `/^\d+ features? match/.test(document.getElementById('query-status').textContent)`)
+	b.wait("the query's count", `/^[\d,]+ features? match/.test(document.getElementById('query-status').textContent)`)
 	waitMapQuery(b)
 	n := statusCount(t, text(b, "#query-status"))
 	matching := decode[[]map[string]any](t, must(t, ts.get(dsPath+"/features.json?filter[BIR74][][min]=10000&limit=100", "admin"), 200))
