@@ -435,13 +435,16 @@ func TestBasemapStyle(t *testing.T) {
 }
 
 // BenchmarkBasemapTile makes tiles of the built-in basemap through the API,
-// the tile cache off: zoom 0 (the world) and zoom 5 over Europe.
+// the tile cache off: zoom 0 (the world), zoom 5 over Europe and zoom 9
+// over New York. The data is decoded before (once a process, not per
+// tile).
 func BenchmarkBasemapTile(b *testing.B) {
 	ts := newServer(b, func(c *api.Config) { c.TileCache = -1 })
+	basemap.Load()
 	for _, tc := range []struct {
 		name    string
 		z, y, x int
-	}{{"z0", 0, 0, 0}, {"z5", 5, tileRowOf(48.86, 5), tileColOf(2.35, 5)}} {
+	}{{"z0", 0, 0, 0}, {"z5", 5, tileRowOf(48.86, 5), tileColOf(2.35, 5)}, {"z9", 9, tileRowOf(40.7, 9), tileColOf(-74, 9)}} {
 		b.Run(tc.name, func(b *testing.B) {
 			p := fmt.Sprintf("/basemap/tiles/%d/%d/%d", tc.z, tc.y, tc.x)
 			size := 0
