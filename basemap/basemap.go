@@ -13,9 +13,9 @@
 // coordinates rounded to 1e-5 degree and delta-encoded, gzip-compressed,
 // each layer simplified for three zoom bands (zooms 0–2 to about 10 km,
 // 3–4 to about 1 km, from 5 the 1:10m geometry). It is decoded once, on
-// first use (about half a second), and its polygons and lines cut into
-// pieces of at most 512 points (pieces.go), so that a tile of zoom 9
-// reads a few pieces of a continent. The sources:
+// first use (about half a second; 40 MB of memory), and its polygons and
+// lines cut into pieces of at most 512 points (pieces.go), so that a tile
+// of zoom 9 reads a few pieces of a continent. The sources:
 //
 //   - testdata/real's naturalearth_lowres (177 countries, 1:110m, as
 //     shipped by geopandas 0.12): the countries layer (names, ISO codes,
@@ -140,7 +140,8 @@ type Data struct {
 	Places    []Place
 	// Land is the land polygons (Natural Earth's land, and its minor
 	// islands from band 2), lakes the lake polygons, rivers the rivers'
-	// and lakes' centre lines, borders the countries' land boundaries.
+	// and lakes' centre lines, borders the countries' land boundaries:
+	// as decoded (Load's data has them only in pieces).
 	Land, Lakes, Rivers, Borders Layer
 
 	tiles map[string]*[Bands][]piece // the pieces tiles are made of, by layer
@@ -164,7 +165,8 @@ type piece struct {
 // be cut smaller than pieceMinSide).
 const pieceMax = 512
 
-// Load returns the embedded data, decoded on first call. The embedded
+// Load returns the embedded data, decoded on first call, its countries
+// and places (its layers of shapes are in pieces, for tiles only). The embedded
 // file is checked by the package's tests: a failure here is a broken
 // build, hence the panic.
 var Load = sync.OnceValue(func() *Data {
@@ -215,6 +217,9 @@ func (d *Data) prepare() {
 		}
 	}
 	d.tiles[LayerCoastline] = &coast
+	// The pieces are all tiles need: the shapes they were cut from go
+	// (half the memory of the decoded data, some 25 MB).
+	d.Land, d.Lakes, d.Rivers, d.Borders = Layer{}, Layer{}, Layer{}, Layer{}
 }
 
 // prepare makes the WKB and the bounds of c's polygons.

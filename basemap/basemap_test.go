@@ -36,7 +36,12 @@ func TestEmbedded(t *testing.T) {
 	if f := byName["France"]; f == nil || f.Continent != "Europe" || !(f.bounds.MinX < 2.35 && f.bounds.MaxX > 2.35 && f.bounds.MinY < 48.86 && f.bounds.MaxY > 48.86) {
 		t.Errorf("France: %+v", f)
 	}
-	for name, l := range map[string]*Layer{"land": &d.Land, "lakes": &d.Lakes, "rivers": &d.Rivers, "borders": &d.Borders} {
+	// Load keeps the shapes only in pieces: the layers as decoded.
+	shapes, err := Decode(bytes.NewReader(embedded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]*Layer{"land": &shapes.Land, "lakes": &shapes.Lakes, "rivers": &shapes.Rivers, "borders": &shapes.Borders} {
 		prev := 0
 		for b, shapes := range l {
 			n := 0
