@@ -9,7 +9,7 @@
 // picks one by name and falls back to the built-in one.
 //
 // The data is written by the generator (gen/main.go, run by go generate)
-// into naturalearth.bin.gz (4.9 MB): our own compact form (codec.go),
+// into naturalearth.bin.gz (4.7 MB): our own compact form (codec.go),
 // coordinates rounded to 1e-5 degree and delta-encoded, gzip-compressed,
 // each layer simplified for three zoom bands (zooms 0–2 to about 10 km,
 // 3–4 to about 1 km, from 5 the 1:10m geometry). It is decoded once, on

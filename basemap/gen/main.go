@@ -98,10 +98,10 @@ func main() {
 		if f.str("featurecla") == "Lake Centerline" {
 			continue // under its lake
 		}
-		addLines(&d.Rivers, f, max(0, f.num("min_zoom")-1))
+		addLines(&d.Rivers, f, max(0, f.num("min_zoom")-1), true)
 	}
 	for _, f := range read("ne_10m_admin_0_boundary_lines_land") {
-		addLines(&d.Borders, f, max(0, f.num("min_zoom")-1))
+		addLines(&d.Borders, f, max(0, f.num("min_zoom")-1), false)
 	}
 	for _, f := range read("ne_10m_populated_places_simple") {
 		var c [][]float64
@@ -252,20 +252,68 @@ func addPolygons(l *basemap.Layer, f feature, minZoom float64, firstBand int) {
 	}
 }
 
-// addLines adds f's lines to l, simplified for each band that shows them.
-func addLines(l *basemap.Layer, f feature, minZoom float64) {
-	for _, line := range f.lines() {
+// addLines adds f's lines to l, simplified for each band that shows them;
+// dropShort drops from the simplified bands the lines shorter than half
+// their minSide (a brook: not a border, whose lines are cut short where
+// they meet, and would leave gaps).
+func addLines(l *basemap.Layer, f feature, minZoom float64, dropShort bool) {
+	for _, line := range joined(f.lines()) {
 		for b := range basemap.Bands {
 			if tenths(minZoom) > 10*bandMax[b] {
 				continue
 			}
 			q := simplified(flat(line), tolerance[b], false)
-			if len(q) < 4 || (b < basemap.Bands-1 && side(q) < minSide[b]/2) {
+			if len(q) < 4 || (dropShort && side(q) < minSide[b]/2) {
 				continue
 			}
 			l[b] = append(l[b], basemap.Shape{MinZoom10: tenths(minZoom), Rank: int(f.num("scalerank")), Name: f.str("name"), Rings: [][]float64{q}})
 		}
 	}
+}
+
+// joined are lines with each line that starts where another ends joined
+// to it: the borders of Natural Earth come in thousands of short parts,
+// which simplified one by one would keep every end and leave gaps.
+func joined(lines [][][2]float64) [][][2]float64 {
+	byStart := map[[2]float64]int{}
+	for i, l := range lines {
+		if len(l) > 0 {
+			byStart[l[0]] = i
+		}
+	}
+	used := make([]bool, len(lines))
+	// A line is a start when no other line ends where it starts.
+	ends := map[[2]float64]bool{}
+	for _, l := range lines {
+		if len(l) > 0 {
+			ends[l[len(l)-1]] = true
+		}
+	}
+	var out [][][2]float64
+	chain := func(i int) {
+		cur := append([][2]float64(nil), lines[i]...)
+		used[i] = true
+		for {
+			j, ok := byStart[cur[len(cur)-1]]
+			if !ok || used[j] {
+				break
+			}
+			used[j] = true
+			cur = append(cur, lines[j][1:]...)
+		}
+		out = append(out, cur)
+	}
+	for i, l := range lines {
+		if !used[i] && len(l) > 0 && !ends[l[0]] {
+			chain(i)
+		}
+	}
+	for i, l := range lines {
+		if !used[i] && len(l) > 0 {
+			chain(i) // the rest: loops
+		}
+	}
+	return out
 }
 
 // flat is the points as flat x,y pairs.
