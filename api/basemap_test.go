@@ -26,7 +26,7 @@ import (
 )
 
 // basemapTile gets tile z/y/x of the built-in basemap and decodes it,
-// checking its layers: countries then places, extent 4096.
+// checking its layers (tileLayers, in order), extent 4096.
 func basemapTile(t *testing.T, ts *testServer, z, y, x int) ([]byte, map[string][]tileFeature) {
 	t.Helper()
 	w := ts.get(fmt.Sprintf("/basemap/tiles/%d/%d/%d", z, y, x), "")
@@ -35,11 +35,23 @@ func basemapTile(t *testing.T, ts *testServer, z, y, x int) ([]byte, map[string]
 		t.Fatalf("Content-Type %q", ct)
 	}
 	layers := decodeMVT(t, body)
-	if len(layers) != 2 || layers[0].name != "countries" || layers[1].name != "places" || layers[0].extent != 4096 {
-		t.Fatalf("tile %d/%d/%d: layers %+v", z, y, x, layers)
+	byName := map[string][]tileFeature{}
+	var got []string
+	for _, l := range layers {
+		got = append(got, l.name)
+		byName[l.name] = l.features
+		if l.extent != 4096 {
+			t.Fatalf("tile %d/%d/%d: layer %s: extent %d", z, y, x, l.name, l.extent)
+		}
 	}
-	return body, map[string][]tileFeature{"countries": layers[0].features, "places": layers[1].features}
+	if !slices.Equal(got, tileLayers) {
+		t.Fatalf("tile %d/%d/%d: layers %v", z, y, x, got)
+	}
+	return body, byName
 }
+
+// tileLayers are the layers of every tile of the built-in basemap.
+var tileLayers = []string{"land", "coastline", "lakes", "rivers", "borders", "countries", "places"}
 
 // names are the name properties of feats.
 func names(feats []tileFeature) []string {
@@ -55,12 +67,18 @@ func TestBasemapTiles(t *testing.T) {
 	ts := newServer(t)
 	_, z0 := basemapTile(t, ts, 0, 0, 0)
 	// 177 countries, a few of them too small to keep a ring at zoom 0;
-	// the 243 places, none thinned.
+	// the land, lakes and borders; the world's largest cities (of
+	// Natural Earth's min_zoom below 2), Tokyo first.
 	if n := len(z0["countries"]); n < 170 || n > 177 {
 		t.Errorf("zoom 0: %d countries", n)
 	}
-	if n := len(z0["places"]); n != 243 {
-		t.Errorf("zoom 0: %d places", n)
+	if n := len(z0["places"]); n < 10 || n > 30 || z0["places"][0].props["name"] != "Tokyo" {
+		t.Errorf("zoom 0: %d places: %v", n, names(z0["places"]))
+	}
+	for _, l := range []string{"land", "lakes", "borders"} {
+		if len(z0[l]) == 0 {
+			t.Errorf("zoom 0: no %s", l)
+		}
 	}
 	for _, f := range z0["countries"] {
 		if f.typ != 3 || f.rings == 0 || f.props["name"] == "" || f.props["continent"] == nil {
@@ -78,8 +96,14 @@ func TestBasemapTiles(t *testing.T) {
 		t.Errorf("tile 4/%d/%d: places %v", y, x, places)
 	}
 	// Open sea (zoom 6, the South Pacific): a valid tile, its layers empty.
-	if _, sea := basemapTile(t, ts, 6, tileRowOf(-40, 6), tileColOf(-130, 6)); len(sea["countries"])+len(sea["places"]) != 0 {
+	if _, sea := basemapTile(t, ts, 6, tileRowOf(-40, 6), tileColOf(-130, 6)); len(sea["countries"])+len(sea["places"])+len(sea["land"])+len(sea["coastline"]) != 0 {
 		t.Errorf("the South Pacific: %+v", sea)
+	}
+	// Zoom 9 over New York (the deepest zoom of the data): land, coast,
+	// and the places of a city's scale.
+	_, ny := basemapTile(t, ts, 9, tileRowOf(40.7, 9), tileColOf(-74, 9))
+	if len(ny["land"]) == 0 || len(ny["coastline"]) == 0 || !slices.Contains(names(ny["places"]), "New York") {
+		t.Errorf("tile 9 over New York: %d land, %d coast features, places %v", len(ny["land"]), len(ny["coastline"]), names(ny["places"]))
 	}
 	// Deep zooms are served (clients may overzoom less than the style says).
 	basemapTile(t, ts, 12, tileRowOf(48.86, 12), tileColOf(2.35, 12))
@@ -89,7 +113,7 @@ func TestBasemapTiles(t *testing.T) {
 	errorOf(t, ts.do(req{method: "POST", path: "/basemap/tiles/0/0/0"}), 405, "method_not_allowed", "POST")
 	// .pbf and .mvt name the same tile.
 	for _, p := range []string{"/basemap/tiles/0/0/0.pbf", "/basemap/tiles/0/0/0.mvt"} {
-		if w := ts.get(p, ""); w.Code != 200 || len(decodeMVT(t, w.Body.Bytes())) != 2 {
+		if w := ts.get(p, ""); w.Code != 200 || len(decodeMVT(t, w.Body.Bytes())) != len(tileLayers) {
 			t.Errorf("%s: %d", p, w.Code)
 		}
 	}
@@ -134,8 +158,8 @@ func TestBasemapTileCaching(t *testing.T) {
 	}
 }
 
-// TestBasemapTileGDAL reads tiles of zooms 0, 2 and 4 with GDAL's MVT
-// driver: both layers, as many features as decoded, every polygon valid
+// TestBasemapTileGDAL reads tiles of zooms 0, 2, 4 and 9 with GDAL's MVT
+// driver: every layer, as many features as decoded, every polygon valid
 // (GEOS).
 func TestBasemapTileGDAL(t *testing.T) {
 	t.Parallel()
@@ -143,7 +167,8 @@ func TestBasemapTileGDAL(t *testing.T) {
 	ts := newServer(t)
 	dir := t.TempDir()
 	type tile struct{ z, y, x int }
-	tiles := []tile{{0, 0, 0}, {4, tileRowOf(48.86, 4), tileColOf(2.35, 4)}, {4, tileRowOf(-15, 4), tileColOf(-60, 4)}}
+	tiles := []tile{{0, 0, 0}, {4, tileRowOf(48.86, 4), tileColOf(2.35, 4)}, {4, tileRowOf(-15, 4), tileColOf(-60, 4)},
+		{9, tileRowOf(40.7, 9), tileColOf(-74, 9)}, {9, tileRowOf(-8.01, 9), tileColOf(-34.85, 9)}}
 	for y := 0; y < 4; y++ {
 		for x := 0; x < 4; x++ {
 			tiles = append(tiles, tile{2, y, x})
@@ -169,21 +194,23 @@ func TestBasemapTileGDAL(t *testing.T) {
 				t.Fatalf("%s: layer %s: %d features decoded, GDAL says\n%s", path, name, len(feats), info.Output)
 			}
 		}
-		if len(layers["countries"]) == 0 {
-			continue
-		}
-		out, err := exec.Command(bin, "-ro", "-q", "-oo", "CLIP=NO", "-dialect", "sqlite", "-sql",
-			`SELECT mvt_id, ST_IsValidReason(GEOMETRY) AS reason FROM countries`, path).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ogrinfo: %v\n%s", err, out)
-		}
-		reasons := regexp.MustCompile(`reason \(String\) = (.*)`).FindAllStringSubmatch(string(out), -1)
-		if len(reasons) != len(layers["countries"]) {
-			t.Fatalf("%s: %d rows for %d countries\n%s", path, len(reasons), len(layers["countries"]), out)
-		}
-		for _, r := range reasons {
-			if r[1] != "Valid Geometry" {
-				t.Errorf("%s: %s", path, r[1])
+		for _, l := range []string{"countries", "land", "lakes"} {
+			if len(layers[l]) == 0 {
+				continue
+			}
+			out, err := exec.Command(bin, "-ro", "-q", "-oo", "CLIP=NO", "-dialect", "sqlite", "-sql",
+				`SELECT mvt_id, ST_IsValidReason(GEOMETRY) AS reason FROM `+l, path).CombinedOutput()
+			if err != nil {
+				t.Fatalf("ogrinfo: %v\n%s", err, out)
+			}
+			reasons := regexp.MustCompile(`reason \(String\) = (.*)`).FindAllStringSubmatch(string(out), -1)
+			if len(reasons) != len(layers[l]) {
+				t.Fatalf("%s: %d rows for %d features of %s\n%s", path, len(reasons), len(layers[l]), l, out)
+			}
+			for _, r := range reasons {
+				if r[1] != "Valid Geometry" {
+					t.Errorf("%s: %s: %s", path, l, r[1])
+				}
 			}
 		}
 	}
@@ -343,7 +370,7 @@ func TestBasemapStyle(t *testing.T) {
 	for _, l := range s.Layers {
 		kinds = append(kinds, fmt.Sprint(l["type"], ":", l["source-layer"]))
 	}
-	if strings.Join(kinds, " ") != "background:<nil> fill:countries line:countries circle:places symbol:places" {
+	if strings.Join(kinds, " ") != "background:<nil> fill:land fill:lakes line:coastline line:rivers line:borders circle:places symbol:places" {
 		t.Errorf("built-in layers %v", kinds)
 	}
 	// Nothing of the built-in style leaves the server.
@@ -358,7 +385,7 @@ func TestBasemapStyle(t *testing.T) {
 	}
 	// Its tiles are the tiles route's.
 	tile := strings.NewReplacer("{z}", "3", "{y}", "2", "{x}", "4").Replace(strings.TrimPrefix(src.Tiles[0], base))
-	if w := ts.get(tile, ""); w.Code != 200 || len(decodeMVT(t, w.Body.Bytes())) != 2 {
+	if w := ts.get(tile, ""); w.Code != 200 || len(decodeMVT(t, w.Body.Bytes())) != len(tileLayers) {
 		t.Errorf("%s: %d", tile, w.Code)
 	}
 	// The base URL is the request's without --base-url.
@@ -410,13 +437,16 @@ func TestBasemapStyle(t *testing.T) {
 }
 
 // BenchmarkBasemapTile makes tiles of the built-in basemap through the API,
-// the tile cache off: zoom 0 (the world) and zoom 5 over Europe.
+// the tile cache off: zoom 0 (the world), zoom 5 over Europe and zoom 9
+// over New York. The data is decoded before (once a process, not per
+// tile).
 func BenchmarkBasemapTile(b *testing.B) {
 	ts := newServer(b, func(c *api.Config) { c.TileCache = -1 })
+	basemap.Load()
 	for _, tc := range []struct {
 		name    string
 		z, y, x int
-	}{{"z0", 0, 0, 0}, {"z5", 5, tileRowOf(48.86, 5), tileColOf(2.35, 5)}} {
+	}{{"z0", 0, 0, 0}, {"z5", 5, tileRowOf(48.86, 5), tileColOf(2.35, 5)}, {"z9", 9, tileRowOf(40.7, 9), tileColOf(-74, 9)}} {
 		b.Run(tc.name, func(b *testing.B) {
 			p := fmt.Sprintf("/basemap/tiles/%d/%d/%d", tc.z, tc.y, tc.x)
 			size := 0

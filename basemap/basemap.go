@@ -1,23 +1,44 @@
 // Package basemap is the map drawn under every map when nothing else can
-// be: countries and major places of Natural Earth (public domain,
-// naturalearthdata.com), embedded in the binary, served as vector tiles
-// and a MapLibre style by the server itself, so that a server on a closed
-// network shows a real map with no setup. Raster basemaps of tile servers
-// the server may reach (OpenStreetMap and the like) are configured beside
-// it (raster.go); the style (style.go) picks one by name and falls back to
-// the built-in one.
+// be: the land, lakes, rivers, borders and populated places of Natural
+// Earth (public domain, naturalearthdata.com) at 1:10m, embedded in the
+// binary, served as vector tiles and a MapLibre style by the server
+// itself, so that a server on a closed network shows a real map with no
+// setup, right at city scale (Staten Island, Brooklyn and Olinda on land).
+// Raster basemaps of tile servers the server may reach (OpenStreetMap and
+// the like) are configured beside it (raster.go); the style (style.go)
+// picks one by name and falls back to the built-in one.
 //
-// The data is testdata/real's naturalearth_lowres (177 countries, 1:110m)
-// and naturalearth_cities (243 places, capitals; a name, no population
-// rank), written by the generator (gen/main.go, run by go generate) into
-// naturalearth.bin.gz: our own compact form (codec.go), coordinates
-// rounded to 1e-6 degree and delta-encoded, gzip-compressed. It is decoded
-// once, on first use. There is no coastline file: the style draws the
-// outlines of the country polygons, which are the coasts and the land
-// borders together.
+// The data is written by the generator (gen/main.go, run by go generate)
+// into naturalearth.bin.gz (4.7 MB): our own compact form (codec.go),
+// coordinates rounded to 1e-5 degree and delta-encoded, gzip-compressed,
+// each layer simplified for three zoom bands (zooms 0–2 to about 10 km,
+// 3–4 to about 1 km, from 5 the 1:10m geometry). It is decoded once, on
+// first use (about half a second; 40 MB of memory), and its polygons and
+// lines cut into pieces of at most 512 points (pieces.go), so that a tile
+// of zoom 9 reads a few pieces of a continent. The sources:
+//
+//   - testdata/real's naturalearth_lowres (177 countries, 1:110m, as
+//     shipped by geopandas 0.12): the countries layer (names, ISO codes,
+//     continents) and the server's own images (ScanCountries);
+//   - Natural Earth 4.0 1:10m GeoJSON from the GitHub repository
+//     martynafford/natural-earth-geojson, commit 0b9a6ceb0a7032713abd9460ac1e995a9c60cd1e:
+//     10m/physical/ne_10m_land.7z, ne_10m_minor_islands.json,
+//     ne_10m_lakes.7z, ne_10m_rivers_lake_centerlines.7z,
+//     10m/cultural/ne_10m_admin_0_boundary_lines_land.json and
+//     ne_10m_populated_places_simple.7z (7343 places, with scalerank,
+//     pop_max, adm0cap and min_zoom), the .7z archives extracted
+//     (7z x) into one directory of .json files.
+//
+// To regenerate: put those six .json files in a directory and run
+//
+//	NATURALEARTH10M=/that/directory go generate ./basemap
+//
+// (TestGenerated checks the committed file is the generator's when
+// NATURALEARTH10M is set.) There are no first-order divisions nor urban
+// areas: the mirror lacks their 1:10m files.
 package basemap
 
-//go:generate go run ./gen -out naturalearth.bin.gz ../testdata/real
+//go:generate go run ./gen -out naturalearth.bin.gz ../testdata/real ${NATURALEARTH10M}
 
 import (
 	"bytes"
@@ -37,14 +58,42 @@ var embedded []byte
 
 // Layer names of the built-in tiles (the style's source-layer values).
 const (
+	LayerLand      = "land"
+	LayerCoastline = "coastline"
+	LayerLakes     = "lakes"
+	LayerRivers    = "rivers"
+	LayerBorders   = "borders"
 	LayerCountries = "countries"
 	LayerPlaces    = "places"
 )
 
-// MaxZoom is the deepest zoom worth making tiles of: the data is of scale
-// 1:110,000,000, and past zoom 6 a client overzooms (the style's source
+// MaxZoom is the deepest zoom worth making tiles of. The data is of scale
+// 1:10,000,000: its vertices are a few hundred metres apart, a few pixels
+// at zoom 9 (300 m a pixel at 40° of latitude), and deeper tiles would
+// only magnify them (a client overzooms past MaxZoom, the style's source
 // says so). Deeper tiles are still served, for clients that ask.
-const MaxZoom = 6
+const MaxZoom = 9
+
+// Bands is the number of zoom bands the data is simplified for:
+// band b serves zooms BandMinZoom[b] to BandMinZoom[b+1]-1 (the last, to
+// MaxZoom and beyond).
+const Bands = 3
+
+// BandMinZoom is the shallowest zoom of each band: 0–2 draw geometry
+// simplified to about 5 km (the detail of 1:110m), 3–4 to about 1 km (of
+// 1:50m), and from 5 the 1:10m geometry itself.
+var BandMinZoom = [Bands]int{0, 3, 5}
+
+// band is the band of zoom z.
+func band(z int) int {
+	b := 0
+	for i, m := range BandMinZoom {
+		if z >= m {
+			b = i
+		}
+	}
+	return b
+}
 
 // Attribution is the credit the style gives the built-in data.
 const Attribution = "Natural Earth (public domain)"
@@ -58,19 +107,66 @@ type Country struct {
 	bounds               wkb.Rect // of all its polygons
 }
 
-// Place is one populated place.
+// Place is one populated place. MinZoom10 is the zoom, in tenths, from
+// which the basemap shows it (from Natural Earth's min_zoom: the world's
+// largest cities from zoom 0, towns from about 6); Rank is Natural
+// Earth's scalerank (0 the most important, 10 the least).
 type Place struct {
-	Name     string
-	Lon, Lat float64
+	Name       string
+	Lon, Lat   float64
+	MinZoom10  int
+	Rank       int
+	Population int64
+	Capital    bool // a country's capital
 }
+
+// Shape is one polygon (Rings: exterior first, then holes) or one line
+// (Rings: the one line) of a layer, as flat lon/lat pairs. MinZoom10 is
+// the zoom, in tenths, from which the basemap shows it; Rank is Natural
+// Earth's scalerank; Name is the lake's or river's.
+type Shape struct {
+	MinZoom10 int
+	Rank      int
+	Name      string
+	Rings     [][]float64
+}
+
+// Layer is the shapes of one layer, in each zoom band.
+type Layer [Bands][]Shape
 
 // Data is the built-in basemap's data.
 type Data struct {
 	Countries []Country
 	Places    []Place
+	// Land is the land polygons (Natural Earth's land, and its minor
+	// islands from band 2), lakes the lake polygons, rivers the rivers'
+	// and lakes' centre lines, borders the countries' land boundaries:
+	// as decoded (Load's data has them only in pieces).
+	Land, Lakes, Rivers, Borders Layer
+
+	tiles map[string]*[Bands][]piece // the pieces tiles are made of, by layer
 }
 
-// Load returns the embedded data, decoded on first call. The embedded
+// shapeLayers are d's layers of shapes, in the file's order.
+func (d *Data) shapeLayers() []*Layer { return []*Layer{&d.Land, &d.Lakes, &d.Rivers, &d.Borders} }
+
+// piece is a small part of a shape, ready for tiles: at most pieceMax
+// points, so that a tile of a deep zoom handles a few pieces of a
+// continent and not all of it.
+type piece struct {
+	geom      []byte // WKB Polygon or LineString
+	bounds    wkb.Rect
+	minZoom10 int
+	rank      int
+	name      string
+}
+
+// pieceMax is the most points a piece has (but for a polygon that cannot
+// be cut smaller than pieceMinSide).
+const pieceMax = 512
+
+// Load returns the embedded data, decoded on first call, its countries
+// and places (its layers of shapes are in pieces, for tiles only). The embedded
 // file is checked by the package's tests: a failure here is a broken
 // build, hence the panic.
 var Load = sync.OnceValue(func() *Data {
@@ -78,21 +174,60 @@ var Load = sync.OnceValue(func() *Data {
 	if err != nil {
 		panic("basemap: embedded data: " + err.Error())
 	}
+	d.prepare()
+	return d
+})
+
+// prepare makes the WKB and the bounds of the countries, and the pieces of
+// the layers (the coastline's from the land's rings).
+func (d *Data) prepare() {
 	for i := range d.Countries {
 		d.Countries[i].prepare()
 	}
-	return d
-})
+	d.tiles = map[string]*[Bands][]piece{}
+	add := func(name string, l *Layer, polygons bool) {
+		var ps [Bands][]piece
+		for b, shapes := range l {
+			for _, s := range shapes {
+				if polygons {
+					ps[b] = appendPolygonPieces(ps[b], s, s.Rings, ringsBounds(s.Rings))
+				} else {
+					ps[b] = appendLinePieces(ps[b], s, s.Rings[0])
+				}
+			}
+		}
+		d.tiles[name] = &ps
+	}
+	add(LayerLand, &d.Land, true)
+	add(LayerLakes, &d.Lakes, true)
+	add(LayerRivers, &d.Rivers, false)
+	add(LayerBorders, &d.Borders, false)
+	// No coastline in band 0: at zooms 0–2 the land's fill is its outline.
+	var coast [Bands][]piece
+	for b, shapes := range d.Land {
+		if b == 0 {
+			continue
+		}
+		for _, s := range shapes {
+			for _, r := range s.Rings {
+				for _, line := range coastLines(r) {
+					coast[b] = appendLinePieces(coast[b], Shape{Rank: s.Rank}, line)
+				}
+			}
+		}
+	}
+	d.tiles[LayerCoastline] = &coast
+	// The pieces are all tiles need: the shapes they were cut from go
+	// (half the memory of the decoded data, some 25 MB).
+	d.Land, d.Lakes, d.Rivers, d.Borders = Layer{}, Layer{}, Layer{}, Layer{}
+}
 
 // prepare makes the WKB and the bounds of c's polygons.
 func (c *Country) prepare() {
 	c.geom = wkb.AppendMultiPolygon(nil, c.Polygons)
 	c.bounds = wkb.Rect{MinX: 180, MinY: 90, MaxX: -180, MaxY: -90}
 	for _, p := range c.Polygons {
-		xy := p[0]
-		for i := 0; i+1 < len(xy); i += 2 {
-			c.bounds = c.bounds.Extend(wkb.Rect{MinX: xy[i], MinY: xy[i+1], MaxX: xy[i], MaxY: xy[i+1]})
-		}
+		c.bounds = c.bounds.Extend(ringsBounds(p[:1]))
 	}
 }
 
@@ -108,17 +243,22 @@ var Version = sync.OnceValue(func() string {
 
 // tileFormat names the tiles' layers and options: change it when they
 // change, so that Version does.
-const tileFormat = "mvt1:countries(name,iso_a3,continent);places(name);extent4096;buffer64;tolerance1"
+const tileFormat = "mvt2:land;coastline;lakes(name);rivers(name,rank);borders(rank);countries(name,iso_a3,continent);" +
+	"places(name,rank,population,capital);bands0,3,5;pieces512;extent4096;buffer64;tolerance1"
 
 // The attributes of each layer.
 var (
 	countryAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString},
 		{Name: "iso_a3", Type: mapcommons.AttrString}, {Name: "continent", Type: mapcommons.AttrString}}
-	placeAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}
+	placeAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger},
+		{Name: "population", Type: mapcommons.AttrInteger}, {Name: "capital", Type: mapcommons.AttrBoolean}}
+	nameAttrs  = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}
+	riverAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger}}
+	rankAttrs  = []mapcommons.Attribute{{Name: "rank", Type: mapcommons.AttrInteger}}
 )
 
-// tileOptions are mvt's defaults without thinning: 243 places are few
-// enough to keep each with its name at every zoom.
+// tileOptions are mvt's defaults without thinning: the places of a tile
+// are already few, by their min zoom.
 func tileOptions() mvt.Options {
 	o := mvt.DefaultOptions()
 	o.ClusterCell = 0
@@ -126,8 +266,18 @@ func tileOptions() mvt.Options {
 }
 
 // Tile encodes tile z/x/y (WebMercatorQuad, y from the north) of the
-// built-in basemap: a countries layer (polygons; name, iso_a3, continent)
-// and a places layer (points; name). Feature ids are positions from 1.
+// built-in basemap, of the geometry of z's band, the shapes and places
+// whose min zoom z reaches:
+//
+//   - land: polygons, no attributes (cut in pieces: draw no outline)
+//   - coastline: lines, the land's outlines (from zoom 3)
+//   - lakes: polygons; name
+//   - rivers: lines; name, rank
+//   - borders: lines, the countries' land boundaries; rank
+//   - countries: polygons of 1:110m; name, iso_a3, continent
+//   - places: points; name, rank, population, capital
+//
+// Feature ids are positions from 1 (of a piece within its layer and band).
 func Tile(z, x, y int) ([]byte, error) {
 	d := Load()
 	t, err := mvt.NewTile(z, x, y, tileOptions())
@@ -135,6 +285,33 @@ func Tile(z, x, y int) ([]byte, error) {
 		return nil, err
 	}
 	b := t.Bounds()
+	bd := band(z)
+	for _, l := range []struct {
+		name  string
+		attrs []mapcommons.Attribute
+	}{{LayerLand, nil}, {LayerCoastline, nil}, {LayerLakes, nameAttrs}, {LayerRivers, riverAttrs}, {LayerBorders, rankAttrs}} {
+		tl, err := t.AddLayer(l.name, l.attrs, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range d.tiles[l.name][bd] {
+			if p.minZoom10 > 10*z || !overlaps(p.bounds, b) {
+				continue
+			}
+			var vals []any
+			switch l.name {
+			case LayerLakes:
+				vals = []any{p.name}
+			case LayerRivers:
+				vals = []any{p.name, int64(p.rank)}
+			case LayerBorders:
+				vals = []any{int64(p.rank)}
+			}
+			if err := tl.Add(uint64(i+1), p.geom, vals); err != nil {
+				return nil, err
+			}
+		}
+	}
 	cl, err := t.AddLayer(LayerCountries, countryAttrs, nil)
 	if err != nil {
 		return nil, err
@@ -154,11 +331,11 @@ func Tile(z, x, y int) ([]byte, error) {
 	}
 	var pt []byte
 	for i, p := range d.Places {
-		if p.Lon < b.MinX || p.Lon > b.MaxX || p.Lat < b.MinY || p.Lat > b.MaxY {
+		if p.MinZoom10 > 10*z || p.Lon < b.MinX || p.Lon > b.MaxX || p.Lat < b.MinY || p.Lat > b.MaxY {
 			continue
 		}
 		pt = wkb.AppendPoint(pt[:0], p.Lon, p.Lat)
-		if err := pl.Add(uint64(i+1), pt, []any{p.Name}); err != nil {
+		if err := pl.Add(uint64(i+1), pt, []any{p.Name, int64(p.Rank), p.Population, p.Capital}); err != nil {
 			return nil, err
 		}
 	}

@@ -11,11 +11,13 @@ import (
 	"testing"
 )
 
-// TestEmbedded checks the embedded data: every country and place of the
-// Natural Earth files, with names, closed rings, coordinates in range.
+// TestEmbedded checks the embedded data: every country of the 1:110m
+// file and every place of the 1:10m one, with names, closed rings,
+// coordinates in range; each layer in each band, each band simpler than
+// the next.
 func TestEmbedded(t *testing.T) {
 	d := Load()
-	if len(d.Countries) != 177 || len(d.Places) != 243 {
+	if len(d.Countries) != 177 || len(d.Places) != 7343 {
 		t.Fatalf("%d countries, %d places", len(d.Countries), len(d.Places))
 	}
 	byName := map[string]*Country{}
@@ -27,44 +29,84 @@ func TestEmbedded(t *testing.T) {
 		}
 		for _, p := range c.Polygons {
 			for _, r := range p {
-				n := len(r)
-				if n < 8 || r[0] != r[n-2] || r[1] != r[n-1] {
-					t.Errorf("%s: a ring of %d coordinates, open or too short", c.Name, n)
-				}
-				for i := 0; i+1 < n; i += 2 {
-					if r[i] < -180 || r[i] > 180 || r[i+1] < -90 || r[i+1] > 90 {
-						t.Fatalf("%s: %v %v", c.Name, r[i], r[i+1])
-					}
-				}
+				checkRing(t, c.Name, r, true)
 			}
 		}
 	}
 	if f := byName["France"]; f == nil || f.Continent != "Europe" || !(f.bounds.MinX < 2.35 && f.bounds.MaxX > 2.35 && f.bounds.MinY < 48.86 && f.bounds.MaxY > 48.86) {
 		t.Errorf("France: %+v", f)
 	}
-	found := false
-	for _, p := range d.Places {
-		if p.Name == "Paris" {
-			found = p.Lon > 2.2 && p.Lon < 2.5 && p.Lat > 48.7 && p.Lat < 49
+	// Load keeps the shapes only in pieces: the layers as decoded.
+	shapes, err := Decode(bytes.NewReader(embedded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]*Layer{"land": &shapes.Land, "lakes": &shapes.Lakes, "rivers": &shapes.Rivers, "borders": &shapes.Borders} {
+		prev := 0
+		for b, shapes := range l {
+			n := 0
+			for _, s := range shapes {
+				for _, r := range s.Rings {
+					checkRing(t, name, r, name == "land" || name == "lakes")
+					n += len(r) / 2
+				}
+			}
+			if n == 0 || n <= prev {
+				t.Errorf("%s: band %d: %d points (the band before: %d)", name, b, n, prev)
+			}
+			prev = n
 		}
 	}
-	if !found {
-		t.Error("no Paris at 2.35E 48.86N")
+	places := map[string]Place{}
+	for _, p := range d.Places {
+		if p.Name == "" || p.Lon < -180 || p.Lon > 180 || p.Lat < -90 || p.Lat > 90 || p.Rank > 10 {
+			t.Fatalf("place %+v", p)
+		}
+		if _, ok := places[p.Name]; !ok {
+			places[p.Name] = p
+		}
 	}
-	if len(embedded) > 100<<10 {
+	if p := places["Paris"]; !(p.Lon > 2.2 && p.Lon < 2.5 && p.Lat > 48.7 && p.Lat < 49) || !p.Capital || p.Population < 5e6 || p.MinZoom10 > 0 {
+		t.Errorf("Paris: %+v", p)
+	}
+	if p := places["Olinda"]; !(p.Lon > -34.9 && p.Lon < -34.8 && p.Lat > -8.1 && p.Lat < -7.9) || p.Capital || p.MinZoom10 < 30 {
+		t.Errorf("Olinda: %+v", p)
+	}
+	if len(embedded) > 8<<20 {
 		t.Errorf("the embedded file is %d bytes", len(embedded))
 	}
 }
 
-// TestGenerated runs the generator on testdata/real and compares its data
-// with the embedded file's: the file is what go generate makes.
+// checkRing checks a ring (closed) or a line of a shape: long enough,
+// coordinates in range.
+func checkRing(t *testing.T, name string, r []float64, closed bool) {
+	t.Helper()
+	n := len(r)
+	if n < 4 || (closed && (n < 8 || r[0] != r[n-2] || r[1] != r[n-1])) {
+		t.Errorf("%s: a ring or line of %d coordinates, open or too short", name, n)
+	}
+	for i := 0; i+1 < n; i += 2 {
+		if r[i] < -180 || r[i] > 180 || r[i+1] < -90 || r[i+1] > 90 {
+			t.Fatalf("%s: %v %v", name, r[i], r[i+1])
+		}
+	}
+}
+
+// TestGenerated runs the generator on testdata/real and the Natural Earth
+// 1:10m GeoJSON files of $NATURALEARTH10M (not in the repository: see the
+// package doc; skipped without) and compares its data with the embedded
+// file's: the file is what go generate makes.
 func TestGenerated(t *testing.T) {
+	ne10 := os.Getenv("NATURALEARTH10M")
+	if ne10 == "" {
+		t.Skip("NATURALEARTH10M is not set")
+	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")
 	}
 	out := filepath.Join(t.TempDir(), "ne.bin.gz")
-	cmd := exec.Command(gobin, "run", "./gen", "-out", out, "../testdata/real")
+	cmd := exec.Command(gobin, "run", "./gen", "-out", out, "../testdata/real", ne10)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./gen: %v\n%s", err, b)
 	}
@@ -90,9 +132,13 @@ func TestGenerated(t *testing.T) {
 func TestCodec(t *testing.T) {
 	d := &Data{
 		Countries: []Country{{Name: "Ruritania", ISO: "RUR", Continent: "Europe",
-			Polygons: [][][]float64{{{10, 45, 11, 45, 11, 46, 10, 45}, {10.2, 45.2, 10.4, 45.2, 10.3, 45.4, 10.2, 45.2}}, {{-179.999999, -89.5, 180, -89.5, 0, 0, -179.999999, -89.5}}}}},
-		Places: []Place{{Name: "Strelsau", Lon: 10.5, Lat: 45.5}, {Name: "Zenda", Lon: -0.000001, Lat: 0}},
+			Polygons: [][][]float64{{{10, 45, 11, 45, 11, 46, 10, 45}, {10.2, 45.2, 10.4, 45.2, 10.3, 45.4, 10.2, 45.2}}, {{-179.99999, -89.5, 180, -89.5, 0, 0, -179.99999, -89.5}}}}},
+		Places: []Place{{Name: "Strelsau", Lon: 10.5, Lat: 45.5, MinZoom10: 37, Rank: 2, Population: 40_000_000, Capital: true},
+			{Name: "Zenda", Lon: -0.00001, Lat: 0, MinZoom10: 0, Rank: 10}},
 	}
+	d.Land[0] = []Shape{{Rings: [][]float64{{10, 45, 11, 45, 11, 46, 10, 45}}}}
+	d.Land[2] = []Shape{{MinZoom10: 50, Rank: 3, Rings: [][]float64{{10, 45, 11, 45, 11, 46, 10.5, 46.00001, 10, 45}}}}
+	d.Rivers[1] = []Shape{{MinZoom10: 31, Rank: 9, Name: "Ruritanian river", Rings: [][]float64{{10.1, 45.1, 10.9, 45.9}}}, {Name: "Zend", Rings: [][]float64{{0, 0, 1, 1, 2, 0}}}}
 	var buf bytes.Buffer
 	if err := Encode(&buf, d); err != nil {
 		t.Fatal(err)
@@ -107,8 +153,8 @@ func TestCodec(t *testing.T) {
 	// Damaged: not gzip, a bad magic, a truncated body, trailing bytes.
 	body := gunzip(t, buf.Bytes())
 	for name, b := range map[string][]byte{
-		"not gzip":   []byte("mapcommons-basemap-1\n"),
-		"magic":      gz(t, append([]byte("mapcommons-basemap-2\n"), body[len(magic):]...)),
+		"not gzip":   []byte("mapcommons-basemap-2\n"),
+		"magic":      gz(t, append([]byte("mapcommons-basemap-1\n"), body[len(magic):]...)),
 		"truncated":  gz(t, body[:len(body)-3]),
 		"trailing":   gz(t, append(append([]byte{}, body...), 0)),
 		"huge count": gz(t, append([]byte(magic), 0xff, 0xff, 0xff, 0xff, 0x7f)),
@@ -183,14 +229,14 @@ func TestParseRasters(t *testing.T) {
 	}
 }
 
-// BenchmarkTile encodes tiles of the built-in basemap: zoom 0 (the world)
-// and zoom 5 over Paris.
+// BenchmarkTile encodes tiles of the built-in basemap: zoom 0 (the world),
+// zoom 5 over Paris and zoom 9 over New York.
 func BenchmarkTile(b *testing.B) {
 	Load()
 	for _, tc := range []struct {
 		name    string
 		z, x, y int
-	}{{"z0", 0, 0, 0}, {"z5", 5, 16, 11}} {
+	}{{"z0", 0, 0, 0}, {"z5", 5, 16, 11}, {"z9", 9, 150, 192}} {
 		b.Run(tc.name, func(b *testing.B) {
 			size := 0
 			for b.Loop() {

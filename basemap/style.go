@@ -10,6 +10,8 @@ package basemap
 const (
 	seaColour     = "#a8cce0"
 	landColour    = "#f2efe6"
+	coastColour   = "#86adc4"
+	riverColour   = "#96bfd8"
 	borderColour  = "#8c8c8c"
 	placeColour   = "#6b4f3a"
 	placeHalo     = "#ffffff"
@@ -19,6 +21,53 @@ const (
 // GlyphsPath is the path of the glyphs' URL template under the server's
 // URL: MapLibre fills in a font stack and a range of 256 code points.
 const GlyphsPath = "/basemap/fonts/{fontstack}/{range}.pbf"
+
+// byZoom is a MapLibre expression interpolating linearly on the zoom
+// between stops (zoom, value, zoom, value, …).
+func byZoom(stops ...any) []any {
+	return append([]any{"interpolate", []any{"linear"}, []any{"zoom"}}, stops...)
+}
+
+// builtinLayers are the built-in style's layers, bottom first: the sea
+// (the background), the land, the lakes (in the sea's colour), the
+// coasts, the rivers (wider as the zoom deepens, the major ones, of
+// low rank, wider still), the borders, and the places, as circles, the
+// larger the more important (of low rank; a country's capital the
+// largest). The countries layer of the tiles (1:110m) is not drawn: it is
+// there for its names.
+func builtinLayers() []any {
+	layer := func(id, typ, sourceLayer string, paint map[string]any) map[string]any {
+		return map[string]any{"id": id, "type": typ, "source": sourceBuiltin, "source-layer": sourceLayer, "paint": paint}
+	}
+	rank := []any{"coalesce", []any{"get", "rank"}, 10}
+	capital := []any{"==", []any{"get", "capital"}, true}
+	coast := layer("coastline", "line", LayerCoastline, map[string]any{"line-color": coastColour,
+		"line-width": byZoom(3, 0.4, 9, 1)})
+	coast["minzoom"] = BandMinZoom[1]
+	return []any{
+		map[string]any{"id": "background", "type": "background", "paint": map[string]any{"background-color": seaColour}},
+		layer("land", "fill", LayerLand, map[string]any{"fill-color": landColour}),
+		layer("lakes", "fill", LayerLakes, map[string]any{"fill-color": seaColour}),
+		coast,
+		layer("rivers", "line", LayerRivers, map[string]any{"line-color": riverColour,
+			"line-width": byZoom(1, 0.4, 5, []any{"case", []any{"<=", rank, 3}, 1.2, 0.6}, 9, []any{"case", []any{"<=", rank, 3}, 2.5, 1.2})}),
+		layer("borders", "line", LayerBorders, map[string]any{"line-color": borderColour,
+			"line-width": byZoom(0, 0.4, 9, 1.4)}),
+		layer("places", "circle", LayerPlaces, map[string]any{"circle-color": placeColour, "circle-stroke-color": placeHalo,
+			"circle-radius": byZoom(0, []any{"case", capital, 2.5, 1.5},
+				9, []any{"case", capital, 6, []any{"max", 2, []any{"-", 5.5, []any{"*", 0.35, rank}}}}),
+			"circle-stroke-width": 1}),
+		// The places' names beside them, haloed, the important ones
+		// placed first; a label that would collide with another is left
+		// out (MapLibre's placement).
+		map[string]any{"id": "place-labels", "type": "symbol", "source": sourceBuiltin, "source-layer": LayerPlaces,
+			"layout": map[string]any{"text-field": []any{"get", "name"}, "text-font": []string{LabelFont},
+				"symbol-sort-key": rank,
+				"text-size":       byZoom(0, 10, 9, 14),
+				"text-anchor":     "top", "text-offset": []float64{0, 0.4}, "text-max-width": 8, "text-padding": 2},
+			"paint": map[string]any{"text-color": placeColour, "text-halo-color": placeHalo, "text-halo-width": 1.5}},
+	}
+}
 
 // Style is the MapLibre style of a basemap: of r, or of the built-in
 // basemap when r is nil. base is the server's absolute URL (no trailing
@@ -45,25 +94,6 @@ func Style(base string, r *Raster) map[string]any {
 			"type": "vector", "tiles": []string{base + "/basemap/tiles/{z}/{y}/{x}"},
 			"minzoom": 0, "maxzoom": MaxZoom, "attribution": Attribution,
 		}},
-		"layers": []any{
-			map[string]any{"id": "background", "type": "background", "paint": map[string]any{"background-color": seaColour}},
-			map[string]any{"id": "countries", "type": "fill", "source": sourceBuiltin, "source-layer": LayerCountries,
-				"paint": map[string]any{"fill-color": landColour}},
-			// The outlines of the countries: coasts and land borders.
-			map[string]any{"id": "country-outlines", "type": "line", "source": sourceBuiltin, "source-layer": LayerCountries,
-				"paint": map[string]any{"line-color": borderColour,
-					"line-width": []any{"interpolate", []any{"linear"}, []any{"zoom"}, 0, 0.4, 6, 1.2}}},
-			map[string]any{"id": "places", "type": "circle", "source": sourceBuiltin, "source-layer": LayerPlaces,
-				"paint": map[string]any{"circle-color": placeColour, "circle-stroke-color": placeHalo,
-					"circle-radius":       []any{"interpolate", []any{"linear"}, []any{"zoom"}, 0, 1.5, 6, 4},
-					"circle-stroke-width": 1}},
-			// The places' names beside them, haloed; a label that would
-			// collide with another is left out (MapLibre's placement).
-			map[string]any{"id": "place-labels", "type": "symbol", "source": sourceBuiltin, "source-layer": LayerPlaces,
-				"layout": map[string]any{"text-field": []any{"get", "name"}, "text-font": []string{LabelFont},
-					"text-size":   []any{"interpolate", []any{"linear"}, []any{"zoom"}, 0, 10, 6, 14},
-					"text-anchor": "top", "text-offset": []float64{0, 0.4}, "text-max-width": 8, "text-padding": 2},
-				"paint": map[string]any{"text-color": placeColour, "text-halo-color": placeHalo, "text-halo-width": 1.5}},
-		},
+		"layers": builtinLayers(),
 	}
 }

@@ -1,12 +1,21 @@
-// Command gen writes the built-in basemap's embedded file from the Natural
-// Earth shapefiles of testdata/real (naturalearth_lowres, the countries;
-// naturalearth_cities, the places). It is run by go generate in package
-// basemap:
+// Command gen writes the built-in basemap's embedded file,
+// naturalearth.bin.gz, from Natural Earth data: the countries of
+// testdata/real (naturalearth_lowres, 1:110m, shapefile) and the 1:10m
+// layers of a directory of GeoJSON files given on the command line
+// (ne_10m_land, ne_10m_minor_islands, ne_10m_lakes,
+// ne_10m_rivers_lake_centerlines, ne_10m_admin_0_boundary_lines_land,
+// ne_10m_populated_places_simple; where they come from is in package
+// basemap's doc). It simplifies each layer for each zoom band
+// (Douglas–Peucker) and keeps in each band the shapes shown there. Run by
+// go generate in package basemap:
 //
-//	go run ./gen -out naturalearth.bin.gz ../testdata/real
+//	NATURALEARTH10M=/path/to/geojson go generate ./basemap
+//	go run ./gen -out naturalearth.bin.gz ../testdata/real /path/to/geojson
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"mapcommons"
 	"mapcommons/basemap"
@@ -22,13 +32,23 @@ import (
 	"mapcommons/format/wkb"
 )
 
+// The simplification of each band, in degrees (Douglas–Peucker), and the
+// smallest box side, in degrees, of a ring kept: 10 km and 50 km for zooms
+// 0–2 (a pixel of zoom 2 is 40 km), 1 km and 5 km for zooms 3–4, the
+// 1:10m geometry unsimplified from zoom 5.
+var (
+	tolerance = [basemap.Bands]float64{0.1, 0.01, 0}
+	minSide   = [basemap.Bands]float64{0.5, 0.05, 0}
+	bandMax   = [basemap.Bands]int{basemap.BandMinZoom[1] - 1, basemap.BandMinZoom[2] - 1, 99}
+)
+
 func main() {
 	out := flag.String("out", "naturalearth.bin.gz", "the file to write")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		log.Fatal("usage: gen -out FILE DIR (the directory of the Natural Earth shapefiles)")
+	if flag.NArg() != 2 || flag.Arg(1) == "" {
+		log.Fatal("usage: gen -out FILE COUNTRIESDIR GEOJSONDIR (testdata/real, and the directory of the Natural Earth 1:10m GeoJSON files)")
 	}
-	dir := flag.Arg(0)
+	dir, ne10 := flag.Arg(0), flag.Arg(1)
 	d := &basemap.Data{}
 	err := readShapefile(filepath.Join(dir, "naturalearth_lowres"), func(attrs []mapcommons.Attribute, f *mapcommons.Feature) error {
 		g, err := wkb.Decode(f.Geometry)
@@ -38,10 +58,14 @@ func main() {
 		c := basemap.Country{Name: str(attrs, f, "name"), ISO: str(attrs, f, "iso_a3"), Continent: str(attrs, f, "continent")}
 		switch g.Type {
 		case wkb.Polygon:
-			c.Polygons = [][][]float64{unpinched(rounded(g.Rings), c.Name)}
+			c.Polygons = [][][]float64{rounded(g.Rings)}
 		case wkb.MultiPolygon:
 			for _, p := range g.Parts {
-				c.Polygons = append(c.Polygons, unpinched(rounded(p.Rings), c.Name))
+				// A sliver of North Korea's, 1 m wide, has but three
+				// points left once rounded.
+				if r := rounded(p.Rings); len(r) > 0 && len(r[0]) >= 8 {
+					c.Polygons = append(c.Polygons, r)
+				}
 			}
 		default:
 			return fmt.Errorf("%s: a %s, not a polygon", c.Name, wkb.TypeName(g.Type))
@@ -52,17 +76,51 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = readShapefile(filepath.Join(dir, "naturalearth_cities"), func(attrs []mapcommons.Attribute, f *mapcommons.Feature) error {
-		x, y, ok := wkb.PointXY(f.Geometry)
-		if !ok {
-			return fmt.Errorf("a place that is not a point")
+	read := func(name string) []feature {
+		fs, err := readGeoJSON(filepath.Join(ne10, name+".json"))
+		if err != nil {
+			log.Fatal(err)
 		}
-		d.Places = append(d.Places, basemap.Place{Name: str(attrs, f, "name"), Lon: x, Lat: y})
-		return nil
-	})
-	if err != nil {
-		log.Fatal(err)
+		return fs
 	}
+	// Each layer's min zoom is Natural Earth's (meant for labels) a zoom
+	// or two sooner: the basemap draws shapes and dots, not names.
+	for _, f := range read("ne_10m_land") {
+		addPolygons(&d.Land, f, min(max(0, f.num("min_zoom")-1), 5), 0)
+	}
+	for _, f := range read("ne_10m_minor_islands") {
+		addPolygons(&d.Land, f, 5, 2)
+	}
+	for _, f := range read("ne_10m_lakes") {
+		addPolygons(&d.Lakes, f, max(0, f.num("min_zoom")-1), 0)
+	}
+	for _, f := range read("ne_10m_rivers_lake_centerlines") {
+		if f.str("featurecla") == "Lake Centerline" {
+			continue // under its lake
+		}
+		addLines(&d.Rivers, f, max(0, f.num("min_zoom")-1), true)
+	}
+	for _, f := range read("ne_10m_admin_0_boundary_lines_land") {
+		addLines(&d.Borders, f, max(0, f.num("min_zoom")-1), false)
+	}
+	for _, f := range read("ne_10m_populated_places_simple") {
+		var c [][]float64
+		if err := json.Unmarshal(f.Geometry.Coordinates, &c); err != nil || f.Geometry.Type != "Point" {
+			var pt []float64
+			if err := json.Unmarshal(f.Geometry.Coordinates, &pt); err != nil || len(pt) < 2 {
+				log.Fatalf("a place that is not a point: %s", f.str("name"))
+			}
+			c = [][]float64{pt}
+		}
+		d.Places = append(d.Places, basemap.Place{Name: f.str("name"), Lon: round(c[0][0]), Lat: round(c[0][1]),
+			MinZoom10: tenths(max(0, f.num("min_zoom")-2)), Rank: int(f.num("scalerank")),
+			Population: int64(max(0, f.num("pop_max"))), Capital: f.num("adm0cap") == 1})
+	}
+	// The places in their order of importance: by min zoom, then the most
+	// populous first.
+	slices.SortStableFunc(d.Places, func(a, b basemap.Place) int {
+		return cmp.Or(cmp.Compare(a.MinZoom10, b.MinZoom10), cmp.Compare(b.Population, a.Population), cmp.Compare(a.Name, b.Name))
+	})
 	w, err := os.Create(*out)
 	if err != nil {
 		log.Fatal(err)
@@ -73,7 +131,275 @@ func main() {
 	if err := w.Close(); err != nil {
 		log.Fatal(err)
 	}
+	for _, l := range []struct {
+		name string
+		l    *basemap.Layer
+	}{{"land", &d.Land}, {"lakes", &d.Lakes}, {"rivers", &d.Rivers}, {"borders", &d.Borders}} {
+		for b, shapes := range l.l {
+			n := 0
+			for _, s := range shapes {
+				for _, r := range s.Rings {
+					n += len(r) / 2
+				}
+			}
+			log.Printf("%s: band %d: %d shapes, %d points", l.name, b, len(shapes), n)
+		}
+	}
+	log.Printf("%d places", len(d.Places))
 }
+
+// feature is a GeoJSON feature.
+type feature struct {
+	Properties map[string]any `json:"properties"`
+	Geometry   struct {
+		Type        string          `json:"type"`
+		Coordinates json.RawMessage `json:"coordinates"`
+	} `json:"geometry"`
+}
+
+func (f *feature) num(name string) float64 {
+	v, _ := f.Properties[name].(float64)
+	return v
+}
+
+func (f *feature) str(name string) string {
+	v, _ := f.Properties[name].(string)
+	return v
+}
+
+// readGeoJSON reads the features of a GeoJSON FeatureCollection.
+func readGeoJSON(path string) ([]feature, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var fc struct {
+		Features []feature `json:"features"`
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A few features have no geometry (a river of ne_10m_rivers_lake_centerlines).
+	return slices.DeleteFunc(fc.Features, func(f feature) bool { return f.Geometry.Type == "" }), nil
+}
+
+// tenths is a zoom in tenths.
+func tenths(z float64) int { return int(math.Round(z * 10)) }
+
+// polygons are the polygons of a Polygon or MultiPolygon feature.
+func (f *feature) polygons() [][][][2]float64 {
+	var ps [][][][2]float64
+	var err error
+	switch f.Geometry.Type {
+	case "Polygon":
+		var p [][][2]float64
+		err = json.Unmarshal(f.Geometry.Coordinates, &p)
+		ps = [][][][2]float64{p}
+	case "MultiPolygon":
+		err = json.Unmarshal(f.Geometry.Coordinates, &ps)
+	default:
+		err = errors.New("a " + f.Geometry.Type)
+	}
+	if err != nil {
+		log.Fatalf("a polygon feature: %v", err)
+	}
+	return ps
+}
+
+// lines are the lines of a LineString or MultiLineString feature.
+func (f *feature) lines() [][][2]float64 {
+	var ls [][][2]float64
+	var err error
+	switch f.Geometry.Type {
+	case "LineString":
+		var l [][2]float64
+		err = json.Unmarshal(f.Geometry.Coordinates, &l)
+		ls = [][][2]float64{l}
+	case "MultiLineString":
+		err = json.Unmarshal(f.Geometry.Coordinates, &ls)
+	default:
+		err = errors.New("a " + f.Geometry.Type)
+	}
+	if err != nil {
+		log.Fatalf("a line feature: %v", err)
+	}
+	return ls
+}
+
+// addPolygons adds f's polygons to l, simplified for each band from
+// firstBand on that shows them (from minZoom).
+func addPolygons(l *basemap.Layer, f feature, minZoom float64, firstBand int) {
+	for _, p := range f.polygons() {
+		for b := firstBand; b < basemap.Bands; b++ {
+			if tenths(minZoom) > 10*bandMax[b] {
+				continue
+			}
+			var rings [][]float64
+			for i, r := range p {
+				q := simplified(flat(r), tolerance[b], true)
+				if len(q) < 8 || side(q) < minSide[b] {
+					if i == 0 {
+						break
+					}
+					continue
+				}
+				rings = append(rings, q)
+			}
+			if len(rings) > 0 {
+				l[b] = append(l[b], basemap.Shape{MinZoom10: tenths(minZoom), Rank: int(f.num("scalerank")), Name: f.str("name"), Rings: rings})
+			}
+		}
+	}
+}
+
+// addLines adds f's lines to l, simplified for each band that shows them;
+// dropShort drops from the simplified bands the lines shorter than half
+// their minSide (a brook: not a border, whose lines are cut short where
+// they meet, and would leave gaps).
+func addLines(l *basemap.Layer, f feature, minZoom float64, dropShort bool) {
+	for _, line := range joined(f.lines()) {
+		for b := range basemap.Bands {
+			if tenths(minZoom) > 10*bandMax[b] {
+				continue
+			}
+			q := simplified(flat(line), tolerance[b], false)
+			if len(q) < 4 || (dropShort && side(q) < minSide[b]/2) {
+				continue
+			}
+			l[b] = append(l[b], basemap.Shape{MinZoom10: tenths(minZoom), Rank: int(f.num("scalerank")), Name: f.str("name"), Rings: [][]float64{q}})
+		}
+	}
+}
+
+// joined are lines with each line that starts where another ends joined
+// to it: the borders of Natural Earth come in thousands of short parts,
+// which simplified one by one would keep every end and leave gaps.
+func joined(lines [][][2]float64) [][][2]float64 {
+	byStart := map[[2]float64]int{}
+	for i, l := range lines {
+		if len(l) > 0 {
+			byStart[l[0]] = i
+		}
+	}
+	used := make([]bool, len(lines))
+	// A line is a start when no other line ends where it starts.
+	ends := map[[2]float64]bool{}
+	for _, l := range lines {
+		if len(l) > 0 {
+			ends[l[len(l)-1]] = true
+		}
+	}
+	var out [][][2]float64
+	chain := func(i int) {
+		cur := append([][2]float64(nil), lines[i]...)
+		used[i] = true
+		for {
+			j, ok := byStart[cur[len(cur)-1]]
+			if !ok || used[j] {
+				break
+			}
+			used[j] = true
+			cur = append(cur, lines[j][1:]...)
+		}
+		out = append(out, cur)
+	}
+	for i, l := range lines {
+		if !used[i] && len(l) > 0 && !ends[l[0]] {
+			chain(i)
+		}
+	}
+	for i, l := range lines {
+		if !used[i] && len(l) > 0 {
+			chain(i) // the rest: loops
+		}
+	}
+	return out
+}
+
+// flat is the points as flat x,y pairs.
+func flat(pts [][2]float64) []float64 {
+	out := make([]float64, 0, 2*len(pts))
+	for _, p := range pts {
+		out = append(out, p[0], p[1])
+	}
+	return out
+}
+
+// side is the longer side of the box of xy.
+func side(xy []float64) float64 {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := 0; i+1 < len(xy); i += 2 {
+		x0, x1 = math.Min(x0, xy[i]), math.Max(x1, xy[i])
+		y0, y1 = math.Min(y0, xy[i+1]), math.Max(y1, xy[i+1])
+	}
+	return math.Max(x1-x0, y1-y0)
+}
+
+// simplified is xy rounded to the file's 1e-5 degree, without repeated
+// points, simplified by Douglas–Peucker within tol degrees (none for 0).
+// A ring keeps its closing point.
+func simplified(xy []float64, tol float64, ring bool) []float64 {
+	var q []float64
+	for i := 0; i+1 < len(xy); i += 2 {
+		x, y := round(xy[i]), round(xy[i+1])
+		if n := len(q); n >= 2 && q[n-2] == x && q[n-1] == y {
+			continue
+		}
+		q = append(q, x, y)
+	}
+	if ring && len(q) >= 2 && (q[0] != q[len(q)-2] || q[1] != q[len(q)-1]) {
+		q = append(q, q[0], q[1])
+	}
+	if tol == 0 || len(q) <= 4 {
+		return q
+	}
+	n := len(q) / 2
+	keep := make([]bool, n)
+	keep[0], keep[n-1] = true, true
+	if ring {
+		// A closed ring: split at its farthest point from the first, so
+		// that neither half is degenerate.
+		far, fd := 0, -1.0
+		for i := 1; i < n-1; i++ {
+			if dd := math.Hypot(q[2*i]-q[0], q[2*i+1]-q[1]); dd > fd {
+				far, fd = i, dd
+			}
+		}
+		keep[far] = true
+		dp(q, 0, far, tol, keep)
+		dp(q, far, n-1, tol, keep)
+	} else {
+		dp(q, 0, n-1, tol, keep)
+	}
+	out := make([]float64, 0, len(q))
+	for i := range n {
+		if keep[i] {
+			out = append(out, q[2*i], q[2*i+1])
+		}
+	}
+	return out
+}
+
+// dp marks the points of q between a and b that Douglas–Peucker keeps.
+func dp(q []float64, a, b int, tol float64, keep []bool) {
+	for b > a+1 {
+		far, fd := -1, tol
+		for i := a + 1; i < b; i++ {
+			if dd := segDist(q[2*i], q[2*i+1], q[2*a], q[2*a+1], q[2*b], q[2*b+1]); dd > fd {
+				far, fd = i, dd
+			}
+		}
+		if far < 0 {
+			return
+		}
+		keep[far] = true
+		dp(q, a, far, tol, keep)
+		a = far
+	}
+}
+
+// round is v rounded to the file's 1e-5 degree.
+func round(v float64) float64 { return math.Round(v*1e5) / 1e5 }
 
 // readShapefile calls fn with each feature of the shapefile base (.shp,
 // .dbf, .shx, .cpg and .prj beside it).
@@ -117,14 +443,14 @@ func str(attrs []mapcommons.Attribute, f *mapcommons.Feature, name string) strin
 	return ""
 }
 
-// rounded copies rings rounded to the file's 1e-6 degree, without the
+// rounded copies rings rounded to the file's 1e-5 degree, without the
 // points that rounding makes repeat the one before.
 func rounded(rings [][]float64) [][]float64 {
 	out := make([][]float64, 0, len(rings))
 	for _, r := range rings {
 		var q []float64
 		for i := 0; i+1 < len(r); i += 2 {
-			x, y := math.Round(r[i]*1e6)/1e6, math.Round(r[i+1]*1e6)/1e6
+			x, y := round(r[i]), round(r[i+1])
 			if n := len(q); n >= 2 && q[n-2] == x && q[n-1] == y {
 				continue
 			}
@@ -133,42 +459,6 @@ func rounded(rings [][]float64) [][]float64 {
 		out = append(out, q)
 	}
 	return out
-}
-
-// pinch is the least distance, in degrees (about 1 km), a vertex of the
-// embedded rings keeps from the edges of its ring it does not end. The
-// data is valid, but a vertex nearer an edge than the cell of a tile's
-// grid crosses it once snapped to the grid: Sudan's outline comes within
-// 14 m of itself near 23.89°E 8.62°N, and its tiles of zooms 0 to 4 were
-// invalid polygons (self-intersections) before the vertex was dropped.
-const pinch = 0.01
-
-// unpinched drops from each ring, one at a time, the vertices nearer than
-// pinch to an edge of the ring they do not end (logged: the generator
-// says what it changed).
-func unpinched(rings [][]float64, name string) [][]float64 {
-	for k, r := range rings {
-	again:
-		n := len(r)/2 - 1 // vertices; the last repeats the first
-		for i := 0; i < n && n > 4; i++ {
-			x, y := r[2*i], r[2*i+1]
-			for j := 0; j < n; j++ {
-				if j == i || (j+1)%n == i {
-					continue // an edge that ends at i
-				}
-				if segDist(x, y, r[2*j], r[2*j+1], r[2*j+2], r[2*j+3]) < pinch {
-					log.Printf("%s: ring %d: vertex %.6f %.6f is %.0f m from an edge: dropped", name, k, x, y, segDist(x, y, r[2*j], r[2*j+1], r[2*j+2], r[2*j+3])*111e3)
-					r = append(r[:2*i:2*i], r[2*i+2:]...)
-					if i == 0 {
-						r[len(r)-2], r[len(r)-1] = r[0], r[1]
-					}
-					goto again
-				}
-			}
-		}
-		rings[k] = r
-	}
-	return rings
 }
 
 // segDist is the distance from x,y to the segment ax,ay–bx,by.
