@@ -13,7 +13,8 @@ import (
 // routeParam fills a route pattern's parameters (dataset and map 1, alice).
 var routeParam = strings.NewReplacer("{id}", "1", "{featureId}", "1", "{fid}", "1", "{index}", "0", "{user}", "alice",
 	"{login}", "alice", "{tms}", "WebMercatorQuad", "{z}", "0", "{x}", "0", "{y}", "0", "{ignored}", "1", "{$}", "",
-	"{asset}", "x", "{collectionId}", "1", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0", "{style}", "0", "{styleId}", "1")
+	"{asset}", "x", "{collectionId}", "1", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0", "{style}", "0", "{styleId}", "1",
+	"{name}", "world")
 
 // getPaths are the paths of every GET route of ts, their parameters
 // filled by routeParam.

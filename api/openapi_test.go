@@ -113,7 +113,7 @@ func (o *openAPIOperation) requiresBasic() bool {
 }
 
 func newOpenAPIFixture(t *testing.T) *openAPIFixture {
-	ts := newServer(t)
+	ts := newServer(t, withPMTiles(t))
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage
 	}
@@ -129,7 +129,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 	values := strings.NewReplacer("/datasets/{id}", ds, "/maps/{id}", "/maps/"+itoa(int64(m["id"].(float64))),
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0",
-		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0", "{styleId}", itoa(int64(m["id"].(float64))))
+		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0", "{styleId}", itoa(int64(m["id"].(float64))), "{name}", "world")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -274,9 +274,9 @@ func TestOpenAPIConditional(t *testing.T) {
 	// Eight GeoCommons reads (a map's tiles the fifth, its styles, a style
 	// and its legend the last), five OGC Features documents, four of Tiles
 	// and four of map tiles and the map, the styled map, WMS's GetMap,
-	// three of the basemaps, one of the web application's files, the
-	// colour ramps.
-	if conditional != 28 {
-		t.Errorf("%d conditional reads, want 28", conditional)
+	// five of the basemaps (two of a PMTiles basemap), one of the web
+	// application's files, the colour ramps.
+	if conditional != 30 {
+		t.Errorf("%d conditional reads, want 30", conditional)
 	}
 }
