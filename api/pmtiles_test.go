@@ -40,9 +40,14 @@ func pmtilesDir(t testing.TB) string {
 }
 
 // withPMTiles configures a server with the archives of pmtilesDir, as
-// --basemap-pmtiles DIR would.
-func withPMTiles(t testing.TB) func(*api.Config) {
-	ps, err := basemap.OpenPMTiles(pmtilesDir(t))
+// --basemap-pmtiles DIR would, or with only the file of name of them
+// (--basemap-pmtiles FILE).
+func withPMTiles(t testing.TB, name ...string) func(*api.Config) {
+	path := pmtilesDir(t)
+	if len(name) > 0 {
+		path = filepath.Join(path, name[0]+".pmtiles")
+	}
+	ps, err := basemap.OpenPMTiles(path)
 	if err != nil {
 		t.Fatal(err)
 	}
