@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -181,4 +182,40 @@ func builtAssets(t *testing.T) bool {
 		return false
 	}
 	return true
+}
+
+// TestPMTilesStyleValidMapLibre: the style of a PMTiles basemap (the
+// Protomaps layers with our fonts, without icons) is valid by MapLibre's
+// own style specification (testdata/maplibre_validate.mjs).
+func TestPMTilesStyleValidMapLibre(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join("..", "node_modules", "@maplibre", "maplibre-gl-style-spec")
+	_, err := os.Stat(spec)
+	_, nerr := exec.LookPath("node")
+	if err != nil || nerr != nil {
+		if os.Getenv("MAPCOMMONS_REQUIRE_NPM") == "1" {
+			t.Fatalf("node or %s is missing (npm ci) and MAPCOMMONS_REQUIRE_NPM=1", spec)
+		}
+		t.Skipf("node or %s is missing: run npm ci", spec)
+	}
+	if !builtAssets(t) {
+		return
+	}
+	ts := newServer(t, withPMTiles(t, "world"))
+	body := must(t, ts.get("/basemap/pmtiles/world/style.json", ""), 200)
+	path := filepath.Join(t.TempDir(), "style.json")
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var errs []string
+	if err := json.Unmarshal(out, &errs); err != nil {
+		t.Fatalf("the validator said: %s", out)
+	}
+	if len(errs) > 0 {
+		t.Errorf("the PMTiles style is invalid: %v", errs)
+	}
 }
