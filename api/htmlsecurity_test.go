@@ -14,7 +14,7 @@ import (
 var routeParam = strings.NewReplacer("{id}", "1", "{featureId}", "1", "{fid}", "1", "{index}", "0", "{user}", "alice",
 	"{login}", "alice", "{tms}", "WebMercatorQuad", "{z}", "0", "{x}", "0", "{y}", "0", "{ignored}", "1", "{$}", "",
 	"{asset}", "x", "{collectionId}", "1", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0", "{style}", "0", "{styleId}", "1",
-	"{fontstack}", "Go%20Regular", "{range}", "0-255.pbf")
+	"{fontstack}", "Go%20Regular", "{range}", "0-255.pbf", "{name}", "world")
 
 // getPaths are the paths of every GET route of ts, their parameters
 // filled by routeParam.

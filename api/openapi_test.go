@@ -118,7 +118,7 @@ func (o *openAPIOperation) requiresBasic() bool {
 }
 
 func newOpenAPIFixture(t *testing.T) *openAPIFixture {
-	ts := newServer(t)
+	ts := newServer(t, withPMTiles(t))
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage
 	}
@@ -135,7 +135,7 @@ func newOpenAPIFixture(t *testing.T) *openAPIFixture {
 		"/groups/{id}", "/groups/"+itoa(int64(g["id"].(float64))), "{user}", "alice", "{index}", "0", "{login}", "bob",
 		"{ignored}", "x", "{fid}", "1", "{collectionId}", id, "{featureId}", "1", "{z}", "0", "{y}", "0", "{x}", "0", "{tileMatrix}", "0", "{tileRow}", "0", "{tileCol}", "0",
 		"{tileMatrixSetId}", "WebMercatorQuad", "{asset}", "favicon.svg", "{style}", "0", "{styleId}", itoa(int64(m["id"].(float64))),
-		"{fontstack}", "Go%20Regular", "{range}", "0-255.pbf")
+		"{fontstack}", "Go%20Regular", "{range}", "0-255.pbf", "{name}", "world")
 	f := &openAPIFixture{ts: ts}
 	for path, item := range doc.Paths {
 		for method, raw := range item {
@@ -280,9 +280,9 @@ func TestOpenAPIConditional(t *testing.T) {
 	// Eight GeoCommons reads (a map's tiles the fifth, its styles, a style
 	// and its legend the last), five OGC Features documents, four of Tiles
 	// and four of map tiles and the map, the styled map, WMS's GetMap,
-	// four of the basemaps (its glyphs the fourth), one of the web
-	// application's files, the colour ramps.
-	if conditional != 29 {
-		t.Errorf("%d conditional reads, want 29", conditional)
+	// six of the basemaps (its glyphs, and two of a PMTiles basemap), one
+	// of the web application's files, the colour ramps.
+	if conditional != 31 {
+		t.Errorf("%d conditional reads, want 31", conditional)
 	}
 }

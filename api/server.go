@@ -101,6 +101,10 @@ type Config struct {
 	// Basemaps are the raster basemaps a map may name (--basemap), offered
 	// beside the built-in one (package basemap).
 	Basemaps []basemap.Raster
+	// PMTiles are the Protomaps basemaps of local PMTiles archives
+	// (--basemap-pmtiles, opened by basemap.OpenPMTiles), offered beside
+	// the others and drawn by the map pages before the built-in one.
+	PMTiles []*basemap.PMTiles
 	// EagerThumbnails draws the thumbnails of a dataset or map (the
 	// images the lists and feeds show) into the tile cache in the
 	// background when a request changes it (--eager-thumbnails).

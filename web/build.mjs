@@ -1,9 +1,11 @@
 // Builds the browser application into web/dist: our modules (web/src) and
 // MapLibre bundled by esbuild, every file named by a hash of its content
-// (served with a long cache), MapLibre's worker copied beside them, and
+// (served with a long cache), MapLibre's worker copied beside them, the
+// layers of the Protomaps basemap style (@protomaps/basemaps), and
 // manifest.json saying which files each page loads. The Go package web
 // embeds the result. Run with `npm run build`.
 import * as esbuild from 'esbuild';
+import { layers as protomapsLayers, namedFlavor } from '@protomaps/basemaps';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -43,8 +45,15 @@ const worker = readFileSync(workerSrc);
 const workerName = 'maplibre-gl-worker-' + createHash('sha256').update(worker).digest('hex').slice(0, 10) + '.mjs';
 writeFileSync(join(dist, workerName), worker);
 
+// The Protomaps basemap's layers (@protomaps/basemaps, the light flavor,
+// English labels) for the server's style of a PMTiles basemap
+// (--basemap-pmtiles; package basemap composes the style around them).
+const pmLayers = Buffer.from(JSON.stringify(protomapsLayers('protomaps', namedFlavor('light'), { lang: 'en' })));
+const pmName = 'protomaps-light-' + createHash('sha256').update(pmLayers).digest('hex').slice(0, 10) + '.json';
+writeFileSync(join(dist, pmName), pmLayers);
+
 // manifest.json: per page its script and style sheets.
-const manifest = { pages: {}, worker: workerName };
+const manifest = { pages: {}, worker: workerName, protomaps: pmName };
 for (const [out, meta] of Object.entries(result.metafile.outputs)) {
   if (!meta.entryPoint) continue;
   const page = pages.find((p) => meta.entryPoint.endsWith('src/' + p + '.js'));

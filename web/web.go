@@ -60,6 +60,9 @@ type manifest struct {
 		CSS []string `json:"css"`
 	} `json:"pages"`
 	Worker string `json:"worker"`
+	// Protomaps is the file of @protomaps/basemaps' layers (the light
+	// flavor), for the style of a PMTiles basemap.
+	Protomaps string `json:"protomaps"`
 }
 
 // Assets are the embedded application: its pages and files.
@@ -96,6 +99,20 @@ func Load() (*Assets, error) {
 		}
 	}
 	return a, nil
+}
+
+// ProtomapsLayers returns the layers of the Protomaps basemap style
+// (@protomaps/basemaps' light flavor, a JSON array the build wrote), or
+// nil in a binary built without the assets.
+func (a *Assets) ProtomapsLayers() []byte {
+	if a.man == nil || a.man.Protomaps == "" {
+		return nil
+	}
+	b, err := files.ReadFile(path.Join("dist", a.man.Protomaps))
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // Built reports whether the binary holds the built scripts and styles.

@@ -137,6 +137,7 @@ type settings struct {
 	sessionTTL                time.Duration
 	corsOrigins               string
 	basemaps                  listFlag
+	basemapPMTiles            string
 	replicaURLs               secretList
 }
 
@@ -311,6 +312,8 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*settings, error
 	}
 	fs.Var(&st.basemaps, "basemap",
 		"a raster basemap maps may use instead of the built-in one, NAME=URLTEMPLATE (osm=https://tile.openstreetmap.org/{z}/{x}/{y}.png); repeatable (MAPCOMMONS_BASEMAP: comma or space separated)")
+	fs.StringVar(&st.basemapPMTiles, "basemap-pmtiles", envDefault(getenv, "basemap-pmtiles", ""),
+		"a Protomaps basemap of a local PMTiles v3 file of vector tiles, or a directory whose *.pmtiles files are each one, named by the file's stem (MAPCOMMONS_BASEMAP_PMTILES)")
 	if v := envDefault(getenv, "response-cache", "32MiB"); v == "0" {
 		st.responseCache = -1
 	} else if st.responseCache, err = parseSize(v); err != nil {
@@ -412,6 +415,13 @@ func datasetFlags(fs *flag.FlagSet, getenv func(string) string, st *settings) er
 // apiConfig is the API's configuration from the flags (the temporary
 // directory is the caller's; the default sharing list is still to be
 // checked against the store's groups).
+// closePMTiles closes the files of the PMTiles basemaps.
+func closePMTiles(ps []*basemap.PMTiles) {
+	for _, p := range ps {
+		p.Close()
+	}
+}
+
 func (st *settings) apiConfig() (api.Config, error) {
 	if st.bcryptCost < bcrypt.MinCost || st.bcryptCost > bcrypt.MaxCost {
 		return api.Config{}, fmt.Errorf("--bcrypt-cost: %d is not between %d and %d", st.bcryptCost, bcrypt.MinCost, bcrypt.MaxCost)
@@ -443,6 +453,18 @@ func (st *settings) apiConfig() (api.Config, error) {
 	cfg.MaxForm, cfg.BodyTimeout, cfg.CORSOrigins, cfg.BcryptCost = st.maxForm, noLimit(st.bodyTimeout), cors, st.bcryptCost
 	cfg.Basemaps = basemaps
 	cfg.SessionTTL = st.sessionTTL
+	if st.basemapPMTiles != "" {
+		// Opened and checked now: a bad file stops the start.
+		if cfg.PMTiles, err = basemap.OpenPMTiles(st.basemapPMTiles); err != nil {
+			return api.Config{}, fmt.Errorf("--basemap-pmtiles: %w", err)
+		}
+		for _, p := range cfg.PMTiles {
+			if basemap.Find(basemaps, p.Name) != nil {
+				closePMTiles(cfg.PMTiles)
+				return api.Config{}, fmt.Errorf("--basemap-pmtiles: %s: the name %s is a --basemap's too", p.Path, p.Name)
+			}
+		}
+	}
 	return cfg, nil
 }
 
@@ -479,6 +501,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil {
 		return err
 	}
+	defer closePMTiles(cfg.PMTiles)
 	replicas, err := st.replicas()
 	if err != nil {
 		return err

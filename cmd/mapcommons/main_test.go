@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"mapcommons/basemap/pmtiles/pmtilestest"
 )
 
 const realData = "../../testdata/real/"
@@ -819,5 +821,30 @@ func TestUserLinkCommand(t *testing.T) {
 		if resp.StatusCode != want || (want == 201 && !strings.Contains(string(b), `"login":"ann"`)) {
 			t.Fatalf("following the link: %d %s, want %d", resp.StatusCode, b, want)
 		}
+	}
+}
+
+// TestBasemapPMTilesFlag: --basemap-pmtiles (MAPCOMMONS_BASEMAP_PMTILES)
+// opens its file at start, a bad one stops the start with its name, and
+// the basemap reaches the server's list.
+func TestBasemapPMTilesFlag(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pmtiles")
+	if err := os.WriteFile(bad, []byte("not a PMTiles file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), []string{"serve", "--basemap-pmtiles", bad}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--basemap-pmtiles") || !strings.Contains(err.Error(), "bad.pmtiles") {
+		t.Fatalf("a bad --basemap-pmtiles: %v", err)
+	}
+	good := filepath.Join(t.TempDir(), "streets.pmtiles")
+	if err := os.WriteFile(good, pmtilestest.Write([]pmtilestest.Tile{{Z: 0, Data: []byte{0x1f, 0x8b}}}, pmtilestest.Options{}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := startServer(t, map[string]string{"MAPCOMMONS_BASEMAP_PMTILES": good})
+	resp, body := call(t, "GET", url+"/basemaps", "", "", nil)
+	expect(t, resp, body, 200)
+	if !strings.Contains(string(body), `"name":"streets"`) || !strings.Contains(string(body), `"pmtiles":true`) {
+		t.Fatalf("/basemaps: %s", body)
 	}
 }

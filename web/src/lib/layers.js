@@ -341,8 +341,10 @@ export function withGlyphs(style) {
 
 /** basemapStyle is the style of the basemap a map names, when the server
  * has it configured (GET /basemaps.json: the page's policy lets its tiles
- * load from their site), else the built-in one (a plain background when
- * there is none); note says why the named one is not shown. */
+ * load from their site), else the server's first PMTiles basemap (streets
+ * and labels from a local file, --basemap-pmtiles), else the built-in one
+ * (a plain background when there is none); note says why the named one is
+ * not shown. */
 export async function basemapStyle(name) {
   const read = async (url) => {
     try {
@@ -358,7 +360,10 @@ export async function basemapStyle(name) {
     const b = name && list.find((x) => x.name.toLowerCase() === String(name).toLowerCase() && x.name !== 'builtin');
     const style = b && await read(b.style);
     if (style) return { style: withGlyphs(style), note };
-    if (b) note = `The basemap ${b.name} could not be read: the built-in basemap is shown.`;
+    const pm = list.find((x) => x.pmtiles && x !== b);
+    const pmStyle = pm && await read(pm.style);
+    if (b) note = `The basemap ${b.name} could not be read: the ${pmStyle ? pm.name : 'built-in'} basemap is shown.`;
+    if (pmStyle) return { style: pmStyle, note };
   } catch { /* the built-in one */ }
   const style = await builtin;
   return { style: withGlyphs(style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] }), note };
