@@ -97,10 +97,11 @@ func spawnLogged(t *testing.T, data string, env ...string) *serveLog {
 
 var setupLinkRE = regexp.MustCompile(`url="?(http://[^\s"]+/app/setup#token=([A-Za-z0-9_-]+))`)
 
-// setupLink waits for the set-up link in the server's log.
+// setupLink waits for the set-up link in the server's log (written with the line
+// that says it listens; two minutes only a bound on a hang).
 func (s *serveLog) setupLink(t *testing.T) (url, token string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := setupLinkRE.FindStringSubmatch(s.all()); m != nil {
 			return m[1], m[2]
 		}
