@@ -20,7 +20,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
-	"strings"
 	"sync"
 
 	"mapcommons"
@@ -168,33 +167,8 @@ func (s *Server) handleSetupCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	defer q.Cleanup()
-	p := userParams(q.Params)
 	var fe fieldErrors
-	login, _ := p.String("login")
-	login = strings.TrimSpace(login)
-	password, _ := p.String("password")
-	confirmation, _ := p.String("password_confirmation")
-	email, _ := p.String("email")
-	email = strings.TrimSpace(email)
-	fullname, _ := fullnameParam(p)
-	fullname = strings.TrimSpace(fullname)
-	if login == "" {
-		fe.blank("login")
-	} else {
-		fe.add(mapcommons.ValidateLogin(login))
-	}
-	if password == "" {
-		fe.blank("password")
-	} else {
-		fe.add(mapcommons.ValidatePassword(login, password, confirmation))
-	}
-	if email != "" {
-		fe.add(mapcommons.ValidateEmail(email))
-	}
-	if len(fullname) > 200 {
-		fe.add(&mapcommons.Error{Code: mapcommons.EINVALID, Message: "fullname: is too long (maximum is 200 characters)",
-			Fields: map[string][]string{"fullname": {"is too long"}}})
-	}
+	login, password, email, fullname := newUserFields(userParams(q.Params), &fe, false)
 	if err := fe.err(); err != nil {
 		return err
 	}

@@ -111,23 +111,18 @@ func (s *Server) userToChange(rule func(caller, target *mapcommons.User) error) 
 	}
 }
 
-// handleUserCreate answers POST /users: a sign-up, or an administrator's new user.
-func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
-	me := caller(r)
-	q, err := s.parseAllowed(r, s.policy.CanCreateUser(me))
-	if err != nil {
-		return err
-	}
-	defer q.Cleanup()
-	p := userParams(q.Params)
-	var fe fieldErrors
-	login, _ := p.String("login")
+// newUserFields reads and checks, into fe, the fields of a new user: its
+// login, password (and confirmation), e-mail (required or not) and full
+// name, trimmed.
+func newUserFields(p params.Params, fe *fieldErrors, emailRequired bool) (login, password, email, fullname string) {
+	login, _ = p.String("login")
 	login = strings.TrimSpace(login)
-	password, _ := p.String("password")
+	password, _ = p.String("password")
 	confirmation, _ := p.String("password_confirmation")
-	email, _ := p.String("email")
+	email, _ = p.String("email")
 	email = strings.TrimSpace(email)
-	fullname, _ := fullnameParam(p)
+	fullname, _ = fullnameParam(p)
+	fullname = strings.TrimSpace(fullname)
 	if login == "" {
 		fe.blank("login")
 	} else {
@@ -139,7 +134,9 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 		fe.add(mapcommons.ValidatePassword(login, password, confirmation))
 	}
 	if email == "" {
-		fe.blank("email")
+		if emailRequired {
+			fe.blank("email")
+		}
 	} else {
 		fe.add(mapcommons.ValidateEmail(email))
 	}
@@ -147,6 +144,20 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 		fe.add(&mapcommons.Error{Code: mapcommons.EINVALID, Message: "fullname: is too long (maximum is 200 characters)",
 			Fields: map[string][]string{"fullname": {"is too long"}}})
 	}
+	return login, password, email, fullname
+}
+
+// handleUserCreate answers POST /users: a sign-up, or an administrator's new user.
+func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
+	me := caller(r)
+	q, err := s.parseAllowed(r, s.policy.CanCreateUser(me))
+	if err != nil {
+		return err
+	}
+	defer q.Cleanup()
+	p := userParams(q.Params)
+	var fe fieldErrors
+	login, password, email, fullname := newUserFields(p, &fe, true)
 	admin, _, err := p.Bool("admin")
 	fe.add(err)
 	if err := fe.err(); err != nil {
@@ -161,7 +172,7 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	u := &mapcommons.User{Login: login, Email: email, Fullname: strings.TrimSpace(fullname), Admin: admin, PasswordHash: hash}
+	u := &mapcommons.User{Login: login, Email: email, Fullname: fullname, Admin: admin, PasswordHash: hash}
 	if err := s.svc.Users.CreateUser(r.Context(), u); err != nil {
 		return err
 	}

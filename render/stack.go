@@ -120,23 +120,7 @@ func (s *stack) under(ic *icon, x, y int) {
 }
 
 // over composites the buffer over dst (of the same bounds).
-func (s *stack) over(dst *image.RGBA) {
-	src := s.buf.Pix
-	d := dst.Pix[:len(src):len(src)]
-	for i := 0; i+3 < len(src); i += 4 {
-		switch sa := uint32(src[i+3]); sa {
-		case 0:
-		case 0xff:
-			copy(d[i:i+4], src[i:i+4])
-		default:
-			a := 0xff - sa
-			d[i] = src[i] + div255(uint32(d[i])*a)
-			d[i+1] = src[i+1] + div255(uint32(d[i+1])*a)
-			d[i+2] = src[i+2] + div255(uint32(d[i+2])*a)
-			d[i+3] = uint8(sa) + div255(uint32(d[i+3])*a)
-		}
-	}
-}
+func (s *stack) over(dst *image.RGBA) { over(dst.Pix, s.buf.Pix) }
 
 // rowMasks are the bits of the pixels of img that are not transparent, a
 // word per row; nil when a row is wider than a word.

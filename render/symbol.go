@@ -48,19 +48,25 @@ func (ic *icon) draw(dst *image.RGBA, x, y int) {
 	for row := c.Min.Y; row < c.Max.Y; row++ {
 		si := ic.img.PixOffset(c.Min.X-r.Min.X, row-r.Min.Y)
 		di := dst.PixOffset(c.Min.X, row)
-		src, d := ic.img.Pix[si:si+w:si+w], dst.Pix[di:di+w:di+w]
-		for i := 0; i+3 < len(src); i += 4 {
-			switch sa := uint32(src[i+3]); sa {
-			case 0:
-			case 0xff:
-				copy(d[i:i+4], src[i:i+4])
-			default:
-				a := 0xff - sa
-				d[i] = src[i] + div255(uint32(d[i])*a)
-				d[i+1] = src[i+1] + div255(uint32(d[i+1])*a)
-				d[i+2] = src[i+2] + div255(uint32(d[i+2])*a)
-				d[i+3] = uint8(sa) + div255(uint32(d[i+3])*a)
-			}
+		over(dst.Pix[di:di+w:di+w], ic.img.Pix[si:si+w:si+w])
+	}
+}
+
+// over composites the premultiplied pixels src over d (as many), skipping
+// src's transparent pixels and copying its opaque ones.
+func over(d, src []uint8) {
+	d = d[:len(src):len(src)]
+	for i := 0; i+3 < len(src); i += 4 {
+		switch sa := uint32(src[i+3]); sa {
+		case 0:
+		case 0xff:
+			copy(d[i:i+4], src[i:i+4])
+		default:
+			a := 0xff - sa
+			d[i] = src[i] + div255(uint32(d[i])*a)
+			d[i+1] = src[i+1] + div255(uint32(d[i+1])*a)
+			d[i+2] = src[i+2] + div255(uint32(d[i+2])*a)
+			d[i+3] = uint8(sa) + div255(uint32(d[i+3])*a)
 		}
 	}
 }
