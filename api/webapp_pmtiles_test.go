@@ -96,6 +96,17 @@ func TestWebMapPMTiles(t *testing.T) {
 			t.Errorf("%s (%g, %g) at %v: colour %v", p.name, p.lon, p.lat, xy, c)
 		}
 	}
+	// A dataset's page draws the PMTiles basemap too.
+	id := uploadNC(t, ts, "")
+	before := tiles.Load()
+	b.do("the dataset page", chromedp.Navigate(b.url+"/app/datasets/"+id))
+	b.wait("the dataset's map drawn", `document.getElementById('map')?.dataset.state === 'idle' && window.mcMap && window.mcMap.areTilesLoaded()`)
+	if got := eval[string](b, `JSON.stringify(window.mcMap.getStyle().sources.protomaps?.tiles ?? null)`); got != `["`+b.url+`/basemap/pmtiles/world/{z}/{x}/{y}.mvt"]` {
+		t.Errorf("the dataset page's basemap source %s", got)
+	}
+	if tiles.Load() == before {
+		t.Error("the dataset page asked for no PMTiles tile")
+	}
 	b.mu.Lock()
 	if len(b.problems) > 0 {
 		t.Errorf("console: %v", b.problems)

@@ -2,13 +2,23 @@
 // map with the mouse (shown as an outline layer), and a circle around a
 // point, drawn as a polygon.
 
-/** basemapStyle is the server's basemap, or a plain background when it has none. */
+/** basemapStyle is the server's basemap for the pages that draw no map
+ * document (a dataset's, search's, the OGC pages): its first PMTiles
+ * basemap when it has one (streets and labels), else the built-in one,
+ * else a plain background. */
 export async function basemapStyle() {
-  try {
-    const res = await fetch('/basemap/style.json', { credentials: 'same-origin' });
-    if (res.ok) return await res.json();
-  } catch { /* no basemap: the plain style */ }
-  return { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] };
+  const read = async (url) => {
+    try {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (res.ok) return await res.json();
+    } catch { /* none */ }
+    return null;
+  };
+  const builtin = read('/basemap/style.json'); // beside the list: most servers have no other
+  const list = await read('/basemaps.json');
+  const pm = Array.isArray(list) && list.find((b) => b.pmtiles);
+  const style = (pm && await read(pm.style)) || await builtin;
+  return style || { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#e8eef2' } }] };
 }
 
 /** round5 rounds a coordinate to 5 decimals (about a metre). */
