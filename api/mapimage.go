@@ -16,6 +16,7 @@ import (
 
 	"mapcommons"
 	"mapcommons/basemap"
+	"mapcommons/format/wkb"
 	"mapcommons/params"
 	"mapcommons/render"
 	"mapcommons/style"
@@ -55,8 +56,7 @@ func imageRequestOf(query string, extent [4]float64, def string) (render.Request
 			return req, params.Invalid("basemap", "builtin (the default) or none, not %q", v)
 		}
 	} else {
-		req.Layers = []render.Layer{basemapLayer()}
-		req.Background = rgb(basemap.SeaColour)
+		req.Background = rgb(basemap.SeaColour) // its layers once the box is known
 	}
 	if v, ok := p.String("crs"); ok && v != "" {
 		switch strings.ToUpper(v) {
@@ -117,7 +117,21 @@ func imageRequestOf(query string, extent [4]float64, def string) (render.Request
 	}
 	req.BBox = box
 	fitImage(&req, given)
+	if req.Background != nil {
+		req.Layers = basemapLayers(imageZoom(req))
+	}
 	return req, nil
+}
+
+// imageZoom is the zoom of Web Mercator tiles whose scale is nearest an
+// image's (its box's width over its width in CSS pixels), 0 to 22.
+func imageZoom(req render.Request) int {
+	span := req.BBox[2] - req.BBox[0]
+	if !(span > 0) || req.Width <= 0 {
+		return 0
+	}
+	z := math.Round(math.Log2(360 * float64(req.Width) / (256 * span)))
+	return int(max(0, min(22, z)))
 }
 
 // fitImage sizes req to the shape of its box: a side not given (0) follows
@@ -177,17 +191,23 @@ func unproject(crs string, x0, y0, x1, y1 float64) [4]float64 {
 	return [4]float64{max(x0*180/math.Pi, -180), max(lat(y0), -maxMercatorLat), min(x1*180/math.Pi, 180), min(lat(y1), maxMercatorLat)}
 }
 
-// basemapLayer is the built-in basemap drawn under an image's layers (its
-// sea is the image's background): its countries, filled with its land
-// colour and outlined with its border colour, as its MapLibre style paints
-// them.
-func basemapLayer() render.Layer {
-	l := style.NewLayer()
-	l.Styles.Type = mapcommons.LayerPrimitive
+// basemapLayers are the built-in basemap drawn under an image of zoom z
+// (its sea is the image's background), as its MapLibre style paints it:
+// its land (the pieces of the zoom's band, filled as one), then its
+// borders and coasts (ScanLines) as lines of its border colour.
+func basemapLayers(z int) []render.Layer {
 	land, border, weight := basemap.LandColour, basemap.BorderColour, 0.5
-	l.Styles.Fill.Color, l.Styles.Fill.Opacity = &land, 1
-	l.Styles.Stroke.Color, l.Styles.Stroke.Weight, l.Styles.Stroke.Alpha = &border, &weight, 1
-	return render.Layer{Layer: l, Dataset: &mapcommons.Dataset{GeometryMask: 1 << 6}, Scan: basemap.ScanCountries}
+	fill := style.NewLayer()
+	fill.Styles.Type = mapcommons.LayerPrimitive
+	fill.Styles.Fill.Color, fill.Styles.Fill.Opacity = &land, 1
+	fill.Styles.Stroke.Alpha = 0 // the pieces' cut edges are no coast
+	lines := style.NewLayer()
+	lines.Styles.Type = mapcommons.LayerPrimitive
+	lines.Styles.Stroke.Color, lines.Styles.Stroke.Weight, lines.Styles.Stroke.Alpha = &border, &weight, 1
+	return []render.Layer{
+		{Layer: fill, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: basemap.ScanLand(z)},
+		{Layer: lines, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: basemap.ScanLines(z)},
+	}
 }
 
 // rgb is an opaque colour of 0xRRGGBB.

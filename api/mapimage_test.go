@@ -2,15 +2,18 @@ package api_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"net/http/httptest"
 	"strconv"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/api"
+	"mapcommons/basemap"
 )
 
 // decodePNG reads an image answer, which must be a 200.
@@ -259,3 +262,54 @@ func TestMapTilesXYZ(t *testing.T) {
 	}
 	must(t, ts.get("/maps/"+id+"/tiles/6/17/25.json", "alice"), 404)
 }
+
+// TestImageBasemapCityScale: a server-drawn image at city scale over New
+// York draws the built-in basemap's 1:10m land under the boroughs and sea
+// in the bays (the 1:110m countries had Staten Island and Brooklyn in the
+// sea), its land filled without seams where its pieces meet.
+func TestImageBasemapCityScale(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	id := uploadNC(t, ts, "") // elsewhere: only the basemap is drawn here
+	const w, h = 600, 600
+	box := [4]float64{-74.30, 40.45, -73.70, 40.90}
+	img := decodePNG(t, ts.get(fmt.Sprintf("/datasets/%s.png?bbox=%g,%g,%g,%g&width=%d&height=%d", id, box[0], box[1], box[2], box[3], w, h), ""))
+	merc := func(lat float64) float64 { return math.Log(math.Tan(math.Pi/4 + lat*math.Pi/360)) }
+	at := func(lon, lat float64) color.RGBA {
+		x := (lon - box[0]) / (box[2] - box[0]) * w
+		y := (merc(box[3]) - merc(lat)) / (merc(box[3]) - merc(box[1])) * h
+		return color.RGBAModel.Convert(img.At(int(x), int(y))).(color.RGBA)
+	}
+	land, sea := rgbOf(basemap.LandColour), rgbOf(basemap.SeaColour)
+	for _, p := range []struct {
+		name     string
+		lon, lat float64
+		want     color.RGBA
+	}{
+		// Land at 1:10m, sea at 1:110m:
+		{"Staten Island", -74.12, 40.58, land}, {"Staten Island, east", -74.10, 40.60, land},
+		{"Brooklyn, Sunset Park", -74.00, 40.64, land}, {"Brooklyn", -73.98, 40.66, land},
+		// Sea at 1:10m, land at 1:110m:
+		{"the Upper Bay", -74.08, 40.66, sea},
+		// Both:
+		{"Staten Island, centre", -74.15, 40.585, land}, {"Queens", -73.80, 40.72, land},
+		{"the Bronx", -73.87, 40.85, land}, {"the Lower Bay", -74.05, 40.52, sea},
+	} {
+		if got := at(p.lon, p.lat); got != p.want {
+			t.Errorf("%s (%g, %g): %v, want %v", p.name, p.lon, p.lat, got, p.want)
+		}
+	}
+	// No seam: across the land, no pixel of the sea's colour between two
+	// of the land's, along a row through Brooklyn and Queens.
+	y := int((merc(box[3]) - merc(40.70)) / (merc(box[3]) - merc(box[1])) * h)
+	x0, x1 := int((-73.92-box[0])/(box[2]-box[0])*w), int((-73.75-box[0])/(box[2]-box[0])*w)
+	for x := x0; x < x1; x++ {
+		if c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA); c != land {
+			t.Errorf("pixel %d,%d inside Queens is %v, not the land's %v", x, y, c, land)
+			break
+		}
+	}
+}
+
+// rgbOf is the opaque colour of 0xRRGGBB.
+func rgbOf(c int) color.RGBA { return color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255} }

@@ -45,6 +45,7 @@ import (
 	"context"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"sync"
 
@@ -386,4 +387,71 @@ func meets(b *mapcommons.BBox, r wkb.Rect) bool {
 		return r.MinX <= b.E && r.MaxX >= b.W
 	}
 	return r.MaxX >= b.W || r.MinX <= b.E
+}
+
+// ScanLand gives, for an image of zoom z drawn by a renderer, the land
+// meeting q's box (all of it without one) as one feature: the pieces of
+// the zoom's band (Tile's), as one WKB MultiPolygon, so that a renderer
+// fills them in one pass and their shared edges leave no seam. It is
+// drawn without an outline: ScanLines gives the coasts and the borders.
+func ScanLand(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+		var parts [][]byte
+		n := 0
+		for i, p := range Load().tiles[LayerLand][band(z)] {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if p.minZoom10 > 10*z || (q.BBox != nil && !meets(q.BBox, p.bounds)) {
+				continue
+			}
+			parts = append(parts, p.geom)
+			n += len(p.geom)
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		// A MultiPolygon: its header, then each part's Polygon as is.
+		g := make([]byte, 0, 9+n)
+		g = append(g, 1, byte(wkb.MultiPolygon), 0, 0, 0)
+		g = binary.LittleEndian.AppendUint32(g, uint32(len(parts)))
+		for _, p := range parts {
+			g = append(g, p...)
+		}
+		return fn(&mapcommons.Feature{ID: 1, Geometry: g})
+	}
+}
+
+// ScanLines gives, for an image of zoom z, the countries' land borders and
+// (from the coastline's first zoom) the coasts meeting q's box, each
+// piece a feature of no attributes, as Tile's.
+func ScanLines(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+		layers := []string{LayerBorders}
+		if z >= BandMinZoom[1] {
+			layers = append(layers, LayerCoastline)
+		}
+		var f mapcommons.Feature
+		id := int64(0)
+		for _, name := range layers {
+			for _, p := range Load().tiles[name][band(z)] {
+				id++
+				if id%256 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				if p.minZoom10 > 10*z || (q.BBox != nil && !meets(q.BBox, p.bounds)) {
+					continue
+				}
+				f = mapcommons.Feature{ID: id, Geometry: p.geom}
+				if err := fn(&f); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 }
