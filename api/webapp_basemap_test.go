@@ -29,15 +29,7 @@ func TestWebBasemapCityScale(t *testing.T) {
 		"layers": []any{map[string]any{"source": "finder:" + ds, "title": "Boroughs", "opacity": 1}}})
 	b.do("the map page", chromedp.Navigate(b.url+"/app"+path))
 	waitMap(b)
-	fc := decode[struct {
-		Features []struct {
-			Properties map[string]any
-			Geometry   struct {
-				Type        string
-				Coordinates any
-			}
-		}
-	}](t, must(t, ts.get("/datasets/"+ds+"/features.json?geojson=1&limit=10", ""), 200))
+	fc := decode[geoJSONFeatures](t, must(t, ts.get("/datasets/"+ds+"/features.json?geojson=1&limit=10", ""), 200))
 	if len(fc.Features) != 5 {
 		t.Fatalf("%d boroughs", len(fc.Features))
 	}

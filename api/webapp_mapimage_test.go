@@ -95,15 +95,7 @@ func compareWithServer(t *testing.T, b *browserTest, ts *testServer, path, ds, n
 
 	// The classes, and each county's value.
 	classes := apiClasses(t, ts, path, "", 0)
-	fc := decode[struct {
-		Features []struct {
-			Properties map[string]any
-			Geometry   struct {
-				Type        string
-				Coordinates any
-			}
-		}
-	}](t, must(t, ts.get("/datasets/"+ds+"/features.json?geojson=1&limit=1000", ""), 200))
+	fc := decode[geoJSONFeatures](t, must(t, ts.get("/datasets/"+ds+"/features.json?geojson=1&limit=1000", ""), 200))
 	if len(fc.Features) != 100 {
 		t.Fatalf("%d counties", len(fc.Features))
 	}
@@ -252,4 +244,16 @@ func segmentDistance(x, y float64, a, b [2]float64) float64 {
 		t = max(0, min(1, ((x-a[0])*dx+(y-a[1])*dy)/l))
 	}
 	return math.Hypot(x-a[0]-t*dx, y-a[1]-t*dy)
+}
+
+// geoJSONFeatures is a GeoJSON answer as the pixel tests read it: each
+// feature's properties and geometry.
+type geoJSONFeatures struct {
+	Features []struct {
+		Properties map[string]any
+		Geometry   struct {
+			Type        string
+			Coordinates any
+		}
+	}
 }

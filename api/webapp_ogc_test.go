@@ -8,11 +8,7 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -118,24 +114,6 @@ func scripts(b *browserTest, on bool) {
 	})
 }
 
-// ogcMapImage reads the OGC page's map canvas, kept as name.png.
-func ogcMapImage(b *browserTest, name string) image.Image {
-	b.t.Helper()
-	url := eval[string](b, `document.querySelector('#ogc-map canvas').toDataURL('image/png')`)
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(b.artefacts, name+".png"), raw, 0o644); err != nil {
-		b.t.Error(err)
-	}
-	return img
-}
-
 // orangeShare is the share of an image in the features' orange fill.
 func orangeShare(img image.Image) float64 {
 	n, bounds := 0, img.Bounds()
@@ -179,7 +157,7 @@ func TestWebOGCMapInBrowser(t *testing.T) {
 				t.Errorf("%s: %d rows, want %d", c.path, got, c.features)
 			}
 		}
-		share := orangeShare(ogcMapImage(b, c.name+"-canvas"))
+		share := orangeShare(canvasImageOf(b, "#ogc-map canvas", c.name+"-canvas"))
 		if share < 0.05 {
 			t.Errorf("%s: %.1f%% of the map is the features' fill, want at least 5%%", c.path, 100*share)
 		}

@@ -509,7 +509,14 @@ func (b *browserTest) checkMapPixels() {
 // canvasImage reads the map's canvas and keeps it as name.png.
 func canvasImage(b *browserTest, name string) image.Image {
 	b.t.Helper()
-	url := eval[string](b, `document.querySelector('#map canvas').toDataURL('image/png')`)
+	return canvasImageOf(b, "#map canvas", name)
+}
+
+// canvasImageOf reads the canvas a CSS selector names and keeps it as
+// name.png.
+func canvasImageOf(b *browserTest, selector, name string) image.Image {
+	b.t.Helper()
+	url := eval[string](b, fmt.Sprintf(`document.querySelector(%q).toDataURL('image/png')`, selector))
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, "data:image/png;base64,"))
 	if err != nil {
 		b.t.Fatal(err)
