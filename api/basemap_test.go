@@ -51,7 +51,7 @@ func basemapTile(t *testing.T, ts *testServer, z, y, x int) ([]byte, map[string]
 }
 
 // tileLayers are the layers of every tile of the built-in basemap.
-var tileLayers = []string{"land", "coastline", "lakes", "rivers", "borders", "countries", "places"}
+var tileLayers = []string{"land", "coastline", "lakes", "rivers", "borders", "urban", "divisions", "countries", "places", "regions"}
 
 // names are the name properties of feats.
 func names(feats []tileFeature) []string {
@@ -370,7 +370,7 @@ func TestBasemapStyle(t *testing.T) {
 	for _, l := range s.Layers {
 		kinds = append(kinds, fmt.Sprint(l["type"], ":", l["source-layer"]))
 	}
-	if strings.Join(kinds, " ") != "background:<nil> fill:land fill:lakes line:coastline line:rivers line:borders circle:places symbol:places" {
+	if strings.Join(kinds, " ") != "background:<nil> fill:land fill:lakes line:coastline fill:urban line:rivers line:divisions line:borders circle:places symbol:places symbol:regions" {
 		t.Errorf("built-in layers %v", kinds)
 	}
 	// Nothing of the built-in style leaves the server.

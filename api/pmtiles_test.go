@@ -185,7 +185,8 @@ func builtAssets(t *testing.T) bool {
 }
 
 // TestPMTilesStyleValidMapLibre: the style of a PMTiles basemap (the
-// Protomaps layers with our fonts, without icons) is valid by MapLibre's
+// Protomaps layers with our fonts, without icons) and the built-in style
+// (its urban areas, divisions and their names) are valid by MapLibre's
 // own style specification (testdata/maplibre_validate.mjs).
 func TestPMTilesStyleValidMapLibre(t *testing.T) {
 	t.Parallel()
@@ -202,20 +203,22 @@ func TestPMTilesStyleValidMapLibre(t *testing.T) {
 		return
 	}
 	ts := newServer(t, withPMTiles(t, "world"))
-	body := must(t, ts.get("/basemap/pmtiles/world/style.json", ""), 200)
-	path := filepath.Join(t.TempDir(), "style.json")
-	if err := os.WriteFile(path, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
-	var errs []string
-	if err := json.Unmarshal(out, &errs); err != nil {
-		t.Fatalf("the validator said: %s", out)
-	}
-	if len(errs) > 0 {
-		t.Errorf("the PMTiles style is invalid: %v", errs)
+	for _, p := range []string{"/basemap/pmtiles/world/style.json", "/basemap/style.json"} {
+		body := must(t, ts.get(p, ""), 200)
+		path := filepath.Join(t.TempDir(), "style.json")
+		if err := os.WriteFile(path, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("node: %v\n%s", err, out)
+		}
+		var errs []string
+		if err := json.Unmarshal(out, &errs); err != nil {
+			t.Fatalf("the validator said: %s", out)
+		}
+		if len(errs) > 0 {
+			t.Errorf("the style of %s is invalid: %v", p, errs)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -115,6 +116,32 @@ func TestWebBasemapCityScale(t *testing.T) {
 	if len(checked) != 5 {
 		t.Errorf("boroughs looked at: %v", checked)
 	}
+	// Over the southern United States at zoom 5 the divisions' names are
+	// drawn (Texas among them), and their dashed boundaries; at zoom 7
+	// over New York the urban area is drawn (the 1:50m urban areas).
+	b.do("to Texas", chromedp.Evaluate[chromedp.Void](`(() => { const m = window.mcMap;
+		window.mcIdle = false; m.once('idle', () => { window.mcIdle = true });
+		m.jumpTo({center: [-97, 33], zoom: 5}); })()`))
+	b.wait("the map idle at zoom 5", `window.mcIdle === true`)
+	b.screenshot("basemap-regions-texas")
+	drawn := eval[struct {
+		Regions   []string
+		Divisions int
+	}](b, `(() => { const m = window.mcMap;
+		return {Regions: m.queryRenderedFeatures({layers: ['region-labels']}).map((f) => f.properties.name),
+			Divisions: m.queryRenderedFeatures({layers: ['divisions']}).length}; })()`)
+	if !slices.Contains(drawn.Regions, "Texas") || drawn.Divisions == 0 {
+		t.Errorf("zoom 5 over Texas: region labels %v, %d division lines drawn", drawn.Regions, drawn.Divisions)
+		t.Log(eval[string](b, `JSON.stringify([window.mcMap.querySourceFeatures('basemap', {sourceLayer: 'regions'}).slice(0,5).map((f) => f.properties), window.mcMap.getLayer('region-labels') && window.mcMap.getLayoutProperty('region-labels', 'visibility'), window.mcMap.queryRenderedFeatures({layers: ['place-labels']}).length, window.mcMap.getZoom(), window.mcMap.getLayer('region-labels').minzoom])`))
+	}
+	b.do("to New York", chromedp.Evaluate[chromedp.Void](`(() => { const m = window.mcMap;
+		window.mcIdle = false; m.once('idle', () => { window.mcIdle = true });
+		m.jumpTo({center: [-73.95, 40.75], zoom: 7}); })()`))
+	b.wait("the map idle at zoom 7", `window.mcIdle === true`)
+	if n := eval[int](b, `window.mcMap.queryRenderedFeatures({layers: ['urban']}).length`); n == 0 {
+		t.Error("zoom 7 over New York: no urban area drawn")
+	}
+	b.screenshot("basemap-urban-nyc")
 	checkNoProblems(b)
 }
 

@@ -1,6 +1,7 @@
 // Package basemap is the map drawn under every map when nothing else can
-// be: the land, lakes, rivers, borders and populated places of Natural
-// Earth (public domain, naturalearthdata.com) at 1:10m, embedded in the
+// be: the land, lakes, rivers, borders, populated places and first-order
+// divisions' names of Natural Earth (public domain, naturalearthdata.com)
+// at 1:10m, its urban areas and divisions' boundaries at 1:50m, embedded in the
 // binary, served as vector tiles and a MapLibre style by the server
 // itself, so that a server on a closed network shows a real map with no
 // setup, right at city scale (Staten Island, Brooklyn and Olinda on land).
@@ -9,7 +10,7 @@
 // picks one by name and falls back to the built-in one.
 //
 // The data is written by the generator (gen/main.go, run by go generate)
-// into naturalearth.bin.gz (4.7 MB): our own compact form (codec.go),
+// into naturalearth.bin.gz (5.1 MB): our own compact form (codec.go),
 // coordinates rounded to 1e-5 degree and delta-encoded, gzip-compressed,
 // each layer simplified for three zoom bands (zooms 0–2 to about 10 km,
 // 3–4 to about 1 km, from 5 the 1:10m geometry). It is decoded once, on
@@ -24,18 +25,22 @@
 //     martynafford/natural-earth-geojson, commit 0b9a6ceb0a7032713abd9460ac1e995a9c60cd1e:
 //     10m/physical/ne_10m_land.7z, ne_10m_minor_islands.json,
 //     ne_10m_lakes.7z, ne_10m_rivers_lake_centerlines.7z,
-//     10m/cultural/ne_10m_admin_0_boundary_lines_land.json and
+//     10m/cultural/ne_10m_admin_0_boundary_lines_land.json,
 //     ne_10m_populated_places_simple.7z (7343 places, with scalerank,
-//     pop_max, adm0cap and min_zoom), the .7z archives extracted
-//     (7z x) into one directory of .json files.
+//     pop_max, adm0cap and min_zoom) and ne_10m_admin_1_label_points.7z
+//     (the divisions' names: a point in each part of each division),
+//     and 50m/cultural/ne_50m_urban_areas.json and
+//     ne_50m_admin_1_states_provinces_lines.json (the 1:10m files of
+//     those are not in that repository: at 1:50m the boundaries are of
+//     the United States, Canada, Brazil and Australia only), the .7z
+//     archives extracted (7z x) into one directory of .json files.
 //
-// To regenerate: put those six .json files in a directory and run
+// To regenerate: put those nine .json files in a directory and run
 //
 //	NATURALEARTH10M=/that/directory go generate ./basemap
 //
 // (TestGenerated checks the committed file is the generator's when
-// NATURALEARTH10M is set.) There are no first-order divisions nor urban
-// areas: the mirror lacks their 1:10m files.
+// NATURALEARTH10M is set.)
 package basemap
 
 //go:generate go run ./gen -out naturalearth.bin.gz ../testdata/real ${NATURALEARTH10M}
@@ -66,6 +71,9 @@ const (
 	LayerBorders   = "borders"
 	LayerCountries = "countries"
 	LayerPlaces    = "places"
+	LayerUrban     = "urban"
+	LayerDivisions = "divisions"
+	LayerRegions   = "regions"
 )
 
 // MaxZoom is the deepest zoom worth making tiles of. The data is of scale
@@ -139,17 +147,25 @@ type Layer [Bands][]Shape
 type Data struct {
 	Countries []Country
 	Places    []Place
+	// Regions are the first-order divisions' labels (states, provinces,
+	// départements): one point each, its Name, Rank (Natural Earth's
+	// datarank) and MinZoom10 set; no population, no capital.
+	Regions []Place
 	// Land is the land polygons (Natural Earth's land, and its minor
 	// islands from band 2), lakes the lake polygons, rivers the rivers'
 	// and lakes' centre lines, borders the countries' land boundaries:
-	// as decoded (Load's data has them only in pieces).
-	Land, Lakes, Rivers, Borders Layer
+	// as decoded (Load's data has them only in pieces). Urban is the
+	// urban areas' polygons, divisions the first-order divisions'
+	// boundaries (lines).
+	Land, Lakes, Rivers, Borders, Urban, Divisions Layer
 
 	tiles map[string]*[Bands][]piece // the pieces tiles are made of, by layer
 }
 
 // shapeLayers are d's layers of shapes, in the file's order.
-func (d *Data) shapeLayers() []*Layer { return []*Layer{&d.Land, &d.Lakes, &d.Rivers, &d.Borders} }
+func (d *Data) shapeLayers() []*Layer {
+	return []*Layer{&d.Land, &d.Lakes, &d.Rivers, &d.Borders, &d.Urban, &d.Divisions}
+}
 
 // piece is a small part of a shape, ready for tiles: at most pieceMax
 // points, so that a tile of a deep zoom handles a few pieces of a
@@ -203,6 +219,8 @@ func (d *Data) prepare() {
 	add(LayerLakes, &d.Lakes, true)
 	add(LayerRivers, &d.Rivers, false)
 	add(LayerBorders, &d.Borders, false)
+	add(LayerUrban, &d.Urban, true)
+	add(LayerDivisions, &d.Divisions, false)
 	// No coastline in band 0: at zooms 0–2 the land's fill is its outline.
 	var coast [Bands][]piece
 	for b, shapes := range d.Land {
@@ -220,7 +238,9 @@ func (d *Data) prepare() {
 	d.tiles[LayerCoastline] = &coast
 	// The pieces are all tiles need: the shapes they were cut from go
 	// (half the memory of the decoded data, some 25 MB).
-	d.Land, d.Lakes, d.Rivers, d.Borders = Layer{}, Layer{}, Layer{}, Layer{}
+	for _, l := range d.shapeLayers() {
+		*l = Layer{}
+	}
 }
 
 // prepare makes the WKB and the bounds of c's polygons.
@@ -244,8 +264,8 @@ var Version = sync.OnceValue(func() string {
 
 // tileFormat names the tiles' layers and options: change it when they
 // change, so that Version does.
-const tileFormat = "mvt2:land;coastline;lakes(name);rivers(name,rank);borders(rank);countries(name,iso_a3,continent);" +
-	"places(name,rank,population,capital);bands0,3,5;pieces512;extent4096;buffer64;tolerance1"
+const tileFormat = "mvt3:land;coastline;lakes(name);rivers(name,rank);borders(rank);urban;divisions(rank);" +
+	"countries(name,iso_a3,continent);places(name,rank,population,capital);regions(name,rank);bands0,3,5;pieces512;extent4096;buffer64;tolerance1"
 
 // The attributes of each layer.
 var (
@@ -253,9 +273,10 @@ var (
 		{Name: "iso_a3", Type: mapcommons.AttrString}, {Name: "continent", Type: mapcommons.AttrString}}
 	placeAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger},
 		{Name: "population", Type: mapcommons.AttrInteger}, {Name: "capital", Type: mapcommons.AttrBoolean}}
-	nameAttrs  = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}
-	riverAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger}}
-	rankAttrs  = []mapcommons.Attribute{{Name: "rank", Type: mapcommons.AttrInteger}}
+	nameAttrs   = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}}
+	regionAttrs = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger}}
+	riverAttrs  = []mapcommons.Attribute{{Name: "name", Type: mapcommons.AttrString}, {Name: "rank", Type: mapcommons.AttrInteger}}
+	rankAttrs   = []mapcommons.Attribute{{Name: "rank", Type: mapcommons.AttrInteger}}
 )
 
 // tileOptions are mvt's defaults without thinning: the places of a tile
@@ -275,8 +296,11 @@ func tileOptions() mvt.Options {
 //   - lakes: polygons; name
 //   - rivers: lines; name, rank
 //   - borders: lines, the countries' land boundaries; rank
+//   - urban: polygons, the urban areas (from zoom 4; no attributes)
+//   - divisions: lines, the first-order divisions' boundaries; rank
 //   - countries: polygons of 1:110m; name, iso_a3, continent
 //   - places: points; name, rank, population, capital
+//   - regions: points, the first-order divisions' labels; name, rank
 //
 // Feature ids are positions from 1 (of a piece within its layer and band).
 func Tile(z, x, y int) ([]byte, error) {
@@ -290,7 +314,8 @@ func Tile(z, x, y int) ([]byte, error) {
 	for _, l := range []struct {
 		name  string
 		attrs []mapcommons.Attribute
-	}{{LayerLand, nil}, {LayerCoastline, nil}, {LayerLakes, nameAttrs}, {LayerRivers, riverAttrs}, {LayerBorders, rankAttrs}} {
+	}{{LayerLand, nil}, {LayerCoastline, nil}, {LayerLakes, nameAttrs}, {LayerRivers, riverAttrs}, {LayerBorders, rankAttrs},
+		{LayerUrban, nil}, {LayerDivisions, rankAttrs}} {
 		tl, err := t.AddLayer(l.name, l.attrs, nil)
 		if err != nil {
 			return nil, err
@@ -305,7 +330,7 @@ func Tile(z, x, y int) ([]byte, error) {
 				vals = []any{p.name}
 			case LayerRivers:
 				vals = []any{p.name, int64(p.rank)}
-			case LayerBorders:
+			case LayerBorders, LayerDivisions:
 				vals = []any{int64(p.rank)}
 			}
 			if err := tl.Add(uint64(i+1), p.geom, vals); err != nil {
@@ -337,6 +362,19 @@ func Tile(z, x, y int) ([]byte, error) {
 		}
 		pt = wkb.AppendPoint(pt[:0], p.Lon, p.Lat)
 		if err := pl.Add(uint64(i+1), pt, []any{p.Name, int64(p.Rank), p.Population, p.Capital}); err != nil {
+			return nil, err
+		}
+	}
+	rl, err := t.AddLayer(LayerRegions, regionAttrs, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range d.Regions {
+		if p.MinZoom10 > 10*z || p.Lon < b.MinX || p.Lon > b.MaxX || p.Lat < b.MinY || p.Lat > b.MaxY {
+			continue
+		}
+		pt = wkb.AppendPoint(pt[:0], p.Lon, p.Lat)
+		if err := rl.Add(uint64(i+1), pt, []any{p.Name, int64(p.Rank)}); err != nil {
 			return nil, err
 		}
 	}

@@ -135,9 +135,12 @@ func TestCodec(t *testing.T) {
 			Polygons: [][][]float64{{{10, 45, 11, 45, 11, 46, 10, 45}, {10.2, 45.2, 10.4, 45.2, 10.3, 45.4, 10.2, 45.2}}, {{-179.99999, -89.5, 180, -89.5, 0, 0, -179.99999, -89.5}}}}},
 		Places: []Place{{Name: "Strelsau", Lon: 10.5, Lat: 45.5, MinZoom10: 37, Rank: 2, Population: 40_000_000, Capital: true},
 			{Name: "Zenda", Lon: -0.00001, Lat: 0, MinZoom10: 0, Rank: 10}},
+		Regions: []Place{{Name: "Zenda province", Lon: 10.25, Lat: 45.75, MinZoom10: 30, Rank: 1}},
 	}
 	d.Land[0] = []Shape{{Rings: [][]float64{{10, 45, 11, 45, 11, 46, 10, 45}}}}
 	d.Land[2] = []Shape{{MinZoom10: 50, Rank: 3, Rings: [][]float64{{10, 45, 11, 45, 11, 46, 10.5, 46.00001, 10, 45}}}}
+	d.Urban[1] = []Shape{{MinZoom10: 40, Rings: [][]float64{{10.4, 45.4, 10.6, 45.4, 10.6, 45.6, 10.4, 45.4}}}}
+	d.Divisions[0] = []Shape{{MinZoom10: 20, Rank: 2, Rings: [][]float64{{10, 45.5, 11, 45.5}}}}
 	d.Rivers[1] = []Shape{{MinZoom10: 31, Rank: 9, Name: "Ruritanian river", Rings: [][]float64{{10.1, 45.1, 10.9, 45.9}}}, {Name: "Zend", Rings: [][]float64{{0, 0, 1, 1, 2, 0}}}}
 	var buf bytes.Buffer
 	if err := Encode(&buf, d); err != nil {
@@ -153,8 +156,8 @@ func TestCodec(t *testing.T) {
 	// Damaged: not gzip, a bad magic, a truncated body, trailing bytes.
 	body := gunzip(t, buf.Bytes())
 	for name, b := range map[string][]byte{
-		"not gzip":   []byte("mapcommons-basemap-2\n"),
-		"magic":      gz(t, append([]byte("mapcommons-basemap-1\n"), body[len(magic):]...)),
+		"not gzip":   []byte("mapcommons-basemap-3\n"),
+		"magic":      gz(t, append([]byte("mapcommons-basemap-2\n"), body[len(magic):]...)),
 		"truncated":  gz(t, body[:len(body)-3]),
 		"trailing":   gz(t, append(append([]byte{}, body...), 0)),
 		"huge count": gz(t, append([]byte(magic), 0xff, 0xff, 0xff, 0xff, 0x7f)),

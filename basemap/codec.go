@@ -6,8 +6,9 @@ package basemap
 //	magic "mapcommons-basemap-2\n"
 //	countries: n, then each: name, iso_a3, continent, polygons
 //	places:    n, then each: name, min zoom, rank, population, capital, lon, lat
-//	land, lakes, rivers, borders: for each of the Bands zoom bands,
-//	           n, then each shape: min zoom, rank, name, rings
+//	regions:   as places
+//	land, lakes, rivers, borders, urban, divisions: for each of the
+//	           Bands zoom bands, n, then each shape: min zoom, rank, name, rings
 //
 // where n is a uvarint, a string its byte length (uvarint) and its UTF-8
 // bytes, a min zoom a uvarint of tenths of a zoom, a rank and a
@@ -29,7 +30,7 @@ import (
 	"math"
 )
 
-const magic = "mapcommons-basemap-2\n"
+const magic = "mapcommons-basemap-3\n"
 
 // scale is the coordinate unit's inverse: 1e-5 degree.
 const scale = 1e5
@@ -56,15 +57,17 @@ func Encode(w io.Writer, d *Data) error {
 			e.rings(p)
 		}
 	}
-	e.uint(len(d.Places))
-	for _, p := range d.Places {
-		e.str(p.Name)
-		e.uint(p.MinZoom10)
-		e.uint(p.Rank)
-		e.uint(int(p.Population))
-		e.flag(p.Capital)
-		e.buf = binary.AppendVarint(e.buf, fixed(p.Lon))
-		e.buf = binary.AppendVarint(e.buf, fixed(p.Lat))
+	for _, places := range [][]Place{d.Places, d.Regions} {
+		e.uint(len(places))
+		for _, p := range places {
+			e.str(p.Name)
+			e.uint(p.MinZoom10)
+			e.uint(p.Rank)
+			e.uint(int(p.Population))
+			e.flag(p.Capital)
+			e.buf = binary.AppendVarint(e.buf, fixed(p.Lon))
+			e.buf = binary.AppendVarint(e.buf, fixed(p.Lat))
+		}
 	}
 	for _, l := range d.shapeLayers() {
 		for _, band := range l {
@@ -138,12 +141,14 @@ func Decode(r io.Reader) (*Data, error) {
 			c.Polygons[j] = d.rings()
 		}
 	}
-	out.Places = make([]Place, d.count())
-	for i := range out.Places {
-		p := &out.Places[i]
-		p.Name = d.str()
-		p.MinZoom10, p.Rank, p.Population, p.Capital = d.small(), d.small(), int64(d.uint()), d.small() == 1
-		p.Lon, p.Lat = float64(d.int())/scale, float64(d.int())/scale
+	for _, places := range []*[]Place{&out.Places, &out.Regions} {
+		*places = make([]Place, d.count())
+		for i := range *places {
+			p := &(*places)[i]
+			p.Name = d.str()
+			p.MinZoom10, p.Rank, p.Population, p.Capital = d.small(), d.small(), int64(d.uint()), d.small() == 1
+			p.Lon, p.Lat = float64(d.int())/scale, float64(d.int())/scale
+		}
 	}
 	for _, l := range out.shapeLayers() {
 		for b := range l {

@@ -15,6 +15,9 @@ const (
 	borderColour  = "#8c8c8c"
 	placeColour   = "#6b4f3a"
 	placeHalo     = "#ffffff"
+	urbanColour   = "#e6dfcf"
+	divisionColor = "#a39e96"
+	regionColour  = "#6e675e"
 	sourceBuiltin = "basemap"
 )
 
@@ -30,10 +33,14 @@ func byZoom(stops ...any) []any {
 
 // builtinLayers are the built-in style's layers, bottom first: the sea
 // (the background), the land, the lakes (in the sea's colour), the
-// coasts, the rivers (wider as the zoom deepens, the major ones, of
-// low rank, wider still), the borders, and the places, as circles, the
-// larger the more important (of low rank; a country's capital the
-// largest). The countries layer of the tiles (1:110m) is not drawn: it is
+// coasts, the urban areas (from zoom 4, a shade darker than the land),
+// the rivers (wider as the zoom deepens, the major ones, of low rank,
+// wider still), the first-order divisions' boundaries (dashed, from zoom
+// 2), the borders, the places, as circles, the larger the more important
+// (of low rank; a country's capital the largest), their names, and the
+// divisions' names (in capitals, from zoom 3), last so that MapLibre,
+// which places the labels of a later layer first, shows them where the
+// towns' names crowd a zoom of 5 or 6. The countries layer of the tiles (1:110m) is not drawn: it is
 // there for its names.
 func builtinLayers() []any {
 	layer := func(id, typ, sourceLayer string, paint map[string]any) map[string]any {
@@ -44,13 +51,20 @@ func builtinLayers() []any {
 	coast := layer("coastline", "line", LayerCoastline, map[string]any{"line-color": coastColour,
 		"line-width": byZoom(3, 0.4, 9, 1)})
 	coast["minzoom"] = BandMinZoom[1]
+	urban := layer("urban", "fill", LayerUrban, map[string]any{"fill-color": urbanColour})
+	urban["minzoom"] = 4
+	divisions := layer("divisions", "line", LayerDivisions, map[string]any{"line-color": divisionColor,
+		"line-width": byZoom(2, 0.4, 9, 1), "line-dasharray": []float64{4, 2}})
+	divisions["minzoom"] = 2
 	return []any{
 		map[string]any{"id": "background", "type": "background", "paint": map[string]any{"background-color": seaColour}},
 		layer("land", "fill", LayerLand, map[string]any{"fill-color": landColour}),
 		layer("lakes", "fill", LayerLakes, map[string]any{"fill-color": seaColour}),
 		coast,
+		urban,
 		layer("rivers", "line", LayerRivers, map[string]any{"line-color": riverColour,
 			"line-width": byZoom(1, 0.4, 5, []any{"case", []any{"<=", rank, 3}, 1.2, 0.6}, 9, []any{"case", []any{"<=", rank, 3}, 2.5, 1.2})}),
+		divisions,
 		layer("borders", "line", LayerBorders, map[string]any{"line-color": borderColour,
 			"line-width": byZoom(0, 0.4, 9, 1.4)}),
 		layer("places", "circle", LayerPlaces, map[string]any{"circle-color": placeColour, "circle-stroke-color": placeHalo,
@@ -66,6 +80,14 @@ func builtinLayers() []any {
 				"text-size":       byZoom(0, 10, 9, 14),
 				"text-anchor":     "top", "text-offset": []float64{0, 0.4}, "text-max-width": 8, "text-padding": 2},
 			"paint": map[string]any{"text-color": placeColour, "text-halo-color": placeHalo, "text-halo-width": 1.5}},
+		map[string]any{"id": "region-labels", "type": "symbol", "source": sourceBuiltin, "source-layer": LayerRegions,
+			"minzoom": 3,
+			"layout": map[string]any{"text-field": []any{"get", "name"}, "text-font": []string{LabelFont},
+				"text-transform": "uppercase", "text-letter-spacing": 0.08,
+				"symbol-sort-key": rank,
+				"text-size":       byZoom(3, 9, 9, 12),
+				"text-max-width":  7, "text-padding": 4},
+			"paint": map[string]any{"text-color": regionColour, "text-halo-color": placeHalo, "text-halo-width": 1.2}},
 	}
 }
 

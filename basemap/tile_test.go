@@ -273,3 +273,105 @@ func TestTileLand(t *testing.T) {
 		prev = n
 	}
 }
+
+// TestTileDivisionsAndUrban: the first-order divisions' names label their
+// divisions where Natural Earth puts them (Texas in Texas, Bavaria in
+// Bavaria: the 1:10m label points cover every country), from the zoom of
+// their rank; their boundaries are drawn where the 1:50m lines have them
+// (between Texas and New Mexico); and the urban areas cover New York and
+// São Paulo, not the Upper Bay nor Death Valley, from zoom 4.
+func TestTileDivisionsAndUrban(t *testing.T) {
+	regionsOf := func(z int, lon, lat float64) []string {
+		x, y, _, _ := tileXY(lon, lat, z)
+		b, err := Tile(z, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range decodeTile(t, b)[LayerRegions].feats {
+			names = append(names, fmt.Sprint(f.props["name"]))
+		}
+		return names
+	}
+	if got := regionsOf(2, -99, 31); len(got) != 0 {
+		t.Errorf("zoom 2 over Texas: regions %v (they start at zoom 3)", got)
+	}
+	for _, tc := range []struct {
+		z        int
+		lon, lat float64
+		name     string
+	}{{4, -99, 31, "Texas"}, {5, 11.5, 48.8, "Bayern"}, {6, 35, -8, "Iringa"}, {6, 2.4, 48.6, "Essonne"}} {
+		got := regionsOf(tc.z, tc.lon, tc.lat)
+		if !slices.Contains(got, tc.name) {
+			t.Errorf("zoom %d tile over %s: regions %v", tc.z, tc.name, got)
+		}
+	}
+	// One label for each division, however many islands it has: on its
+	// largest part (Texas's on the mainland, not on a barrier island;
+	// Hawaii's on the main islands, not the north-western ones).
+	seen := map[string]int{}
+	for _, r := range Load().Regions {
+		seen[r.Name+"|"+fmt.Sprint(r.Lon > 0)]++
+		switch r.Name {
+		case "Texas":
+			if r.Lat < 30 || r.Lon > -98 {
+				t.Errorf("Texas labelled at %g %g", r.Lon, r.Lat)
+			}
+		case "Hawaii":
+			if r.Lon < -161 {
+				t.Errorf("Hawaii labelled at %g %g", r.Lon, r.Lat)
+			}
+		}
+	}
+	if seen["Hawaii|false"] != 1 || seen["Nunavut|false"] != 1 || seen["Texas|false"] != 1 {
+		t.Errorf("Hawaii has %d labels, Nunavut %d, Texas %d", seen["Hawaii|false"], seen["Nunavut|false"], seen["Texas|false"])
+	}
+	// The boundary between Texas and New Mexico (the 103rd meridian, from
+	// 32° to 36.5° north) is in zoom 5's divisions.
+	x, y, _, _ := tileXY(-103, 34, 5)
+	b, err := Tile(5, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := decodeTile(t, b)
+	near := false
+	_, _, px, _ := tileXY(-103, 34, 5)
+	for _, f := range ls[LayerDivisions].feats {
+		for _, part := range f.parts {
+			for i := 1; i < len(part); i++ {
+				a, c := part[i-1], part[i]
+				if math.Abs(a[0]-px) < 8 && math.Abs(c[0]-px) < 8 && math.Abs(a[1]-c[1]) > 8 {
+					near = true
+				}
+			}
+		}
+	}
+	if !near {
+		t.Errorf("zoom 5: no division line along the 103rd meridian among %d lines", len(ls[LayerDivisions].feats))
+	}
+	for _, tc := range []struct {
+		name     string
+		lon, lat float64
+		urban    bool
+	}{
+		{"Manhattan", -73.97, 40.78, true},
+		{"São Paulo", -46.63, -23.55, true},
+		{"the Upper Bay", -74.045, 40.655, false},
+		{"Death Valley", -116.9, 36.5, false},
+	} {
+		for _, z := range []int{4, 7} {
+			x, y, px, py := tileXY(tc.lon, tc.lat, z)
+			b, err := Tile(z, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inPolygons(decodeTile(t, b)[LayerUrban], px, py); got != tc.urban {
+				t.Errorf("%s, zoom %d: urban %v", tc.name, z, got)
+			}
+		}
+	}
+	x, y, _, _ = tileXY(-74, 40.7, 3)
+	if b, err := Tile(3, x, y); err != nil || decodeTile(t, b)[LayerUrban] != nil && len(decodeTile(t, b)[LayerUrban].feats) > 0 {
+		t.Errorf("zoom 3 over New York: urban areas drawn (they start at zoom 4): %v", err)
+	}
+}

@@ -4,8 +4,9 @@
 // layers of a directory of GeoJSON files given on the command line
 // (ne_10m_land, ne_10m_minor_islands, ne_10m_lakes,
 // ne_10m_rivers_lake_centerlines, ne_10m_admin_0_boundary_lines_land,
-// ne_10m_populated_places_simple; where they come from is in package
-// basemap's doc). It simplifies each layer for each zoom band
+// ne_10m_populated_places_simple, ne_10m_admin_1_label_points, and of
+// 1:50m ne_50m_urban_areas and ne_50m_admin_1_states_provinces_lines;
+// where they come from is in package basemap's doc). It simplifies each layer for each zoom band
 // (Douglas–Peucker) and keeps in each band the shapes shown there. Run by
 // go generate in package basemap:
 //
@@ -85,11 +86,22 @@ func main() {
 	}
 	// Each layer's min zoom is Natural Earth's (meant for labels) a zoom
 	// or two sooner: the basemap draws shapes and dots, not names.
+	coast := coastIndex{}
 	for _, f := range read("ne_10m_land") {
 		addPolygons(&d.Land, f, min(max(0, f.num("min_zoom")-1), 5), 0)
+		for _, p := range f.polygons() {
+			for _, r := range p {
+				coast.add(r)
+			}
+		}
 	}
 	for _, f := range read("ne_10m_minor_islands") {
 		addPolygons(&d.Land, f, 5, 2)
+		for _, p := range f.polygons() {
+			for _, r := range p {
+				coast.add(r)
+			}
+		}
 	}
 	for _, f := range read("ne_10m_lakes") {
 		addPolygons(&d.Lakes, f, max(0, f.num("min_zoom")-1), 0)
@@ -116,6 +128,15 @@ func main() {
 			MinZoom10: tenths(max(0, f.num("min_zoom")-2)), Rank: int(f.num("scalerank")),
 			Population: int64(max(0, f.num("pop_max"))), Capital: f.num("adm0cap") == 1})
 	}
+	for _, f := range read("ne_50m_urban_areas") {
+		// Natural Earth's min zoom (3.6 to 6) a zoom sooner, from zoom 4:
+		// a town's patch is a pixel or two before.
+		addPolygons(&d.Urban, f, max(4, f.num("min_zoom")-1), 1)
+	}
+	for _, f := range read("ne_50m_admin_1_states_provinces_lines") {
+		addLines(&d.Divisions, f, max(2, f.num("min_zoom")), false)
+	}
+	d.Regions = regions(read("ne_10m_admin_1_label_points"), coast)
 	// The places in their order of importance: by min zoom, then the most
 	// populous first.
 	slices.SortStableFunc(d.Places, func(a, b basemap.Place) int {
@@ -134,7 +155,8 @@ func main() {
 	for _, l := range []struct {
 		name string
 		l    *basemap.Layer
-	}{{"land", &d.Land}, {"lakes", &d.Lakes}, {"rivers", &d.Rivers}, {"borders", &d.Borders}} {
+	}{{"land", &d.Land}, {"lakes", &d.Lakes}, {"rivers", &d.Rivers}, {"borders", &d.Borders}, {"urban", &d.Urban},
+		{"divisions", &d.Divisions}} {
 		for b, shapes := range l.l {
 			n := 0
 			for _, s := range shapes {
@@ -145,7 +167,58 @@ func main() {
 			log.Printf("%s: band %d: %d shapes, %d points", l.name, b, len(shapes), n)
 		}
 	}
-	log.Printf("%d places", len(d.Places))
+	log.Printf("%d places, %d regions", len(d.Places), len(d.Regions))
+}
+
+// regions are the labels of the first-order divisions: one point for
+// each division of ne_10m_admin_1_label_points, which has a point in each
+// part of a division (each island of Hawaii's, each of Nunavut's 288,
+// Texas's barrier islands), that of its points farthest from the coast
+// (the mainland's, the Big Island's: the label of the largest part),
+// shown from a zoom of its datarank (1, the states of the largest
+// countries, from zoom 3; 11, the smallest, from 8); the aggregations of
+// small islands and the minor islands have no label. In their order of
+// importance: by min zoom, then by name.
+func regions(fs []feature, coast coastIndex) []basemap.Place {
+	parts := map[string][][2]float64{}
+	first := map[string]feature{}
+	var codes []string
+	for _, f := range fs {
+		if f.str("featurecla") != "Admin-1 scale rank" || f.str("name") == "" {
+			continue
+		}
+		var pt []float64
+		if err := json.Unmarshal(f.Geometry.Coordinates, &pt); err != nil || f.Geometry.Type != "Point" || len(pt) < 2 {
+			log.Fatalf("a label point that is not a point: %s", f.str("name"))
+		}
+		code := f.str("adm1_code")
+		if _, ok := first[code]; !ok {
+			first[code] = f
+			codes = append(codes, code)
+		}
+		parts[code] = append(parts[code], [2]float64{pt[0], pt[1]})
+	}
+	var out []basemap.Place
+	for _, code := range codes {
+		pts := parts[code]
+		best, far := pts[0], -1.0
+		for _, p := range pts {
+			if len(pts) == 1 {
+				break
+			}
+			if dd := coast.distance(p); dd > far {
+				best, far = p, dd
+			}
+		}
+		f := first[code]
+		rank := int(f.num("datarank"))
+		out = append(out, basemap.Place{Name: f.str("name"), Lon: round(best[0]), Lat: round(best[1]),
+			MinZoom10: tenths(min(8, max(3, 2.5+float64(rank)/2))), Rank: rank})
+	}
+	slices.SortStableFunc(out, func(a, b basemap.Place) int {
+		return cmp.Or(cmp.Compare(a.MinZoom10, b.MinZoom10), cmp.Compare(a.Name, b.Name))
+	})
+	return out
 }
 
 // feature is a GeoJSON feature.
@@ -470,3 +543,45 @@ func segDist(x, y, ax, ay, bx, by float64) float64 {
 	}
 	return math.Hypot(x-ax-t*dx, y-ay-t*dy)
 }
+
+// coastIndex holds the vertices of the land's rings in cells of a degree,
+// to find how far a point is from the coast.
+type coastIndex map[[2]int][][2]float64
+
+func cellOf(p [2]float64) [2]int { return [2]int{int(math.Floor(p[0])), int(math.Floor(p[1]))} }
+
+// add adds the vertices of a ring.
+func (c coastIndex) add(r [][2]float64) {
+	for _, p := range r {
+		k := cellOf(p)
+		c[k] = append(c[k], p)
+	}
+}
+
+// distance is about how far p is from the nearest vertex, in degrees of
+// latitude (a degree of longitude counted as its cosine): the cells
+// around p's, ring by ring, until a ring can hold nothing nearer than
+// what was found (or 20 degrees out: the middle of a continent).
+func (c coastIndex) distance(p [2]float64) float64 {
+	k := cellOf(p)
+	kx := math.Cos(p[1] * math.Pi / 180)
+	best := math.Inf(1)
+	for r := 0; r <= 20; r++ {
+		if float64(r-1)*kx > best {
+			break
+		}
+		for x := k[0] - r; x <= k[0]+r; x++ {
+			for y := k[1] - r; y <= k[1]+r; y++ {
+				if max(abs(x-k[0]), abs(y-k[1])) != r {
+					continue
+				}
+				for _, q := range c[[2]int{x, y}] {
+					best = min(best, math.Hypot((q[0]-p[0])*kx, q[1]-p[1]))
+				}
+			}
+		}
+	}
+	return best
+}
+
+func abs(v int) int { return max(v, -v) }
