@@ -193,8 +193,10 @@ func unproject(crs string, x0, y0, x1, y1 float64) [4]float64 {
 
 // basemapLayers are the built-in basemap drawn under an image of zoom z
 // (its sea is the image's background), as its MapLibre style paints it:
-// its land (the pieces of the zoom's band, filled as one), then its
-// borders and coasts (ScanLines) as lines of its border colour.
+// its land (the pieces of the zoom's band, filled as one), its urban areas
+// (from zoom 4) a shade darker, its first-order divisions' boundaries as
+// thin dashes, then its borders and coasts (ScanLines) as lines of its
+// border colour.
 func basemapLayers(z int) []render.Layer {
 	land, border, weight := basemap.LandColour, basemap.BorderColour, 0.5
 	fill := style.NewLayer()
@@ -204,8 +206,20 @@ func basemapLayers(z int) []render.Layer {
 	lines := style.NewLayer()
 	lines.Styles.Type = mapcommons.LayerPrimitive
 	lines.Styles.Stroke.Color, lines.Styles.Stroke.Weight, lines.Styles.Stroke.Alpha = &border, &weight, 1
+	urban := style.NewLayer()
+	urban.Styles.Type = mapcommons.LayerPrimitive
+	urbanColour := basemap.UrbanColour
+	urban.Styles.Fill.Color, urban.Styles.Fill.Opacity = &urbanColour, 1
+	urban.Styles.Stroke.Alpha = 0
+	divisions := style.NewLayer()
+	divisions.Styles.Type = mapcommons.LayerPrimitive
+	divisionColour, thin := basemap.DivisionColour, 0.4
+	divisions.Styles.Stroke.Color, divisions.Styles.Stroke.Weight, divisions.Styles.Stroke.Alpha = &divisionColour, &thin, 1
+	divisions.Styles.Icon.LineStyle = "dashedThin"
 	return []render.Layer{
 		{Layer: fill, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: basemap.ScanLand(z)},
+		{Layer: urban, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: basemap.ScanUrban(z)},
+		{Layer: divisions, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: basemap.ScanDivisions(z)},
 		{Layer: lines, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: basemap.ScanLines(z)},
 	}
 }

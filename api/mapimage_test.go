@@ -280,7 +280,13 @@ func TestImageBasemapCityScale(t *testing.T) {
 		y := (merc(box[3]) - merc(lat)) / (merc(box[3]) - merc(box[1])) * h
 		return color.RGBAModel.Convert(img.At(int(x), int(y))).(color.RGBA)
 	}
-	land, sea := rgbOf(basemap.LandColour), rgbOf(basemap.SeaColour)
+	land, urban, sea := rgbOf(basemap.LandColour), rgbOf(basemap.UrbanColour), rgbOf(basemap.SeaColour)
+	// Land is the land's colour or the urban areas', or a blend of the two
+	// (where an urban area's edge is smoothed).
+	onLand := func(c color.RGBA) bool {
+		within := func(v, a, b uint8) bool { return min(a, b) <= v && v <= max(a, b) }
+		return within(c.R, land.R, urban.R) && within(c.G, land.G, urban.G) && within(c.B, land.B, urban.B) && c.A == 255
+	}
 	for _, p := range []struct {
 		name     string
 		lon, lat float64
@@ -295,17 +301,23 @@ func TestImageBasemapCityScale(t *testing.T) {
 		{"Staten Island, centre", -74.15, 40.585, land}, {"Queens", -73.80, 40.72, land},
 		{"the Bronx", -73.87, 40.85, land}, {"the Lower Bay", -74.05, 40.52, sea},
 	} {
-		if got := at(p.lon, p.lat); got != p.want {
+		if got := at(p.lon, p.lat); (p.want == land && !onLand(got)) || (p.want != land && got != p.want) {
 			t.Errorf("%s (%g, %g): %v, want %v", p.name, p.lon, p.lat, got, p.want)
 		}
 	}
+	// New York is an urban area (1:50m), the middle of Staten Island's
+	// greenbelt is not.
+	if got := at(-73.98, 40.66); got != urban {
+		t.Errorf("Brooklyn: %v, not the urban areas' %v", got, urban)
+	}
 	// No seam: across the land, no pixel of the sea's colour between two
-	// of the land's, along a row through Brooklyn and Queens.
+	// of the land's, along a row through Brooklyn and Queens (their urban
+	// area is drawn over the land: no seam through it either).
 	y := int((merc(box[3]) - merc(40.70)) / (merc(box[3]) - merc(box[1])) * h)
 	x0, x1 := int((-73.92-box[0])/(box[2]-box[0])*w), int((-73.75-box[0])/(box[2]-box[0])*w)
 	for x := x0; x < x1; x++ {
-		if c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA); c != land {
-			t.Errorf("pixel %d,%d inside Queens is %v, not the land's %v", x, y, c, land)
+		if c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA); !onLand(c) {
+			t.Errorf("pixel %d,%d inside Queens is %v, not the land's %v nor the urban areas' %v", x, y, c, land, urban)
 			break
 		}
 	}

@@ -389,9 +389,11 @@ func overlaps(a, b wkb.Rect) bool {
 // The built-in basemap's colours, as its MapLibre style paints them
 // (0xRRGGBB), for renderers that draw it themselves.
 const (
-	SeaColour    = 0xa8cce0
-	LandColour   = 0xf2efe6
-	BorderColour = 0x8c8c8c
+	SeaColour      = 0xa8cce0
+	LandColour     = 0xf2efe6
+	BorderColour   = 0x8c8c8c
+	UrbanColour    = 0xe6dfcf
+	DivisionColour = 0xa39e96
 )
 
 // ScanCountries calls fn with each country whose bounds meet q's box (all
@@ -433,10 +435,22 @@ func meets(b *mapcommons.BBox, r wkb.Rect) bool {
 // fills them in one pass and their shared edges leave no seam. It is
 // drawn without an outline: ScanLines gives the coasts and the borders.
 func ScanLand(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return scanFill(LayerLand, z)
+}
+
+// ScanUrban gives the urban areas as ScanLand gives the land (none
+// before zoom 4, as in the tiles).
+func ScanUrban(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return scanFill(LayerUrban, z)
+}
+
+// scanFill gives the polygon pieces of a layer, for zoom z, as one
+// MultiPolygon.
+func scanFill(layer string, z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
 	return func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
 		var parts [][]byte
 		n := 0
-		for i, p := range Load().tiles[LayerLand][band(z)] {
+		for i, p := range Load().tiles[layer][band(z)] {
 			if i%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -466,11 +480,23 @@ func ScanLand(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn fu
 // (from the coastline's first zoom) the coasts meeting q's box, each
 // piece a feature of no attributes, as Tile's.
 func ScanLines(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	layers := []string{LayerBorders}
+	if z >= BandMinZoom[1] {
+		layers = append(layers, LayerCoastline)
+	}
+	return scanLines(layers, z)
+}
+
+// ScanDivisions gives the first-order divisions' boundaries as ScanLines
+// gives the borders (none before zoom 2, as in the tiles).
+func ScanDivisions(z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
+	return scanLines([]string{LayerDivisions}, z)
+}
+
+// scanLines gives the line pieces of layers, for zoom z, one feature
+// each.
+func scanLines(layers []string, z int) func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
 	return func(ctx context.Context, q *mapcommons.FeatureQuery, fn func(*mapcommons.Feature) error) error {
-		layers := []string{LayerBorders}
-		if z >= BandMinZoom[1] {
-			layers = append(layers, LayerCoastline)
-		}
 		var f mapcommons.Feature
 		id := int64(0)
 		for _, name := range layers {

@@ -15,8 +15,8 @@ const (
 	borderColour  = "#8c8c8c"
 	placeColour   = "#6b4f3a"
 	placeHalo     = "#ffffff"
-	urbanColour   = "#e6dfcf"
-	divisionColor = "#a39e96"
+	urbanColour   = "#e6dfcf" // UrbanColour
+	divisionColor = "#a39e96" // DivisionColour
 	regionColour  = "#6e675e"
 	sourceBuiltin = "basemap"
 )
