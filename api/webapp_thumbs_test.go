@@ -190,6 +190,18 @@ func TestWebAccountLists(t *testing.T) {
 		t.Errorf("alice's account: the link to more, hidden, the status: %v", more)
 	}
 	b.screenshot("account-lists")
+	// Past twelve, the page lists the newest twelve and links to the rest.
+	for i := 1; i <= 11; i++ {
+		ts.createCSV(fmt.Sprintf("?title=Towns+%d", i), "name,lat,lon\nAlpha,35.5,-79\n")
+	}
+	b.do("alice's account again", chromedp.Navigate(b.url+"/app/account"))
+	b.wait("the newest twelve", `document.querySelectorAll('#mine li.entry').length === 12 && !document.getElementById('mine-more').parentElement.hidden`)
+	if first := eval[string](b, `document.querySelector('#mine li.entry h3').textContent`); first != "Towns 11" {
+		t.Errorf("alice's account lists %q first, want the newest, Towns 11", first)
+	}
+	if more := eval[string](b, `document.getElementById('mine-more').textContent`); more != "All 13 of your datasets and maps" {
+		t.Errorf("the link to the rest says %q", more)
+	}
 
 	signInAs(b, "bob", "secret1")
 	b.do("bob's account", chromedp.Navigate(b.url+"/app/account"))
