@@ -780,7 +780,8 @@ func (s *Server) dateFormat(r *http.Request, ds *mapcommons.Dataset, name string
 }
 
 // ogcPage is the HTML form of an OGC document: a title, a description, its
-// links and a table; and, for the pages of features (a collection, its
+// links and a table (in a box of its own that scrolls sideways, the page
+// never does); and, for the pages of features (a collection, its
 // items, one item), a map of them.
 type ogcPage struct {
 	Title, Description string
@@ -801,19 +802,20 @@ type ogcPage struct {
 
 var ogcPageTemplate = template.Must(template.New("ogc").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="/app/assets/favicon.svg" type="image/svg+xml">
-{{if .JS}}{{range .CSS}}<link rel="stylesheet" href="/app/assets/{{.}}">
-{{end}}<meta name="mc-worker" content="/app/assets/{{.Worker}}">
+{{range .CSS}}<link rel="stylesheet" href="/app/assets/{{.}}">
+{{end}}{{if .JS}}<meta name="mc-worker" content="/app/assets/{{.Worker}}">
 <script type="module" src="/app/assets/{{.JS}}"></script>
 {{end}}</head>
-<body><h1>{{.Title}}</h1>
+<body><main><h1>{{.Title}}</h1>
 {{if .Description}}<p>{{.Description}}</p>{{end}}
 {{if .JS}}<div id="ogc-map" hidden data-geojson="{{.Map}}" role="region" aria-label="Map of the features"></div><p id="ogc-map-status"></p>
-{{end}}{{if .Links}}<ul>{{range .Links}}<li><a href="{{.Href}}" rel="{{.Rel}}">{{if .Title}}{{.Title}}{{else}}{{.Rel}}{{end}}</a> ({{.Rel}}{{if .Type}}, {{.Type}}{{end}})</li>{{end}}</ul>{{end}}
-{{if .Columns}}<table border="1"><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{end}}{{if .Links}}<ul class="links">{{range .Links}}<li><a href="{{.Href}}" rel="{{.Rel}}">{{if .Title}}{{.Title}}{{else}}{{.Rel}}{{end}}</a> <span class="rel">({{.Rel}}{{if .Type}}, {{.Type}}{{end}})</span></li>{{end}}</ul>{{end}}
+{{if .Columns}}<div class="table-wrap" tabindex="0" role="region" aria-label="Table of {{.Title}}"><table><tr>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr>
 {{$links := .RowLinks}}{{range $i, $row := .Rows}}<tr>{{range $j, $c := $row}}<td>{{if and (eq $j 0) (lt $i (len $links))}}<a href="{{index $links $i}}">{{$c}}</a>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-</body></html>
+{{end}}</table></div>{{end}}
+</main></body></html>
 `))
 
 // ogcMapCSP is the Content-Security-Policy of an OGC page with a map: the
@@ -824,28 +826,38 @@ var ogcPageTemplate = template.Must(template.New("ogc").Parse(`<!DOCTYPE html>
 const ogcMapCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; " +
 	"connect-src 'self'; worker-src 'self' blob:; child-src 'self' blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
+// ogcDocCSP is the Content-Security-Policy of an OGC page without a map:
+// the documents' (docCSP), its style sheet from this server (the ogcdoc
+// bundle's), no script.
+const ogcDocCSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 // ogcVariant is what an answer in format f is told by in its ETag: the
-// format, and for HTML the map's bundle it names (a new build is another
-// page: a browser's copy would name files no longer served).
+// format, and for HTML the bundles it names, the map's and the style
+// sheet's (a new build is another page: a browser's copy would name files
+// no longer served).
 func (s *Server) ogcVariant(f string) string {
 	if f == "html" {
-		if js, _, _, ok := s.assets.Bundle("ogc"); ok {
-			return f + "." + js
+		if js, css, _, ok := s.assets.Bundle("ogc"); ok {
+			f += "." + js + "." + strings.Join(css, ".")
+		}
+		if _, css, _, ok := s.assets.Bundle("ogcdoc"); ok {
+			f += "." + strings.Join(css, ".")
 		}
 	}
 	return f
 }
 
-// write writes the page, with its map when it has one and the binary
-// holds the ogc bundle.
+// write writes the page, with its style sheet, and its map when it has
+// one and the binary holds the ogc bundle.
 func (p *ogcPage) write(w http.ResponseWriter, assets *web.Assets) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	if p.Map != "" {
-		if js, css, worker, ok := assets.Bundle("ogc"); ok {
-			p.JS, p.CSS, p.Worker = js, css, worker
-			setPageSecurity(h, ogcMapCSP)
-		}
+	if js, css, worker, ok := assets.Bundle("ogc"); ok && p.Map != "" {
+		p.JS, p.CSS, p.Worker = js, css, worker
+		setPageSecurity(h, ogcMapCSP)
+	} else if _, css, _, ok := assets.Bundle("ogcdoc"); ok {
+		p.CSS = css
+		setPageSecurity(h, ogcDocCSP)
 	}
 	return ogcPageTemplate.Execute(w, p)
 }

@@ -86,29 +86,6 @@ func TestWebAppAccessible(t *testing.T) {
 	b := browserOn(t, ts)
 	pages := []string{"/", "/app/search?q=counties", "/app/datasets/1", "/app/maps/1", "/app/editor", "/app/upload",
 		"/app/signin", "/app/signup", "/app/account", "/app/groups", "/app/setup"}
-	audit := func(who string) {
-		for _, size := range [][2]int64{{1280, 800}, {375, 740}} {
-			b.do("viewport", chromedp.EmulateViewport(size[0], size[1]))
-			for _, p := range pages {
-				b.do("open "+p, chromedp.Navigate(b.url+p))
-				// The page's scripts have drawn it: no status says it is loading.
-				b.wait(p+" loaded", `document.readyState === 'complete' && ![...document.querySelectorAll('[role=status]')].some((e) => /Loading|Searching/.test(e.textContent))`)
-				where := fmt.Sprintf("%s %s at %dx%d", who, p, size[0], size[1])
-				for _, problem := range eval[[]string](b, a11yAudit) {
-					t.Errorf("%s: %s", where, problem)
-				}
-				for i := 0; i < 6; i++ {
-					b.do("tab", chromedp.KeyEvent("\t"))
-					if bad := eval[string](b, focusVisible); bad != "" {
-						t.Errorf("%s: focus not visible on %s", where, bad)
-					}
-				}
-				if size[0] < 400 {
-					b.screenshot("phone-" + who + p)
-				}
-			}
-		}
-	}
 	// The audit finds what it looks for: a grey text on white, a button
 	// without a name, an element wider than the window.
 	b.do("home", chromedp.Navigate(b.url+"/"))
@@ -123,13 +100,72 @@ func TestWebAppAccessible(t *testing.T) {
 			t.Errorf("the audit missed %q in a page made to fail it:\n%s", want, found)
 		}
 	}
-	audit("visitor")
-	b.do("sign in", chromedp.Navigate(b.url+"/"))
+	auditPages(b, "visitor", pages)
+	signInAs(b, "alice", "secret1")
+	auditPages(b, "alice", pages)
+}
+
+// TestWebOGCAccessible audits the OGC API's HTML documents, those with a
+// map of the features among them, at the same two sizes, as a visitor and
+// signed in: on a phone their tables scroll in their own box, not the
+// page.
+func TestWebOGCAccessible(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = "" })
+	id := uploadNC(t, ts, "?title=North+Carolina+counties")
+	must(t, ts.do(req{method: "PUT", path: "/datasets/" + id + ".json", user: "alice", ctype: "application/json",
+		body: []byte(`{"permissions":[{"group_id":"everyone","permissions":{"view":true,"download":true}}]}`)}), 200)
+	coll := "/ogc/collections/" + id
+	pages := []string{"/ogc?f=html", "/ogc/conformance?f=html", "/ogc/collections?f=html", coll + "?f=html",
+		coll + "/items?f=html", coll + "/items/3?f=html", coll + "/queryables?f=html", coll + "/schema?f=html", "/ogc/functions?f=html"}
+	b := browserOn(t, ts)
+	auditPages(b, "visitor", pages)
+	signInAs(b, "alice", "secret1")
+	auditPages(b, "alice", pages)
+}
+
+// auditPages opens each page at a desktop's size and a phone's, waits for
+// its scripts to have drawn it, and reports what a11yAudit finds and the
+// first controls whose focus is not drawn; who names the visitor.
+func auditPages(b *browserTest, who string, pages []string) {
+	t := b.t
+	t.Helper()
+	for _, size := range [][2]int64{{1280, 800}, {375, 740}} {
+		b.do("viewport", chromedp.EmulateViewport(size[0], size[1]))
+		for _, p := range pages {
+			b.do("open "+p, chromedp.Navigate(b.url+p))
+			// The page's scripts have drawn it: no status says it is
+			// loading, and a map of the OGC pages has drawn its features.
+			b.wait(p+" loaded", `document.readyState === 'complete' && ![...document.querySelectorAll('[role=status]')].some((e) => /Loading|Searching/.test(e.textContent)) &&
+			  [...document.querySelectorAll('#ogc-map')].every((m) => m.dataset.state === 'idle')`)
+			where := fmt.Sprintf("%s %s at %dx%d", who, p, size[0], size[1])
+			for _, problem := range eval[[]string](b, a11yAudit) {
+				t.Errorf("%s: %s", where, problem)
+			}
+			for i := 0; i < 6; i++ {
+				b.do("tab", chromedp.KeyEvent("\t"))
+				if bad := eval[string](b, focusVisible); bad != "" {
+					t.Errorf("%s: focus not visible on %s", where, bad)
+				}
+			}
+			if size[0] < 400 {
+				b.screenshot("phone-" + who + p)
+			}
+		}
+	}
+}
+
+// signInAs signs the browser in as login, by the API (the sign-in page is
+// audited, not used), from a document that asks the server nothing else:
+// a page's request still under way with the previous session's cookie
+// would be answered with that cookie's clearing (the session it names is
+// gone), which could come after the new cookie and drop it.
+func signInAs(b *browserTest, login, password string) {
+	b.t.Helper()
+	b.do("sign in", chromedp.Navigate(b.url+"/app/assets/favicon.svg"))
 	status, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`fetch('/session.json', {method: 'POST', credentials: 'same-origin',
 		headers: {'Content-Type': 'application/json', 'X-Requested-With': 'XMLHttpRequest'},
-		body: JSON.stringify({login: 'alice', password: '`+"secret1"+`'})}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
+		body: JSON.stringify({login: '`+login+`', password: '`+password+`'})}).then((r) => r.status)`, chromedp.EvalAwaitPromise))
 	if err != nil || status != 201 {
-		t.Fatalf("sign-in: %v %v", status, err)
+		b.t.Fatalf("sign-in as %s: %v %v", login, status, err)
 	}
-	audit("alice")
 }

@@ -69,14 +69,25 @@ func TestOGCHTMLMap(t *testing.T) {
 			}
 		}
 	}
-	// The other documents keep the plain policy, with the icon.
+	// The other documents keep the plain policy, no script, with the icon
+	// and the documents' style sheet.
 	w := ts.get("/ogc/conformance?f=html", "")
 	body := string(must(t, w, 200))
-	if csp := w.Header().Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'") || strings.Contains(csp, "script-src") ||
+		!strings.Contains(csp, "style-src 'self';") || strings.Contains(csp, "unsafe") {
 		t.Errorf("conformance: CSP %q", csp)
 	}
-	if strings.Contains(body, "ogc-map") || !strings.Contains(body, `href="/app/assets/favicon.svg"`) {
+	if strings.Contains(body, "ogc-map") || !strings.Contains(body, `href="/app/assets/favicon.svg"`) ||
+		!strings.Contains(body, `<link rel="stylesheet" href="/app/assets/ogcdoc-`) || strings.Contains(body, "<script") {
 		t.Errorf("conformance:\n%s", body)
+	}
+	// Every table scrolls in its own box, a named region the keyboard
+	// reaches (the page never scrolls sideways on a phone).
+	for _, p := range []string{"/ogc/conformance?f=html", "/ogc/collections?f=html", coll + "?f=html", coll + "/items?f=html&limit=5"} {
+		body := string(must(t, ts.get(p, ""), 200))
+		if !strings.Contains(body, `<div class="table-wrap" tabindex="0" role="region" aria-label="Table of `) {
+			t.Errorf("%s: no box around its table:\n%s", p, body)
+		}
 	}
 	// JSON is JSON still.
 	for _, p := range []string{coll + "/items?f=json&limit=5", coll + "/items/3", coll} {

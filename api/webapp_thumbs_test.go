@@ -146,3 +146,68 @@ func TestWebThumbnails(t *testing.T) {
 	}
 	b.mu.Unlock()
 }
+
+// TestWebAccountLists: alice's account page lists her own datasets and
+// maps, newest first, as cards with their thumbnails, her private dataset
+// among them (the search's user:alice shows its owner her private
+// objects); bob's lists none of them, and says he has none. An appliance:
+// a dataset not shared is private (a hosted instance's are all public).
+func TestWebAccountLists(t *testing.T) {
+	ts := newServer(t, func(c *api.Config) { c.BaseURL = ""; c.Mode = mapcommons.ModeAppliance })
+	nc := uploadNC(t, ts, "?title=Private+counties")
+	mapPath := createChoroplethMap(t, ts, "alice", nc)
+	// The API the page asks: alice finds both, bob neither (both private).
+	search := "/search.json?query=user:alice&sort=created&order=descending&limit=12"
+	type page struct {
+		TotalResults int
+		Entries      []struct{ Title, ID string }
+	}
+	if got := decode[page](t, must(t, ts.get(search, "alice"), 200)); got.TotalResults != 2 || len(got.Entries) != 2 ||
+		got.Entries[0].Title != "Births 1974" || got.Entries[1].Title != "Private counties" {
+		t.Errorf("alice's search of her own: %+v, want the map then the dataset", got)
+	}
+	if got := decode[page](t, must(t, ts.get(search, "bob"), 200)); got.TotalResults != 0 {
+		t.Errorf("bob's search of alice's: %+v, want nothing (all private)", got)
+	}
+	b := browserOn(t, ts)
+
+	signInAs(b, "alice", "secret1")
+	b.do("alice's account", chromedp.Navigate(b.url+"/app/account"))
+	got := thumbStates(b, "#mine", 2)
+	for title, src := range map[string]string{"Private counties": "/datasets/" + nc + ".png?", "Births 1974": mapPath + ".png?"} {
+		g := got[title]
+		if g.Images != 1 || g.Broken != 0 || g.Natural <= 0 || g.Alt != "" || !strings.Contains(g.Src, src) {
+			t.Errorf("alice's account: %q's card %+v, want its thumbnail %s… loaded", title, g, src)
+		}
+	}
+	if order := eval[[]string](b, `[...document.querySelectorAll('#mine li.entry h3')].map((h) => h.textContent)`); strings.Join(order, "|") != "Births 1974|Private counties" {
+		t.Errorf("alice's account lists %v, want the newest first", order)
+	}
+	// All of them are listed: no link to more, the one there is names
+	// her search.
+	if more := eval[[]any](b, `[document.getElementById('mine-more').getAttribute('href'), document.getElementById('mine-more').parentElement.hidden,
+	  document.getElementById('mine-status').textContent]`); fmt.Sprint(more) != "[/app/search?q=user%3Aalice true ]" {
+		t.Errorf("alice's account: the link to more, hidden, the status: %v", more)
+	}
+	b.screenshot("account-lists")
+	// Past twelve, the page lists the newest twelve and links to the rest.
+	for i := 1; i <= 11; i++ {
+		ts.createCSV(fmt.Sprintf("?title=Towns+%d", i), "name,lat,lon\nAlpha,35.5,-79\n")
+	}
+	b.do("alice's account again", chromedp.Navigate(b.url+"/app/account"))
+	b.wait("the newest twelve", `document.querySelectorAll('#mine li.entry').length === 12 && !document.getElementById('mine-more').parentElement.hidden`)
+	if first := eval[string](b, `document.querySelector('#mine li.entry h3').textContent`); first != "Towns 11" {
+		t.Errorf("alice's account lists %q first, want the newest, Towns 11", first)
+	}
+	if more := eval[string](b, `document.getElementById('mine-more').textContent`); more != "All 13 of your datasets and maps" {
+		t.Errorf("the link to the rest says %q", more)
+	}
+
+	signInAs(b, "bob", "secret1")
+	b.do("bob's account", chromedp.Navigate(b.url+"/app/account"))
+	b.wait("bob's empty list", `/no datasets or maps yet/.test(document.getElementById('mine-status').textContent)`)
+	if n := eval[float64](b, `document.querySelectorAll('#mine li.entry').length`); n != 0 || strings.Contains(eval[string](b, `document.body.textContent`), "Private counties") {
+		t.Errorf("bob's account lists %v entries, or alice's private dataset", n)
+	}
+	b.checkNoProblems()
+}

@@ -5,14 +5,19 @@
 // account's other sessions). Two-factor sign-in: set up
 // (the password; the secret shown once as a QR code, a URI and text; a
 // first code confirms it; the recovery codes shown once) and removal
-// (password and code), through /users/{login}/second_factor.json. A
+// (password and code), through /users/{login}/second_factor.json. Her own
+// datasets and maps, newest first, as the cards of the other lists. A
 // visitor is sent to sign in and comes back here.
 import './style.css';
-import { api, el, status } from './lib/common.js';
+import { api, el, entryItem, status } from './lib/common.js';
 import { requireSession } from './lib/header.js';
 import { busy, clearFieldErrors, showFieldErrors } from './lib/forms.js';
 
 const msg = document.getElementById('account-status');
+
+// How many of her datasets and maps the page lists; the search page has
+// the rest.
+const mineLimit = 12;
 
 /** fact is a term and its value in the facts list. */
 function fact(term, value) {
@@ -62,6 +67,7 @@ async function main() {
     ...fact('Member since', new Date(user.created_at).toLocaleDateString()),
     ...(user.admin ? fact('Role', 'Administrator') : []),
   );
+  mine(s.login);
 
   const profile = document.getElementById('profile-form');
   profile.elements.email.value = user.email || '';
@@ -87,6 +93,30 @@ async function main() {
     if (changed) pw.reset();
   });
   twoFactor(s.login, user.second_factor);
+}
+
+/** mine lists login's own datasets and maps, newest first, as cards: the
+ * search's user:<login> (the caller sees her private ones too), with a
+ * link to the search page when there are more than the page lists. */
+async function mine(login) {
+  const list = document.getElementById('mine');
+  const out = document.getElementById('mine-status');
+  const more = document.getElementById('mine-more');
+  const query = 'user:' + login;
+  status(out, 'Loading your datasets and maps…');
+  try {
+    const page = await api('/search.json?' + new URLSearchParams({
+      query, sort: 'created', order: 'descending', limit: String(mineLimit),
+    }));
+    list.replaceChildren(...page.entries.map(entryItem));
+    const total = page.totalResults || 0;
+    more.href = '/app/search?' + new URLSearchParams({ q: query });
+    more.textContent = `All ${total.toLocaleString()} of your datasets and maps`;
+    more.parentElement.hidden = total <= page.entries.length;
+    status(out, page.entries.length ? '' : 'You have no datasets or maps yet: upload a dataset, then make a map of it.');
+  } catch (e) {
+    status(out, 'Your datasets and maps could not be loaded: ' + e.message, true);
+  }
 }
 
 /** twoFactor wires the two-factor section for login, whose second factor

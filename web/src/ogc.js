@@ -6,6 +6,7 @@
 // Once the features are drawn the map says so for the tests: data-state
 // "idle" and, in data-features, how many features it draws.
 import 'maplibre-gl/dist/maplibre-gl.css';
+import './ogcdoc.css';
 import './ogc.css';
 import * as maplibregl from 'maplibre-gl';
 import { basemapStyle } from './lib/geo.js';
