@@ -73,14 +73,19 @@ func (s *Server) sessionUser(w http.ResponseWriter, r *http.Request) (*mapcommon
 	if _, err := r.Cookie(sessionCookie); err != nil || s.svc.Sessions == nil {
 		return nil, nil
 	}
+	// A cookie of no session (ended by a sign-out elsewhere, or by this
+	// browser signing in again) is anonymous, and left as it is: telling
+	// the browser to forget it could reach the browser after the answer
+	// to its new sign-in, which set the cookie anew, and sign it out (a
+	// request sent with the old cookie answered after the sign-in). The
+	// next sign-in replaces it; an expired session's cookie, below, is
+	// cleared by the first request that finds it expired.
 	token := sessionCookieToken(r)
 	if token == "" {
-		s.clearSessionCookie(w, r)
 		return nil, nil
 	}
 	sess, err := s.svc.Sessions.FindSessionByToken(r.Context(), mapcommons.HashSessionToken(token))
 	if mapcommons.ErrorCode(err) == mapcommons.ENOTFOUND {
-		s.clearSessionCookie(w, r)
 		return nil, nil
 	} else if err != nil {
 		return nil, err

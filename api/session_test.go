@@ -224,6 +224,25 @@ func TestSession(t *testing.T) {
 			t.Fatalf("a signed-out cookie: %d, anonymous %d", w.Code, anon.Code)
 		}
 	})
+	t.Run("SignInAgain", func(t *testing.T) {
+		// A browser signs in again while a request it sent with its old
+		// cookie is being answered: that answer must not clear the
+		// cookie, or, arriving after the sign-in's, it signs the browser
+		// out of its new session.
+		old := ts.mustSignIn("alice")
+		w := old.do(req{method: "POST", path: "/session", ctype: formType, body: []byte("login=alice&password=secret1")}, false)
+		must(t, w, http.StatusCreated)
+		if c := sessionCookieOf(t, w); c == nil || c.Value == "" || c.Value == old.cookie.Value {
+			t.Fatalf("signing in again: %v", w.Header()["Set-Cookie"])
+		}
+		for _, p := range []string{"/session?optional=1", "/session", ds + ".json"} {
+			w := old.get(p)
+			if c := sessionCookieOf(t, w); c != nil {
+				t.Errorf("%s with the replaced session's cookie: Set-Cookie %v", p, w.Header()["Set-Cookie"])
+			}
+		}
+		errorOf(t, old.get("/session"), 401, "unauthorized", "not signed in")
+	})
 	t.Run("Expired", func(t *testing.T) {
 		b := ts.mustSignIn("alice")
 		now = now.Add(14*24*time.Hour - time.Second)
