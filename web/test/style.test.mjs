@@ -432,6 +432,8 @@ test('density: a heatmap weighed by point_count, coloured in the layer\'s colour
   assert.equal(w(), 1);
   assert.equal(w(1), 1);
   assert.ok(w(1) < w(10) && w(10) < w(100) && w(100) < w(10000) && w(10000) <= 100, `weights ${[1, 10, 100, 10000].map(w)}`);
+  // The server's images weigh so too (style/heat_test.go: the same values).
+  assert.deepEqual([w(10), w(55), w(10000), w(1e6)], [3, 6.5, 60, 60]);
   const r = (z) => at('heatmap-radius', z);
   assert.ok(r(0) < r(6) && r(6) < r(12), `radii ${[0, 6, 12].map(r)}`);
   // The heatmap fades out over heatFade, the points (their own symbol)
