@@ -260,7 +260,7 @@ export function bindPopups(map, handles) {
     const byId = new Map();
     handles().forEach((h) => h.ids.forEach((l) => byId.set(l, h)));
     // A heatmap's colour is no one point's: it opens no popup.
-    const ids = [...byId.keys()].filter((l) => map.getLayer(l)?.type !== 'heatmap' && map.getLayoutProperty(l, 'visibility') !== 'none');
+    const ids = [...byId.keys()].filter((l) => map.getLayer(l) && map.getLayer(l).type !== 'heatmap' && map.getLayoutProperty(l, 'visibility') !== 'none');
     const f = ids.length ? map.queryRenderedFeatures(point, { layers: ids })[0] : null;
     return f && { f, h: byId.get(f.layer.id) };
   };
