@@ -23,6 +23,10 @@ type heat struct {
 	cell   float64 // a thinning cell's side, device pixels; 0: not thinned
 	cw, ch int     // the cells of the grid
 	counts []float32
+	// Thinned: by cell, the grid pixel of its first point (the least
+	// Position, as the tiles keep) and that position.
+	first    []int32
+	firstPos []int64
 }
 
 // zoom is MapLibre's zoom of the view: 512 CSS pixels are the world's
@@ -43,28 +47,46 @@ func (h *heat) start(d *drawer, p *plan, tiled bool) {
 	h.w, h.h = int(math.Ceil(float64(d.clip[2])))-h.x0+1, int(math.Ceil(float64(d.clip[3])))-h.y0+1
 	h.cell, h.cw, h.ch = 0, h.w, h.h
 	if tiled && math.Floor(h.z) <= style.HeatThinnedZoom {
-		// The tiles of zoom floor(z), drawn at z.
+		// The tiles of zoom floor(z), drawn at z; the cells are the
+		// image's, not aligned with the tiles' (near enough: a cell is a
+		// third of the kernel or less).
 		h.cell = style.HeatCell * d.v.scale * math.Exp2(h.z-math.Floor(h.z))
 		h.cw, h.ch = int(math.Ceil(float64(h.w)/h.cell)), int(math.Ceil(float64(h.h)/h.cell))
 	}
 	n := h.cw * h.ch
-	if cap(h.counts) >= n {
-		h.counts = h.counts[:n]
-		clear(h.counts)
-	} else {
-		h.counts = make([]float32, n)
+	h.counts = reuse(h.counts, n)
+	if h.cell > 0 {
+		h.first, h.firstPos = reuse(h.first, n), reuse(h.firstPos, n)
 	}
 }
 
-// add counts a point at device pixel x, y (within the clip box).
-func (h *heat) add(x, y float64) {
-	cx, cy := int(math.Floor(x))-h.x0, int(math.Floor(y))-h.y0
-	if h.cell > 0 {
-		cx, cy = int((x-float64(h.x0))/h.cell), int((y-float64(h.y0))/h.cell)
+// reuse is buf cleared at length n, its memory kept when it is enough.
+func reuse[T any](buf []T, n int) []T {
+	if cap(buf) >= n {
+		buf = buf[:n]
+		clear(buf)
+		return buf
 	}
-	if cx >= 0 && cy >= 0 && cx < h.cw && cy < h.ch {
-		h.counts[cy*h.cw+cx]++
+	return make([]T, n)
+}
+
+// add counts a point of Position pos at device pixel x, y (within the
+// clip box).
+func (h *heat) add(x, y float64, pos int64) {
+	px, py := int(math.Floor(x))-h.x0, int(math.Floor(y))-h.y0
+	if px < 0 || py < 0 || px >= h.w || py >= h.h {
+		return
 	}
+	if h.cell == 0 {
+		h.counts[py*h.w+px]++
+		return
+	}
+	cx, cy := min(h.cw-1, int(float64(px)/h.cell)), min(h.ch-1, int(float64(py)/h.cell))
+	i := cy*h.cw + cx
+	if h.counts[i] == 0 || pos < h.firstPos[i] {
+		h.first[i], h.firstPos[i] = int32(py*h.w+px), pos
+	}
+	h.counts[i]++
 }
 
 // draw spreads the points' weights by MapLibre's kernel over the image,
@@ -75,22 +97,9 @@ func (h *heat) draw(d *drawer, c int, opacity float64) error {
 		return nil
 	}
 	W, H := d.v.w, d.v.h
-	// The weights, by pixel of the grid.
-	weights := make([]float32, h.w*h.h)
-	if h.cell > 0 {
-		for i, n := range h.counts {
-			if n == 0 {
-				continue
-			}
-			x := int(math.Min(float64(h.w-1), (float64(i%h.cw)+0.5)*h.cell))
-			y := int(math.Min(float64(h.h-1), (float64(i/h.cw)+0.5)*h.cell))
-			weights[y*h.w+x] += float32(style.HeatWeight(float64(n)))
-		}
-	} else {
-		copy(weights, h.counts)
-	}
-	// The kernel is a Gaussian: spread along rows, then along columns,
-	// from the weighed pixels only.
+	// The kernel is a Gaussian: spread along the rows from the weighed
+	// pixels only, then gathered along the columns row by row of the
+	// image (memory: the grid's rows at the image's width).
 	r := int(math.Ceil(1.5 * h.radius))
 	k := make([]float32, r+1)
 	for i := range k {
@@ -98,38 +107,30 @@ func (h *heat) draw(d *drawer, c int, opacity float64) error {
 	}
 	rows := make([]float32, W*h.h) // by image column, grid row
 	rowUsed := make([]bool, h.h)
-	for y := 0; y < h.h; y++ {
-		if err := d.step(h.w / 16); err != nil {
+	spread := func(gx, gy int, wt float32) {
+		x := gx + h.x0
+		for ix := max(0, x-r); ix <= min(W-1, x+r); ix++ {
+			rows[gy*W+ix] += wt * k[absInt(ix-x)]
+		}
+		rowUsed[gy] = true
+	}
+	for i, n := range h.counts {
+		if err := d.step(1); err != nil {
 			return err
 		}
-		for gx, wt := range weights[y*h.w : (y+1)*h.w] {
-			if wt == 0 {
-				continue
-			}
-			x := gx + h.x0
-			for ix := max(0, x-r); ix <= min(W-1, x+r); ix++ {
-				rows[y*W+ix] += wt * k[absInt(ix-x)]
-				rowUsed[y] = true
-			}
-		}
-	}
-	density := make([]float32, W*H)
-	for gy := 0; gy < h.h; gy++ {
-		if !rowUsed[gy] {
+		if n == 0 {
 			continue
 		}
-		if err := d.step(W / 4); err != nil {
-			return err
-		}
-		y := gy + h.y0
-		for iy := max(0, y-r); iy <= min(H-1, y+r); iy++ {
-			kv := k[absInt(iy-y)]
-			out, in := density[iy*W:(iy+1)*W], rows[gy*W:(gy+1)*W]
-			for x, v := range in {
-				out[x] += v * kv
-			}
+		if h.cell > 0 {
+			// A cell's points weigh as the tile's point of them, at its
+			// first point.
+			p := int(h.first[i])
+			spread(p%h.w, p/h.w, float32(style.HeatWeight(float64(n))))
+		} else {
+			spread(i%h.w, i/h.w, n)
 		}
 	}
+	density := make([]float32, W)
 	// The colours, as MapLibre's ramp of 256 (premultiplied), at opacity.
 	var lut [256]color.RGBA
 	ramp := style.HeatRamp(c)
@@ -148,10 +149,20 @@ func (h *heat) draw(d *drawer, c int, opacity float64) error {
 	}
 	row := make([]uint8, 4*W)
 	for y := 0; y < H; y++ {
-		if err := d.step(W / 16); err != nil {
+		if err := d.step(W / 4); err != nil {
 			return err
 		}
-		for x, v := range density[y*W : (y+1)*W] {
+		clear(density)
+		for gy := max(0, y-h.y0-r); gy <= min(h.h-1, y-h.y0+r); gy++ {
+			if !rowUsed[gy] {
+				continue
+			}
+			kv := k[absInt(gy+h.y0-y)]
+			for x, v := range rows[gy*W : (gy+1)*W] {
+				density[x] += v * kv
+			}
+		}
+		for x, v := range density {
 			p := lut[int(math.Round(float64(min(max(v, 0), 1))*255))]
 			row[4*x], row[4*x+1], row[4*x+2], row[4*x+3] = p.R, p.G, p.B, p.A
 		}

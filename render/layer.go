@@ -398,7 +398,7 @@ func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, cent
 		return
 	}
 	if d.heat.on && !centroid {
-		d.heat.add(x, y)
+		d.heat.add(x, y, f.Position)
 	}
 	ic := d.iconFor(p, f)
 	if ic == nil {
