@@ -48,8 +48,9 @@ func (h *heat) start(d *drawer, p *plan, tiled bool) {
 	h.cell, h.cw, h.ch = 0, h.w, h.h
 	if tiled && math.Floor(h.z) <= style.HeatThinnedZoom {
 		// The tiles of zoom floor(z), drawn at z; the cells are the
-		// image's, not aligned with the tiles' (near enough: a cell is a
-		// third of the kernel or less).
+		// image's, not aligned with the tiles', so a point of a cell may
+		// be weighed at another point of it than the tile's first (a few
+		// pixels away: the same look, not the same pixels).
 		h.cell = style.HeatCell * d.v.scale * math.Exp2(h.z-math.Floor(h.z))
 		h.cw, h.ch = int(math.Ceil(float64(h.w)/h.cell)), int(math.Ceil(float64(h.h)/h.cell))
 	}
