@@ -76,6 +76,18 @@ const (
 	LayerChoropleth   = "CHOROPLETH"
 )
 
+// How a layer of many points shows its density (Styles.Density, an
+// extension of the GeoCommons styles): DensityAuto (also "") clusters a
+// layer of plain symbols past the web application's threshold;
+// DensityClusters and DensityHeatmap draw it so whatever its size;
+// DensityNone draws every point with its own symbol.
+const (
+	DensityAuto     = "auto"
+	DensityClusters = "clusters"
+	DensityHeatmap  = "heatmap"
+	DensityNone     = "none"
+)
+
 // Styles are the drawing options of a layer (spec "Styles"). Pointers and
 // zero values mean "not given"; the defaults apply when they are shown.
 type Styles struct {
@@ -88,6 +100,7 @@ type Styles struct {
 	Hover    string    `json:"hover,omitempty"`
 	Slider   *Slider   `json:"slider,omitempty"`
 	Timeline *Timeline `json:"timeline,omitempty"`
+	Density  string    `json:"density,omitempty"`
 }
 
 // Classing are the options that class a layer by an attribute.

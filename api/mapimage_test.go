@@ -9,11 +9,13 @@ import (
 	"math"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/api"
 	"mapcommons/basemap"
+	"mapcommons/style"
 )
 
 // decodePNG reads an image answer, which must be a 200.
@@ -325,3 +327,30 @@ func TestImageBasemapCityScale(t *testing.T) {
 
 // rgbOf is the opaque colour of 0xRRGGBB.
 func rgbOf(c int) color.RGBA { return color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255} }
+
+// TestMapImageHeatmap: a map's image draws a layer whose styles ask for a
+// heatmap as one (the web application's colours: the densest place in the
+// darkest of the layer's ramp), and its points' symbols when they ask for
+// every point.
+func TestMapImageHeatmap(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	id := strings.TrimPrefix(ts.createCSV("?title=few", nearPointsCSV(300, -60, -20)), "/datasets/")
+	draw := func(density string) color.NRGBA {
+		t.Helper()
+		path := postMap(t, ts, "alice", map[string]any{"title": density, "basemap": "builtin",
+			"layers": []any{map[string]any{"source": "finder:" + id, "opacity": 1,
+				"styles": map[string]any{"type": "POINT", "density": density, "icon": map[string]any{"color": "0x2b8cbe"}}}}})
+		// 0.1° a pixel: the points' tenth of a degree within a pixel or two.
+		img := decodePNG(t, ts.get(path+".png?width=100&height=100&bbox=-65,-25,-55,-15&crs=EPSG:4326&basemap=none", "alice"))
+		return color.NRGBAModel.Convert(img.At(50, 49)).(color.NRGBA)
+	}
+	densest := style.HeatRamp(0x2b8cbe)[4]
+	want := [3]int{densest.Color >> 16, densest.Color >> 8 & 0xff, densest.Color & 0xff}
+	if c := draw("heatmap"); !nearRGB([3]int{int(c.R), int(c.G), int(c.B)}, want, 3) || c.A < 230 {
+		t.Errorf("the heatmap's densest pixel is %v, want %v", c, want)
+	}
+	if c := draw("none"); c != (color.NRGBA{0x2b, 0x8c, 0xbe, 0xff}) {
+		t.Errorf("every point: the points' pixel is %v, want the icon's colour", c)
+	}
+}

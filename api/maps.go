@@ -57,6 +57,9 @@ type stylesDoc struct {
 	Hover    *string      `json:"hover"`
 	Slider   any          `json:"slider"`
 	Timeline *timelineDoc `json:"timeline"`
+	// Density is shown when set (an extension: the GeoCommons styles have
+	// none).
+	Density *string `json:"density,omitempty"`
 }
 
 type classingDoc struct {
@@ -173,6 +176,7 @@ func layerJSON(i int, l *mapcommons.Layer) *layerDoc {
 		s.Temporal.Attributes = []string{}
 	}
 	s.Click, s.Hover = strOrNil(st.Click), strOrNil(st.Hover)
+	s.Density = strOrNil(st.Density)
 	if sl := st.Slider; sl != nil {
 		switch {
 		case sl.Range != nil:

@@ -105,6 +105,7 @@ func TestMapCreate(t *testing.T) {
 		{"ErrColor", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][stroke][color]=0xGG0000", 400, "invalid", "layers[0].styles.stroke.color"},
 		{"ErrSymbol", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][icon][symbol]=star", 400, "invalid", "layers[0].styles.icon.symbol"},
 		{"ErrLineStyle", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][icon][lineStyle]=wavy", 400, "invalid", "layers[0].styles.icon.lineStyle"},
+		{"ErrDensity", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][density]=hexbins", 400, "invalid", `layers[0].styles.density: "hexbins" is not a density`},
 		{"ErrCategories", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][fill][categories]=x", 400, "invalid", "layers[0].styles.fill.categories"},
 		{"ErrColorsVsCategories", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][fill][categories]=4&layers[][styles][fill][colors][]=1&layers[][styles][fill][colors][]=2", 400, "invalid", "layers[0].styles.fill.categories"},
 		{"ErrRampTooLong", "title=x&basemap=b&layers[][source]=finder:1&layers[][styles][fill][colors][]=1&layers[][styles][fill][colors][]=2&layers[][styles][fill][colors][]=3&layers[][styles][fill][colors][]=4&layers[][styles][fill][colors][]=5&layers[][styles][fill][colors][]=6&layers[][styles][fill][colors][]=7&layers[][styles][fill][colors][]=8", 400, "invalid", "layers[0].styles.fill.colors"},
@@ -149,6 +150,7 @@ func TestMapStylesRoundTrip(t *testing.T) {
 			"click":    "http://example.com/?n=$[name]", "hover": "$[name] has $[pop] people",
 			"slider":   "86400000",
 			"timeline": map[string]any{"begin": "20110310T15:33:00Z", "period": 3600000},
+			"density":  "Heatmap",
 		},
 	}
 	body, _ := json.Marshal(map[string]any{"title": "Styled", "basemap": "Acetate", "layers": []any{layer}})
@@ -175,6 +177,7 @@ func TestMapStylesRoundTrip(t *testing.T) {
 		{"fill.opacity", fill["opacity"], "0.9"}, {"temporal", st["temporal"], "map[attributes:[when]]"},
 		{"click", st["click"], "http://example.com/?n=$[name]"}, {"hover", st["hover"], "$[name] has $[pop] people"},
 		{"slider", st["slider"], "86400000"}, {"timeline", st["timeline"], "map[begin:20110310T15:33:00Z end:<nil> period:3600000]"},
+		{"density", st["density"], "heatmap"},
 	}
 	for _, c := range checks {
 		if fmt.Sprint(integral(c.got)) != c.want {
@@ -210,6 +213,47 @@ func TestMapStylesRoundTrip(t *testing.T) {
 			errorOf(t, ts.do(req{method: "PUT", path: path + ".json", user: "alice", ctype: "application/x-www-form-urlencoded", body: []byte(c.form)}), 400, "invalid", c.want)
 		}
 	})
+}
+
+// TestMapLayerDensity: a layer's density (an extension of the styles)
+// is added with a layer, changed and cleared by a layer's update, and kept
+// by an update that does not name it; the map's JSON shows it only when
+// set.
+func TestMapLayerDensity(t *testing.T) {
+	t.Parallel()
+	ts := newServer(t)
+	path := ts.createMap(t, "alice", "title=Density&basemap=Acetate")
+	density := func(layer string) any {
+		t.Helper()
+		l := decode[map[string]any](t, must(t, ts.get(path+"/layers/"+layer+".json", "alice"), 200))
+		st := l["styles"].(map[string]any)
+		if m := mapDoc(t, ts, path, "alice")["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any); fmt.Sprint(m["density"]) != fmt.Sprint(st["density"]) {
+			t.Errorf("the map shows %v, its layer %v", m["density"], st["density"])
+		}
+		return st["density"]
+	}
+	must(t, ts.do(req{method: "POST", path: path + "/layers.json?source=finder%3A1&styles[density]=Clusters", user: "alice"}), 201)
+	if d := density("0"); d != "clusters" {
+		t.Errorf("added: density %v", d)
+	}
+	put := func(form string) {
+		t.Helper()
+		must(t, ts.do(req{method: "PUT", path: path + "/layers/0.json", user: "alice", ctype: "application/x-www-form-urlencoded", body: []byte(form)}), 200)
+	}
+	put("styles[density]=NONE")
+	if d := density("0"); d != "none" {
+		t.Errorf("updated: density %v", d)
+	}
+	put("title=Renamed")
+	if d := density("0"); d != "none" {
+		t.Errorf("an update not naming it: density %v", d)
+	}
+	put("styles[density]=")
+	if d := density("0"); d != nil {
+		t.Errorf("cleared: density %v", d)
+	}
+	errorOf(t, ts.do(req{method: "PUT", path: path + "/layers/0.json", user: "alice", ctype: "application/x-www-form-urlencoded",
+		body: []byte("styles[density]=hexbins")}), 400, "invalid", `styles.density: "hexbins" is not a density (auto, clusters, heatmap, none)`)
 }
 
 // integral turns the whole numbers JSON decoding made float64 back into

@@ -548,6 +548,16 @@ func TestWebMapEditor(t *testing.T) {
 	b.wait("towns found", `document.querySelector('#add-results button[data-dataset="`+places+`"]') !== null`)
 	b.do("add towns", chromedp.Click(chromedp.CSS(`#add-results button[data-dataset="`+places+`"]`)))
 	b.wait("two layers", `document.querySelectorAll('#legend li.legend-layer').length === 2`)
+	// The towns are points: their density may be chosen (the counties'
+	// could not), labelled; a heatmap is previewed with its legend's note.
+	b.wait("the towns' density", `document.getElementById('style-density') !== null`)
+	if got := eval[string](b, `document.getElementById('style-density').labels[0]?.textContent + ': ' + [...document.getElementById('style-density').options].map(o => o.textContent).join(', ')`); got != "Point density: Automatic, Clusters, Heatmap, Every point" {
+		t.Errorf("the density control: %q", got)
+	}
+	setField(b, "#style-density", "heatmap")
+	editorIdle(b)
+	b.wait("the heatmap previewed", `document.querySelector('#legend li.legend-layer[data-layer="0"] .density')?.textContent === 'Heatmap: colour shows where points are dense.' &&
+		window.mcMap.getStyle().layers.some(l => l.type === 'heatmap')`)
 	if got := eval[string](b, `document.querySelector('#layers li').dataset.source`); got != "finder:"+places {
 		t.Errorf("the new layer is %s, want it first", got)
 	}
@@ -565,6 +575,9 @@ func TestWebMapEditor(t *testing.T) {
 	}
 	if fmt.Sprint(sources) != fmt.Sprint([]string{"finder:" + ds, "finder:" + places}) {
 		t.Errorf("saved order %v", sources)
+	}
+	if d := mapDoc(t, ts, path, "alice")["layers"].([]any)[1].(map[string]any)["styles"].(map[string]any)["density"]; d != "heatmap" {
+		t.Errorf("the towns' density saved: %v", d)
 	}
 	if fill := mapDoc(t, ts, path, "alice")["layers"].([]any)[0].(map[string]any)["styles"].(map[string]any)["fill"].(map[string]any); fill["ramp"] != "White-Red" {
 		t.Errorf("after the reorder the counties' ramp is %v", fill["ramp"])

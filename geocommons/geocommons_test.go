@@ -1,11 +1,13 @@
 package geocommons
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
 	"mapcommons"
 	"mapcommons/params"
+	"mapcommons/style"
 )
 
 func parse(t testing.TB, query string) params.Params {
@@ -110,6 +112,41 @@ func TestMapParams(t *testing.T) {
 		if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(mapcommons.ErrorMessage(err), want) {
 			t.Errorf("%s: %v, want EINVALID saying %q", query, err, want)
 		}
+	}
+}
+
+// TestLayerDensity: a layer's styles.density is read in any case and kept
+// lower-case, kept when not given, cleared when blank, and an unknown one is
+// refused naming its path.
+func TestLayerDensity(t *testing.T) {
+	read := func(query string, base *mapcommons.Layer) (mapcommons.Layer, error) {
+		t.Helper()
+		f, err := MapParams(parse(t, query))
+		if err != nil {
+			return mapcommons.Layer{}, err
+		}
+		return LayerParams(f.Layers[0], base, func(string) *mapcommons.Dataset { return nil })
+	}
+	for _, c := range []struct{ given, want string }{
+		{"Heatmap", mapcommons.DensityHeatmap}, {"CLUSTERS", mapcommons.DensityClusters}, {" none ", mapcommons.DensityNone},
+		{"auto", mapcommons.DensityAuto}, {"", ""},
+	} {
+		l, err := read("layers[][source]=finder:3&layers[][styles][density]="+url.QueryEscape(c.given), nil)
+		if err != nil || l.Styles.Density != c.want {
+			t.Errorf("density %q: %q, %v; want %q", c.given, l.Styles.Density, err, c.want)
+		}
+	}
+	base := style.NewLayer()
+	base.Source, base.Styles.Density = "finder:3", mapcommons.DensityHeatmap
+	if l, err := read("layers[][title]=renamed", &base); err != nil || l.Styles.Density != mapcommons.DensityHeatmap {
+		t.Errorf("not given: %q, %v", l.Styles.Density, err)
+	}
+	if l, err := read("layers[][styles][density]=", &base); err != nil || l.Styles.Density != "" {
+		t.Errorf("blank: %q, %v", l.Styles.Density, err)
+	}
+	_, err := read("layers[][source]=finder:3&layers[][styles][density]=Hexbins", nil)
+	if mapcommons.ErrorCode(err) != mapcommons.EINVALID || !strings.Contains(mapcommons.ErrorMessage(err), `layers[0].styles.density: "Hexbins" is not a density`) {
+		t.Errorf("unknown density: %v", err)
 	}
 }
 

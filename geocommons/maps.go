@@ -679,6 +679,16 @@ func stylesParams(n Node, s mapcommons.Styles, layerType string, ds *mapcommons.
 	} else if sl.set {
 		s.Slider = nil
 	}
+	// Density: how a layer of many points shows it, in any case (stored
+	// lower-case); blank clears it (auto).
+	if d, given, err := n.child("density").text(40); err != nil {
+		return s, err
+	} else if given {
+		if l := strings.ToLower(d); l != "" && !style.IsDensity(l) {
+			return s, n.child("density").fail("%q is not a density (auto, clusters, heatmap, none)", d)
+		}
+		s.Density = strings.ToLower(d)
+	}
 	if tl := n.child("timeline"); tl.set && tl.v != nil {
 		if _, ok := params.NodeMap(tl.v); !ok {
 			if v, _ := tl.v.(string); strings.TrimSpace(v) != "" {

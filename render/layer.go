@@ -168,6 +168,7 @@ type drawer struct {
 	cellList   []int32
 	cellFill   []int32
 	stack      stack // a layer of many points, drawn front to back
+	heat       heat  // a layer's heatmap
 
 	// The layer being read, in device pixels (clipped to clip).
 	pts    []float32
@@ -226,10 +227,21 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	// What reaches into the image from outside it: a symbol, a line.
 	reach := style.IconPixels * 0.5 * d.v.scale * p.IconScale * style.ProportionalFactor
 	reach = max(reach, float64(max(p.strokeHalf, p.caseHalf))*2)
+	// A heatmap: the points' kernel reaches into the image too; the
+	// symbols fade in as it fades out (none below style.HeatFade[0]).
+	heatOpacity := 0.0
+	if p.Heatmap && d.v.zoom() < style.HeatFade[1] {
+		reach = max(reach, 1.5*style.HeatRadius(d.v.zoom())*d.v.scale)
+		heatOpacity = p.IconOpacity * style.HeatOpacity(d.v.zoom())
+		k := *p.Look
+		k.IconOpacity *= 1 - style.HeatOpacity(d.v.zoom())
+		p.Look = &k
+	}
 	margin := float32(reach + 2)
 	d.clip = [4]float32{-margin, -margin, float32(d.v.w) + margin, float32(d.v.h) + margin}
 	d.pts, d.paths, d.fills, d.lines, d.points, d.cents = d.pts[:0], d.paths[:0], d.fills[:0], d.lines[:0], d.points[:0], d.cents[:0]
 	d.gridReady = false
+	d.heat.start(d, p, ds.FeatureCount > style.HeatTiledMin)
 
 	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
 	// A layer of points is thinned to one per pixel, its memory bounded
@@ -293,6 +305,11 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 			if err := d.strokeGroup(g, p.strokeHalf, p.dash, p.stroke); err != nil {
 				return err
 			}
+		}
+	}
+	if d.heat.on {
+		if err := d.heat.draw(d, p.IconColor, heatOpacity); err != nil {
+			return err
 		}
 	}
 	slices.SortFunc(d.points, func(a, b point) int { return cmp.Compare(a.pos, b.pos) })
@@ -379,6 +396,9 @@ func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, cent
 	x, y := d.v.pixel(lon, lat)
 	if !(x > float64(d.clip[0]) && x < float64(d.clip[2]) && y > float64(d.clip[1]) && y < float64(d.clip[3])) {
 		return
+	}
+	if d.heat.on && !centroid {
+		d.heat.add(x, y, f.Position)
 	}
 	ic := d.iconFor(p, f)
 	if ic == nil {

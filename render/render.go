@@ -9,12 +9,15 @@
 // Each layer is drawn as MapLibre draws its layer specs, in their order:
 // the polygons' fill, the lines' casing (lineStyle cased), the lines and
 // polygons' outlines, then the points' symbols (and, for POINT, GRADUATED
-// and PROPORTIONAL layers, a symbol at each polygon's centroid). Sizes are
+// and PROPORTIONAL layers, a symbol at each polygon's centroid); a layer
+// whose styles ask for a heatmap (density heatmap) has it under its points
+// (heat.go), the points fading in as it fades out with the zoom. Sizes are
 // CSS pixels, multiplied by the request's Scale.
 //
 // Not drawn: a url: layer (its data is not the store's), a temporal
-// layer's time window (all its features are drawn), and a box across the
-// antimeridian (west must be less than east; features are not wrapped).
+// layer's time window (all its features are drawn), the web application's
+// clusters (every point is drawn), and a box across the antimeridian (west
+// must be less than east; features are not wrapped).
 package render
 
 import (

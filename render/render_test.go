@@ -693,3 +693,50 @@ func TestTileRequest(t *testing.T) {
 	// The point is at the middle of the tile's bottom edge: 512 pixels.
 	wantColor(t, img, 256, 510, color.NRGBA{0, 0, 0xff, 0xff}, 0)
 }
+
+// TestHeatmap: a layer whose styles ask for a heatmap is drawn as the web
+// application's MapLibre heatmap: its densest place in the ramp's darkest
+// colour, a lone point a pale spot without its symbol, nothing far from
+// them; close to (past style.HeatFade), its points' own symbols instead.
+func TestHeatmap(t *testing.T) {
+	var wkts []string
+	for i := range 1024 { // a lattice of 0.2° from 5, 5
+		wkts = append(wkts, "POINT ("+ftoa(5+0.2*float64(i%32)/32)+" "+ftoa(5+0.2*float64(i/32)/32)+")")
+	}
+	wkts = append(wkts, "POINT (2 2)")
+	ds, fs := dataset(t, wkts...)
+	l := layer(mapcommons.LayerPoint)
+	l.Styles.Density = mapcommons.DensityHeatmap
+	l.Styles.Icon.Color = ptr(0x2b8cbe)
+	// Zoom 2.8 (0.1° a pixel): the lattice a few pixels wide; weighed by
+	// point, and as the tiles' cells (the dataset drawn from its tiles).
+	densest := style.HeatRamp(0x2b8cbe)[4]
+	for _, n := range []int64{ds.FeatureCount, style.HeatTiledMin + 1} {
+		ds := *ds
+		ds.FeatureCount = n
+		img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: &ds})).Image
+		wantColor(t, img, 51, 49, color.NRGBA{uint8(densest.Color >> 16), uint8(densest.Color >> 8 & 0xff), uint8(densest.Color & 0xff), uint8(densest.Alpha * 255)}, 3)
+		if c := at(img, 20, 80); c.A < 40 || c.A > 200 || c.B < c.R {
+			t.Errorf("%d features: the lone point is %v, want a pale blue spot", n, c)
+		}
+		for x := 14; x < 27; x++ { // no symbol: nowhere the icon's own colour
+			if c := at(img, x, 80); c.R == 0x2b && c.G == 0x8c && c.A == 0xff {
+				t.Errorf("%d features: a symbol at %d,80", n, x)
+			}
+		}
+		wantEmpty(t, img, 80, 20)
+		wantEmpty(t, img, 20, 50)
+	}
+
+	// Zoom 13.8 (0.00005° a pixel): the symbols, no heatmap.
+	req := lonLat100(Layer{Layer: l, Dataset: ds})
+	req.BBox = [4]float64{4.999, 4.999, 5.004, 5.004}
+	img := drawMap(t, fs, req).Image
+	wantColor(t, img, 20, 80, color.NRGBA{0x2b, 0x8c, 0xbe, 0xff}, 2)
+	wantEmpty(t, img, 20+15, 80)
+
+	// Without the option, the same points are symbols at every zoom.
+	l.Styles.Density = ""
+	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
+	wantColor(t, img, 20, 80, color.NRGBA{0x2b, 0x8c, 0xbe, 0xff}, 2)
+}

@@ -22,11 +22,12 @@ func testMaps(t *testing.T, open Opener) {
 		Layers: []mapcommons.Layer{{
 			Source: "finder:7", Title: "NC", Opacity: 0.5, Visible: true,
 			Styles: mapcommons.Styles{
-				Type:   mapcommons.LayerChoropleth,
-				Fill:   mapcommons.Fill{Classing: mapcommons.Classing{SelectedAttribute: "AREA", ClassificationType: "Quantile", Categories: 3}, Colors: []int{1, 2, 3}, Opacity: 0.75},
-				Stroke: mapcommons.Stroke{Color: &color, Alpha: 0.75, Weight: &weight},
-				Icon:   mapcommons.Icon{Size: 1},
-				Slider: &mapcommons.Slider{Now: true},
+				Type:    mapcommons.LayerChoropleth,
+				Density: mapcommons.DensityHeatmap,
+				Fill:    mapcommons.Fill{Classing: mapcommons.Classing{SelectedAttribute: "AREA", ClassificationType: "Quantile", Categories: 3}, Colors: []int{1, 2, 3}, Opacity: 0.75},
+				Stroke:  mapcommons.Stroke{Color: &color, Alpha: 0.75, Weight: &weight},
+				Icon:    mapcommons.Icon{Size: 1},
+				Slider:  &mapcommons.Slider{Now: true},
 				Timeline: &mapcommons.Timeline{
 					Begin: &mapcommons.TimeMark{Millis: -86400000}, Period: new(int64),
 				},

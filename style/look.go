@@ -63,6 +63,10 @@ type Look struct {
 	IconOpacity float64
 	IconColor   int
 	Centroids   bool // symbols also at polygons' centroids
+	// Heatmap: the points drawn as a heatmap (heat.go), as styles.density
+	// asks, unless the layer has a time (the web application's time
+	// slider has no heatmap).
+	Heatmap bool
 }
 
 // LookOf is the look of layer l of dataset ds, classed by cl (nil: not
@@ -143,6 +147,7 @@ func LookOf(l *mapcommons.Layer, ds *mapcommons.Dataset, cl *Classes) *Look {
 	}
 	k.IconColor = colorOr(st.Icon.Color, DefaultIcon)
 	k.Centroids = k.Symbolic() || k.Type == mapcommons.LayerPoint
+	k.Heatmap = st.Density == mapcommons.DensityHeatmap && len(st.Temporal.Attributes) == 0
 	return k
 }
 

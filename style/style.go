@@ -27,6 +27,9 @@ var (
 		mapcommons.LayerPoint: true, mapcommons.LayerPrimitive: true, mapcommons.LayerGraduated: true,
 		mapcommons.LayerProportional: true, mapcommons.LayerChoropleth: true,
 	}
+	densities = map[string]bool{
+		mapcommons.DensityAuto: true, mapcommons.DensityClusters: true, mapcommons.DensityHeatmap: true, mapcommons.DensityNone: true,
+	}
 )
 
 // IsIconSymbol tells whether s names a symbol of the palette.
@@ -34,6 +37,10 @@ func IsIconSymbol(s string) bool { return iconSymbols[s] }
 
 // IsLineStyle tells whether s names a line style.
 func IsLineStyle(s string) bool { return lineStyles[s] }
+
+// IsDensity tells whether d (lower case) is a way of drawing a layer's
+// density (Styles.Density).
+func IsDensity(d string) bool { return densities[d] }
 
 // IsLayerType tells whether t (upper case) is a layer type.
 func IsLayerType(t string) bool { return layerTypes[t] }

@@ -9,7 +9,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import './style.css';
 import { api, el, entryID, session, status } from './lib/common.js';
-import { bindPopups, datasetOf, drawAll, hex, legendItem, newMap, symbols, whenIdle } from './lib/layers.js';
+import { bindPopups, datasetOf, densityChoice, densityChoices, densityMin, drawAll, hex, legendItem, newMap, symbols, whenIdle } from './lib/layers.js';
 import { payload } from './lib/layerdoc.js';
 
 const root = document.getElementById('editor');
@@ -196,6 +196,16 @@ async function showStyle() {
   const color = (c, def) => el('input', { type: 'color', value: hex(c ?? def) });
   const num = (v, min, max, step) => el('input', { type: 'number', value: v == null ? '' : String(v), min, max, step });
   const manual = fill.classificationType === 'Manual';
+  // The density of a layer that may have points (a url: layer's dataset is
+  // not known): automatic is no option stored.
+  const density = !ds || !ds.geometry_types?.length || ds.geometry_types.includes('point') ? [
+    ...field('Point density', 'style-density', el('select', { 'aria-describedby': 'density-hint' },
+      densityChoices.map(([v, t]) => el('option', { value: v, selected: v === densityChoice(l) }, t))), (c, { st }) => {
+      if (c.value === 'auto') delete st.density;
+      else st.density = c.value;
+    }),
+    el('p', { class: 'hint wide', id: 'density-hint' }, `Automatic: clusters past ${densityMin.toLocaleString('en')} points of plain symbols. Every point: no clusters or heatmap.`),
+  ] : [];
   form.replaceChildren(
     ...field('Layer title', 'style-title', el('input', { value: l.title || '' }), (c, { l }) => { l.title = c.value; showLayers(); }),
     ...field('Style type', 'style-type', select(types, st.type || 'PRIMITIVE'), (c, { st, fill, icon }) => {
@@ -227,6 +237,7 @@ async function showStyle() {
     ...field('Icon', 'style-symbol', select(symbols, icon.symbol || 'circle'), (c, { icon }) => { icon.symbol = c.value; }),
     ...field('Icon colour', 'style-icon-color', color(icon.color, 0xe6550d), (c, { icon }) => { icon.color = parseInt(c.value.slice(1), 16); }),
     ...field('Icon size', 'style-icon-size', num(icon.size || 1, 0.1, 10, 0.1), (c, { icon }) => { icon.size = Number(c.value) || 1; }),
+    ...density,
     ...field('On click ($[attribute])', 'style-click', el('input', { value: st.click || '' }), (c, { st }) => { st.click = c.value || null; }),
     ...field('On hover ($[attribute])', 'style-hover', el('input', { value: st.hover || '' }), (c, { st }) => { st.hover = c.value || null; }),
   );

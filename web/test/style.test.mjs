@@ -2,9 +2,10 @@
 // MapLibre layers and expressions a layer doc of GET /maps/{id}.json gives.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { createExpression, latest, validateStyleMin } from '@maplibre/maplibre-gl-style-spec';
 import {
-  byClass, centroid, classIndex, classOf, clustered, dateText, densityMin, densityWanted, fmtBreak, hex, layerPlan, layerSpecs,
-  scanFeatures, single,
+  byClass, centroid, classIndex, classOf, clustered, dateText, densityChoice, densityChoices, densityMin, densityNotes, densityOf,
+  densityWanted, fmtBreak, heatFade, heatRamp, hex, layerPlan, layerSpecs, mix, scanFeatures, single,
   sliderSpan, sliderStart, statsMax, template, timeOf, timeRange, timeWindow,
 } from '../src/lib/style.js';
 
@@ -350,7 +351,7 @@ test('density: past densityMin tiled points of POINT and PRIMITIVE layers, not c
 test('density: thinned points are clusters sized and numbered by point_count, lone points their own symbols', () => {
   const layer = { styles: { type: 'POINT', icon: { color: 0x2b8cbe } } };
   const plan = layerPlan(layer);
-  const { specs } = layerSpecs(layer, plan, { id: 'd', image, density: true });
+  const { specs } = layerSpecs(layer, plan, { id: 'd', image, density: 'clusters' });
   assert.deepEqual(specs.map((s) => s.id), ['d-fill', 'd-line', 'd-cluster', 'd-cluster-count', 'd-point']);
   const [cluster, count, lone] = specs.slice(2);
   const pt = (n) => ({ $type: 'Point', ...(n == null ? {} : { point_count: n }) });
@@ -372,4 +373,92 @@ test('density: thinned points are clusters sized and numbered by point_count, lo
   const plain = layerSpecs(layer, plan, { id: 'd', image }).specs;
   assert.deepEqual(plain.map((s) => s.id), ['d-fill', 'd-line', 'd-point']);
   assert.equal(ev(plain[2].filter, pt(5)), true);
+});
+
+test('density: a layer\'s styles.density chooses clusters, a heatmap or every point; auto as before', () => {
+  const plain = { styles: { type: 'POINT' } };
+  const with_ = (density, type = 'POINT') => ({ styles: { type, density } });
+  const plan = (l) => layerPlan(l);
+  const big = { tiled: true, count: 20000 };
+  const small = { tiled: false, count: 30 };
+  assert.deepEqual(densityChoices.map(([v]) => v), ['auto', 'clusters', 'heatmap', 'none']);
+  assert.equal(densityChoice(plain), 'auto');
+  assert.equal(densityChoice(with_('Heatmap')), 'heatmap');
+  assert.equal(densityChoice(with_('hexbins')), 'auto');
+  // Automatic: clusters past densityMin tiled points of plain symbols only.
+  assert.equal(densityOf(plain, plan(plain), big), 'clusters');
+  assert.equal(densityOf(with_('auto'), plan(with_('auto')), big), 'clusters');
+  assert.equal(densityOf(plain, plan(plain), small), null);
+  assert.equal(densityOf(plain, plan(plain), { tiled: true, count: densityMin }), null);
+  // Asked for: whatever the size, drawn from GeoJSON or of another type.
+  for (const d of ['clusters', 'heatmap']) {
+    assert.equal(densityOf(with_(d), plan(with_(d)), small), d);
+    assert.equal(densityOf(with_(d), plan(with_(d)), big), d);
+    assert.equal(densityOf(with_(d, 'PROPORTIONAL'), plan(with_(d, 'PROPORTIONAL')), small), d);
+    // Never with a time slider, nor without points.
+    assert.equal(densityOf(with_(d), plan(with_(d)), { ...big, timed: true }), null);
+    assert.equal(densityOf(with_(d), plan(with_(d)), { ...big, points: false }), null);
+  }
+  // Every point: none even past densityMin.
+  assert.equal(densityOf(with_('none'), plan(with_('none')), big), null);
+  assert.equal(densityNotes.clusters, 'Clustered: circle size and number show how many points.');
+  assert.equal(densityNotes.heatmap, 'Heatmap: colour shows where points are dense.');
+});
+
+// The style spec's properties of heatmap and symbol layers' paint, which
+// createExpression types an expression by.
+const heatSpec = latest.paint_heatmap;
+const symSpec = latest.paint_symbol;
+
+test('density: a heatmap weighed by point_count, coloured in the layer\'s colour, giving way to the points as the zoom grows', () => {
+  const layer = { opacity: 0.8, styles: { type: 'POINT', density: 'heatmap', icon: { color: 0x2b8cbe, symbol: 'square' } } };
+  const plan = layerPlan(layer);
+  const { specs } = layerSpecs(layer, plan, { id: 'd', image, density: densityOf(layer, plan) });
+  assert.deepEqual(specs.map((s) => [s.id, s.type]), [['d-fill', 'fill'], ['d-line', 'line'], ['d-heat', 'heatmap'], ['d-point', 'symbol']]);
+  // Valid MapLibre layers, as the style spec reads them.
+  const style = { version: 8, glyphs: 'http://x/{fontstack}/{range}.pbf', sources: { d: { type: 'geojson', data: { type: 'FeatureCollection', features: [] } } },
+    layers: specs.map((l) => ({ ...l, source: 'd' })) };
+  assert.deepEqual(validateStyleMin(style), []);
+  const [heat, pt] = specs.slice(2);
+  const at = (prop, zoom, props = {}, layerType = heat) => {
+    const spec = (layerType === heat ? heatSpec : symSpec)[prop];
+    const e = createExpression(layerType.paint[prop], `${layerType.id}.paint.${prop}`, spec);
+    assert.equal(e.result, 'success', JSON.stringify(e.value));
+    return e.value.evaluate({ zoom }, { type: 'Point', properties: props });
+  };
+  // The weight grows with the points a tile's point stands for, less than
+  // in proportion: 1 for an unthinned point, far below 10,000 for 10,000.
+  const w = (n) => at('heatmap-weight', 3, n == null ? {} : { point_count: n });
+  assert.equal(w(), 1);
+  assert.equal(w(1), 1);
+  assert.ok(w(1) < w(10) && w(10) < w(100) && w(100) < w(10000) && w(10000) <= 100, `weights ${[1, 10, 100, 10000].map(w)}`);
+  // The server's images weigh so too (style/heat_test.go: the same values).
+  assert.deepEqual([w(10), w(55), w(10000), w(1e6)], [3, 6.5, 60, 60]);
+  const r = (z) => at('heatmap-radius', z);
+  assert.ok(r(0) < r(6) && r(6) < r(12), `radii ${[0, 6, 12].map(r)}`);
+  // The heatmap fades out over heatFade, the points (their own symbol)
+  // fade in, and are not drawn below it.
+  assert.equal(at('heatmap-opacity', heatFade[0] - 2), 0.8);
+  assert.equal(at('heatmap-opacity', heatFade[1]), 0);
+  assert.equal(heat.maxzoom, heatFade[1]);
+  assert.equal(pt.minzoom, heatFade[0]);
+  assert.equal(at('icon-opacity', heatFade[0], {}, pt), 0);
+  assert.equal(at('icon-opacity', heatFade[1] + 1, {}, pt), 0.8);
+  assert.equal(pt.layout['icon-image'], 'mc-square-2b8cbe');
+  // The colours: transparent where there are no points, the layer's
+  // colour at mid density, darker at the densest.
+  const ramp = heatRamp('#2b8cbe');
+  assert.equal(ramp[0][1], 'rgba(0,0,0,0)');
+  assert.ok(ramp.some(([, c]) => c.startsWith('rgba(43,140,190,')), JSON.stringify(ramp));
+  assert.equal(mix('#2b8cbe', '#000000', 0.5, 1), 'rgba(22,70,95,1)');
+  const color = createExpression(heat.paint['heatmap-color'], 'd-heat.paint.heatmap-color', heatSpec['heatmap-color']);
+  assert.equal(color.result, 'success');
+  assert.equal(color.value.evaluate({ zoom: 0, heatmapDensity: 0 }).a, 0);
+  assert.ok(color.value.evaluate({ zoom: 0, heatmapDensity: 1 }).a > 0.9);
+});
+
+test('density: clusters of a GeoJSON layer come from its clustered source', () => {
+  const layer = { styles: { type: 'POINT', density: 'clusters' } };
+  const { specs } = layerSpecs(layer, layerPlan(layer), { id: 'd', image, density: 'clusters', clusterSource: 'd-cl' });
+  assert.deepEqual(specs.map((s) => [s.id, s.source ?? null]), [['d-fill', null], ['d-line', null], ['d-cluster', 'd-cl'], ['d-cluster-count', 'd-cl'], ['d-point', 'd-cl']]);
 });

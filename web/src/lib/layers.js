@@ -9,12 +9,13 @@ import * as maplibregl from 'maplibre-gl';
 import { api, credentialsMode, el } from './common.js';
 import { count } from './format.js';
 import {
-  classOf, dateText, defaults, densityNote, densityWanted, fmtBreak, hex, layerPlan, layerSpecs, scanFeatures, centroid,
-  sliderSpan, sliderStart, statsMax, symbols, template, timeOf, timeRange, timeWindow,
+  classOf, dateText, defaults, densityChoice, densityChoices, densityMin, densityNotes, densityOf, fmtBreak, heatRamp, hex, layerPlan, layerSpecs,
+  scanFeatures, centroid, sliderSpan, sliderStart, statsMax, symbols, template, timeOf, timeRange, timeWindow,
 } from './style.js';
 
-// What the pages take from here (the editor: hex and the palette).
-export { classOf, hex, symbols, template, timeOf };
+// What the pages take from here (the editor: hex, the palette and the
+// density choices).
+export { classOf, densityChoice, densityChoices, densityMin, hex, symbols, template, timeOf };
 
 // Datasets up to this many features are read as GeoJSON; bigger ones are
 // drawn from the OGC vector tiles.
@@ -210,13 +211,23 @@ export async function drawLayer(map, layer, i, before) {
     maxValue = statsMax(got.ds, sizeAttr) ?? maxValue;
   }
   const sl = got.sourceLayer ? { 'source-layer': got.sourceLayer } : {};
-  // A big layer of points from the tiles shows its density: clusters sized
-  // and numbered by the points each stands for (not with a time slider:
-  // a cluster has no time).
+  // A layer of points shows its density as its styles say (densityOf): a
+  // big one from the tiles by default as clusters sized and numbered by
+  // the points each stands for; clusters or a heatmap when asked, whatever
+  // its size (not with a time slider: a cluster has no time).
   const geoms = got.ds?.geometry_types || [];
-  h.density = densityWanted(type, plan.classed, !got.data, got.ds?.feature_count ?? 0) && !temporal &&
-    (!geoms.length || geoms.includes('point'));
-  const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, density: h.density,
+  h.density = densityOf(layer, plan, { tiled: !got.data, count: got.ds?.feature_count ?? 0, timed: Boolean(temporal),
+    points: got.data ? got.data.features.some((f) => /Point/.test(f.geometry?.type || '')) : !geoms.length || geoms.includes('point') });
+  // GeoJSON's points are clustered by MapLibre, from a source of their own
+  // (the tiles' are thinned by the server already).
+  let clusterSource = null;
+  if (h.density === 'clusters' && got.data) {
+    clusterSource = id + '-cl';
+    map.addSource(clusterSource, { type: 'geojson', cluster: true, clusterRadius: 40,
+      data: { type: 'FeatureCollection', features: got.data.features.filter((f) => /Point/.test(f.geometry?.type || '')) } });
+    h.sources.push(clusterSource);
+  }
+  const drawn = layerSpecs(layer, plan, { id, pointsId, maxValue, density: h.density, clusterSource,
     image: (symbol, color, shadow) => iconImage(map, symbol, color, shadow) });
   if (drawn.note) h.note = drawn.note;
   for (const spec of drawn.specs) {
@@ -248,7 +259,8 @@ export function bindPopups(map, handles) {
   const hit = (point) => {
     const byId = new Map();
     handles().forEach((h) => h.ids.forEach((l) => byId.set(l, h)));
-    const ids = [...byId.keys()].filter((l) => map.getLayer(l) && map.getLayoutProperty(l, 'visibility') !== 'none');
+    // A heatmap's colour is no one point's: it opens no popup.
+    const ids = [...byId.keys()].filter((l) => map.getLayer(l) && map.getLayer(l).type !== 'heatmap' && map.getLayoutProperty(l, 'visibility') !== 'none');
     const f = ids.length ? map.queryRenderedFeatures(point, { layers: ids })[0] : null;
     return f && { f, h: byId.get(f.layer.id) };
   };
@@ -314,7 +326,12 @@ export function legendItem(h, i, onToggle) {
     icon.setAttribute('aria-hidden', 'true');
     item.append(el('p', { class: 'plain' }, sw, icon, ' ', (st.type || 'PRIMITIVE').toLowerCase()));
   }
-  if (h.density) item.append(el('p', { class: 'density' }, densityNote));
+  if (h.density === 'heatmap') {
+    // The heatmap's colours, sparse to dense, beside what they mean.
+    const ramp = el('span', { class: 'heat-ramp', 'aria-hidden': 'true' });
+    ramp.style.background = `linear-gradient(to right, ${heatRamp(hex(st.icon?.color ?? defaults.icon)).slice(1).map(([, c]) => c).join(', ')})`;
+    item.append(el('p', { class: 'density' }, ramp, densityNotes.heatmap));
+  } else if (h.density) item.append(el('p', { class: 'density' }, densityNotes[h.density]));
   if (h.note) item.append(el('p', { class: 'note' }, (h.ids.length ? '' : 'This layer cannot be shown. ') + h.note));
   if (h.time) {
     const [b, e] = h.time.range;

@@ -32,11 +32,83 @@ export const clustered = ['all', points, ['>', countOf, 1]];
 export const single = ['all', points, ['<=', countOf, 1]];
 
 /** densityWanted says whether a layer of type (layerPlan's) over a dataset
- * of count features drawn from tiles is drawn for density: a layer whose
- * symbols say nothing of size or class (POINT, PRIMITIVE) past
- * densityMin. */
+ * of count features drawn from tiles is drawn for density when its styles
+ * leave it to the page (density auto): a layer whose symbols say nothing
+ * of size or class (POINT, PRIMITIVE) past densityMin. */
 export const densityWanted = (type, classed, tiled, count) =>
   Boolean(tiled) && count > densityMin && !classed && (type === 'POINT' || type === 'PRIMITIVE');
+
+/** densityChoices are the values of a layer's styles.density (an extension
+ * of the GeoCommons styles), with what the editor calls them: auto leaves
+ * it to densityWanted, none draws every point with its own symbol. */
+export const densityChoices = [['auto', 'Automatic'], ['clusters', 'Clusters'], ['heatmap', 'Heatmap'], ['none', 'Every point']];
+
+/** densityChoice is a layer's styles.density as the API keeps it (lower
+ * case), auto when absent or unknown. */
+export function densityChoice(layer) {
+  const d = String(layer?.styles?.density ?? '').trim().toLowerCase();
+  return densityChoices.some(([v]) => v === d) ? d : 'auto';
+}
+
+/** densityOf is how a drawn layer shows its points' density: 'clusters',
+ * 'heatmap' or null (every point its own symbol). plan is layerPlan's;
+ * tiled says it is drawn from the vector tiles, count is its dataset's
+ * features, points whether it may have points, timed whether it has a time
+ * slider (a cluster or a heatmap's colour has no time: never then). An
+ * explicit clusters or heatmap applies whatever the layer's size or type;
+ * auto clusters as densityWanted says. */
+export function densityOf(layer, plan, { tiled = false, count = 0, points = true, timed = false } = {}) {
+  if (timed || !points) return null;
+  const d = densityChoice(layer);
+  if (d === 'clusters' || d === 'heatmap') return d;
+  if (d === 'none') return null;
+  return densityWanted(plan.type, plan.classed, tiled, count) ? 'clusters' : null;
+}
+
+/** heatmapNote is what the legend says of a layer drawn as a heatmap. */
+export const heatmapNote = 'Heatmap: colour shows where points are dense.';
+/** densityNotes are the legend's notes by densityOf's answer. */
+export const densityNotes = { clusters: densityNote, heatmap: heatmapNote };
+
+/** The zooms over which a heatmap gives way to the layer's own symbols:
+ * from heatFade[0] the points appear, at heatFade[1] the heatmap is gone
+ * (by zoom 12 the tiles hardly thin points: each one can be clicked). */
+export const heatFade = [11, 13];
+
+/** mix is colour c (#rrggbb) moved a fraction t towards colour to, as
+ * rgba with alpha a. */
+export function mix(c, to, t, a = 1) {
+  const n = (x) => [1, 3, 5].map((i) => parseInt(x.slice(i, i + 2), 16));
+  const [p, q] = [n(c), n(to)];
+  return `rgba(${p.map((v, i) => Math.round(v + (q[i] - v) * t)).join(',')},${a})`;
+}
+
+/** heatRamp is the colours of a heatmap in the family of colour (#rrggbb),
+ * by density from 0 to 1: transparent, a pale tint, the colour, then a
+ * darker one where points are densest. */
+export function heatRamp(color) {
+  return [[0, 'rgba(0,0,0,0)'], [0.1, mix(color, '#ffffff', 0.7, 0.35)], [0.35, mix(color, '#ffffff', 0.35, 0.65)],
+    [0.65, mix(color, '#ffffff', 0, 0.85)], [1, mix(color, '#000000', 0.45, 0.95)]];
+}
+
+/** heatWeight is how much a tile's point weighs in a heatmap: about the
+ * square root of how many points it stands for (1 unthinned), so that a
+ * point of thousands colours its place without swamping its neighbours. */
+export const heatWeight = ['interpolate', ['linear'], countOf, 1, 1, 10, 3, 100, 10, 1000, 30, 10000, 60];
+
+/** heatmapSpecs are the layers of a heatmap of a source's points, id
+ * prefix-heat: weighed by heatWeight, its radius growing with the zoom,
+ * coloured by heatRamp(color), fading out over heatFade while the layer's
+ * own symbols (layerSpecs) fade in. */
+export function heatmapSpecs(prefix, color, opacity = 1) {
+  return [{ id: prefix + '-heat', type: 'heatmap', filter: points, maxzoom: heatFade[1], paint: {
+    'heatmap-weight': heatWeight,
+    // A lone point is a faint spot, a few hundred points a full colour.
+    'heatmap-intensity': ['interpolate', ['linear'], ['zoom'], 0, 0.4, heatFade[1], 1.2],
+    'heatmap-radius': ['interpolate', ['linear'], ['zoom'], 0, 6, 6, 14, heatFade[1], 28],
+    'heatmap-color': ['interpolate', ['linear'], ['heatmap-density'], ...heatRamp(color).flat()],
+    'heatmap-opacity': ['interpolate', ['linear'], ['zoom'], heatFade[0], opacity, heatFade[1], 0] } }];
+}
 
 /** densitySpecs are the layers of the clusters of a source's thinned
  * points, ids prefix-cluster and prefix-cluster-count: circles of colour
@@ -222,12 +294,14 @@ export function statsMax(ds, column) {
  * layerSpecs are the MapLibre layers (without source) drawing a layer
  * doc: polygons' fill, lines (and polygons' outlines, cased or dashed as
  * the icon's lineStyle says), points' symbols and, when pointsId differs
- * from id, the symbols of polygons' centroids. plan is layerPlan's;
+ * from id, the symbols of polygons' centroids. density (densityOf's) draws
+ * the points as clusters (from clusterSource when given) or as a heatmap
+ * instead. plan is layerPlan's;
  * maxValue the largest size value; image(symbol, colour, shadow) names
  * the map image of a palette symbol in a colour (#rrggbb). It returns
  * {specs, note} (note: why the icon is not the one asked, or null).
  */
-export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image, density = false }) {
+export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image, density = null, clusterSource = null }) {
   const st = layer.styles || {};
   const { type, cd, classed, sizeAttr } = plan;
   const op = layer.opacity ?? 1;
@@ -273,10 +347,20 @@ export function layerSpecs(layer, plan, { id, pointsId = id, maxValue = 1, image
   }
   const symbolLayout = { 'icon-image': img, 'icon-size': size, 'icon-allow-overlap': true, 'icon-ignore-placement': true };
   const symbolPaint = { 'icon-opacity': (st.icon?.opacity ?? 1) * op };
-  if (density) {
-    // Points drawn for density: the clusters, then the lone points.
-    specs.push(...densitySpecs(id, hex(iconColor), (st.icon?.opacity ?? 1) * op));
-    specs.push({ id: id + '-point', type: 'symbol', filter: single, layout: symbolLayout, paint: symbolPaint });
+  const iconOpacity = (st.icon?.opacity ?? 1) * op;
+  if (density === 'heatmap') {
+    // A heatmap, giving way to the points themselves as the zoom grows:
+    // they are not drawn (nor clicked) under it.
+    specs.push(...heatmapSpecs(id, hex(iconColor), iconOpacity));
+    specs.push({ id: id + '-point', type: 'symbol', filter: points, minzoom: heatFade[0], layout: symbolLayout,
+      paint: { 'icon-opacity': ['interpolate', ['linear'], ['zoom'], heatFade[0], 0, heatFade[1], iconOpacity] } });
+  } else if (density) {
+    // Points drawn for density: the clusters, then the lone points; a
+    // GeoJSON layer's from a source of its points clustered by MapLibre
+    // (clusterSource), whose clusters carry point_count too.
+    const src = clusterSource ? { source: clusterSource } : {};
+    specs.push(...densitySpecs(id, hex(iconColor), iconOpacity).map((l) => ({ ...l, ...src })));
+    specs.push({ id: id + '-point', type: 'symbol', ...src, filter: single, layout: symbolLayout, paint: symbolPaint });
   } else {
     specs.push({ id: id + '-point', type: 'symbol', filter: points, layout: symbolLayout, paint: symbolPaint });
   }
