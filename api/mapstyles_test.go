@@ -244,8 +244,26 @@ func TestMapStyleValidMapLibre(t *testing.T) {
 			"fill": map[string]any{"selectedAttribute": "SID74", "classificationType": "Equal Interval", "categories": 4, "colors": "White-Blue"}}},
 		map[string]any{"source": "finder:" + towns, "styles": map[string]any{"type": "PROPORTIONAL", "icon": map[string]any{"selectedAttribute": "pop", "size": 2}}},
 		map[string]any{"source": "finder:" + nc, "styles": map[string]any{"type": "PRIMITIVE", "icon": map[string]any{"lineStyle": "dashedThick"}, "stroke": map[string]any{"weight": 2}}},
+		map[string]any{"source": "finder:" + towns, "styles": map[string]any{"type": "POINT", "density": "heatmap", "icon": map[string]any{"color": "0x2b8cbe"}}},
 	}})
 	body := must(t, ts.get(m+"/styles/map", "alice"), 200)
+	// The heatmap layer's points are a heatmap of the layer's colour,
+	// giving way to its circles from zoom 11.
+	var doc struct {
+		Layers []map[string]any `json:"layers"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var heats []map[string]any
+	for _, l := range doc.Layers {
+		if l["type"] == "heatmap" {
+			heats = append(heats, l)
+		}
+	}
+	if len(heats) != 1 || !strings.Contains(fmt.Sprint(heats[0]["paint"]), "rgba(43,140,190,0.85)") || heats[0]["maxzoom"] != 13.0 {
+		t.Errorf("heatmap layers %v", heats)
+	}
 	path := filepath.Join(t.TempDir(), "style.json")
 	if err := os.WriteFile(path, body, 0o600); err != nil {
 		t.Fatal(err)
@@ -261,8 +279,8 @@ func TestMapStyleValidMapLibre(t *testing.T) {
 	if len(errs) > 0 {
 		t.Errorf("the map's MapLibre style is invalid: %v\n%s", errs, body)
 	}
-	if n := strings.Count(string(body), `"source-layer"`); n < 12 {
-		t.Errorf("%d layers in the style, want the 3 or 4 of each of the 4 map layers:\n%s", n, body)
+	if n := strings.Count(string(body), `"source-layer"`); n < 16 {
+		t.Errorf("%d layers in the style, want the 3 or 4 of each of the 5 map layers:\n%s", n, body)
 	}
 	// The check can fail: a style made wrong is refused.
 	bad := strings.Replace(string(body), `"version":8`, `"version":7`, 1)

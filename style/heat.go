@@ -40,17 +40,25 @@ func interp(x float64, stops ...float64) float64 {
 	return stops[len(stops)-1]
 }
 
+// The stops (input, value, input, value, …) of a heatmap's weight by the
+// points a point stands for, of its intensity by zoom, and of its radius
+// in CSS pixels by zoom: the images' functions below and the MapLibre
+// styles' expressions (maplibre.go) are made of them.
+var (
+	heatWeightStops    = []float64{1, 1, 10, 3, 100, 10, 1000, 30, 10000, 60}
+	heatIntensityStops = []float64{0, 0.4, HeatFade[1], 1.2}
+	heatRadiusStops    = []float64{0, 6, 6, 14, HeatFade[1], 28}
+)
+
 // HeatWeight is how much a point standing for n points weighs (heatWeight:
 // about the square root of n).
-func HeatWeight(n float64) float64 {
-	return interp(max(n, 1), 1, 1, 10, 3, 100, 10, 1000, 30, 10000, 60)
-}
+func HeatWeight(n float64) float64 { return interp(max(n, 1), heatWeightStops...) }
 
 // HeatIntensity is the heatmap's intensity at zoom z.
-func HeatIntensity(z float64) float64 { return interp(z, 0, 0.4, HeatFade[1], 1.2) }
+func HeatIntensity(z float64) float64 { return interp(z, heatIntensityStops...) }
 
 // HeatRadius is the kernel's radius in CSS pixels at zoom z.
-func HeatRadius(z float64) float64 { return interp(z, 0, 6, 6, 14, HeatFade[1], 28) }
+func HeatRadius(z float64) float64 { return interp(z, heatRadiusStops...) }
 
 // HeatOpacity is the part of the layer's opacity the heatmap has at zoom z
 // (1 up to HeatFade[0], 0 from HeatFade[1]); the symbols have the rest.

@@ -5,6 +5,7 @@
 package style
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -120,8 +121,49 @@ func maplibreLayers(id, src string, l StyledLayer) []any {
 	if k.SizeGone {
 		op = 0
 	}
-	out = append(out, spec("point", "circle", mlPoints, map[string]any{
-		"circle-color": colour, "circle-radius": r, "circle-opacity": op,
-		"circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5, "circle-stroke-opacity": op}))
-	return out
+	var pointOp any = op
+	if k.Heatmap {
+		// A heatmap of the points, weighed by how many each of the tiles'
+		// stands for, giving way to the points over HeatFade (as the web
+		// application draws it).
+		heat := spec("heat", "heatmap", mlPoints, map[string]any{
+			"heatmap-weight":    mlInterp([]any{"coalesce", []any{"to-number", []any{"get", "point_count"}, 1}, 1}, heatWeightStops),
+			"heatmap-intensity": mlInterp([]any{"zoom"}, heatIntensityStops),
+			"heatmap-radius":    mlInterp([]any{"zoom"}, heatRadiusStops),
+			"heatmap-color":     mlHeatColours(k.IconColor),
+			"heatmap-opacity":   mlInterp([]any{"zoom"}, []float64{HeatFade[0], op, HeatFade[1], 0}),
+		})
+		heat["maxzoom"] = HeatFade[1]
+		out = append(out, heat)
+		pointOp = mlInterp([]any{"zoom"}, []float64{HeatFade[0], 0, HeatFade[1], op})
+	}
+	point := spec("point", "circle", mlPoints, map[string]any{
+		"circle-color": colour, "circle-radius": r, "circle-opacity": pointOp,
+		"circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5, "circle-stroke-opacity": pointOp})
+	if k.Heatmap {
+		point["minzoom"] = HeatFade[0]
+	}
+	return append(out, point)
 }
+
+// mlInterp is MapLibre's linear interpolation of input over stops (input,
+// value, …).
+func mlInterp(input any, stops []float64) []any {
+	e := []any{"interpolate", []any{"linear"}, input}
+	for _, v := range stops {
+		e = append(e, round3(v))
+	}
+	return e
+}
+
+// mlHeatColours is a heatmap's colour by density: HeatRamp(c).
+func mlHeatColours(c int) []any {
+	e := []any{"interpolate", []any{"linear"}, []any{"heatmap-density"}}
+	for _, st := range HeatRamp(c) {
+		e = append(e, st.Density, fmt.Sprintf("rgba(%d,%d,%d,%g)", c0(st.Color, 16), c0(st.Color, 8), c0(st.Color, 0), st.Alpha))
+	}
+	return e
+}
+
+// c0 is the channel of colour c at shift.
+func c0(c, shift int) int { return c >> shift & 0xff }
