@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -262,13 +263,28 @@ func TestMapStyleValidMapLibre(t *testing.T) {
 		}
 	}
 	if len(heats) != 1 || !strings.Contains(fmt.Sprint(heats[0]["paint"]), "rgba(43,140,190,0.85)") || heats[0]["maxzoom"] != 13.0 {
-		t.Errorf("heatmap layers %v", heats)
+		t.Fatalf("heatmap layers %v", heats)
+	}
+	// It is the web application's heatmap (style.js heatmapSpecs), to the
+	// number: the Go and JavaScript copies of its stops agree.
+	// (Output: node warns on stderr that style.js is a module of a
+	// package not marked as one.)
+	out, err := exec.Command("node", "testdata/heatmap_paint.mjs", "#2b8cbe", "1").Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var web map[string]any
+	if err := json.Unmarshal(out, &web); err != nil {
+		t.Fatalf("heatmap_paint.mjs said: %s", out)
+	}
+	if got := map[string]any{"paint": heats[0]["paint"], "maxzoom": heats[0]["maxzoom"]}; !reflect.DeepEqual(got, web) {
+		t.Errorf("the style's heatmap is not the web application's:\n%v\n%v", got, web)
 	}
 	path := filepath.Join(t.TempDir(), "style.json")
 	if err := os.WriteFile(path, body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+	out, err = exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
 	}

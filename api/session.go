@@ -67,8 +67,10 @@ func sessionCookieToken(r *http.Request) string {
 
 // sessionUser authenticates a request by its session cookie (no
 // Authorization header came). A cookie that names no live session (signed
-// out, expired, its user deleted) counts as none: the request is anonymous
-// and the answer clears the cookie; an expired session is deleted.
+// out, expired, its user deleted) counts as none: the request is
+// anonymous; an expired session is deleted and the answer clears its
+// cookie, as it does a deleted user's (a cookie of no session is left as
+// it is: see below).
 func (s *Server) sessionUser(w http.ResponseWriter, r *http.Request) (*mapcommons.User, error) {
 	if _, err := r.Cookie(sessionCookie); err != nil || s.svc.Sessions == nil {
 		return nil, nil

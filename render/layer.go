@@ -35,6 +35,10 @@ type plan struct {
 	dash       [2]float32 // on, off (device pixels); zero: solid
 	icon       *icon      // the one symbol of a layer neither classed nor sized, once made
 	iconMade   bool
+	// centroids is the plan of the symbols at polygons' centroids when
+	// they differ from the points' (a heatmap fades the points only, as
+	// the web application's).
+	centroids *plan
 }
 
 func nrgba(c int, opacity float64) color.NRGBA64 {
@@ -169,6 +173,7 @@ type drawer struct {
 	cellFill   []int32
 	stack      stack // a layer of many points, drawn front to back
 	heat       heat  // a layer's heatmap
+	inMulti    bool  // the geometry read is a part of a multipoint's
 
 	// The layer being read, in device pixels (clipped to clip).
 	pts    []float32
@@ -230,18 +235,25 @@ func (d *drawer) layer(l *Layer, res *LayerResult) error {
 	// A heatmap: the points' kernel reaches into the image too; the
 	// symbols fade in as it fades out (none below style.HeatFade[0]).
 	heatOpacity := 0.0
-	if p.Heatmap && d.v.zoom() < style.HeatFade[1] {
-		reach = max(reach, 1.5*style.HeatRadius(d.v.zoom())*d.v.scale)
-		heatOpacity = p.IconOpacity * style.HeatOpacity(d.v.zoom())
-		k := *p.Look
-		k.IconOpacity *= 1 - style.HeatOpacity(d.v.zoom())
-		p.Look = &k
+	if p.Heatmap && (ds.GeometryMask == 0 || ds.GeometryMask&(1<<wkb.Point|1<<wkb.MultiPoint) != 0) {
+		if z := d.v.zoom(); z < style.HeatFade[1] {
+			heatOpacity = min(1, p.IconOpacity) * style.HeatOpacity(z)
+			if heatOpacity > 0 {
+				reach = max(reach, 1.5*style.HeatRadius(z)*d.v.scale)
+			}
+			// The points' symbols fade in as the heatmap fades out (none
+			// below style.HeatFade[0]); the centroids' do not.
+			cp := *p
+			k := *p.Look
+			k.IconOpacity *= 1 - style.HeatOpacity(z)
+			p.Look, p.centroids = &k, &cp
+		}
 	}
 	margin := float32(reach + 2)
 	d.clip = [4]float32{-margin, -margin, float32(d.v.w) + margin, float32(d.v.h) + margin}
 	d.pts, d.paths, d.fills, d.lines, d.points, d.cents = d.pts[:0], d.paths[:0], d.fills[:0], d.lines[:0], d.points[:0], d.cents[:0]
 	d.gridReady = false
-	d.heat.start(d, p, ds.FeatureCount > style.HeatTiledMin)
+	d.heat.start(d, heatOpacity > 0, ds.FeatureCount > style.HeatTiledMin)
 
 	q := &mapcommons.FeatureQuery{BBox: d.v.queryBox(reach + 2), Limit: int64(d.max) + 1}
 	// A layer of points is thinned to one per pixel, its memory bounded
@@ -381,6 +393,9 @@ func (d *drawer) geom(p *plan, f *mapcommons.Feature, g *wkb.Geom) error {
 		}
 		return d.addPolygons(p, f, polys)
 	default: // multipoints, multilines, collections
+		multi := d.inMulti
+		d.inMulti = multi || g.Type == wkb.MultiPoint
+		defer func() { d.inMulti = multi }()
 		for i := range g.Parts {
 			if err := d.geom(p, f, &g.Parts[i]); err != nil {
 				return err
@@ -398,7 +413,10 @@ func (d *drawer) addPoint(p *plan, f *mapcommons.Feature, lon, lat float64, cent
 		return
 	}
 	if d.heat.on && !centroid {
-		d.heat.add(x, y, f.Position)
+		d.heat.add(x, y, f.Position, !d.inMulti)
+	}
+	if centroid && p.centroids != nil {
+		p = p.centroids
 	}
 	ic := d.iconFor(p, f)
 	if ic == nil {

@@ -740,3 +740,66 @@ func TestHeatmap(t *testing.T) {
 	img = drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
 	wantColor(t, img, 20, 80, color.NRGBA{0x2b, 0x8c, 0xbe, 0xff}, 2)
 }
+
+// TestHeatmapKeepsCentroids: the symbols at a layer's polygons' centroids
+// are drawn whatever its density, as the web application draws them (its
+// heatmap fades its points only, and a layer of polygons has none).
+func TestHeatmapKeepsCentroids(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wkts []string
+		mask uint32
+	}{
+		{"polygons", []string{"POLYGON ((1 1, 4 1, 4 4, 1 4, 1 1))"}, 1 << wkb.Polygon},
+		{"polygons and points", []string{"POLYGON ((1 1, 4 1, 4 4, 1 4, 1 1))", "POINT (8 8)"}, 1<<wkb.Polygon | 1<<wkb.Point},
+	} {
+		ds, fs := dataset(t, tc.wkts...)
+		ds.GeometryMask = tc.mask
+		l := layer(mapcommons.LayerPoint)
+		l.Styles.Icon.Color = ptr(0xff0000)
+		l.Styles.Fill.Opacity = 0
+		l.Styles.Density = mapcommons.DensityHeatmap
+		img := drawMap(t, fs, lonLat100(Layer{Layer: l, Dataset: ds})).Image
+		wantColor(t, img, 25, 75, red, 0) // the centroid's symbol
+		if len(tc.wkts) == 1 {
+			wantEmpty(t, img, 25+12, 75) // no heatmap around it
+			continue
+		}
+		// The point: a heatmap's spot, not its symbol.
+		if c := at(img, 80, 20); c.A == 0 || c == red {
+			t.Errorf("%s: the point is %v, want the heatmap's spot", tc.name, c)
+		}
+	}
+}
+
+// BenchmarkHeatmap draws 1,200 points spread over every row of a
+// 1024×1024 image at scale 4, zoom 12.9 (the kernel's widest: 28 CSS
+// pixels, 112 device pixels), as symbols and as a heatmap: the heatmap's
+// cost is of its quarter-resolution grid, not of the image times the
+// kernel.
+func BenchmarkHeatmap(b *testing.B) {
+	dx := 360 * 4096 / 4 / 512 / math.Exp2(12.9)
+	var wkts []string
+	for i := range 1200 {
+		wkts = append(wkts, "POINT ("+ftoa(5-dx/2+dx*float64(i%7)/7)+" "+ftoa(5-dx/2+dx*float64(i)/1200)+")")
+	}
+	ds, fs := dataset(b, wkts...)
+	for _, density := range []string{"", mapcommons.DensityHeatmap} {
+		l := layer(mapcommons.LayerPoint)
+		l.Styles.Density = density
+		req := Request{Layers: []Layer{{Layer: l, Dataset: ds}}, Width: 1024, Height: 1024, Scale: 4, CRS: CRSLonLat,
+			BBox: [4]float64{5 - dx/2, 5 - dx/2, 5 + dx/2, 5 + dx/2}}
+		name := "symbols"
+		if density != "" {
+			name = "heatmap"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Draw(context.Background(), fs, style.NewClassifier(fs), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -131,7 +131,7 @@ func maplibreLayers(id, src string, l StyledLayer) []any {
 			"heatmap-intensity": mlInterp([]any{"zoom"}, heatIntensityStops),
 			"heatmap-radius":    mlInterp([]any{"zoom"}, heatRadiusStops),
 			"heatmap-color":     mlHeatColours(k.IconColor),
-			"heatmap-opacity":   mlInterp([]any{"zoom"}, []float64{HeatFade[0], op, HeatFade[1], 0}),
+			"heatmap-opacity":   mlInterp([]any{"zoom"}, []float64{HeatFade[0], math.Min(1, k.IconOpacity), HeatFade[1], 0}),
 		})
 		heat["maxzoom"] = HeatFade[1]
 		out = append(out, heat)
