@@ -100,9 +100,9 @@ func TestWebAppAccessible(t *testing.T) {
 			t.Errorf("the audit missed %q in a page made to fail it:\n%s", want, found)
 		}
 	}
-	auditPages(b, "visitor", pages)
+	auditPages(b, "visitor", pages, nil)
 	signInAs(b, "alice", "secret1")
-	auditPages(b, "alice", pages)
+	auditPages(b, "alice", pages, nil)
 }
 
 // TestWebOGCAccessible audits the OGC API's HTML documents, those with a
@@ -118,15 +118,16 @@ func TestWebOGCAccessible(t *testing.T) {
 	pages := []string{"/ogc?f=html", "/ogc/conformance?f=html", "/ogc/collections?f=html", coll + "?f=html",
 		coll + "/items?f=html", coll + "/items/3?f=html", coll + "/queryables?f=html", coll + "/schema?f=html", "/ogc/functions?f=html"}
 	b := browserOn(t, ts)
-	auditPages(b, "visitor", pages)
+	auditPages(b, "visitor", pages, nil)
 	signInAs(b, "alice", "secret1")
-	auditPages(b, "alice", pages)
+	auditPages(b, "alice", pages, nil)
 }
 
 // auditPages opens each page at a desktop's size and a phone's, waits for
-// its scripts to have drawn it, and reports what a11yAudit finds and the
-// first controls whose focus is not drawn; who names the visitor.
-func auditPages(b *browserTest, who string, pages []string) {
+// its scripts to have drawn it (and for ready's condition of it, when it
+// has one), and reports what a11yAudit finds and the first controls whose
+// focus is not drawn; who names the visitor.
+func auditPages(b *browserTest, who string, pages []string, ready map[string]string) {
 	t := b.t
 	t.Helper()
 	for _, size := range [][2]int64{{1280, 800}, {375, 740}} {
@@ -137,6 +138,9 @@ func auditPages(b *browserTest, who string, pages []string) {
 			// loading, and a map of the OGC pages has drawn its features.
 			b.wait(p+" loaded", `document.readyState === 'complete' && ![...document.querySelectorAll('[role=status]')].some((e) => /Loading|Searching/.test(e.textContent)) &&
 			  [...document.querySelectorAll('#ogc-map')].every((m) => m.dataset.state === 'idle')`)
+			if cond, ok := ready[p]; ok {
+				b.wait(p+" drawn", cond)
+			}
 			where := fmt.Sprintf("%s %s at %dx%d", who, p, size[0], size[1])
 			for _, problem := range eval[[]string](b, a11yAudit) {
 				t.Errorf("%s: %s", where, problem)
