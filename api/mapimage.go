@@ -198,29 +198,28 @@ func unproject(crs string, x0, y0, x1, y1 float64) [4]float64 {
 // thin dashes, then its borders and coasts (ScanLines) as lines of its
 // border colour.
 func basemapLayers(z int) []render.Layer {
-	land, border, weight := basemap.LandColour, basemap.BorderColour, 0.5
-	fill := style.NewLayer()
-	fill.Styles.Type = mapcommons.LayerPrimitive
-	fill.Styles.Fill.Color, fill.Styles.Fill.Opacity = &land, 1
-	fill.Styles.Stroke.Alpha = 0 // the pieces' cut edges are no coast
-	lines := style.NewLayer()
-	lines.Styles.Type = mapcommons.LayerPrimitive
-	lines.Styles.Stroke.Color, lines.Styles.Stroke.Weight, lines.Styles.Stroke.Alpha = &border, &weight, 1
-	urban := style.NewLayer()
-	urban.Styles.Type = mapcommons.LayerPrimitive
-	urbanColour := basemap.UrbanColour
-	urban.Styles.Fill.Color, urban.Styles.Fill.Opacity = &urbanColour, 1
-	urban.Styles.Stroke.Alpha = 0
-	divisions := style.NewLayer()
-	divisions.Styles.Type = mapcommons.LayerPrimitive
-	divisionColour, thin := basemap.DivisionColour, 0.4
-	divisions.Styles.Stroke.Color, divisions.Styles.Stroke.Weight, divisions.Styles.Stroke.Alpha = &divisionColour, &thin, 1
-	divisions.Styles.Icon.LineStyle = "dashedThin"
+	type scan = func(context.Context, *mapcommons.FeatureQuery, func(*mapcommons.Feature) error) error
+	// fill fills the polygons of a scan in a colour, without outlines (the
+	// pieces' cut edges are no coast).
+	fill := func(colour int, sc scan) render.Layer {
+		l := style.NewLayer()
+		l.Styles.Type = mapcommons.LayerPrimitive
+		l.Styles.Fill.Color, l.Styles.Fill.Opacity, l.Styles.Stroke.Alpha = &colour, 1, 0
+		return render.Layer{Layer: l, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: sc}
+	}
+	// lines strokes the lines of a scan.
+	lines := func(colour int, weight float64, lineStyle string, sc scan) render.Layer {
+		l := style.NewLayer()
+		l.Styles.Type = mapcommons.LayerPrimitive
+		l.Styles.Stroke.Color, l.Styles.Stroke.Weight, l.Styles.Stroke.Alpha = &colour, &weight, 1
+		l.Styles.Icon.LineStyle = lineStyle
+		return render.Layer{Layer: l, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: sc}
+	}
 	return []render.Layer{
-		{Layer: fill, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: basemap.ScanLand(z)},
-		{Layer: urban, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.MultiPolygon}, Scan: basemap.ScanUrban(z)},
-		{Layer: divisions, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: basemap.ScanDivisions(z)},
-		{Layer: lines, Dataset: &mapcommons.Dataset{GeometryMask: 1 << wkb.LineString}, Scan: basemap.ScanLines(z)},
+		fill(basemap.LandColour, basemap.ScanLand(z)),
+		fill(basemap.UrbanColour, basemap.ScanUrban(z)),
+		lines(basemap.DivisionColour, 0.4, "dashedThin", basemap.ScanDivisions(z)),
+		lines(basemap.BorderColour, 0.5, "", basemap.ScanLines(z)),
 	}
 }
 

@@ -225,16 +225,7 @@ func TestMapStyleInQGIS(t *testing.T) {
 // lines) is valid by MapLibre's own style specification.
 func TestMapStyleValidMapLibre(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	spec := filepath.Join("..", "node_modules", "@maplibre", "maplibre-gl-style-spec")
-	if _, err := os.Stat(spec); err != nil {
-		if os.Getenv("MAPCOMMONS_REQUIRE_NPM") == "1" {
-			t.Fatalf("%s is missing (npm ci) and MAPCOMMONS_REQUIRE_NPM=1", spec)
-		}
-		t.Skipf("%s is missing: run npm ci", spec)
-	}
+	needStyleSpec(t)
 	ts := newServer(t)
 	nc := uploadNC(t, ts, "")
 	towns := uploadCSV(t, ts, "towns", "name,lat,lon,pop\nAlpha,35,-79,5000\nBeta,36,-78,700\nGamma,35.5,-80,\n")
@@ -280,19 +271,7 @@ func TestMapStyleValidMapLibre(t *testing.T) {
 	if got := map[string]any{"paint": heats[0]["paint"], "maxzoom": heats[0]["maxzoom"]}; !reflect.DeepEqual(got, web) {
 		t.Errorf("the style's heatmap is not the web application's:\n%v\n%v", got, web)
 	}
-	path := filepath.Join(t.TempDir(), "style.json")
-	if err := os.WriteFile(path, body, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err = exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
-	var errs []string
-	if err := json.Unmarshal(out, &errs); err != nil {
-		t.Fatalf("the validator said: %s", out)
-	}
-	if len(errs) > 0 {
+	if errs := mapLibreErrors(t, body); len(errs) > 0 {
 		t.Errorf("the map's MapLibre style is invalid: %v\n%s", errs, body)
 	}
 	if n := strings.Count(string(body), `"source-layer"`); n < 16 {
@@ -300,11 +279,41 @@ func TestMapStyleValidMapLibre(t *testing.T) {
 	}
 	// The check can fail: a style made wrong is refused.
 	bad := strings.Replace(string(body), `"version":8`, `"version":7`, 1)
-	if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+	if errs := mapLibreErrors(t, []byte(bad)); len(errs) == 0 {
+		t.Error("a style of version 7 passes")
+	}
+}
+
+// needStyleSpec skips the test without node and MapLibre's style
+// specification (npm ci), or fails it when MAPCOMMONS_REQUIRE_NPM=1.
+func needStyleSpec(t *testing.T) {
+	t.Helper()
+	spec := filepath.Join("..", "node_modules", "@maplibre", "maplibre-gl-style-spec")
+	_, err := os.Stat(spec)
+	_, nerr := exec.LookPath("node")
+	if err != nil || nerr != nil {
+		if os.Getenv("MAPCOMMONS_REQUIRE_NPM") == "1" {
+			t.Fatalf("node or %s is missing (npm ci) and MAPCOMMONS_REQUIRE_NPM=1", spec)
+		}
+		t.Skipf("node or %s is missing: run npm ci", spec)
+	}
+}
+
+// mapLibreErrors are the errors MapLibre's style specification finds in a
+// style document (testdata/maplibre_validate.mjs); none when it is valid.
+func mapLibreErrors(t *testing.T, style []byte) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "style.json")
+	if err := os.WriteFile(path, style, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, _ = exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
-	if err := json.Unmarshal(out, &errs); err != nil || len(errs) == 0 {
-		t.Errorf("a style of version 7 passes: %s", out)
+	out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
 	}
+	var errs []string
+	if err := json.Unmarshal(out, &errs); err != nil {
+		t.Fatalf("the validator said: %s", out)
+	}
+	return errs
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -190,34 +189,13 @@ func builtAssets(t *testing.T) bool {
 // own style specification (testdata/maplibre_validate.mjs).
 func TestPMTilesStyleValidMapLibre(t *testing.T) {
 	t.Parallel()
-	spec := filepath.Join("..", "node_modules", "@maplibre", "maplibre-gl-style-spec")
-	_, err := os.Stat(spec)
-	_, nerr := exec.LookPath("node")
-	if err != nil || nerr != nil {
-		if os.Getenv("MAPCOMMONS_REQUIRE_NPM") == "1" {
-			t.Fatalf("node or %s is missing (npm ci) and MAPCOMMONS_REQUIRE_NPM=1", spec)
-		}
-		t.Skipf("node or %s is missing: run npm ci", spec)
-	}
+	needStyleSpec(t)
 	if !builtAssets(t) {
 		return
 	}
 	ts := newServer(t, withPMTiles(t, "world"))
 	for _, p := range []string{"/basemap/pmtiles/world/style.json", "/basemap/style.json"} {
-		body := must(t, ts.get(p, ""), 200)
-		path := filepath.Join(t.TempDir(), "style.json")
-		if err := os.WriteFile(path, body, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("node", "testdata/maplibre_validate.mjs", path).CombinedOutput()
-		if err != nil {
-			t.Fatalf("node: %v\n%s", err, out)
-		}
-		var errs []string
-		if err := json.Unmarshal(out, &errs); err != nil {
-			t.Fatalf("the validator said: %s", out)
-		}
-		if len(errs) > 0 {
+		if errs := mapLibreErrors(t, must(t, ts.get(p, ""), 200)); len(errs) > 0 {
 			t.Errorf("the style of %s is invalid: %v", p, errs)
 		}
 	}

@@ -89,19 +89,11 @@ func main() {
 	coast := coastIndex{}
 	for _, f := range read("ne_10m_land") {
 		addPolygons(&d.Land, f, min(max(0, f.num("min_zoom")-1), 5), 0)
-		for _, p := range f.polygons() {
-			for _, r := range p {
-				coast.add(r)
-			}
-		}
+		coast.addPolygons(f)
 	}
 	for _, f := range read("ne_10m_minor_islands") {
 		addPolygons(&d.Land, f, 5, 2)
-		for _, p := range f.polygons() {
-			for _, r := range p {
-				coast.add(r)
-			}
-		}
+		coast.addPolygons(f)
 	}
 	for _, f := range read("ne_10m_lakes") {
 		addPolygons(&d.Lakes, f, max(0, f.num("min_zoom")-1), 0)
@@ -550,11 +542,15 @@ type coastIndex map[[2]int][][2]float64
 
 func cellOf(p [2]float64) [2]int { return [2]int{int(math.Floor(p[0])), int(math.Floor(p[1]))} }
 
-// add adds the vertices of a ring.
-func (c coastIndex) add(r [][2]float64) {
-	for _, p := range r {
-		k := cellOf(p)
-		c[k] = append(c[k], p)
+// addPolygons adds the vertices of the rings of a polygon feature.
+func (c coastIndex) addPolygons(f feature) {
+	for _, poly := range f.polygons() {
+		for _, r := range poly {
+			for _, p := range r {
+				k := cellOf(p)
+				c[k] = append(c[k], p)
+			}
+		}
 	}
 }
 
